@@ -1,0 +1,26 @@
+/**
+ * Column types of Basin. The numbers are the native DType codes (native/src/column.h).
+ *
+ * @example
+ * const t: DType = "float64";
+ */
+export type DType = "int64" | "float64" | "bool" | "string" | "date" | "timestamp";
+
+export const DTYPES: readonly DType[] = ["int64", "float64", "bool", "string", "date", "timestamp"];
+
+export function isDType(s: string): s is DType {
+  return (DTYPES as readonly string[]).includes(s);
+}
+
+export function isNumeric(t: DType): boolean {
+  return t === "int64" || t === "float64";
+}
+
+/** A named, typed column of a schema. */
+export interface Field {
+  name: string;
+  type: DType;
+}
+
+/** An ordered list of fields. */
+export type Schema = readonly Field[];

@@ -1,0 +1,144 @@
+// Typed bindings to the native addon (native/). Every function here is the whole
+// contract between TypeScript and C++: arguments are validated before they arrive.
+import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { DType } from "../common/types.js";
+
+/** A table in the native store, addressed by a handle with a reference count. */
+export type Handle = number;
+
+export interface StoreStats {
+  handles: number;
+  buffers: number;
+  bytes: number;
+  peakBytes: number;
+}
+
+/** A column copied into JS memory. int64/timestamp: BigInt64Array; date: Int32Array (days). */
+export interface JsColumn {
+  type: DType;
+  values: BigInt64Array | Float64Array | Uint8Array | Int32Array | (string | null)[];
+  validity: Uint8Array | null;
+}
+
+export interface JsTable {
+  rows: number;
+  names: string[];
+  columns: JsColumn[];
+}
+
+export interface CsvOptions {
+  delimiter: string;
+  header: boolean;
+  nullValues: string[];
+}
+
+export interface CsvBlock {
+  start: number;
+  end: number;
+  /** 1-based line number of the block's first line in the file. */
+  line: number;
+}
+
+export interface CsvScanOptions extends CsvOptions {
+  /** Names and types of every column of the file, in file order. */
+  names: string[];
+  types: DType[];
+  /** Indices (file order) of the columns to materialize, in output order. */
+  columns: number[];
+  /** 1-based line number of the first line at `start`. */
+  line: number;
+  onBadLines: "error" | "skip";
+}
+
+export interface CsvScanResult {
+  handle: Handle;
+  rows: number;
+  skipped: number;
+}
+
+/** A resolved expression: columns are indices into the input table, every node typed. */
+export type NativeExpr =
+  | { kind: "col"; index: number; type: DType }
+  | { kind: "lit"; value: number | string | boolean | null; type: DType }
+  | { kind: "binary"; op: BinaryOp; left: NativeExpr; right: NativeExpr; type: DType }
+  | { kind: "unary"; op: UnaryOp; arg: NativeExpr; type: DType }
+  | { kind: "fillNull"; arg: NativeExpr; fill: NativeExpr; type: DType }
+  | { kind: "cast"; arg: NativeExpr; type: DType };
+
+export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
+export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
+
+export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last";
+export type AggMode = "full" | "partial" | "merge" | "final";
+
+export interface NativeAgg {
+  op: AggOp;
+  /** Input column index; -1 with op "count" counts rows. Ignored in "merge"/"final" modes. */
+  column: number;
+  name: string;
+}
+
+export interface BuildInfo {
+  cuda: boolean;
+  gpus: number;
+  napiVersion: number;
+}
+
+export interface NativeAddon {
+  buildInfo(): BuildInfo;
+  storeStats(): StoreStats;
+  retain(h: Handle): void;
+  release(h: Handle): void;
+  tableInfo(h: Handle): { rows: number; names: string[]; types: DType[]; nullCounts: number[] };
+  tableToJs(h: Handle): JsTable;
+  tableFromJs(t: JsTable): Handle;
+  concat(hs: Handle[]): Handle;
+  slice(h: Handle, offset: number, length: number): Handle;
+
+  /** Splits a file into blocks of about `blocksize` bytes that start on row boundaries (quotes respected). */
+  csvSplit(path: string, blocksize: number, opts: CsvOptions): CsvBlock[];
+  /** Reads the header and infers column types over a sample of the file's start. */
+  csvInfer(path: string, opts: CsvOptions & { sampleBytes: number }): { names: string[]; types: DType[] };
+  /** Parses bytes [start, end) of a file; the header row is skipped when start is 0 and header is true. */
+  csvScan(path: string, start: number, end: number, opts: CsvScanOptions): CsvScanResult;
+
+  /** Evaluates expressions over a table into a new table with columns `names`. */
+  evalExprs(h: Handle, exprs: NativeExpr[], names: string[]): Handle;
+  /** Keeps the rows where `predicate` is true (null counts as false). */
+  filter(h: Handle, predicate: NativeExpr): Handle;
+
+  /**
+   * Hash group-by. Output: key columns, then one column per agg ("full"/"final"), or
+   * the aggs' state columns ("partial"/"merge"). Keys [] means one group (a reduction).
+   */
+  groupByAgg(h: Handle, keys: number[], aggs: NativeAgg[], mode: AggMode): Handle;
+  /** Splits rows by the hash of `keys` into `parts` tables; equal keys (nulls too) land together. */
+  hashPartition(h: Handle, keys: number[], parts: number): Handle[];
+}
+
+function addonPath(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // Source tree (engine/native) and bundle (dist/) both sit two levels below the root or one.
+  for (const up of ["../..", ".."]) {
+    const p = join(here, up, "native/build/Release/basin.node");
+    if (existsSync(p)) return p;
+  }
+  throw new Error("the native addon is not built: run `npm install` (or `npm run build:native`) in the Basin folder");
+}
+
+let loaded: NativeAddon | undefined;
+
+/**
+ * The native addon, loaded once per thread.
+ *
+ * @example
+ * const { storeStats } = native();
+ * console.log(storeStats().bytes);
+ */
+export function native(): NativeAddon {
+  loaded ??= createRequire(import.meta.url)(addonPath()) as NativeAddon;
+  return loaded;
+}

@@ -1,0 +1,19 @@
+// Registers every area's functions; the work lives in one .cc/.h pair per area.
+#include <napi.h>
+
+namespace basin {
+void RegisterStore(Napi::Env env, Napi::Object exports);
+void RegisterCsv(Napi::Env env, Napi::Object exports);
+void RegisterExpr(Napi::Env env, Napi::Object exports);
+void RegisterGroupBy(Napi::Env env, Napi::Object exports);
+}  // namespace basin
+
+static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  basin::RegisterStore(env, exports);
+  basin::RegisterCsv(env, exports);
+  basin::RegisterExpr(env, exports);
+  basin::RegisterGroupBy(env, exports);
+  return exports;
+}
+
+NODE_API_MODULE(basin, Init)

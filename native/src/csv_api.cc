@@ -1,0 +1,2 @@
+#include <napi.h>
+namespace basin { void RegisterCsv(Napi::Env, Napi::Object) {} }

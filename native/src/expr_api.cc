@@ -1,0 +1,2 @@
+#include <napi.h>
+namespace basin { void RegisterExpr(Napi::Env, Napi::Object) {} }

@@ -1,0 +1,2 @@
+#include <napi.h>
+namespace basin { void RegisterGroupBy(Napi::Env, Napi::Object) {} }

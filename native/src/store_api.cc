@@ -1,0 +1,183 @@
+// JS entry points for the store: handles, stats, copies in and out of JS memory.
+#include <napi.h>
+
+#include "napi_util.h"
+#include "store.h"
+
+namespace basin {
+int GpuCount();  // cuda/devices.cu, or 0 in a CPU-only build
+bool BuiltWithCuda();
+
+namespace {
+
+// Copies (never wraps: Electron forbids external ArrayBuffers) `bytes` into a typed array.
+template <typename Arr>
+Napi::Value CopyOut(Napi::Env env, const void* src, size_t count, size_t width) {
+  auto buf = Napi::ArrayBuffer::New(env, count * width);
+  if (count) std::memcpy(buf.Data(), src, count * width);
+  return Arr::New(env, count, buf, 0);
+}
+
+Napi::Value ColumnToJs(Napi::Env env, const Column& c) {
+  auto o = Napi::Object::New(env);
+  o.Set("type", DTypeName(c.type));
+  size_t n = size_t(c.length);
+  switch (c.type) {
+    case DType::Int64:
+    case DType::Timestamp:
+      o.Set("values", CopyOut<Napi::BigInt64Array>(env, c.data->data(), n, 8));
+      break;
+    case DType::Float64:
+      o.Set("values", CopyOut<Napi::Float64Array>(env, c.data->data(), n, 8));
+      break;
+    case DType::Bool:
+      o.Set("values", CopyOut<Napi::Uint8Array>(env, c.data->data(), n, 1));
+      break;
+    case DType::Date:
+      o.Set("values", CopyOut<Napi::Int32Array>(env, c.data->data(), n, 4));
+      break;
+    case DType::String: {
+      auto arr = Napi::Array::New(env, n);
+      for (size_t i = 0; i < n; i++) {
+        auto s = c.str(int64_t(i));
+        arr.Set(uint32_t(i), Napi::String::New(env, s.data(), s.size()));
+      }
+      o.Set("values", arr);
+      break;
+    }
+  }
+  o.Set("validity", c.validity ? CopyOut<Napi::Uint8Array>(env, c.validity->data(), n, 1) : env.Null());
+  return o;
+}
+
+Column ColumnFromJs(const Napi::Object& o, int64_t rows) {
+  DType t = DTypeFromName(o.Get("type").As<Napi::String>().Utf8Value());
+  Napi::Value values = o.Get("values");
+  Napi::Value validity = o.Get("validity");
+  const uint8_t* valid = nullptr;
+  if (validity.IsTypedArray()) valid = validity.As<Napi::Uint8Array>().Data();
+  ColumnBuilder b(t, rows);
+  if (t == DType::String) {
+    auto a = values.As<Napi::Array>();
+    for (int64_t i = 0; i < rows; i++) {
+      Napi::Value v = a.Get(uint32_t(i));
+      if ((valid && !valid[i]) || !v.IsString()) b.appendNull();
+      else b.appendString(v.As<Napi::String>().Utf8Value());
+    }
+    return b.finish();
+  }
+  auto ta = values.As<Napi::TypedArray>();
+  const uint8_t* raw = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+  for (int64_t i = 0; i < rows; i++) {
+    if (valid && !valid[i]) {
+      b.appendNull();
+      continue;
+    }
+    switch (t) {
+      case DType::Float64: b.appendDouble(reinterpret_cast<const double*>(raw)[i]); break;
+      case DType::Bool: b.appendBool(raw[i] != 0); break;
+      case DType::Date: b.appendDate(reinterpret_cast<const int32_t*>(raw)[i]); break;
+      default: b.appendInt(reinterpret_cast<const int64_t*>(raw)[i]); break;
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace
+
+void RegisterStore(Napi::Env env, Napi::Object exports) {
+  exports.Set("storeStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      StoreStats s = Store::Instance().stats();
+      auto o = Napi::Object::New(info.Env());
+      o.Set("handles", double(s.handles));
+      o.Set("buffers", double(s.buffers));
+      o.Set("bytes", double(s.bytes));
+      o.Set("peakBytes", double(s.peakBytes));
+      return o;
+    });
+  }));
+  exports.Set("retain", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      Store::Instance().retain(HandleArg(info[0]));
+      return info.Env().Undefined();
+    });
+  }));
+  exports.Set("release", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      Store::Instance().release(HandleArg(info[0]));
+      return info.Env().Undefined();
+    });
+  }));
+  // tableInfo(h) -> { rows, names, types, nullCounts }
+  exports.Set("tableInfo", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      Napi::Env e = info.Env();
+      auto o = Napi::Object::New(e);
+      auto names = Napi::Array::New(e), types = Napi::Array::New(e), nulls = Napi::Array::New(e);
+      for (size_t i = 0; i < t->columns.size(); i++) {
+        names.Set(uint32_t(i), t->names[i]);
+        types.Set(uint32_t(i), DTypeName(t->columns[i].type));
+        nulls.Set(uint32_t(i), double(t->columns[i].nullCount()));
+      }
+      o.Set("rows", double(t->rows));
+      o.Set("names", names);
+      o.Set("types", types);
+      o.Set("nullCounts", nulls);
+      return o;
+    });
+  }));
+  // tableToJs(h) -> { rows, names, columns: [{ type, values, validity }] }, a copy.
+  exports.Set("tableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      Napi::Env e = info.Env();
+      auto o = Napi::Object::New(e);
+      auto names = Napi::Array::New(e), cols = Napi::Array::New(e);
+      for (size_t i = 0; i < t->columns.size(); i++) {
+        names.Set(uint32_t(i), t->names[i]);
+        cols.Set(uint32_t(i), ColumnToJs(e, t->columns[i]));
+      }
+      o.Set("rows", double(t->rows));
+      o.Set("names", names);
+      o.Set("columns", cols);
+      return o;
+    });
+  }));
+  // tableFromJs({ rows, names, columns }) -> handle
+  exports.Set("tableFromJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto o = info[0].As<Napi::Object>();
+      auto t = std::make_shared<Table>();
+      t->rows = o.Get("rows").As<Napi::Number>().Int64Value();
+      t->names = StringList(o.Get("names"));
+      auto cols = o.Get("columns").As<Napi::Array>();
+      for (uint32_t i = 0; i < cols.Length(); i++) t->columns.push_back(ColumnFromJs(cols.Get(i).As<Napi::Object>(), t->rows));
+      return PutTable(info.Env(), t);
+    });
+  }));
+  exports.Set("concat", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto a = info[0].As<Napi::Array>();
+      std::vector<TablePtr> parts;
+      for (uint32_t i = 0; i < a.Length(); i++) parts.push_back(TableArg(a.Get(i)));
+      return PutTable(info.Env(), ConcatTables(parts));
+    });
+  }));
+  exports.Set("slice", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      return PutTable(info.Env(), SliceTable(*t, info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value()));
+    });
+  }));
+  exports.Set("buildInfo", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    auto o = Napi::Object::New(info.Env());
+    o.Set("cuda", BuiltWithCuda());
+    o.Set("gpus", GpuCount());
+    o.Set("napiVersion", NAPI_VERSION);
+    return o;
+  }));
+}
+
+}  // namespace basin
