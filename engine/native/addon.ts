@@ -120,6 +120,8 @@ export interface NativeAddon {
 }
 
 function addonPath(): string {
+  // BASIN_ADDON points at another build (a developer's second build folder, a GPU build).
+  if (process.env.BASIN_ADDON) return process.env.BASIN_ADDON;
   const here = dirname(fileURLToPath(import.meta.url));
   // Source tree (engine/native) and bundle (dist/) both sit two levels below the root or one.
   for (const up of ["../..", ".."]) {
