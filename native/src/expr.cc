@@ -1,0 +1,417 @@
+#include "expr.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace basin {
+namespace {
+
+// An evaluated operand: a full column, or one value broadcast to every row.
+struct Operand {
+  Column col;
+  bool scalar = false;
+  int64_t at(int64_t i) const { return scalar ? 0 : i; }
+  bool valid(int64_t i) const { return col.valid(at(i)); }
+  double f64(int64_t i) const {
+    switch (col.type) {
+      case DType::Float64: return col.values<double>()[at(i)];
+      case DType::Bool: return col.values<uint8_t>()[at(i)];
+      case DType::Date: return col.values<int32_t>()[at(i)];
+      default: return double(col.values<int64_t>()[at(i)]);
+    }
+  }
+  int64_t i64(int64_t i) const {
+    switch (col.type) {
+      case DType::Float64: return int64_t(std::llround(col.values<double>()[at(i)]));
+      case DType::Bool: return col.values<uint8_t>()[at(i)];
+      case DType::Date: return col.values<int32_t>()[at(i)];
+      default: return col.values<int64_t>()[at(i)];
+    }
+  }
+  bool b(int64_t i) const { return col.values<uint8_t>()[at(i)] != 0; }
+  std::string_view s(int64_t i) const { return col.str(at(i)); }
+};
+
+Operand Eval(const Expr& e, const Table& t);
+
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = unsigned(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + int64_t(doe) - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = unsigned(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = int64_t(yoe) + era * 400 + (*m <= 2);
+}
+
+bool Digits(std::string_view s, size_t at, size_t n, int* out) {
+  if (at + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = at; i < at + n; i++) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+[[noreturn]] void CastError(std::string_view text, DType to) {
+  std::string shown(text.substr(0, 40));
+  throw BasinError("BASIN_CAST", "cannot cast \"" + shown + "\" to " + DTypeName(to) +
+                                     " (clean the value first, or fillNull / filter it out)");
+}
+
+Column CastColumn(const Operand& in, DType to, int64_t rows) {
+  ColumnBuilder b(to, rows);
+  DType from = in.col.type;
+  for (int64_t i = 0; i < rows; i++) {
+    if (!in.valid(i)) {
+      b.appendNull();
+      continue;
+    }
+    switch (to) {
+      case DType::Int64:
+        if (from == DType::String) {
+          auto s = in.s(i);
+          int64_t v;
+          auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+          if (r.ec != std::errc() || r.ptr != s.data() + s.size()) CastError(s, to);
+          b.appendInt(v);
+        } else if (from == DType::Float64) {
+          double v = in.f64(i);
+          if (!std::isfinite(v) || std::fabs(v) > 9.2e18) CastError(FormatDouble(v), to);
+          b.appendInt(int64_t(std::llround(v)));
+        } else {
+          b.appendInt(in.i64(i));
+        }
+        break;
+      case DType::Float64:
+        if (from == DType::String) {
+          std::string s(in.s(i));
+          char* end = nullptr;
+          double v = std::strtod(s.c_str(), &end);
+          if (s.empty() || end != s.c_str() + s.size()) CastError(s, to);
+          b.appendDouble(v);
+        } else {
+          b.appendDouble(in.f64(i));
+        }
+        break;
+      case DType::Bool:
+        if (from == DType::String) {
+          auto s = in.s(i);
+          if (s == "true" || s == "TRUE" || s == "True" || s == "1") b.appendBool(true);
+          else if (s == "false" || s == "FALSE" || s == "False" || s == "0") b.appendBool(false);
+          else CastError(s, to);
+        } else {
+          b.appendBool(in.f64(i) != 0);
+        }
+        break;
+      case DType::String:
+        switch (from) {
+          case DType::String: b.appendString(in.s(i)); break;
+          case DType::Float64: b.appendString(FormatDouble(in.f64(i))); break;
+          case DType::Bool: b.appendString(in.b(i) ? "true" : "false"); break;
+          case DType::Date: b.appendString(FormatDate(int32_t(in.i64(i)))); break;
+          case DType::Timestamp: b.appendString(FormatTimestamp(in.i64(i))); break;
+          case DType::Int64: b.appendString(std::to_string(in.i64(i))); break;
+        }
+        break;
+      case DType::Date:
+        if (from == DType::String) {
+          int32_t d;
+          if (!ParseDate(in.s(i), &d)) CastError(in.s(i), to);
+          b.appendDate(d);
+        } else if (from == DType::Timestamp) {
+          int64_t us = in.i64(i);
+          int64_t days = us >= 0 ? us / 86400000000LL : -((-us + 86399999999LL) / 86400000000LL);
+          b.appendDate(int32_t(days));
+        } else {
+          b.appendDate(int32_t(in.i64(i)));
+        }
+        break;
+      case DType::Timestamp:
+        if (from == DType::String) {
+          int64_t us;
+          if (!ParseTimestamp(in.s(i), &us)) CastError(in.s(i), to);
+          b.appendInt(us);
+        } else if (from == DType::Date) {
+          b.appendInt(in.i64(i) * 86400000000LL);
+        } else {
+          b.appendInt(in.i64(i));
+        }
+        break;
+    }
+  }
+  return b.finish();
+}
+
+Column Arithmetic(const std::string& op, const Operand& l, const Operand& r, DType type, int64_t rows) {
+  ColumnBuilder b(type, rows);
+  const bool isInt = type == DType::Int64;
+  for (int64_t i = 0; i < rows; i++) {
+    if (!l.valid(i) || !r.valid(i)) {
+      b.appendNull();
+      continue;
+    }
+    if (isInt) {
+      int64_t x = l.i64(i), y = r.i64(i);
+      if (op == "add") b.appendInt(int64_t(uint64_t(x) + uint64_t(y)));
+      else if (op == "sub") b.appendInt(int64_t(uint64_t(x) - uint64_t(y)));
+      else if (op == "mul") b.appendInt(int64_t(uint64_t(x) * uint64_t(y)));
+      else if (op == "mod") {
+        if (y == 0) b.appendNull();
+        else b.appendInt(y == -1 ? 0 : x % y);
+      } else throw BasinError("BASIN_INTERNAL", "integer op " + op);
+    } else {
+      double x = l.f64(i), y = r.f64(i);
+      if (op == "add") b.appendDouble(x + y);
+      else if (op == "sub") b.appendDouble(x - y);
+      else if (op == "mul") b.appendDouble(x * y);
+      else if (op == "div") {
+        if (y == 0) b.appendNull();
+        else b.appendDouble(x / y);
+      } else if (op == "mod") {
+        if (y == 0) b.appendNull();
+        else b.appendDouble(std::fmod(x, y));
+      } else throw BasinError("BASIN_INTERNAL", "float op " + op);
+    }
+  }
+  return b.finish();
+}
+
+template <typename Cmp>
+Column CompareWith(const Operand& l, const Operand& r, int64_t rows, Cmp cmp) {
+  ColumnBuilder b(DType::Bool, rows);
+  DType lt = l.col.type, rt = r.col.type;
+  for (int64_t i = 0; i < rows; i++) {
+    if (!l.valid(i) || !r.valid(i)) {
+      b.appendNull();
+      continue;
+    }
+    int c;
+    if (lt == DType::String) {
+      int k = l.s(i).compare(r.s(i));
+      c = k < 0 ? -1 : k > 0;
+    } else if (lt == DType::Float64 || rt == DType::Float64) {
+      double x = l.f64(i), y = r.f64(i);
+      c = x < y ? -1 : x > y;
+    } else {
+      int64_t x = l.i64(i), y = r.i64(i);
+      c = x < y ? -1 : x > y;
+    }
+    b.appendBool(cmp(c));
+  }
+  return b.finish();
+}
+
+Column Compare(const std::string& op, const Operand& l, const Operand& r, int64_t rows) {
+  if (op == "eq") return CompareWith(l, r, rows, [](int c) { return c == 0; });
+  if (op == "ne") return CompareWith(l, r, rows, [](int c) { return c != 0; });
+  if (op == "lt") return CompareWith(l, r, rows, [](int c) { return c < 0; });
+  if (op == "le") return CompareWith(l, r, rows, [](int c) { return c <= 0; });
+  if (op == "gt") return CompareWith(l, r, rows, [](int c) { return c > 0; });
+  return CompareWith(l, r, rows, [](int c) { return c >= 0; });
+}
+
+// Kleene logic: false AND null = false, true OR null = true.
+Column Logic(bool isAnd, const Operand& l, const Operand& r, int64_t rows) {
+  ColumnBuilder b(DType::Bool, rows);
+  for (int64_t i = 0; i < rows; i++) {
+    bool lv = l.valid(i), rv = r.valid(i);
+    bool x = lv && l.b(i), y = rv && r.b(i);
+    if (isAnd) {
+      if ((lv && !x) || (rv && !y)) b.appendBool(false);
+      else if (lv && rv) b.appendBool(true);
+      else b.appendNull();
+    } else {
+      if (x || y) b.appendBool(true);
+      else if (lv && rv) b.appendBool(false);
+      else b.appendNull();
+    }
+  }
+  return b.finish();
+}
+
+Operand Eval(const Expr& e, const Table& t) {
+  const int64_t rows = t.rows;
+  switch (e.kind) {
+    case ExprKind::Col: {
+      if (e.index < 0 || size_t(e.index) >= t.columns.size())
+        throw BasinError("BASIN_INTERNAL", "column index out of range");
+      return Operand{t.columns[size_t(e.index)], false};
+    }
+    case ExprKind::Lit: {
+      ColumnBuilder b(e.type, 1);
+      if (e.isNull) b.appendNull();
+      else if (e.type == DType::String) b.appendString(e.text);
+      else if (e.type == DType::Float64) b.appendDouble(e.num);
+      else if (e.type == DType::Bool) b.appendBool(e.num != 0);
+      else if (e.type == DType::Date) b.appendDate(int32_t(e.integer));
+      else b.appendInt(e.integer);
+      return Operand{b.finish(), true};
+    }
+    case ExprKind::Binary: {
+      Operand l = Eval(e.args[0], t), r = Eval(e.args[1], t);
+      const std::string& op = e.op;
+      bool bothScalar = l.scalar && r.scalar;
+      int64_t n = bothScalar ? 1 : rows;
+      Column out;
+      if (op == "and" || op == "or") out = Logic(op == "and", l, r, n);
+      else if (op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge") out = Compare(op, l, r, n);
+      else out = Arithmetic(op, l, r, e.type, n);
+      return Operand{std::move(out), bothScalar};
+    }
+    case ExprKind::Unary: {
+      Operand a = Eval(e.args[0], t);
+      int64_t n = a.scalar ? 1 : rows;
+      ColumnBuilder b(e.type, n);
+      for (int64_t i = 0; i < n; i++) {
+        if (e.op == "isNull") b.appendBool(!a.valid(i));
+        else if (e.op == "isNotNull") b.appendBool(a.valid(i));
+        else if (!a.valid(i)) b.appendNull();
+        else if (e.op == "not") b.appendBool(!a.b(i));
+        else if (e.type == DType::Float64) b.appendDouble(-a.f64(i));
+        else b.appendInt(int64_t(0 - uint64_t(a.i64(i))));
+      }
+      return Operand{b.finish(), a.scalar};
+    }
+    case ExprKind::FillNull: {
+      Operand a = Eval(e.args[0], t), f = Eval(e.args[1], t);
+      if (a.col.type != e.type) a = Operand{CastColumn(a, e.type, a.scalar ? 1 : rows), a.scalar};
+      if (f.col.type != e.type) f = Operand{CastColumn(f, e.type, f.scalar ? 1 : rows), f.scalar};
+      if (!a.scalar && !a.col.validity) return a;
+      int64_t n = a.scalar && f.scalar ? 1 : rows;
+      ColumnBuilder b(e.type, n);
+      for (int64_t i = 0; i < n; i++) {
+        if (a.valid(i)) b.appendFrom(a.col, a.at(i));
+        else b.appendFrom(f.col, f.at(i));
+      }
+      return Operand{b.finish(), a.scalar && f.scalar};
+    }
+    case ExprKind::Cast: {
+      Operand a = Eval(e.args[0], t);
+      if (a.col.type == e.type) return a;
+      return Operand{CastColumn(a, e.type, a.scalar ? 1 : rows), a.scalar};
+    }
+  }
+  throw BasinError("BASIN_INTERNAL", "unknown expression kind");
+}
+
+}  // namespace
+
+Column Evaluate(const Expr& e, const Table& t) {
+  Operand o = Eval(e, t);
+  if (!o.scalar) return o.col;
+  // Broadcast a scalar result to the table's row count.
+  std::vector<int64_t> zeros(size_t(t.rows), 0);
+  return Take(o.col, zeros.data(), t.rows);
+}
+
+TablePtr EvalExprs(const Table& t, const std::vector<Expr>& exprs, const std::vector<std::string>& names) {
+  auto out = std::make_shared<Table>();
+  out->rows = t.rows;
+  out->names = names;
+  for (auto& e : exprs) out->columns.push_back(Evaluate(e, t));
+  return out;
+}
+
+TablePtr FilterByMask(const Table& t, const Column& mask) {
+  std::vector<int64_t> idx;
+  idx.reserve(size_t(t.rows));
+  const uint8_t* m = mask.values<uint8_t>();
+  for (int64_t i = 0; i < t.rows; i++)
+    if (m[i] && mask.valid(i)) idx.push_back(i);
+  auto out = std::make_shared<Table>();
+  out->names = t.names;
+  out->rows = int64_t(idx.size());
+  for (auto& c : t.columns) out->columns.push_back(Take(c, idx.data(), out->rows));
+  return out;
+}
+
+TablePtr Filter(const Table& t, const Expr& predicate) { return FilterByMask(t, Evaluate(predicate, t)); }
+
+std::string FormatDate(int32_t days) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
+  return buf;
+}
+
+std::string FormatTimestamp(int64_t us) {
+  int64_t days = us >= 0 ? us / 86400000000LL : -((-us + 86399999999LL) / 86400000000LL);
+  int64_t rem = us - days * 86400000000LL;
+  int64_t secs = rem / 1000000, frac = rem % 1000000;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld", FormatDate(int32_t(days)).c_str(),
+                static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
+  std::string s = buf;
+  if (frac) {
+    std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(frac));
+    s += buf;
+    while (s.back() == '0') s.pop_back();
+  }
+  return s;
+}
+
+std::string FormatDouble(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+bool ParseDate(std::string_view s, int32_t* days) {
+  int y, m, d;
+  if (s.size() < 10 || s[4] != '-' || s[7] != '-') return false;
+  if (!Digits(s, 0, 4, &y) || !Digits(s, 5, 2, &m) || !Digits(s, 8, 2, &d)) return false;
+  if (m < 1 || m > 12 || d < 1 || d > 31) return false;
+  if (s.size() != 10) return false;
+  *days = int32_t(DaysFromCivil(y, unsigned(m), unsigned(d)));
+  return true;
+}
+
+bool ParseTimestamp(std::string_view s, int64_t* micros) {
+  int32_t days;
+  if (s.size() < 10 || !ParseDate(s.substr(0, 10), &days)) return false;
+  int64_t us = int64_t(days) * 86400000000LL;
+  if (s.size() == 10) {
+    *micros = us;
+    return true;
+  }
+  int h, mi, se;
+  if (s.size() < 19 || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':') return false;
+  if (!Digits(s, 11, 2, &h) || !Digits(s, 14, 2, &mi) || !Digits(s, 17, 2, &se)) return false;
+  if (h > 23 || mi > 59 || se > 60) return false;
+  us += (int64_t(h) * 3600 + mi * 60 + se) * 1000000LL;
+  size_t i = 19;
+  if (i < s.size() && s[i] == '.') {
+    int64_t frac = 0, scale = 100000;
+    for (i++; i < s.size() && s[i] >= '0' && s[i] <= '9'; i++) {
+      frac += (s[i] - '0') * scale;
+      scale /= 10;
+    }
+    us += frac;
+  }
+  if (i < s.size() && s[i] == 'Z') i++;
+  if (i != s.size()) return false;
+  *micros = us;
+  return true;
+}
+
+}  // namespace basin

@@ -1,0 +1,40 @@
+// Vectorised evaluation of resolved expressions (engine/native/addon.ts NativeExpr)
+// over a table, and filtering by a predicate.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "column.h"
+
+namespace basin {
+
+enum class ExprKind { Col, Lit, Binary, Unary, FillNull, Cast };
+
+struct Expr {
+  ExprKind kind = ExprKind::Lit;
+  std::string op;  // binary/unary operator name
+  DType type = DType::Int64;
+  int index = -1;  // Col
+  // Lit: exactly one of these is meaningful, chosen by `type`; isNull for a null literal.
+  bool isNull = false;
+  double num = 0;
+  int64_t integer = 0;
+  std::string text;
+  std::vector<Expr> args;
+};
+
+Column Evaluate(const Expr& e, const Table& t);
+TablePtr EvalExprs(const Table& t, const std::vector<Expr>& exprs, const std::vector<std::string>& names);
+TablePtr Filter(const Table& t, const Expr& predicate);
+// Keeps rows where mask is valid and true.
+TablePtr FilterByMask(const Table& t, const Column& mask);
+
+// Text forms shared with CSV output and casts: ISO date / timestamp, shortest float.
+std::string FormatDate(int32_t days);
+std::string FormatTimestamp(int64_t micros);
+std::string FormatDouble(double v);
+bool ParseDate(std::string_view s, int32_t* days);
+bool ParseTimestamp(std::string_view s, int64_t* micros);
+
+}  // namespace basin
