@@ -16,6 +16,10 @@
 #include <memory>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace basin {
 namespace {
 
@@ -72,14 +76,17 @@ class File {
   int64_t size_ = 0;
 };
 
-// A malloc'ed byte buffer (no zero-fill: it is overwritten by reads straight away).
+// A malloc'ed byte buffer (no zero-fill: it is overwritten by reads straight away), with
+// kPad zeroed bytes after the end so that 16-byte vector loads near the end stay in bounds.
+constexpr size_t kPad = 16;
 struct FreeDeleter {
   void operator()(char* p) const { std::free(p); }
 };
 using Bytes = std::unique_ptr<char, FreeDeleter>;
 Bytes AllocBytes(size_t n) {
-  Bytes b(static_cast<char*>(std::malloc(n + 1)));
+  Bytes b(static_cast<char*>(std::malloc(n + kPad)));
   if (!b) throw std::bad_alloc();
+  std::memset(b.get() + n, 0, kPad);
   return b;
 }
 
@@ -119,6 +126,26 @@ struct RowInfo {
   bool terminated = false;  // ended with a newline (else ran to the end of the buffer)
   const char* unclosed = nullptr;  // the opening quote of a field that never closes
 };
+
+// The first delimiter or '\n' in [p, e), or e. Reads up to 15 bytes past e (see kPad).
+inline const char* FindFieldEnd(const char* p, const char* e, char delim) {
+#if defined(__SSE2__)
+  const __m128i d = _mm_set1_epi8(delim), nl = _mm_set1_epi8('\n');
+  while (p < e) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    unsigned m = unsigned(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, d), _mm_cmpeq_epi8(v, nl))));
+    if (m) {
+      p += __builtin_ctz(m);
+      return p < e ? p : e;
+    }
+    p += 16;
+  }
+  return e;
+#else
+  while (p < e && *p != delim && *p != '\n') p++;
+  return p;
+#endif
+}
 
 // Parses one non-blank row at p (< e). Stores the first `maxFields` fields.
 // Returns the position after the row's newline (or e).
@@ -165,7 +192,7 @@ inline const char* ParseRow(const char* p, const char* e, char delim, RawField* 
         if (p < e && *p == '\r') p++;
       }
     } else {
-      while (p < e && *p != delim && *p != '\n') p++;
+      p = FindFieldEnd(p, e, delim);
       const char* fe = p;
       if (fe > fb && fe[-1] == '\r' && (p == e || *p == '\n')) fe--;
       f = RawField{fb, fe, kPlain};
@@ -325,9 +352,7 @@ inline bool ParseYmd(const char* p, int64_t* days) {
 
 enum Candidate : unsigned { kCInt = 1, kCFloat = 2, kCBool = 4, kCDate = 8, kCTs = 16, kCAll = 31 };
 
-}  // namespace
-
-bool CsvParseInt64(const char* b, const char* e, int64_t* out) {
+inline bool ParseInt64(const char* b, const char* e, int64_t* out) {
   if (b == e) return false;
   bool neg = false;
   if (*b == '+' || *b == '-') {
@@ -354,7 +379,7 @@ bool CsvParseInt64(const char* b, const char* e, int64_t* out) {
   return true;
 }
 
-bool CsvParseFloat64(const char* b, const char* e, double* out) {
+inline bool ParseFloat64(const char* b, const char* e, double* out) {
   if (b == e) return false;
   const char* p = b;
   if (*p == '+') {
@@ -371,7 +396,7 @@ bool CsvParseFloat64(const char* b, const char* e, double* out) {
   return true;
 }
 
-bool CsvParseDate(const char* b, const char* e, int32_t* days) {
+inline bool ParseDate(const char* b, const char* e, int32_t* days) {
   if (e - b != 10) return false;
   int64_t d;
   if (!ParseYmd(b, &d)) return false;
@@ -379,7 +404,7 @@ bool CsvParseDate(const char* b, const char* e, int32_t* days) {
   return true;
 }
 
-bool CsvParseTimestamp(const char* b, const char* e, bool allowDateOnly, int64_t* micros) {
+inline bool ParseTimestamp(const char* b, const char* e, bool allowDateOnly, int64_t* micros) {
   int64_t n = e - b;
   if (n < 10) return false;
   int64_t days;
@@ -412,6 +437,15 @@ bool CsvParseTimestamp(const char* b, const char* e, bool allowDateOnly, int64_t
   if (p != e) return false;
   *micros = days * 86400000000LL + (int64_t(hh) * 3600 + int64_t(mm) * 60 + int64_t(ss)) * 1000000LL + frac;
   return true;
+}
+
+}  // namespace
+
+bool CsvParseInt64(const char* b, const char* e, int64_t* out) { return ParseInt64(b, e, out); }
+bool CsvParseFloat64(const char* b, const char* e, double* out) { return ParseFloat64(b, e, out); }
+bool CsvParseDate(const char* b, const char* e, int32_t* days) { return ParseDate(b, e, days); }
+bool CsvParseTimestamp(const char* b, const char* e, bool allowDateOnly, int64_t* micros) {
+  return ParseTimestamp(b, e, allowDateOnly, micros);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -622,6 +656,68 @@ struct Value {
   std::string_view s;
   bool null;
 };
+
+// Writes one column straight into its final buffers, sized for `cap` rows up front (the
+// caller's bound on the row count), so appends need no capacity checks or copies.
+class ColumnWriter {
+ public:
+  ColumnWriter(DType t, int64_t cap, size_t charsHint) : type_(t), cap_(cap) {
+    if (t == DType::String) {
+      data_ = MakeBuffer(size_t(cap + 1) * sizeof(int64_t));
+      chars_.reserve(charsHint);  // virtual memory only until written
+    } else {
+      data_ = MakeBuffer(size_t(cap) * ElementSize(t));
+    }
+  }
+  void appendNull() {
+    if (!validity_) {
+      validity_ = MakeBuffer(size_t(cap_));
+      std::memset(validity_->data(), 1, size_t(cap_));
+    }
+    validity_->data()[len_] = 0;
+    if (type_ == DType::String) data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
+    len_++;
+  }
+  void append(const Value& v) {
+    switch (type_) {
+      case DType::Int64:
+      case DType::Timestamp: data_->as<int64_t>()[len_] = v.i; break;
+      case DType::Date: data_->as<int32_t>()[len_] = int32_t(v.i); break;
+      case DType::Float64: data_->as<double>()[len_] = v.d; break;
+      case DType::Bool: data_->data()[len_] = uint8_t(v.i != 0); break;
+      case DType::String:
+        chars_.append(v.s.data(), v.s.size());
+        data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
+        break;
+    }
+    len_++;
+  }
+  Column finish() {
+    Column c;
+    c.type = type_;
+    c.length = len_;
+    if (type_ == DType::String) {
+      data_->shrink(size_t(len_ + 1) * sizeof(int64_t));
+      c.chars = MakeBuffer(chars_.size());
+      if (!chars_.empty()) std::memcpy(c.chars->data(), chars_.data(), chars_.size());
+      std::string().swap(chars_);
+    } else {
+      data_->shrink(size_t(len_) * ElementSize(type_));
+    }
+    c.data = std::move(data_);
+    if (validity_) {
+      validity_->shrink(size_t(len_));
+      c.validity = std::move(validity_);
+    }
+    return c;
+  }
+
+ private:
+  DType type_;
+  int64_t cap_, len_ = 0;
+  BufferPtr data_, validity_;
+  std::string chars_;
+};
 }  // namespace
 
 CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const CsvScanOptions& opts) {
@@ -651,12 +747,12 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
   NullSet isNull(opts.nullValues);
 
   const int64_t rowsUpper = CountNewlines(body, e) + 1;
-  std::vector<ColumnBuilder> builders;
+  std::vector<ColumnWriter> builders;
   builders.reserve(proj.size());
   std::vector<DType> types;
   for (int c : proj) {
     types.push_back(opts.types[size_t(c)]);
-    builders.emplace_back(opts.types[size_t(c)], rowsUpper);
+    builders.emplace_back(opts.types[size_t(c)], rowsUpper, n);
   }
   std::vector<RawField> fields(std::max<size_t>(ncols, 1));
   std::vector<Value> vals(proj.size());
@@ -708,10 +804,10 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
       const char* se = sb + s.size();
       switch (types[j]) {
         case DType::Int64:
-          ok = CsvParseInt64(sb, se, &v.i);
+          ok = ParseInt64(sb, se, &v.i);
           break;
         case DType::Float64:
-          ok = CsvParseFloat64(sb, se, &v.d);
+          ok = ParseFloat64(sb, se, &v.d);
           break;
         case DType::Bool:
           if (s.size() == 1 && (s[0] == '1' || s[0] == '0')) v.i = s[0] == '1';
@@ -720,13 +816,13 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
           else ok = false;
           break;
         case DType::Date: {
-          int32_t d;
-          ok = CsvParseDate(sb, se, &d);
+          int32_t d = 0;
+          ok = ParseDate(sb, se, &d);
           v.i = d;
           break;
         }
         case DType::Timestamp:
-          ok = CsvParseTimestamp(sb, se, true, &v.i);
+          ok = ParseTimestamp(sb, se, true, &v.i);
           break;
         case DType::String:
           v.s = s;
@@ -744,21 +840,10 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
       skipped++;
       continue;
     }
+    if (rows == rowsUpper) throw BasinError("BASIN_INTERNAL", "csvScan: more rows than newlines");
     for (size_t j = 0; j < proj.size(); j++) {
-      const Value& v = vals[j];
-      ColumnBuilder& cb = builders[j];
-      if (v.null) {
-        cb.appendNull();
-        continue;
-      }
-      switch (types[j]) {
-        case DType::Int64:
-        case DType::Timestamp: cb.appendInt(v.i); break;
-        case DType::Date: cb.appendDate(int32_t(v.i)); break;
-        case DType::Float64: cb.appendDouble(v.d); break;
-        case DType::Bool: cb.appendBool(v.i != 0); break;
-        case DType::String: cb.appendString(v.s); break;
-      }
+      if (vals[j].null) builders[j].appendNull();
+      else builders[j].append(vals[j]);
     }
     rows++;
   }
