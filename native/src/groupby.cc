@@ -466,34 +466,46 @@ Column MedianAgg(const Column& c, const Ctx& x) {
   return FixedColumn(DType::Float64, out, &cnt);
 }
 
-// Distinct non-null values per group: a set over (group, value).
+// Distinct non-null values per group: a set over (group, value). Fixed-width values
+// are stored in the set's entries (no trip back to the rows); strings by a row index.
 Column NUniqueAgg(const Column& c, const Ctx& x) {
   std::vector<int64_t> cnt(size_t(x.groups), 0);
-  std::vector<int64_t> rep;  // a representative row per distinct (group, value)
-  std::vector<KeyCol> kc{KeyCol{&c, nullptr}};
   IdTable table;
   std::vector<uint64_t> hb(static_cast<size_t>(kBatch));
   const uint8_t* valid = c.validity ? c.validity->data() : nullptr;
-  for (int64_t b = 0; b < x.n; b += kBatch) {
-    const int64_t n = std::min(kBatch, x.n - b);
-    hash::HashColumn(c, b, n, hb.data(), false);
-    for (int64_t i = 0; i < n; i++) {
-      const int64_t r = b + i;
-      if (valid && !valid[r]) continue;
-      const uint32_t g = x.gid[r];
-      bool inserted;
-      table.FindOrInsert(
-          hash::Combine(hash::Mix64(g), hb[size_t(i)]),
-          [&](uint32_t id) {
-            int64_t o = rep[id];
-            return x.gid[o] == g && RowsEqual(kc, o, r);
-          },
-          inserted);
-      if (inserted) {
-        rep.push_back(r);
-        cnt[g]++;
+  auto run = [&](const auto& eq, const auto& onNew) {
+    for (int64_t b = 0; b < x.n; b += kBatch) {
+      const int64_t n = std::min(kBatch, x.n - b);
+      hash::HashColumn(c, b, n, hb.data(), false);
+      for (int64_t i = 0; i < n; i++) {
+        const int64_t r = b + i;
+        if (valid && !valid[r]) continue;
+        const uint32_t g = x.gid[r];
+        bool inserted;
+        table.FindOrInsert(hash::Combine(hb[size_t(i)], g), [&](uint32_t id) { return eq(id, g, r); }, inserted);
+        if (inserted) {
+          onNew(g, r);
+          cnt[g]++;
+        }
       }
     }
+  };
+  if (c.type == DType::String) {
+    struct Ent {
+      uint32_t g;
+      std::string_view s;
+    };
+    std::vector<Ent> ents;
+    run([&](uint32_t id, uint32_t g, int64_t r) { return ents[id].g == g && ents[id].s == c.str(r); },
+        [&](uint32_t g, int64_t r) { ents.push_back(Ent{g, c.str(r)}); });
+  } else {
+    struct Ent {
+      uint64_t v;
+      uint32_t g;
+    };
+    std::vector<Ent> ents;
+    run([&](uint32_t id, uint32_t g, int64_t r) { return ents[id].g == g && ents[id].v == hash::CanonFixed(c, r); },
+        [&](uint32_t g, int64_t r) { ents.push_back(Ent{hash::CanonFixed(c, r), g}); });
   }
   return FixedColumn(DType::Int64, cnt, nullptr);
 }
@@ -502,6 +514,74 @@ Column DoubleColumn(const std::vector<double>& v, const std::vector<int64_t>* cn
   return FixedColumn(DType::Float64, v, cnt);
 }
 Column IntColumn(const std::vector<int64_t>& v) { return FixedColumn(DType::Int64, v, nullptr); }
+
+// Scatters column c into parts by pid (row order kept within each part); one
+// sequential pass over the rows per column.
+template <class T>
+void ScatterFixed(const T* src, const uint32_t* pid, int64_t n, std::vector<T*>& dst) {
+  std::vector<T*> at(dst);
+  for (int64_t i = 0; i < n; i++) *at[pid[i]]++ = src[i];
+}
+
+std::vector<Column> ScatterColumn(const Column& c, const uint32_t* pid, int64_t n, const std::vector<int64_t>& rows) {
+  const size_t P = rows.size();
+  std::vector<Column> out(P);
+  for (size_t p = 0; p < P; p++) {
+    out[p].type = c.type;
+    out[p].length = rows[p];
+  }
+  if (c.type == DType::String) {
+    const int64_t* off = c.values<int64_t>();
+    const uint8_t* chars = c.chars->data();
+    std::vector<int64_t> bytes(P, 0);
+    for (int64_t i = 0; i < n; i++) bytes[pid[i]] += off[i + 1] - off[i];
+    std::vector<int64_t*> o(P);
+    std::vector<uint8_t*> ch(P);
+    std::vector<int64_t> row(P, 0);
+    for (size_t p = 0; p < P; p++) {
+      out[p].data = MakeBuffer(size_t(rows[p] + 1) * 8);
+      out[p].chars = MakeBuffer(size_t(bytes[p]));
+      o[p] = out[p].data->as<int64_t>();
+      ch[p] = out[p].chars->data();
+    }
+    for (int64_t i = 0; i < n; i++) {
+      const uint32_t p = pid[i];
+      const int64_t len = off[i + 1] - off[i];
+      int64_t* po = o[p] + row[p]++;
+      if (len) std::memcpy(ch[p] + po[0], chars + off[i], size_t(len));
+      po[1] = po[0] + len;
+    }
+  } else {
+    const size_t w = ElementSize(c.type);
+    std::vector<uint8_t*> d(P);
+    for (size_t p = 0; p < P; p++) {
+      out[p].data = MakeBuffer(size_t(rows[p]) * w);
+      d[p] = out[p].data->data();
+    }
+    if (w == 8) {
+      std::vector<uint64_t*> t(P);
+      for (size_t p = 0; p < P; p++) t[p] = reinterpret_cast<uint64_t*>(d[p]);
+      ScatterFixed(c.values<uint64_t>(), pid, n, t);
+    } else if (w == 4) {
+      std::vector<uint32_t*> t(P);
+      for (size_t p = 0; p < P; p++) t[p] = reinterpret_cast<uint32_t*>(d[p]);
+      ScatterFixed(c.values<uint32_t>(), pid, n, t);
+    } else {
+      ScatterFixed(c.values<uint8_t>(), pid, n, d);
+    }
+  }
+  if (c.validity) {
+    std::vector<uint8_t*> v(P);
+    for (size_t p = 0; p < P; p++) {
+      out[p].validity = MakeBuffer(size_t(rows[p]));
+      v[p] = out[p].validity->data();
+    }
+    ScatterFixed(c.validity->data(), pid, n, v);
+    for (size_t p = 0; p < P; p++)
+      if (!std::memchr(out[p].validity->data(), 0, size_t(rows[p]))) out[p].validity.reset();
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -646,19 +726,18 @@ std::vector<TablePtr> HashPartition(const Table& t, const std::vector<int>& keys
       count[p + 1]++;
     }
   }
-  for (uint32_t p = 0; p < P; p++) count[p + 1] += count[p];
-  std::vector<int64_t> idx(static_cast<size_t>(n));
-  std::vector<int64_t> pos(count.begin(), count.end() - 1);
-  for (int64_t i = 0; i < n; i++) idx[size_t(pos[pid[size_t(i)]]++)] = i;
-  std::vector<TablePtr> out;
-  out.reserve(P);
+  std::vector<int64_t> rows(count.begin() + 1, count.end());
+  std::vector<std::shared_ptr<Table>> tables(P);
   for (uint32_t p = 0; p < P; p++) {
-    auto part = std::make_shared<Table>();
-    part->names = t.names;
-    part->rows = count[p + 1] - count[p];
-    for (const Column& c : t.columns) part->columns.push_back(Take(c, idx.data() + count[p], part->rows));
-    out.push_back(std::move(part));
+    tables[p] = std::make_shared<Table>();
+    tables[p]->names = t.names;
+    tables[p]->rows = rows[p];
   }
+  for (const Column& c : t.columns) {
+    std::vector<Column> cols = ScatterColumn(c, pid.data(), n, rows);
+    for (uint32_t p = 0; p < P; p++) tables[p]->columns.push_back(std::move(cols[p]));
+  }
+  std::vector<TablePtr> out(tables.begin(), tables.end());
   return out;
 }
 
