@@ -123,8 +123,8 @@ function addonPath(): string {
   // BASIN_ADDON points at another build (a developer's second build folder, a GPU build).
   if (process.env.BASIN_ADDON) return process.env.BASIN_ADDON;
   const here = dirname(fileURLToPath(import.meta.url));
-  // Source tree (engine/native) and bundle (dist/) both sit two levels below the root or one.
-  for (const up of ["../..", ".."]) {
+  // engine/native/ in the source tree, dist/engine/native/ when compiled.
+  for (const up of ["../..", "../../.."]) {
     const p = join(here, up, "native/build/Release/basin.node");
     if (existsSync(p)) return p;
   }

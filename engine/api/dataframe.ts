@@ -1,0 +1,214 @@
+import { BasinError, type SourceLocation } from "../common/errors.js";
+import { containsAgg, outputName, type AggOp, type ExprNode } from "../common/expr.js";
+import { PLAN_VERSION, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
+import type { Field, Schema } from "../common/types.js";
+import { aggParts, resolveExpr } from "../plan/resolve.js";
+import { explain } from "../plan/explain.js";
+import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
+import { computePlan, type ComputeOptions } from "../cluster/compute.js";
+import { col, count, Expr, exprNode, type ExprLike } from "./expr.js";
+import { callerLocation } from "./source_location.js";
+import type { Table } from "./table.js";
+
+const AGG_OPS: readonly AggOp[] = ["sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last"];
+
+function plan(message: string, loc: SourceLocation | undefined): never {
+  throw new BasinError("BASIN_PLAN", message, loc);
+}
+
+function toExpr(item: string | Expr, loc: SourceLocation | undefined): Expr {
+  if (typeof item === "string") return col(item);
+  if (item instanceof Expr) return item;
+  return plan(`expected a column name or an expression, got ${typeof item}`, loc);
+}
+
+function named(items: (string | Expr)[], loc: SourceLocation | undefined): NamedExpr[] {
+  const out = items.map((item) => {
+    const expr = toExpr(item, loc).node;
+    const name = outputName(expr);
+    if (name === undefined) plan(`give the expression a name with .alias("...")`, loc);
+    return { name, expr };
+  });
+  const seen = new Set<string>();
+  for (const { name } of out) {
+    if (seen.has(name)) plan(`two output columns are named "${name}"; rename one with .alias("...")`, loc);
+    seen.add(name);
+  }
+  return out;
+}
+
+/**
+ * A lazy, immutable, partitioned table. Methods build a plan and validate it at
+ * once; nothing runs until `compute()`.
+ *
+ * @example
+ * const out = await readCsv("trips/*.csv")
+ *   .filter(col("fare").gt(0))
+ *   .groupBy("vendor")
+ *   .agg(col("fare").mean().alias("mean_fare"))
+ *   .compute();
+ */
+export class DataFrame {
+  /** @internal */
+  constructor(readonly node: PlanNode) {}
+
+  get schema(): Schema {
+    return this.node.schema;
+  }
+
+  get columns(): string[] {
+    return this.node.schema.map((f) => f.name);
+  }
+
+  /** Keeps the given columns or expressions; aggregations here reduce the whole frame to one row. */
+  select(...items: (string | Expr)[]): DataFrame {
+    const loc = callerLocation();
+    if (items.length === 0) plan("select() needs at least one column", loc);
+    const exprs = named(items, loc);
+    const aggs = exprs.filter((e) => containsAgg(e.expr));
+    if (aggs.length > 0 && aggs.length < exprs.length)
+      plan("select() mixes aggregations and plain columns; use groupBy(...).agg(...) to aggregate per group", loc);
+    if (aggs.length > 0) return this.aggregate([], exprs, loc);
+    return this.project(exprs, loc);
+  }
+
+  /** Adds or replaces columns; existing columns keep their place. */
+  withColumns(columns: Record<string, ExprLike>): DataFrame {
+    const loc = callerLocation();
+    if (typeof columns !== "object" || columns === null || columns instanceof Expr)
+      plan('withColumns() takes an object of name → expression, as in withColumns({ total: col("a").add(col("b")) })', loc);
+    const added = new Map(Object.entries(columns).map(([name, e]) => [name, exprNode(e)] as const));
+    const exprs: NamedExpr[] = this.columns.map((name) => ({ name, expr: added.get(name) ?? { kind: "col", name } }));
+    for (const [name, expr] of added) if (!this.columns.includes(name)) exprs.push({ name, expr });
+    return this.project(exprs, loc);
+  }
+
+  /** Keeps the rows where `predicate` is true; null counts as false. */
+  filter(predicate: Expr): DataFrame {
+    const loc = callerLocation();
+    if (!(predicate instanceof Expr)) plan("filter() takes a bool expression, as in filter(col(\"x\").gt(0))", loc);
+    const resolved = resolveExpr(predicate.node, this.schema, loc);
+    if (resolved.type !== "bool") plan(`filter() needs a bool expression, but it is ${resolved.type}`, loc);
+    return new DataFrame({ kind: "filter", input: this.node, predicate: predicate.node, schema: this.node.schema, loc });
+  }
+
+  /** Groups by columns or expressions; finish with `.agg(...)`. */
+  groupBy(...keys: (string | Expr)[]): GroupBy {
+    const loc = callerLocation();
+    if (keys.length === 0) plan("groupBy() needs at least one key; to aggregate everything use agg() or select()", loc);
+    const named_ = named(keys, loc);
+    for (const k of named_) {
+      if (containsAgg(k.expr)) plan(`a group key cannot be an aggregation: "${k.name}"`, loc);
+      resolveExpr(k.expr, this.schema, loc);
+    }
+    return new GroupBy(this, named_);
+  }
+
+  /** Aggregates the whole frame to one row: `df.agg(col("x").sum())` or `df.agg({ x: "sum" })`. */
+  agg(...aggs: AggSpec[]): DataFrame {
+    const loc = callerLocation();
+    return this.aggregate([], aggExprs(aggs, loc), loc);
+  }
+
+  /** The first `n` rows, in partition order. */
+  head(n = 5): DataFrame {
+    const loc = callerLocation();
+    if (!Number.isInteger(n) || n < 0) plan(`head() needs a non-negative integer, got ${n}`, loc);
+    return new DataFrame({ kind: "head", input: this.node, n, schema: this.node.schema, loc });
+  }
+
+  sum(): DataFrame { return this.reduceAll("sum", callerLocation()); }
+  mean(): DataFrame { return this.reduceAll("mean", callerLocation()); }
+  min(): DataFrame { return this.reduceAll("min", callerLocation()); }
+  max(): DataFrame { return this.reduceAll("max", callerLocation()); }
+  /** Non-null values per column. */
+  count(): DataFrame { return this.reduceAll("count", callerLocation()); }
+  std(): DataFrame { return this.reduceAll("std", callerLocation()); }
+  var(): DataFrame { return this.reduceAll("var", callerLocation()); }
+  median(): DataFrame { return this.reduceAll("median", callerLocation()); }
+  nUnique(): DataFrame { return this.reduceAll("nunique", callerLocation()); }
+
+  /** The plan as plain, versioned JSON. */
+  toPlan(): Plan {
+    return { version: PLAN_VERSION, root: this.node };
+  }
+
+  /** The optimized plan, as text. */
+  explain(options: { optimize?: OptimizeOptions } = {}): string {
+    return explain(optimize(this.node, options.optimize));
+  }
+
+  /** Runs the pipeline on the cluster and returns the result in JS memory. */
+  compute(options: ComputeOptions = {}): Promise<Table> {
+    return computePlan(this.toPlan(), options);
+  }
+
+  private project(exprs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {
+    const schema: Field[] = exprs.map(({ name, expr }) => ({ name, type: resolveExpr(expr, this.schema, loc).type }));
+    return new DataFrame({ kind: "project", input: this.node, exprs, schema, loc });
+  }
+
+  /** @internal */
+  aggregate(keys: NamedExpr[], aggs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {
+    if (aggs.length === 0) plan("agg() needs at least one aggregation, as in agg(col(\"x\").sum())", loc);
+    const schema: Field[] = keys.map(({ name, expr }) => ({ name, type: resolveExpr(expr, this.schema, loc).type }));
+    for (const a of aggs) {
+      if (schema.some((f) => f.name === a.name)) plan(`the aggregation "${a.name}" has the name of another output column; rename it with .alias("...")`, loc);
+      schema.push({ name: a.name, type: aggParts(a.expr, a.name, this.schema, loc).type });
+    }
+    return new DataFrame({ kind: "aggregate", input: this.node, keys, aggs, schema, loc });
+  }
+
+  private reduceAll(op: AggOp, loc: SourceLocation | undefined): DataFrame {
+    const numericOnly = op === "sum" || op === "mean" || op === "std" || op === "var" || op === "median";
+    const fields = this.schema.filter((f) => !numericOnly || f.type === "int64" || f.type === "float64");
+    if (fields.length === 0) plan(`${op}() needs at least one numeric column; the columns are ${this.columns.join(", ")}`, loc);
+    const exprs: NamedExpr[] = fields.map((f) => ({ name: f.name, expr: { kind: "agg", op, arg: { kind: "col", name: f.name } } }));
+    return this.aggregate([], exprs, loc);
+  }
+}
+
+/** An aggregation expression, or `{ column: "sum" | ["sum", "mean"] }`. */
+export type AggSpec = Expr | Record<string, AggOp | AggOp[]>;
+
+function aggExprs(specs: AggSpec[], loc: SourceLocation | undefined): NamedExpr[] {
+  const out: (string | Expr)[] = [];
+  for (const spec of specs) {
+    if (spec instanceof Expr) {
+      out.push(spec);
+      continue;
+    }
+    if (typeof spec !== "object" || spec === null) plan('agg() takes expressions like col("x").sum() or an object like { x: "sum" }', loc);
+    for (const [column, ops] of Object.entries(spec)) {
+      const list = Array.isArray(ops) ? ops : [ops];
+      for (const op of list) {
+        if (!AGG_OPS.includes(op)) plan(`unknown aggregation "${String(op)}" for column "${column}"; use one of ${AGG_OPS.join(", ")}`, loc);
+        const e = new Expr({ kind: "agg", op, arg: { kind: "col", name: column, loc }, loc });
+        out.push(list.length > 1 ? e.alias(`${column}_${op}`) : e.alias(column));
+      }
+    }
+  }
+  return named(out, loc);
+}
+
+/**
+ * A grouped frame, waiting for its aggregations.
+ *
+ * @example
+ * df.groupBy("id1", "id2").agg(col("v1").sum(), count().alias("n"))
+ */
+export class GroupBy {
+  /** @internal */
+  constructor(
+    private readonly frame: DataFrame,
+    private readonly keys: NamedExpr[],
+  ) {}
+
+  agg(...aggs: AggSpec[]): DataFrame {
+    const loc = callerLocation();
+    return this.frame.aggregate(this.keys, aggExprs(aggs, loc), loc);
+  }
+}
+
+export { count };
+export type { ExprNode };

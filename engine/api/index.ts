@@ -1,0 +1,18 @@
+/**
+ * The `basin` module that pipelines import.
+ *
+ * @example
+ * import { readCsv, col } from "basin";
+ * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
+ */
+export { col, lit, count, Expr, type ExprLike } from "./expr.js";
+export { DataFrame, GroupBy, type AggSpec } from "./dataframe.js";
+export { readCsv, type ReadCsvOptions } from "./read_csv.js";
+export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";
+export { Table, type Value, type TableInfo } from "./table.js";
+export { LocalCluster, type LocalClusterOptions } from "../cluster/local.js";
+export { configureDefaultCluster, closeDefaultCluster } from "../cluster/default.js";
+export type { ComputeOptions } from "../cluster/compute.js";
+export type { ProgressEvent } from "../scheduler/shell.js";
+export { BasinError, type ErrorCode } from "../common/errors.js";
+export type { DType, Field, Schema } from "../common/types.js";

@@ -1,0 +1,84 @@
+import type { Field, Schema } from "../common/types.js";
+import type { JsColumn, JsTable } from "../native/addon.js";
+
+/** One cell of a result: int64 is a number when exact, else a bigint; date/timestamp are Dates (UTC). */
+export type Value = number | bigint | string | boolean | Date | null;
+
+function decodeColumn(c: JsColumn, rows: number): Value[] {
+  const out = new Array<Value>(rows);
+  const v = c.values;
+  for (let i = 0; i < rows; i++) {
+    if (c.validity && !c.validity[i]) {
+      out[i] = null;
+      continue;
+    }
+    switch (c.type) {
+      case "int64": {
+        const b = (v as BigInt64Array)[i];
+        out[i] = b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
+        break;
+      }
+      case "timestamp": out[i] = new Date(Number((v as BigInt64Array)[i] / 1000n)); break;
+      case "date": out[i] = new Date((v as Int32Array)[i] * 86_400_000); break;
+      case "bool": out[i] = (v as Uint8Array)[i] !== 0; break;
+      case "float64": out[i] = (v as Float64Array)[i]; break;
+      case "string": out[i] = (v as (string | null)[])[i]; break;
+    }
+  }
+  return out;
+}
+
+export interface TableInfo {
+  skippedLines: number;
+  tasks: number;
+}
+
+/**
+ * A computed result, held in JS memory.
+ *
+ * @example
+ * const t = await df.compute();
+ * console.log(t.numRows, t.toRows()[0]);
+ */
+export class Table {
+  readonly schema: Schema;
+  readonly numRows: number;
+  /** How the result was made: malformed lines skipped, tasks run. */
+  readonly info: TableInfo;
+  private readonly data: Value[][];
+
+  /** @internal */
+  constructor(js: JsTable, info: TableInfo = { skippedLines: 0, tasks: 0 }) {
+    this.info = info;
+    this.schema = js.names.map((name, i): Field => ({ name, type: js.columns[i].type }));
+    this.numRows = js.rows;
+    this.data = js.columns.map((c) => decodeColumn(c, js.rows));
+  }
+
+  get columnNames(): string[] {
+    return this.schema.map((f) => f.name);
+  }
+
+  /** The values of one column. */
+  column(name: string): Value[] {
+    const i = this.schema.findIndex((f) => f.name === name);
+    if (i < 0) throw new Error(`column "${name}" does not exist; the columns are: ${this.columnNames.join(", ")}`);
+    return this.data[i];
+  }
+
+  /** Every row as an object keyed by column name. */
+  toRows(): Record<string, Value>[] {
+    const rows: Record<string, Value>[] = [];
+    for (let r = 0; r < this.numRows; r++) {
+      const row: Record<string, Value> = {};
+      this.schema.forEach((f, c) => (row[f.name] = this.data[c][r]));
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  /** Every column as an array, keyed by name. */
+  toColumns(): Record<string, Value[]> {
+    return Object.fromEntries(this.schema.map((f, c) => [f.name, this.data[c]]));
+  }
+}

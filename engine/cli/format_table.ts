@@ -1,0 +1,35 @@
+import type { Table, Value } from "../api/table.js";
+
+/** Text of one cell as the CLI shows it. */
+export function formatValue(v: Value): string {
+  if (v === null) return "null";
+  if (v instanceof Date) {
+    const iso = v.toISOString();
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso.replace("T", " ").replace(/\.000Z$|Z$/, "");
+  }
+  if (typeof v === "number" && !Number.isInteger(v)) return String(Number(v.toPrecision(10)));
+  return String(v);
+}
+
+/**
+ * An aligned text table; results over `maxRows` show their head and tail.
+ *
+ * @example
+ * console.log(formatTable(await df.compute()));
+ */
+export function formatTable(t: Table, maxRows = 20): string {
+  const names = t.columnNames;
+  const half = Math.floor(maxRows / 2);
+  const rowIdx = t.numRows <= maxRows ? [...Array(t.numRows).keys()] : [...Array(half).keys(), -1, ...Array.from({ length: half }, (_, i) => t.numRows - half + i)];
+  const cols = names.map((n) => t.column(n));
+  const numeric = t.schema.map((f) => f.type === "int64" || f.type === "float64");
+  const cells = rowIdx.map((r) => (r < 0 ? names.map(() => "…") : cols.map((c) => formatValue(c[r]))));
+  const header = [names, t.schema.map((f) => f.type)];
+  const widths = names.map((_, c) => Math.max(...[...header, ...cells].map((row) => [...row[c]].length)));
+  const pad = (s: string, c: number) => (numeric[c] ? s.padStart(widths[c]) : s.padEnd(widths[c]));
+  const line = (row: string[]) => row.map((s, c) => pad(s, c)).join("  ").trimEnd();
+  const rule = widths.map((w) => "─".repeat(w)).join("  ");
+  const body = [line(header[0]), line(header[1]), rule, ...cells.map(line)];
+  body.push(`${t.numRows} row${t.numRows === 1 ? "" : "s"} × ${names.length} column${names.length === 1 ? "" : "s"}`);
+  return body.join("\n");
+}

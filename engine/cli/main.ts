@@ -1,0 +1,139 @@
+// The `basin` command line: run | demo | info | help.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { DataFrame } from "../api/dataframe.js";
+import { Table } from "../api/table.js";
+import { BasinError } from "../common/errors.js";
+import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
+import { loadPipeline } from "../session/load_pipeline.js";
+import { generateDemoData } from "./demo_data.js";
+import { formatTable } from "./format_table.js";
+import { formatInfo, machineInfo } from "./info.js";
+import { ProgressBar } from "./progress.js";
+import { writeOutput } from "./write_output.js";
+
+const HELP = `basin — lazy dataframe pipelines on a local cluster
+
+usage:
+  basin run <pipeline.ts> [--workers N] [--output result.csv|result.arrow] [--explain] [--no-optimize]
+  basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
+  basin info [--json]           cores, memory, GPUs, native build flavour
+  basin help
+`;
+
+class UsageError extends Error {}
+
+function workersOption(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--workers needs a positive integer, got "${v}"`);
+  return n;
+}
+
+async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean }): Promise<void> {
+  const value = await loadPipeline(file);
+  let table: Table;
+  if (value instanceof DataFrame) {
+    if (opts.explain) process.stderr.write(`${value.explain()}\n\n`);
+    const bar = new ProgressBar(process.stderr);
+    const t0 = performance.now();
+    const ac = new AbortController();
+    const onSigint = () => ac.abort("interrupted");
+    process.once("SIGINT", onSigint);
+    try {
+      table = await value.compute({
+        onProgress: (e) => bar.update(e),
+        signal: ac.signal,
+        optimize: opts.optimize ? undefined : { predicatePushdown: false, projectionPushdown: false },
+      });
+    } finally {
+      bar.done();
+      process.off("SIGINT", onSigint);
+    }
+    const secs = ((performance.now() - t0) / 1000).toFixed(2);
+    process.stderr.write(`${table.info.tasks} tasks in ${secs} s\n`);
+  } else if (value instanceof Table) {
+    table = value;
+  } else {
+    throw new BasinError("BASIN_PLAN", `${file}: the default export must be a DataFrame (e.g. \`export default readCsv(...)\`), got ${typeof value}`);
+  }
+  if (table.info.skippedLines > 0) process.stderr.write(`warning: skipped ${table.info.skippedLines} malformed line(s) (onBadLines: "skip")\n`);
+  if (opts.output) {
+    writeOutput(table, opts.output);
+    process.stderr.write(`wrote ${table.numRows} rows to ${opts.output}\n`);
+  } else {
+    process.stdout.write(`${formatTable(table)}\n`);
+  }
+}
+
+async function demo(): Promise<void> {
+  const dir = join(tmpdir(), "basin-demo");
+  const files = 4, rows = 250_000;
+  const made = await generateDemoData(dir, files, rows, (n) => {
+    if (process.stderr.isTTY) process.stderr.write(`\r\x1b[Kgenerating sample data: ${n.toLocaleString()} / ${(files * rows).toLocaleString()} trips`);
+  });
+  if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
+  process.stderr.write(`${made ? "generated" : "reusing"} ${(files * rows).toLocaleString()} sample trips in ${dir}\n`);
+  process.env.BASIN_DEMO_DATA = dir;
+  const example = fileURLToPath(new URL("../../../examples/taxi.ts", import.meta.url));
+  process.stderr.write(`running ${example}\n`);
+  await runPipeline(example, { optimize: true });
+}
+
+/**
+ * Runs the CLI; resolves to the process exit code (0 only on success).
+ *
+ * @example
+ * process.exitCode = await main(["run", "pipeline.ts", "--workers", "2"]);
+ */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workers: { type: "string" },
+        output: { type: "string", short: "o" },
+        json: { type: "boolean" },
+        explain: { type: "boolean" },
+        "no-optimize": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    const [command, ...rest] = positionals;
+    if (values.help || command === "help" || command === undefined) {
+      process.stdout.write(HELP);
+      return command === undefined && !values.help ? 2 : 0;
+    }
+    configureDefaultCluster({ workers: workersOption(values.workers) });
+    switch (command) {
+      case "run":
+        if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
+        await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"] });
+        return 0;
+      case "demo":
+        await demo();
+        return 0;
+      case "info": {
+        const info = machineInfo();
+        process.stdout.write(values.json ? `${JSON.stringify(info, null, 2)}\n` : `${formatInfo(info)}\n`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      process.stderr.write(`basin: ${(e as Error).message}\n\n${HELP}`);
+      return 2;
+    }
+    const err = BasinError.from(e);
+    process.stderr.write(`error [${err.code}]: ${err.message}\n`);
+    if (err.code === "BASIN_INTERNAL" && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    return 1;
+  } finally {
+    await closeDefaultCluster();
+  }
+}

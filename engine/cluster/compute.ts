@@ -1,0 +1,38 @@
+import { BasinError } from "../common/errors.js";
+import { PLAN_VERSION, type Plan } from "../common/plan.js";
+import { lowerPlan } from "../lower/lower.js";
+import { native } from "../native/addon.js";
+import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
+import type { ProgressEvent } from "../scheduler/shell.js";
+import { Table } from "../api/table.js";
+import { defaultCluster } from "./default.js";
+import type { LocalCluster } from "./local.js";
+
+export interface ComputeOptions {
+  /** Where to run (default: the process's local cluster). */
+  cluster?: LocalCluster;
+  optimize?: OptimizeOptions;
+  onProgress?: (e: ProgressEvent) => void;
+  /** Aborting cancels every queued task of the run. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Optimizes, lowers and runs a plan; copies the result into JS memory and frees it
+ * from the store.
+ *
+ * @example
+ * const table = await computePlan(df.toPlan(), { onProgress: console.log });
+ */
+export async function computePlan(plan: Plan, options: ComputeOptions = {}): Promise<Table> {
+  if (plan.version !== PLAN_VERSION)
+    throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
+  const graph = lowerPlan(optimize(plan.root, options.optimize));
+  const cluster = options.cluster ?? defaultCluster();
+  const { ref, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  try {
+    return new Table(native().tableToJs(ref), { skippedLines, tasks: graph.tasks.length });
+  } finally {
+    native().release(ref);
+  }
+}

@@ -1,0 +1,83 @@
+// The local cluster: a pool of CPU worker threads in this process, sharing the
+// native store. Runs execute one after another, each on every worker.
+import { availableParallelism } from "node:os";
+import { BasinError } from "../common/errors.js";
+import type { TaskGraph } from "../lower/tasks.js";
+import type { Ref } from "../scheduler/events.js";
+import { GraphRun, type RunOptions } from "../scheduler/shell.js";
+import { WorkerPool } from "../workers/pool.js";
+import type { ResultMessage } from "../workers/protocol.js";
+
+export interface LocalClusterOptions {
+  /** CPU worker threads (default: one per core). */
+  workers?: number;
+}
+
+export interface RunResult {
+  ref: Ref;
+  skippedLines: number;
+}
+
+/**
+ * @example
+ * const cluster = new LocalCluster({ workers: 2 });
+ * const table = await df.compute({ cluster });
+ * await cluster.close();
+ */
+export class LocalCluster {
+  readonly pool: WorkerPool;
+  private current?: GraphRun;
+  private queue: Promise<unknown> = Promise.resolve();
+  private tasksByKey = new Map<string, TaskGraph["tasks"][number]>();
+
+  constructor(options: LocalClusterOptions = {}) {
+    const n = options.workers ?? availableParallelism();
+    if (!Number.isInteger(n) || n < 1) throw new BasinError("BASIN_PLAN", `workers must be a positive integer, got ${n}`);
+    this.pool = new WorkerPool(n, {
+      result: (worker, msg) => this.onResult(worker, msg),
+      lost: (worker) => this.current?.feed({ type: "workerLost", worker, stimulusId: this.current.stimulus("lost") }),
+      added: (worker) => this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
+    });
+  }
+
+  get workerCount(): number {
+    return this.pool.size;
+  }
+
+  /** Runs a graph once the runs before it are done; resolves with the output's handle. */
+  run(graph: TaskGraph, options: RunOptions = {}): Promise<RunResult> {
+    const go = async (): Promise<RunResult> => {
+      this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
+      const run = new GraphRun(graph, {
+        workers: () => this.pool.names,
+        execute: (worker, key, inputs) => this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),
+      }, options);
+      this.current = run;
+      try {
+        run.start();
+        return { ref: await run.result, skippedLines: run.skippedLines };
+      } finally {
+        this.current = undefined;
+      }
+    };
+    const result = this.queue.then(go, go);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.pool.close();
+  }
+
+  private onResult(worker: string, msg: ResultMessage): void {
+    const run = this.current;
+    if (!run) return;
+    if (msg.ok) {
+      run.skippedLines += msg.skippedLines;
+      run.feed({ type: "taskFinished", key: msg.key, worker, outputs: msg.outputs, nbytes: msg.rows, stimulusId: run.stimulus("done") });
+    } else {
+      run.feed({ type: "taskErred", key: msg.key, worker, error: msg.error, stimulusId: run.stimulus("err") });
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { exprToString } from "../common/expr.js";
+import type { NamedExpr, PlanNode } from "../common/plan.js";
+import { basename } from "node:path";
+
+function list(exprs: NamedExpr[]): string {
+  return exprs.map((e) => (e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`)).join(", ");
+}
+
+function line(node: PlanNode): string {
+  switch (node.kind) {
+    case "scanCsv": {
+      const files = node.files.length === 1 ? basename(node.files[0]) : `${node.files.length} files`;
+      const cols = node.columns ? ` columns=[${node.columns.join(", ")}]` : "";
+      const pred = node.predicate ? ` predicate=${exprToString(node.predicate)}` : "";
+      return `ScanCsv ${files}${cols}${pred}`;
+    }
+    case "values": return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+    case "project": return `Project ${list(node.exprs)}`;
+    case "filter": return `Filter ${exprToString(node.predicate)}`;
+    case "aggregate": return `Aggregate keys=[${list(node.keys)}] aggs=[${node.aggs.map((a) => `${exprToString(a.expr)}`).join(", ")}]`;
+    case "head": return `Head ${node.n}`;
+  }
+}
+
+/**
+ * Renders a plan as an indented tree, root first.
+ *
+ * @example
+ * explain(df.node) // "Filter (col(\"x\") > 1)\n  ScanCsv data.csv"
+ */
+export function explain(node: PlanNode, depth = 0): string {
+  const own = "  ".repeat(depth) + line(node);
+  return "input" in node ? `${own}\n${explain(node.input, depth + 1)}` : own;
+}

@@ -1,0 +1,143 @@
+// Type checking and resolution of expressions against a schema. The same code
+// validates a pipeline when it is written and resolves it to native form when it
+// runs, so what passes validation is exactly what the kernels receive.
+import { BasinError, type SourceLocation } from "../common/errors.js";
+import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode } from "../common/expr.js";
+import { isNumeric, type DType, type Schema } from "../common/types.js";
+import type { NativeExpr } from "../native/addon.js";
+
+function fail(message: string, loc: SourceLocation | undefined): never {
+  throw new BasinError("BASIN_PLAN", message, loc);
+}
+
+/** Finds a column, or fails listing the columns that exist. */
+export function fieldIndex(schema: Schema, name: string, loc?: SourceLocation): number {
+  const i = schema.findIndex((f) => f.name === name);
+  if (i < 0) {
+    const names = schema.map((f) => f.name);
+    fail(`column "${name}" does not exist; the columns are: ${names.join(", ") || "(none)"}`, loc);
+  }
+  return i;
+}
+
+function literalType(value: unknown): DType {
+  if (typeof value === "string") return "string";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return Number.isInteger(value) ? "int64" : "float64";
+  return "int64"; // an untyped null; binary operators retype it to the other side
+}
+
+function isNullLit(e: NativeExpr): boolean {
+  return e.kind === "lit" && e.value === null;
+}
+
+function describe(e: ExprNode, t: DType): string {
+  return `${exprToString(e)} is ${t}`;
+}
+
+/** Converts a string literal compared with a date/timestamp column into that type. */
+function coerceLiteral(e: NativeExpr, to: DType, loc: SourceLocation | undefined): NativeExpr {
+  if (e.kind !== "lit") return e;
+  if (e.value === null) return { ...e, type: to };
+  if ((to === "date" || to === "timestamp") && typeof e.value === "string") {
+    const ms = Date.parse(e.value.length === 10 ? `${e.value}T00:00:00Z` : e.value.endsWith("Z") ? e.value : `${e.value}Z`);
+    if (Number.isNaN(ms)) fail(`"${e.value}" is not a valid ${to} (write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)`, loc);
+    return { kind: "lit", type: to, value: to === "date" ? Math.floor(ms / 86_400_000) : ms * 1000 };
+  }
+  if (to === "float64" && e.type === "int64") return { ...e, type: "float64" };
+  return e;
+}
+
+/**
+ * Resolves a scalar (non-aggregate) expression to its native form, checking types.
+ *
+ * @example
+ * resolveExpr(col("a").add(1).node, [{ name: "a", type: "int64" }]).type // "int64"
+ */
+export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): NativeExpr {
+  const at = ("loc" in e && e.loc) || loc;
+  switch (e.kind) {
+    case "col": {
+      const index = fieldIndex(schema, e.name, at);
+      return { kind: "col", index, type: schema[index].type };
+    }
+    case "lit":
+      return { kind: "lit", value: e.value, type: e.type ?? literalType(e.value) };
+    case "alias":
+      return resolveExpr(e.arg, schema, at);
+    case "agg":
+      return fail(`${e.op}() is an aggregation; use it inside agg() or select(), not in ${"filter()/withColumns()"}`, at);
+    case "cast":
+      return { kind: "cast", arg: resolveExpr(e.arg, schema, at), type: e.to };
+    case "unary": {
+      const arg = resolveExpr(e.arg, schema, at);
+      if (e.op === "isNull" || e.op === "isNotNull") return { kind: "unary", op: e.op, arg, type: "bool" };
+      if (e.op === "not") {
+        if (arg.type !== "bool") fail(`not() needs a bool expression, but ${describe(e.arg, arg.type)}`, at);
+        return { kind: "unary", op: "not", arg, type: "bool" };
+      }
+      if (!isNumeric(arg.type)) fail(`neg() needs a number, but ${describe(e.arg, arg.type)}`, at);
+      return { kind: "unary", op: "neg", arg, type: arg.type };
+    }
+    case "fillNull": {
+      const arg = resolveExpr(e.arg, schema, at);
+      let fill = coerceLiteral(resolveExpr(e.fill, schema, at), arg.type, at);
+      let type = arg.type;
+      if (isNumeric(arg.type) && isNumeric(fill.type)) type = arg.type === "float64" || fill.type === "float64" ? "float64" : "int64";
+      else if (fill.type !== arg.type) fail(`fillNull() value must be ${arg.type} like ${exprToString(e.arg)}, but ${describe(e.fill, fill.type)}`, at);
+      fill = coerceLiteral(fill, type, at);
+      return { kind: "fillNull", arg, fill, type };
+    }
+    case "binary": {
+      let left = resolveExpr(e.left, schema, at);
+      let right = resolveExpr(e.right, schema, at);
+      if (isNullLit(left)) left = { ...left, type: right.type };
+      if (isNullLit(right)) right = { ...right, type: left.type };
+      right = coerceLiteral(right, left.type, at);
+      left = coerceLiteral(left, right.type, at);
+      if (ARITHMETIC_OPS.includes(e.op)) {
+        for (const [side, r] of [[e.left, left], [e.right, right]] as const)
+          if (!isNumeric(r.type)) fail(`${e.op}() needs numbers, but ${describe(side, r.type)}`, at);
+        const type: DType = e.op === "div" || left.type === "float64" || right.type === "float64" ? "float64" : "int64";
+        return { kind: "binary", op: e.op, left, right, type };
+      }
+      if (COMPARISON_OPS.includes(e.op)) {
+        const ok = left.type === right.type || (isNumeric(left.type) && isNumeric(right.type));
+        if (!ok) fail(`${e.op}() compares like with like, but ${describe(e.left, left.type)} and ${describe(e.right, right.type)}`, at);
+        return { kind: "binary", op: e.op, left, right, type: "bool" };
+      }
+      for (const [side, r] of [[e.left, left], [e.right, right]] as const)
+        if (r.type !== "bool") fail(`${e.op}() needs bool expressions, but ${describe(side, r.type)}`, at);
+      return { kind: "binary", op: e.op, left, right, type: "bool" };
+    }
+  }
+}
+
+/** The result type of an aggregation over an input of type `t`, or a plan error. */
+export function aggType(op: AggOp, t: DType | null, e: ExprNode, loc?: SourceLocation): DType {
+  if (op === "count" || op === "nunique") return "int64";
+  if (t === null) return fail(`${op}() needs a column, as in col("x").${op}()`, loc);
+  if (op === "min" || op === "max" || op === "first" || op === "last") return t;
+  if (!isNumeric(t)) fail(`${op}() needs a numeric column, but ${describe(e, t)}; cast it or pick a numeric column`, loc);
+  return op === "sum" ? t : "float64";
+}
+
+/** An aggregation split into its parts: `op(arg) as name`. */
+export interface AggParts {
+  op: AggOp;
+  arg: ExprNode | null;
+  name: string;
+  type: DType;
+}
+
+/** Checks that `e` is an aggregation (optionally aliased) and returns its parts. */
+export function aggParts(e: ExprNode, name: string, schema: Schema, loc?: SourceLocation): AggParts {
+  const inner = e.kind === "alias" ? e.arg : e;
+  const at = ("loc" in inner && inner.loc) || loc;
+  if (inner.kind !== "agg")
+    fail(`agg() takes aggregations such as col("x").sum(), but got ${exprToString(e)}; compute on aggregated columns with withColumns() afterwards`, at);
+  if (inner.arg && containsAgg(inner.arg)) fail(`aggregations cannot be nested: ${exprToString(inner)}`, at);
+  const argType = inner.arg ? resolveExpr(inner.arg, schema, at).type : null;
+  return { op: inner.op, arg: inner.arg, name, type: aggType(inner.op, argType, inner.arg ?? inner, at) };
+}
+

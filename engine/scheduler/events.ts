@@ -1,0 +1,22 @@
+import type { SerializedError } from "../common/errors.js";
+
+/** A data reference held by the cluster (a store handle for the local cluster). */
+export type Ref = number;
+
+/** What happened, fed into the state machine. `stimulusId` ties instructions to their cause. */
+export type SchedulerEvent =
+  | { type: "start"; stimulusId: string }
+  | { type: "workerAdded"; worker: string; stimulusId: string }
+  | { type: "workerLost"; worker: string; stimulusId: string }
+  | { type: "taskFinished"; key: string; worker: string; outputs: Ref[]; nbytes: number; stimulusId: string }
+  | { type: "taskErred"; key: string; worker: string; error: SerializedError; stimulusId: string }
+  | { type: "cancel"; reason: string; stimulusId: string };
+
+/** What to do, emitted by the state machine for the shell to carry out. */
+export type Instruction =
+  | { type: "execute"; key: string; worker: string; inputs: Ref[]; stimulusId: string }
+  | { type: "release"; key: string; outputs: Ref[]; stimulusId: string }
+  | { type: "progress"; group: string; done: number; total: number; stimulusId: string }
+  /** The run succeeded; ownership of `outputs` passes to the caller. */
+  | { type: "finished"; outputs: Ref[]; stimulusId: string }
+  | { type: "failed"; key?: string; error: SerializedError; stimulusId: string };

@@ -1,0 +1,205 @@
+// The scheduler as a pure state machine (after dask/distributed): events in,
+// instructions out, no I/O. The async shell (shell.ts) carries instructions out.
+import type { SerializedError } from "../common/errors.js";
+import type { TaskGraph } from "../lower/tasks.js";
+import type { Instruction, Ref, SchedulerEvent } from "./events.js";
+import { graphOrder } from "./order.js";
+
+/** A task killed its worker this many times: it is bad, the run fails. */
+export const ALLOWED_FAILURES = 3;
+
+type TaskStatus = "waiting" | "ready" | "processing" | "memory" | "released" | "erred";
+
+interface TaskState {
+  key: string;
+  group: string;
+  deps: { key: string; index: number }[];
+  dependents: string[];
+  status: TaskStatus;
+  priority: number;
+  waitingOn: number; // deps not yet in memory
+  pendingDependents: number; // dependents not yet finished
+  worker?: string;
+  outputs: Ref[];
+  nbytes: number;
+  failures: number;
+}
+
+export type RunStatus = "running" | "finished" | "failed";
+
+/**
+ * Scheduling state of one run of a task graph.
+ *
+ * @example
+ * const s = new SchedulerState(graph);
+ * s.handle({ type: "workerAdded", worker: "w0", stimulusId: "add-w0" });
+ * const out = s.handle({ type: "start", stimulusId: "go" }); // [{ type: "execute", ... }, ...]
+ */
+export class SchedulerState {
+  status: RunStatus = "running";
+  private readonly tasks = new Map<string, TaskState>();
+  private readonly ready = new Set<string>();
+  private readonly idle = new Set<string>();
+  private readonly busy = new Map<string, string>(); // worker → task
+  private readonly groups = new Map<string, { done: number; total: number }>();
+  private started = false;
+
+  constructor(private readonly graph: TaskGraph) {
+    const order = graphOrder(graph);
+    for (const t of graph.tasks) {
+      this.tasks.set(t.key, {
+        key: t.key, group: t.group, deps: t.deps, dependents: [], status: "waiting",
+        priority: order.get(t.key) ?? 0, waitingOn: new Set(t.deps.map((d) => d.key)).size,
+        pendingDependents: 0, outputs: [], nbytes: 0, failures: 0,
+      });
+      const g = this.groups.get(t.group) ?? { done: 0, total: 0 };
+      g.total++;
+      this.groups.set(t.group, g);
+    }
+    for (const t of this.tasks.values())
+      for (const depKey of new Set(t.deps.map((d) => d.key))) {
+        const dep = this.tasks.get(depKey)!;
+        dep.dependents.push(t.key);
+        dep.pendingDependents++;
+      }
+  }
+
+  /** Number of tasks in each status, for tests and the dashboard. */
+  counts(): Record<TaskStatus, number> {
+    const c: Record<TaskStatus, number> = { waiting: 0, ready: 0, processing: 0, memory: 0, released: 0, erred: 0 };
+    for (const t of this.tasks.values()) c[t.status]++;
+    return c;
+  }
+
+  handle(e: SchedulerEvent): Instruction[] {
+    const out: Instruction[] = [];
+    const id = e.stimulusId;
+    switch (e.type) {
+      case "start":
+        this.started = true;
+        for (const [group, g] of this.groups) out.push({ type: "progress", group, done: g.done, total: g.total, stimulusId: id });
+        for (const t of this.tasks.values()) if (t.waitingOn === 0) this.markReady(t);
+        break;
+      case "workerAdded":
+        if (!this.busy.has(e.worker)) this.idle.add(e.worker);
+        break;
+      case "workerLost": {
+        this.idle.delete(e.worker);
+        const key = this.busy.get(e.worker);
+        this.busy.delete(e.worker);
+        const t = key ? this.tasks.get(key) : undefined;
+        if (t && t.status === "processing" && this.status === "running") {
+          t.failures++;
+          t.worker = undefined;
+          if (t.failures >= ALLOWED_FAILURES) {
+            this.fail(out, id, t.key, { name: "BasinError", code: "BASIN_WORKER", message: `task ${t.key} was running on a worker that died, ${t.failures} times; giving up on it` });
+          } else {
+            this.markReady(t);
+          }
+        }
+        break;
+      }
+      case "taskFinished": {
+        const t = this.tasks.get(e.key);
+        this.freeWorker(e.worker);
+        if (!t || t.status !== "processing" || t.worker !== e.worker || this.status !== "running") {
+          // A stale result (failed or cancelled run, or a task already requeued): drop it.
+          if (t && t.status === "processing" && t.worker === e.worker) t.status = "released";
+          if (e.outputs.length) out.push({ type: "release", key: e.key, outputs: e.outputs, stimulusId: id });
+          break;
+        }
+        t.status = "memory";
+        t.outputs = e.outputs;
+        t.nbytes = e.nbytes;
+        const g = this.groups.get(t.group)!;
+        g.done++;
+        out.push({ type: "progress", group: t.group, done: g.done, total: g.total, stimulusId: id });
+        if (t.key === this.graph.output) {
+          this.status = "finished";
+          t.status = "released"; // ownership moves to the caller
+          out.push({ type: "finished", outputs: t.outputs, stimulusId: id });
+        }
+        for (const depKey of new Set(t.deps.map((d) => d.key))) {
+          const dep = this.tasks.get(depKey)!;
+          if (--dep.pendingDependents === 0 && dep.status === "memory") this.release(out, dep, id);
+        }
+        for (const k of t.dependents) {
+          const d = this.tasks.get(k)!;
+          if (--d.waitingOn === 0 && d.status === "waiting") this.markReady(d);
+        }
+        break;
+      }
+      case "taskErred": {
+        const t = this.tasks.get(e.key);
+        this.freeWorker(e.worker);
+        if (t && t.status === "processing") {
+          t.status = "erred";
+          this.fail(out, id, t.key, e.error);
+        }
+        break;
+      }
+      case "cancel":
+        if (this.status === "running")
+          this.fail(out, id, undefined, { name: "BasinError", code: "BASIN_CANCELLED", message: `the run was cancelled (${e.reason})` });
+        break;
+    }
+    if (this.status === "running" && this.started) this.assign(out, id);
+    return out;
+  }
+
+  private markReady(t: TaskState): void {
+    t.status = "ready";
+    this.ready.add(t.key);
+  }
+
+  private freeWorker(worker: string): void {
+    this.busy.delete(worker);
+    this.idle.add(worker);
+  }
+
+  private release(out: Instruction[], t: TaskState, id: string): void {
+    out.push({ type: "release", key: t.key, outputs: t.outputs, stimulusId: id });
+    t.status = "released";
+    t.outputs = [];
+  }
+
+  /** Fails the run: nothing new starts, everything held is released. */
+  private fail(out: Instruction[], id: string, key: string | undefined, error: SerializedError): void {
+    this.status = "failed";
+    this.ready.clear();
+    for (const t of this.tasks.values()) if (t.status === "memory") this.release(out, t, id);
+    out.push({ type: "failed", key, error, stimulusId: id });
+  }
+
+  /** Gives ready tasks to idle workers: highest priority first, to the worker holding most of its inputs. */
+  private assign(out: Instruction[], id: string): void {
+    while (this.idle.size > 0 && this.ready.size > 0) {
+      let best: TaskState | undefined;
+      for (const k of this.ready) {
+        const t = this.tasks.get(k)!;
+        if (!best || t.priority < best.priority) best = t;
+      }
+      const t = best!;
+      const worker = this.pickWorker(t);
+      this.ready.delete(t.key);
+      this.idle.delete(worker);
+      this.busy.set(worker, t.key);
+      t.status = "processing";
+      t.worker = worker;
+      const inputs = t.deps.map((d) => this.tasks.get(d.key)!.outputs[d.index]);
+      out.push({ type: "execute", key: t.key, worker, inputs, stimulusId: id });
+    }
+  }
+
+  private pickWorker(t: TaskState): string {
+    const held = new Map<string, number>();
+    for (const d of t.deps) {
+      const dep = this.tasks.get(d.key)!;
+      if (dep.worker && this.idle.has(dep.worker)) held.set(dep.worker, (held.get(dep.worker) ?? 0) + dep.nbytes);
+    }
+    let worker = this.idle.values().next().value as string;
+    let most = -1;
+    for (const [w, bytes] of held) if (bytes > most) [worker, most] = [w, bytes];
+    return worker;
+  }
+}

@@ -1,0 +1,88 @@
+// A pool of CPU worker threads. Each runs one task at a time; a worker that dies
+// is reported and replaced.
+import { Worker } from "node:worker_threads";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { BasinError } from "../common/errors.js";
+import type { ResultMessage, TaskMessage } from "./protocol.js";
+
+/** The compiled worker entry: next to this file when running from dist/, else in dist/. */
+function workerScript(): string {
+  const beside = fileURLToPath(new URL("./worker.js", import.meta.url));
+  if (existsSync(beside)) return beside;
+  const built = fileURLToPath(new URL("../../dist/engine/workers/worker.js", import.meta.url));
+  if (existsSync(built)) return built;
+  throw new BasinError("BASIN_INTERNAL", "the worker script is not built: run `npm run build` in the Basin folder");
+}
+
+export interface PoolEvents {
+  result(worker: string, msg: ResultMessage): void;
+  /** The worker died (crash, or killed); a replacement is added right after. */
+  lost(worker: string, reason: string): void;
+  added(worker: string): void;
+}
+
+/**
+ * Worker threads named "cpu-0", "cpu-1", ...
+ *
+ * @example
+ * const pool = new WorkerPool(2, events); pool.send("cpu-0", { key, steps, inputs });
+ */
+export class WorkerPool {
+  private readonly workers = new Map<string, Worker>();
+  private readonly busy = new Set<string>();
+  private next = 0;
+  private closed = false;
+
+  constructor(
+    readonly size: number,
+    private readonly events: PoolEvents,
+  ) {
+    for (let i = 0; i < size; i++) this.spawn();
+  }
+
+  get names(): string[] {
+    return [...this.workers.keys()];
+  }
+
+  send(worker: string, msg: TaskMessage): void {
+    const w = this.workers.get(worker);
+    if (!w) throw new BasinError("BASIN_INTERNAL", `no worker ${worker}`);
+    this.busy.add(worker);
+    w.ref(); // a busy worker keeps the process alive
+    w.postMessage(msg);
+  }
+
+  /** Terminates a worker on purpose (tests of worker loss use it). */
+  async kill(worker: string): Promise<void> {
+    await this.workers.get(worker)?.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.workers.values()].map((w) => w.terminate()));
+    this.workers.clear();
+  }
+
+  private spawn(): void {
+    const name = `cpu-${this.next++}`;
+    const w = new Worker(workerScript(), { name });
+    w.unref(); // idle workers never keep the process alive
+    this.workers.set(name, w);
+    w.on("message", (msg: ResultMessage) => {
+      this.busy.delete(name);
+      w.unref();
+      this.events.result(name, msg);
+    });
+    let reason = "exited";
+    w.on("error", (err: Error) => (reason = err.message));
+    w.on("exit", (code) => {
+      this.workers.delete(name);
+      this.busy.delete(name);
+      if (this.closed) return;
+      this.events.lost(name, `worker ${name} ${reason} (exit code ${code})`);
+      this.spawn();
+    });
+    this.events.added(name);
+  }
+}

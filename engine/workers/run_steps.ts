@@ -1,0 +1,77 @@
+// Executes one task's steps on the calling thread (a worker thread), passing store
+// handles between steps and releasing every intermediate it made.
+import { BasinError } from "../common/errors.js";
+import type { Field } from "../common/types.js";
+import type { Step } from "../lower/tasks.js";
+import { native, type Handle, type JsColumn, type JsTable } from "../native/addon.js";
+
+export interface StepsResult {
+  outputs: Handle[];
+  /** Rows across outputs: the size hint used for locality. */
+  rows: number;
+  /** Malformed CSV lines dropped under onBadLines: "skip". */
+  skippedLines: number;
+}
+
+function valuesTable(schema: Field[], columns: Record<string, (number | string | boolean | null)[]>, rows: number): JsTable {
+  const cols: JsColumn[] = schema.map((f) => {
+    const v = columns[f.name];
+    const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
+    switch (f.type) {
+      case "int64":
+      case "timestamp":
+        return { type: f.type, values: BigInt64Array.from(v, (x) => BigInt(x === null ? 0 : Math.trunc(x as number))), validity };
+      case "float64": return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "bool": return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
+      case "date": return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "string": return { type: f.type, values: v as (string | null)[], validity };
+    }
+  });
+  return { rows, names: schema.map((f) => f.name), columns: cols };
+}
+
+/**
+ * Runs `steps` over `inputs` (owned by the scheduler, never released here).
+ *
+ * @example
+ * runSteps([{ kind: "concat" }, { kind: "head", n: 5 }], [h1, h2]).outputs // [h]
+ */
+export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
+  const addon = native();
+  let current: Handle[] = inputs;
+  let owned = false; // whether `current` holds handles this call made
+  let skippedLines = 0;
+  const replace = (next: Handle[]) => {
+    if (owned) for (const h of current) addon.release(h);
+    current = next;
+    owned = true;
+  };
+  for (const step of steps) {
+    try {
+      switch (step.kind) {
+        case "scanCsv": {
+          const r = addon.csvScan(step.path, step.start, step.end, step.options);
+          skippedLines += r.skipped;
+          replace([r.handle]);
+          break;
+        }
+        case "values": replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]); break;
+        case "concat": replace([addon.concat(current)]); break;
+        case "filter": replace([addon.filter(current[0], step.predicate)]); break;
+        case "project": replace([addon.evalExprs(current[0], step.exprs, step.names)]); break;
+        case "aggregate": replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]); break;
+        case "head": replace([addon.slice(current[0], 0, step.n)]); break;
+        case "hashPartition": replace(addon.hashPartition(current[0], step.keys, step.parts)); break;
+      }
+    } catch (e) {
+      if (owned) for (const h of current) addon.release(h);
+      throw BasinError.from(e, step.loc);
+    }
+  }
+  if (!owned) {
+    // A task without steps of its own passes its inputs on: take a reference.
+    for (const h of current) addon.retain(h);
+  }
+  const rows = current.reduce((n, h) => n + addon.tableInfo(h).rows, 0);
+  return { outputs: current, rows, skippedLines };
+}

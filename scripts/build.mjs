@@ -1,0 +1,18 @@
+// Transpiles engine/ (and electron/) TypeScript to dist/, file by file, keeping the
+// module graph as it is so that the CLI, the worker threads and user pipelines
+// share one instance of every module.
+import { build } from "esbuild";
+import { globSync } from "tinyglobby";
+
+const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts"], { ignore: ["**/*.d.ts"] });
+await build({
+  entryPoints,
+  outdir: "dist",
+  outbase: ".",
+  bundle: false,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  logLevel: "warning",
+});
