@@ -22,7 +22,7 @@ struct Operand {
   }
   int64_t i64(int64_t i) const {
     switch (col.type) {
-      case DType::Float64: return int64_t(std::llround(col.values<double>()[at(i)]));
+      case DType::Float64: return int64_t(std::llrint(col.values<double>()[at(i)]));  // half to even, as DuckDB
       case DType::Bool: return col.values<uint8_t>()[at(i)];
       case DType::Date: return col.values<int32_t>()[at(i)];
       default: return col.values<int64_t>()[at(i)];
@@ -91,7 +91,7 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         } else if (from == DType::Float64) {
           double v = in.f64(i);
           if (!std::isfinite(v) || std::fabs(v) > 9.2e18) CastError(FormatDouble(v), to);
-          b.appendInt(int64_t(std::llround(v)));
+          b.appendInt(int64_t(std::llrint(v)));
         } else {
           b.appendInt(in.i64(i));
         }
