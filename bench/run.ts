@@ -1,0 +1,236 @@
+/**
+ * Basin benchmark runner: db-benchmark groupby q1–q10 on Basin, DuckDB and Polars,
+ * with cross-checked answers and one results table.
+ *
+ * Usage: run.ts [--rows 1e7] [--k 100] [--questions q1,q2] [--systems basin,duckdb,polars]
+ *               [--runs 2] [--no-scan] [--out BENCHMARKS.md] [--data-dir .bench-data]
+ */
+import { parseArgs } from "node:util";
+import { loadBasin } from "./basin-contract.js";
+import { compareResults, type Row } from "./compare.js";
+import { generateGroupby } from "./generate.js";
+import { GROUPBY_QUESTIONS, type Question } from "./questions.js";
+import { machineInfo, renderTable, totalRow, writeSection, type Outcome, type RatioSpec, type ResultRow } from "./report.js";
+import { basinContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
+
+/** Parsed command-line options. */
+export interface BenchOptions {
+  rows: number;
+  k: number;
+  questions: string[];
+  systems: string[];
+  runs: number;
+  scan: boolean;
+  out: string | null;
+  dataDir: string;
+}
+
+const KNOWN_SYSTEMS = ["basin", "duckdb", "polars"];
+
+function parseCount(name: string, s: string): number {
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < 1 || !Number.isInteger(n)) throw new Error(`--${name}: expected a positive integer, got "${s}"`);
+  return n;
+}
+
+/** Parses argv (without node and script) into {@link BenchOptions}. */
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rows: { type: "string", default: "1e7" },
+      k: { type: "string", default: "100" },
+      questions: { type: "string" },
+      systems: { type: "string", default: KNOWN_SYSTEMS.join(",") },
+      runs: { type: "string", default: "2" },
+      "no-scan": { type: "boolean", default: false },
+      out: { type: "string" },
+      "data-dir": { type: "string", default: ".bench-data" },
+    },
+  });
+  const allIds = GROUPBY_QUESTIONS.map((q) => q.id);
+  const questions = values.questions ? values.questions.split(",").map((s) => s.trim()) : allIds;
+  for (const q of questions) if (!allIds.includes(q)) throw new Error(`--questions: unknown "${q}" (known: ${allIds.join(",")})`);
+  const systems = values.systems.split(",").map((s) => s.trim());
+  for (const s of systems) if (!KNOWN_SYSTEMS.includes(s)) throw new Error(`--systems: unknown "${s}" (known: ${KNOWN_SYSTEMS.join(",")})`);
+  return {
+    rows: parseCount("rows", values.rows),
+    k: parseCount("k", values.k),
+    questions,
+    systems,
+    runs: parseCount("runs", values.runs),
+    scan: !values["no-scan"],
+    out: values.out ?? null,
+    dataDir: values["data-dir"],
+  };
+}
+
+const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+
+function errorMessage(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 200);
+}
+
+/** Times `fn` `runs` times; returns the best time and the last run's answer. */
+async function timeBest(runs: number, fn: () => Promise<Answer>): Promise<{ seconds: number; answer: Answer }> {
+  let best = Infinity;
+  let answer: Answer | null = null;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    answer = await fn();
+    best = Math.min(best, (performance.now() - t0) / 1000);
+  }
+  return { seconds: best, answer: answer! };
+}
+
+/** At most this many rows per answer are compared; larger answers are sampled at a stride. */
+const CHECK_ROWS = 200_000;
+
+async function buildContenders(opts: BenchOptions, path: string): Promise<Contender[]> {
+  const out: Contender[] = [];
+  if (opts.systems.includes("duckdb")) {
+    out.push(await duckdbContender(path, true));
+    if (opts.scan) out.push(await duckdbContender(path, false));
+  }
+  if (opts.systems.includes("polars")) {
+    out.push(polarsContender(path, true));
+    if (opts.scan) out.push(polarsContender(path, false));
+  }
+  if (opts.systems.includes("basin")) out.push(basinContender(path, await loadBasin()));
+  return out;
+}
+
+/** Runs one question on every contender and cross-checks against the first one that answered. */
+async function runQuestion(q: Question, contenders: Contender[], runs: number): Promise<ResultRow> {
+  const outcomes = new Map<string, Outcome>();
+  const answers = new Map<string, Answer>();
+  for (const c of contenders) {
+    if (!c.supports(q)) {
+      outcomes.set(c.name, { kind: "unsupported" });
+      continue;
+    }
+    try {
+      const { seconds, answer } = await timeBest(runs, () => c.run(q));
+      answers.set(c.name, answer);
+      outcomes.set(c.name, { kind: "time", seconds });
+      log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s`);
+    } catch (e) {
+      outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
+      log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
+    }
+  }
+  const check = await verdict(q, contenders, outcomes, answers);
+  return { label: q.id, description: q.description, outcomes, check };
+}
+
+/** Cross-checks every answer against the first contender that answered (DuckDB when it ran). */
+async function verdict(
+  q: Question,
+  contenders: Contender[],
+  outcomes: Map<string, Outcome>,
+  answers: Map<string, Answer>,
+): Promise<string> {
+  const ref = contenders.find((c) => answers.has(c.name));
+  const notes: string[] = [];
+  let refRows: Row[] = [];
+  let stride = 1;
+  let order: string[] = q.keys;
+  if (ref) {
+    const a = answers.get(ref.name)!;
+    stride = Math.max(1, Math.ceil(a.numRows / CHECK_ROWS));
+    order = [...q.keys, ...a.columns.filter((col) => !q.keys.includes(col))];
+    try {
+      refRows = await a.rows(order, stride);
+    } catch (e) {
+      return `${ref.name}: could not read answer: ${errorMessage(e)}; unchecked`;
+    }
+  }
+  for (const c of contenders) {
+    const o = outcomes.get(c.name)!;
+    if (o.kind === "unsupported") notes.push(`${c.name}: not supported`);
+    else if (o.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
+    else if (ref && c !== ref) {
+      const a = answers.get(c.name)!;
+      let diff: string | null;
+      if (a.numRows !== answers.get(ref.name)!.numRows) {
+        diff = `row count ${a.numRows}, expected ${answers.get(ref.name)!.numRows}`;
+      } else {
+        try {
+          diff = compareResults(refRows, await a.rows(order, stride), q.keys);
+        } catch (e) {
+          diff = `could not read answer: ${errorMessage(e)}`;
+        }
+      }
+      if (diff) notes.push(`${c.name}: MISMATCH vs ${ref.name}: ${diff}`);
+    }
+  }
+  if (stride > 1 && answers.size > 1) notes.push(`checked every ${stride}th row`);
+  if (answers.size < 2) notes.push("unchecked (fewer than two answers)");
+  return notes.length === 0 || notes.every((n) => n.startsWith("checked every")) ? ["ok", ...notes].join("; ") : notes.join("; ");
+}
+
+async function loadRow(contenders: Contender[]): Promise<ResultRow> {
+  const outcomes = new Map<string, Outcome>();
+  const notes: string[] = [];
+  for (const c of contenders) {
+    if (!c.load) continue;
+    try {
+      const t0 = performance.now();
+      await c.load();
+      const seconds = (performance.now() - t0) / 1000;
+      outcomes.set(c.name, { kind: "time", seconds });
+      log(`load ${c.name}: ${seconds.toFixed(3)} s`);
+    } catch (e) {
+      outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
+      notes.push(`${c.name}: error: ${errorMessage(e)}`);
+    }
+  }
+  return { label: "load csv", description: "", outcomes, check: notes.length ? notes.join("; ") : "-" };
+}
+
+/** Ratio columns: Basin (which scans per query) against the scan variants; load against loads. */
+function ratioSpecs(names: string[]): RatioSpec[] {
+  if (!names.includes("basin")) return [];
+  return ["duckdb", "polars"]
+    .filter((s) => names.includes(s) || names.includes(`${s}+scan`))
+    .map((s) => ({ header: `basin/${s}`, numerator: "basin", denominators: [`${s}+scan`, s], loadDenominators: [s] }));
+}
+
+/** Runs the benchmark; returns the rendered table. */
+export async function runBench(opts: BenchOptions): Promise<string> {
+  const data = await generateGroupby({ rows: opts.rows, k: opts.k, dir: opts.dataDir, log });
+  log(`${data.reused ? "reusing" : "generated"} ${data.path}`);
+  const contenders = await buildContenders(opts, data.path);
+  const names = contenders.map((c) => c.name);
+  const rows: ResultRow[] = [await loadRow(contenders)];
+  for (const id of opts.questions) {
+    rows.push(await runQuestion(GROUPBY_QUESTIONS.find((q) => q.id === id)!, contenders, opts.runs));
+  }
+  rows.push(totalRow(rows, names));
+  for (const c of contenders) c.close?.();
+  const table = renderTable(rows, names, ratioSpecs(names));
+  const title =
+    `### groupby ${data.name} (${opts.rows} rows, K=${opts.k}), best of ${opts.runs}, ` +
+    `${new Date().toISOString().slice(0, 10)}`;
+  const notes =
+    `Machine: ${machineInfo()}.\n` +
+    "Times in seconds. `duckdb`/`polars` query an in-memory table loaded once (load timed in `load csv`); " +
+    "`+scan` variants and `basin` read the CSV in every query. Ratios: basin ÷ the `+scan` variant " +
+    "(÷ the in-memory load for `load csv`); below 1x means Basin is faster. n/s = not supported.";
+  const section = `${title}\n\n${notes}\n\n${table}\n`;
+  if (opts.out) {
+    writeSection(opts.out, data.name, section);
+    log(`wrote section ${data.name} to ${opts.out}`);
+  }
+  return section;
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2));
+  process.stdout.write((await runBench(opts)) + "\n");
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exit(1);
+});
