@@ -1,0 +1,51 @@
+// `basin info`: what the machine offers, as JSON and as text.
+import { availableParallelism, totalmem } from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { native } from "../../engine/native/addon.js";
+import { makeTempDir, removeDir, runBasin } from "../helpers/cli.js";
+
+let dir: string;
+beforeAll(() => {
+  dir = makeTempDir();
+});
+afterAll(() => removeDir(dir));
+
+describe("basin info", () => {
+  it("--json reports cores, memory and GPUs as this machine has them", async () => {
+    const r = await runBasin(["info", "--json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("");
+    const info = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(info.cores).toBe(availableParallelism());
+    expect(info.memoryBytes).toBe(totalmem());
+    const build = native().buildInfo();
+    // The addon's own count (0 where there is no GPU driver), not a hard-coded number.
+    expect(info.gpus).toBe(build.gpus);
+    expect(Number.isInteger(info.gpus) && (info.gpus as number) >= 0).toBe(true);
+    expect(info.native).toEqual({ cuda: build.cuda, napiVersion: build.napiVersion, flavour: build.cuda ? "cuda" : "cpu" });
+    expect(info.node).toBe(process.version);
+    expect(info.defaultWorkers).toBe(availableParallelism());
+    const free = info.freeMemoryBytes as number;
+    expect(free).toBeGreaterThan(0);
+    expect(free).toBeLessThanOrEqual(totalmem());
+  });
+
+  it("BASIN_WORKERS does not change what info reports as cores", async () => {
+    const r = await runBasin(["info", "--json"], { cwd: dir, env: { BASIN_WORKERS: "3" } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).cores).toBe(availableParallelism());
+  });
+
+  it("the text form names cores, memory, GPUs and the native build", async () => {
+    const r = await runBasin(["info"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const gpus = native().buildInfo().gpus;
+    expect(r.stdout).toMatch(new RegExp(`^GPUs\\s+${gpus}$`, "m"));
+    expect(r.stdout).toMatch(new RegExp(`^cores\\s+${availableParallelism()}\\b`, "m"));
+    expect(r.stdout).toMatch(/^memory\s+[\d.]+ GiB/m);
+    expect(r.stdout).toMatch(/^native build\s+(cpu|cuda)/m);
+    const gib = Number(/^memory\s+([\d.]+) GiB/m.exec(r.stdout)![1]);
+    expect(Math.abs(gib - totalmem() / 1024 ** 3)).toBeLessThan(0.06);
+    expect(() => JSON.parse(r.stdout)).toThrow();
+  });
+});

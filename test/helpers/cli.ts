@@ -1,0 +1,176 @@
+// Helpers for end-to-end tests of the `basin` command: spawn the real CLI in a
+// temp folder, write pipelines and data there, parse the printed table.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository's bin/basin.js (BASIN_TEST_BIN points the tests at another build). */
+export const BASIN_BIN = process.env.BASIN_TEST_BIN ?? fileURLToPath(new URL("../../bin/basin.js", import.meta.url));
+
+export interface CliResult {
+  /** Exit code; null when the process was killed (e.g. by the timeout). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * Runs `node bin/basin.js ...args` in `cwd`; never rejects on a non-zero exit.
+ *
+ * @example
+ * const r = await runBasin(["run", "p.ts"], { cwd: dir });
+ */
+export function runBasin(args: string[], opts: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BASIN_BIN, ...args],
+      {
+        cwd: opts.cwd,
+        timeout: opts.timeoutMs ?? 30_000,
+        killSignal: "SIGKILL",
+        maxBuffer: 64 << 20,
+        encoding: "utf8",
+        // No TTY, no colour; a fixed worker count unless a test passes --workers.
+        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...opts.env },
+      },
+      (err, stdout, stderr) => {
+        const e = err as (Error & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
+        resolve({
+          code: e ? (typeof e.code === "number" ? e.code : null) : 0,
+          signal: e?.signal ?? null,
+          stdout,
+          stderr,
+          ms: performance.now() - t0,
+        });
+      },
+    );
+  });
+}
+
+/** A fresh folder under the OS temp dir (outside the repository). */
+export function makeTempDir(prefix = "basin-cli-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Writes `text` to `dir/name` and returns the full path. */
+export function writeText(dir: string, name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** The lines of stderr that report an error (`error [CODE]: ...`). */
+export function errorLines(stderr: string): string[] {
+  return stderr.split("\n").filter((l) => /^error \[/.test(l));
+}
+
+/** A mulberry32 PRNG: the same data on every run. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One CSV field with RFC 4180 quoting; null is the empty field. */
+export function csvField(v: string | number | null): string {
+  if (v === null) return "";
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export interface PrintedTable {
+  names: string[];
+  types: string[];
+  /** Data rows as printed (cells trimmed); a "…" row marks elided rows. */
+  rows: string[][];
+  footer: string;
+}
+
+/**
+ * Parses the aligned table `basin run` prints: a header, a types line, a rule of
+ * "─" runs separated by two spaces, the rows, and an "N rows × M columns" footer.
+ * Columns are cut at the rule's code-point offsets, so cells may contain spaces.
+ */
+export function parseTable(stdout: string): PrintedTable {
+  const lines = stdout.replace(/\n+$/, "").split("\n");
+  const ruleAt = lines.findIndex((l) => /^─[─ ]*$/.test(l));
+  if (ruleAt < 2) throw new Error(`no table in output:\n${stdout}`);
+  const rule = [...lines[ruleAt]];
+  const spans: [number, number][] = [];
+  for (let i = 0; i < rule.length; ) {
+    if (rule[i] !== "─") {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < rule.length && rule[j] === "─") j++;
+    spans.push([i, j]);
+    i = j;
+  }
+  const cut = (line: string) => {
+    const cps = [...line];
+    return spans.map(([a, b], k) => cps.slice(a, k === spans.length - 1 ? cps.length : b).join("").trim());
+  };
+  const footer = lines[lines.length - 1];
+  return {
+    names: cut(lines[ruleAt - 2]),
+    types: cut(lines[ruleAt - 1]),
+    rows: lines.slice(ruleAt + 1, lines.length - 1).map(cut),
+    footer,
+  };
+}
+
+/**
+ * Checks that a printed table is aligned, counting characters as code points: every
+ * line is at most as long as the rule, and each column gap of the rule (two spaces)
+ * is blank in every line, with numeric columns right-aligned (their last
+ * character is not blank) and other columns left-aligned. Returns problems found.
+ */
+export function alignmentProblems(stdout: string): string[] {
+  const lines = stdout.replace(/\n+$/, "").split("\n");
+  const ruleAt = lines.findIndex((l) => /^─[─ ]*$/.test(l));
+  if (ruleAt < 2) return ["no rule line"];
+  const rule = [...lines[ruleAt]];
+  const types = parseTable(stdout).types;
+  const ends: number[] = [];
+  const starts: number[] = [0];
+  for (let i = 1; i < rule.length; i++) {
+    if (rule[i - 1] === "─" && rule[i] === " ") ends.push(i);
+    if (rule[i - 1] === " " && rule[i] === "─") starts.push(i);
+  }
+  ends.push(rule.length);
+  const problems: string[] = [];
+  const body = lines.slice(0, lines.length - 1);
+  body.forEach((line, n) => {
+    if (n === ruleAt) return;
+    const cps = [...line];
+    if (cps.length > rule.length) problems.push(`line ${n + 1} is longer than the rule: ${JSON.stringify(line)}`);
+    for (let c = 0; c < ends.length - 1; c++) {
+      const gap = cps.slice(ends[c], starts[c + 1]).join("");
+      if (gap.trim() !== "") problems.push(`line ${n + 1}: no gap between columns ${c + 1} and ${c + 2}: ${JSON.stringify(line)}`);
+    }
+    types.forEach((t, c) => {
+      const numeric = t === "int64" || t === "float64";
+      const cell = cps.slice(starts[c], ends[c]);
+      if (n === ruleAt - 1 || cell.every((ch) => ch === " " || ch === "…")) return;
+      if (numeric && (cell[cell.length - 1] ?? " ") === " ") problems.push(`line ${n + 1}: numeric column ${c + 1} is not right-aligned: ${JSON.stringify(line)}`);
+      if (!numeric && cell[0] === " ") problems.push(`line ${n + 1}: column ${c + 1} is not left-aligned: ${JSON.stringify(line)}`);
+    });
+  });
+  return problems;
+}
