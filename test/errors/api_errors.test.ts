@@ -52,12 +52,12 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
+  removeDir(dir);
   await closeDefaultCluster();
   // Every handle and buffer made by the computes below is released.
   const s = native().storeStats();
   expect(s.handles).toBe(0);
   expect(s.buffers).toBe(0);
-  removeDir(dir);
 });
 
 const frame = () => fromColumns({ s: ["Zürich", "東京", null, "a"], n: [1, 2, null, 4], x: [0.5, 1.5, 2.5, null] }, { partitions: 2 });
