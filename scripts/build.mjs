@@ -4,7 +4,7 @@
 import { build } from "esbuild";
 import { globSync } from "tinyglobby";
 
-const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts"], { ignore: ["**/*.d.ts"] });
+const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts", "bench/**/*.ts"], { ignore: ["**/*.d.ts"] });
 await build({
   entryPoints,
   outdir: "dist",

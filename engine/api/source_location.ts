@@ -4,9 +4,11 @@ import { relative, sep } from "node:path";
 import type { SourceLocation } from "../common/errors.js";
 
 const ENGINE_DIR = fileURLToPath(new URL("..", import.meta.url)); // engine/ (or dist/engine/)
+// With source maps on, frames of dist/engine/*.js are reported as engine/*.ts.
+const SOURCE_ENGINE_DIR = fileURLToPath(new URL("../../../engine/", import.meta.url));
 
 function isInternal(file: string): boolean {
-  return file.startsWith(ENGINE_DIR) || file.startsWith("node:") || file.includes(`${sep}node_modules${sep}`);
+  return file.startsWith(ENGINE_DIR) || file.startsWith(SOURCE_ENGINE_DIR) || file.startsWith("node:") || file.includes(`${sep}node_modules${sep}`);
 }
 
 /**

@@ -11,6 +11,16 @@ export function formatValue(v: Value): string {
   return String(v);
 }
 
+// East Asian wide characters and emoji take two terminal columns.
+const WIDE = /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+
+/** Columns a string takes in a terminal. */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) w += WIDE.test(ch) ? 2 : 1;
+  return w;
+}
+
 /**
  * An aligned text table; results over `maxRows` show their head and tail.
  *
@@ -25,8 +35,11 @@ export function formatTable(t: Table, maxRows = 20): string {
   const numeric = t.schema.map((f) => f.type === "int64" || f.type === "float64");
   const cells = rowIdx.map((r) => (r < 0 ? names.map(() => "…") : cols.map((c) => formatValue(c[r]))));
   const header = [names, t.schema.map((f) => f.type)];
-  const widths = names.map((_, c) => Math.max(...[...header, ...cells].map((row) => [...row[c]].length)));
-  const pad = (s: string, c: number) => (numeric[c] ? s.padStart(widths[c]) : s.padEnd(widths[c]));
+  const widths = names.map((_, c) => Math.max(...[...header, ...cells].map((row) => displayWidth(row[c]))));
+  const pad = (s: string, c: number) => {
+    const fill = " ".repeat(widths[c] - displayWidth(s));
+    return numeric[c] ? fill + s : s + fill;
+  };
   const line = (row: string[]) => row.map((s, c) => pad(s, c)).join("  ").trimEnd();
   const rule = widths.map((w) => "─".repeat(w)).join("  ");
   const body = [line(header[0]), line(header[1]), rule, ...cells.map(line)];

@@ -12,7 +12,7 @@ import { generateDemoData } from "./demo_data.js";
 import { formatTable } from "./format_table.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { ProgressBar } from "./progress.js";
-import { writeOutput } from "./write_output.js";
+import { checkOutputPath, writeOutput } from "./write_output.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
@@ -33,6 +33,7 @@ function workersOption(v: string | undefined): number | undefined {
 }
 
 async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean }): Promise<void> {
+  if (opts.output) checkOutputPath(opts.output); // before any work, not after it
   const value = await loadPipeline(file);
   let table: Table;
   if (value instanceof DataFrame) {
@@ -125,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    if (e instanceof UsageError || String((e as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) {
       process.stderr.write(`basin: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }

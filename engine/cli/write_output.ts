@@ -46,6 +46,14 @@ export function toArrowIpc(t: Table): Uint8Array {
   return tableToIPC(new ArrowTable(vectors), "file");
 }
 
+/** The output format a file name asks for, or a clear error naming the supported ones. */
+export function checkOutputPath(path: string): "csv" | "arrow" {
+  const ext = extname(path).toLowerCase();
+  if (ext === ".csv") return "csv";
+  if (ext === ".arrow" || ext === ".feather" || ext === ".ipc") return "arrow";
+  throw new BasinError("BASIN_PLAN", `cannot write "${path}": use a .csv or .arrow (Arrow IPC) file name`);
+}
+
 /**
  * Writes a result by file extension: .csv, or .arrow/.feather/.ipc. Writes to a
  * temporary name first so a failure never leaves half a file under the real name.
@@ -54,11 +62,7 @@ export function toArrowIpc(t: Table): Uint8Array {
  * writeOutput(table, "result.csv");
  */
 export function writeOutput(t: Table, path: string): void {
-  const ext = extname(path).toLowerCase();
-  let bytes: string | Uint8Array;
-  if (ext === ".csv") bytes = toCsv(t);
-  else if (ext === ".arrow" || ext === ".feather" || ext === ".ipc") bytes = toArrowIpc(t);
-  else throw new BasinError("BASIN_PLAN", `cannot write "${path}": use a .csv or .arrow (Arrow IPC) file name`);
+  const bytes = checkOutputPath(path) === "csv" ? toCsv(t) : toArrowIpc(t);
   const tmp = `${path}.partial-${process.pid}`;
   try {
     writeFileSync(tmp, bytes);

@@ -1,8 +1,10 @@
 // Loads a user's pipeline file: compiles it with esbuild (so it may live anywhere
 // and `import { … } from "basin"`), imports it, and returns its default export.
 import { build, type Message, type Plugin } from "esbuild";
-import { existsSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 import { BasinError } from "../common/errors.js";
 
@@ -22,7 +24,8 @@ function shown(file: string): string {
 }
 
 function syntaxError(m: Message, file: string): BasinError {
-  const at = m.location ? `${shown(resolve(m.location.file))}:${m.location.line}:${m.location.column + 1}` : shown(file);
+  // esbuild reports paths relative to absWorkingDir ("/").
+  const at = m.location ? `${shown(resolve("/", m.location.file))}:${m.location.line}:${m.location.column + 1}` : shown(file);
   return new BasinError("BASIN_SYNTAX", `${m.text} (fix the pipeline file and run again)`, at);
 }
 
@@ -57,8 +60,17 @@ export async function loadPipeline(path: string): Promise<unknown> {
     if (errors?.length) throw syntaxError(errors[0], file);
     throw BasinError.from(e);
   }
-  // A data: URL keeps the user's folder clean; its only imports are absolute URLs.
-  const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`)) as { default?: unknown };
+  // A temp file outside the user's folder keeps it clean; unlike a data: URL, Node
+  // applies its source map, so locations name the user's own file and line.
+  const tmp = mkdtempSync(join(tmpdir(), "basin-pipeline-"));
+  const out = join(tmp, "pipeline.mjs");
+  let mod: { default?: unknown };
+  try {
+    writeFileSync(out, code);
+    mod = (await import(pathToFileURL(out).href)) as { default?: unknown };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
   if (!("default" in mod) || mod.default === undefined)
     throw new BasinError("BASIN_PLAN", `${shown(file)} has no default export; end it with \`export default <frame>\``);
   return mod.default;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { displayWidth } from "../../engine/cli/format_table.js";
 
 /** The repository's bin/basin.js (BASIN_TEST_BIN points the tests at another build). */
 export const BASIN_BIN = process.env.BASIN_TEST_BIN ?? fileURLToPath(new URL("../../bin/basin.js", import.meta.url));
@@ -101,10 +102,20 @@ export interface PrintedTable {
   footer: string;
 }
 
+/** A line as terminal cells: a wide character takes two (the second is a placeholder). */
+function cells(line: string): string[] {
+  const out: string[] = [];
+  for (const ch of line) {
+    out.push(ch);
+    if (displayWidth(ch) === 2) out.push("");
+  }
+  return out;
+}
+
 /**
  * Parses the aligned table `basin run` prints: a header, a types line, a rule of
  * "─" runs separated by two spaces, the rows, and an "N rows × M columns" footer.
- * Columns are cut at the rule's code-point offsets, so cells may contain spaces.
+ * Columns are cut at the rule's terminal-cell offsets, so cells may contain spaces.
  */
 export function parseTable(stdout: string): PrintedTable {
   const lines = stdout.replace(/\n+$/, "").split("\n");
@@ -123,7 +134,7 @@ export function parseTable(stdout: string): PrintedTable {
     i = j;
   }
   const cut = (line: string) => {
-    const cps = [...line];
+    const cps = cells(line);
     return spans.map(([a, b], k) => cps.slice(a, k === spans.length - 1 ? cps.length : b).join("").trim());
   };
   const footer = lines[lines.length - 1];
@@ -136,7 +147,7 @@ export function parseTable(stdout: string): PrintedTable {
 }
 
 /**
- * Checks that a printed table is aligned, counting characters as code points: every
+ * Checks that a printed table is aligned, counting terminal cells (wide characters take two): every
  * line is at most as long as the rule, and each column gap of the rule (two spaces)
  * is blank in every line, with numeric columns right-aligned (their last
  * character is not blank) and other columns left-aligned. Returns problems found.
@@ -158,7 +169,7 @@ export function alignmentProblems(stdout: string): string[] {
   const body = lines.slice(0, lines.length - 1);
   body.forEach((line, n) => {
     if (n === ruleAt) return;
-    const cps = [...line];
+    const cps = cells(line);
     if (cps.length > rule.length) problems.push(`line ${n + 1} is longer than the rule: ${JSON.stringify(line)}`);
     for (let c = 0; c < ends.length - 1; c++) {
       const gap = cps.slice(ends[c], starts[c + 1]).join("");
