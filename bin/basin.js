@@ -8,5 +8,5 @@ if (!existsSync(cli)) {
   console.error("basin: the engine is not built yet; run `npm install` (or `npm run build`) in the Basin folder");
   process.exit(1);
 }
-const { main } = await import(cli);
-process.exitCode = await main(process.argv.slice(2));
+const { mainChecked } = await import(cli);
+process.exitCode = await mainChecked(process.argv.slice(2));

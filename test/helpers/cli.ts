@@ -38,7 +38,7 @@ export function runBasin(args: string[], opts: { cwd: string; timeoutMs?: number
         maxBuffer: 64 << 20,
         encoding: "utf8",
         // No TTY, no colour; a fixed worker count unless a test passes --workers.
-        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...opts.env },
+        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", BASIN_CHECK_LEAKS: "1", ...opts.env },
       },
       (err, stdout, stderr) => {
         const e = err as (Error & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
