@@ -1,0 +1,86 @@
+// What happens while a pipeline runs: progress, cancellation, lost workers,
+// runtime errors that name the pipeline line, and an empty store afterwards.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { col, count, fromColumns, LocalCluster, readCsv, type ProgressEvent } from "../../engine/api/index.js";
+import { BasinError } from "../../engine/common/errors.js";
+import { native } from "../../engine/native/addon.js";
+import { makeTrips, writeTripsCsv } from "../helpers/data.js";
+import { tableRows } from "../helpers/oracle.js";
+
+let dir: string;
+const frame = () => readCsv(`${dir}/*.csv`, { blocksize: 1024 }).groupBy("city").agg(count().alias("n"), col("f").median().alias("md"));
+
+beforeAll(() => {
+  dir = writeTripsCsv(makeTrips(3000, 5), 3);
+});
+
+describe("a running pipeline", () => {
+  let cluster: LocalCluster;
+  beforeAll(() => {
+    cluster = new LocalCluster({ workers: 2 });
+  });
+  afterAll(() => cluster.close());
+
+  it("reports progress per task group up to every task done", async () => {
+    const events: ProgressEvent[] = [];
+    const t = await frame().compute({ cluster, onProgress: (e) => events.push(e) });
+    const last = new Map(events.map((e) => [e.group, e]));
+    expect(last.size).toBeGreaterThanOrEqual(2);
+    for (const e of last.values()) expect(e.done).toBe(e.total);
+    expect([...last.values()].reduce((n, e) => n + e.total, 0)).toBe(t.info.tasks);
+    expect(events[0].done).toBe(0);
+  });
+
+  it("cancels: the run rejects with BASIN_CANCELLED, queued tasks never run, nothing is leaked", async () => {
+    const ac = new AbortController();
+    let finished = 0;
+    const run = frame().compute({
+      cluster,
+      signal: ac.signal,
+      onProgress: (e) => {
+        if (e.done > 0) finished++;
+        if (finished === 1) ac.abort("test");
+      },
+    });
+    await expect(run).rejects.toMatchObject({ code: "BASIN_CANCELLED" });
+    const total = (await frame().compute({ cluster })).info.tasks;
+    expect(finished).toBeLessThan(total);
+    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  });
+
+  it("finishes with the same answer when workers die mid-run (their tasks are rerun)", async () => {
+    const expected = tableRows(await frame().compute({ cluster }));
+    let killed = false;
+    const t = await frame().compute({
+      cluster,
+      onProgress: (e) => {
+        if (!killed && e.done === 1) {
+          killed = true;
+          for (const w of cluster.pool.names) void cluster.pool.kill(w);
+        }
+      },
+    });
+    expect(killed).toBe(true);
+    expect(tableRows(t)).toEqual(expected);
+    expect(cluster.pool.names.length).toBe(2);
+  });
+
+  it("runs concurrent computes one after another, each with its own answer", async () => {
+    const [a, b] = await Promise.all([frame().compute({ cluster }), readCsv(`${dir}/*.csv`).agg(count().alias("n")).compute({ cluster })]);
+    expect(a.numRows).toBeGreaterThan(1);
+    expect(b.toRows()).toEqual([{ n: 3000 }]);
+  });
+});
+
+describe("an error while running", () => {
+  it("names the pipeline line of the step that failed (a cast of a bad value)", async () => {
+    const df = fromColumns({ s: ["1", "2", "x"] }, { partitions: 2 });
+    const line = new Error().stack!.split("\n")[1].match(/:(\d+):\d+\)?$/)![1];
+    const bad = df.withColumns({ n: col("s").cast("int64") }); // the line after `line`
+    const err = await bad.compute().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BasinError);
+    expect(err).toMatchObject({ code: "BASIN_CAST" });
+    expect((err as BasinError).location).toMatch(new RegExp(`runtime\\.test\\.ts:${Number(line) + 1}:`));
+    expect((err as BasinError).message).toContain('cannot cast "x" to int64');
+  });
+});

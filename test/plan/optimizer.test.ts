@@ -1,0 +1,78 @@
+// The optimizer: explain() shows each pass at work, and every pass only changes
+// speed, never answers (results compared with the passes on and off).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { col, count, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { PLAN_VERSION } from "../../engine/common/plan.js";
+import { makeTrips, writeTripsCsv } from "../helpers/data.js";
+import { tableRows } from "../helpers/oracle.js";
+import { LocalCluster } from "../../engine/cluster/local.js";
+
+let dir: string;
+let cluster: LocalCluster;
+const trips = () => readCsv(`${dir}/*.csv`, { blocksize: 4096, dtypes: { k: "int64", v: "int64" } });
+
+beforeAll(() => {
+  dir = writeTripsCsv(makeTrips(2000, 11), 2);
+  cluster = new LocalCluster({ workers: 2 });
+});
+afterAll(() => cluster.close());
+
+const OFF = { predicatePushdown: false, projectionPushdown: false };
+
+describe("optimizer", () => {
+  it("pushes a filter through a projection into the scan, substituting the projected expression", () => {
+    const df = trips().withColumns({ w: col("v").mul(2) }).filter(col("w").gt(10));
+    const text = df.explain();
+    expect(text).toMatch(/ScanCsv 2 files columns=\[.*\] predicate=\(\(col\("v"\) \* 2\) > 10\)/);
+    expect(text).not.toMatch(/^\s*Filter/m);
+    expect(df.explain({ optimize: OFF })).toMatch(/^Filter \(col\("w"\) > 10\)/);
+  });
+
+  it("reads only the columns a pipeline uses", () => {
+    const df = trips().groupBy("k").agg(col("v").sum().alias("s"));
+    expect(df.explain()).toContain("ScanCsv 2 files columns=[k, v]");
+    expect(df.explain({ optimize: { projectionPushdown: false } })).not.toContain("columns=");
+  });
+
+  it("merges adjacent filters and pushes a filter on group keys below the aggregation", () => {
+    const df = trips().filter(col("v").gt(0)).groupBy("k").agg(count().alias("n")).filter(col("k").lt(5));
+    const text = df.explain();
+    expect(text.split("\n")[0]).toMatch(/^Aggregate/);
+    expect(text).toContain('predicate=((col("v") > 0) and (col("k") < 5))');
+  });
+
+  it("keeps a filter on an aggregate above the aggregation", () => {
+    const df = trips().groupBy("k").agg(count().alias("n")).filter(col("n").gt(100));
+    expect(df.explain().split("\n")[0]).toBe('Filter (col("n") > 100)');
+  });
+
+  it("never pushes a filter below head()", () => {
+    const df = trips().head(10).filter(col("v").gt(0));
+    expect(df.explain().split("\n").slice(0, 2)).toEqual(['Filter (col("v") > 0)', "  Head 10"]);
+  });
+
+  it("keeps one column for count(*) even when no column is read", () => {
+    expect(trips().agg(count().alias("n")).explain()).toContain("columns=[rid]");
+  });
+
+  const pipelines: Record<string, () => DataFrame> = {
+    "filter through projection": () => trips().withColumns({ w: col("v").mul(2) }).filter(col("w").gt(10).and(col("city").isNotNull())),
+    "filter on keys after aggregation": () => trips().groupBy("k", "city").agg(col("f").mean().alias("m"), count().alias("n")).filter(col("k").ge(1)),
+    "projection of a few columns": () => trips().select("city", col("f").add(col("v")).alias("x")).filter(col("x").lt(0)),
+    "head after filter": () => trips().filter(col("flag")).head(30),
+    "global aggregation of a filtered frame": () => trips().filter(col("day").isNull().or(col("v").gt(500))).select(col("f").median().alias("md"), count().alias("n")),
+  };
+
+  it.each(Object.entries(pipelines))("%s: same answer with the optimizer on and off", async (_, make) => {
+    const on = await make().compute({ cluster });
+    const off = await make().compute({ cluster, optimize: OFF });
+    expect(tableRows(on)).toEqual(tableRows(off));
+    expect(on.schema).toEqual(off.schema);
+  });
+
+  it("serializes the plan as versioned JSON that round-trips", () => {
+    const plan = trips().filter(col("v").gt(0)).toPlan();
+    expect(plan.version).toBe(PLAN_VERSION);
+    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+  });
+});
