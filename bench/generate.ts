@@ -9,6 +9,7 @@
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
+import { seededRandom } from "../engine/common/random.js";
 
 /** Options for {@link generateGroupby}. */
 export interface GenerateOptions {
@@ -52,17 +53,6 @@ export function groupbyName(rows: number, k: number): string {
   return `G1_${prettyCount(rows)}_${prettyCount(k)}_0_0`;
 }
 
-/** mulberry32: a small, fast 32-bit seeded PRNG returning floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pad(n: number, width: number): string {
   const s = String(n);
@@ -94,7 +84,7 @@ export async function generateGroupby(opts: GenerateOptions = {}): Promise<Gener
   mkdirSync(dir, { recursive: true });
   log(`generating ${name} (${rows} rows) -> ${path}`);
   const t0 = performance.now();
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const nk = Math.max(1, Math.round(rows / k));
   const int = (n: number): number => 1 + Math.floor(rnd() * n);
   // Precompute the small string key levels.

@@ -2,29 +2,19 @@
 // nulls, quoted fields and unicode, reused when already generated.
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { seededRandom } from "../common/random.js";
 
 const PAYMENTS = ["card", "cash", "no charge", "dispute"];
 const BOROUGHS = ["Manhattan", "Brooklyn", "Queens", "Bronx", "Staten Island", "EWR", "Zürich, CH", "東京"];
 const VERSION = "v1";
 
-/** A small seeded PRNG (mulberry32): the same data on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function csvField(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 async function writeFile(path: string, rows: number, seed: number, onRows: (n: number) => void): Promise<void> {
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   const out = createWriteStream(path);
   const start = Date.UTC(2015, 0, 1);
   out.write("vendor_id,tpep_pickup_datetime,passenger_count,trip_distance,payment_type,pickup_borough,fare_amount,tip_amount\n");

@@ -1,5 +1,7 @@
 #include "expr.h"
 
+#include "csv.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -34,15 +36,6 @@ struct Operand {
 
 Operand Eval(const Expr& e, const Table& t);
 
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = unsigned(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + int64_t(doe) - 719468;
-}
-
 void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   z += 719468;
   const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -53,17 +46,6 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *d = doy - (153 * mp + 2) / 5 + 1;
   *m = mp < 10 ? mp + 3 : mp - 9;
   *y = int64_t(yoe) + era * 400 + (*m <= 2);
-}
-
-bool Digits(std::string_view s, size_t at, size_t n, int* out) {
-  if (at + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = at; i < at + n; i++) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
 }
 
 [[noreturn]] void CastError(std::string_view text, DType to) {
@@ -85,8 +67,7 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         if (from == DType::String) {
           auto s = in.s(i);
           int64_t v;
-          auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (r.ec != std::errc() || r.ptr != s.data() + s.size()) CastError(s, to);
+          if (!CsvParseInt64(s.data(), s.data() + s.size(), &v)) CastError(s, to);
           b.appendInt(v);
         } else if (from == DType::Float64) {
           double v = in.f64(i);
@@ -98,10 +79,9 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         break;
       case DType::Float64:
         if (from == DType::String) {
-          std::string s(in.s(i));
-          char* end = nullptr;
-          double v = std::strtod(s.c_str(), &end);
-          if (s.empty() || end != s.c_str() + s.size()) CastError(s, to);
+          auto s = in.s(i);
+          double v;
+          if (!CsvParseFloat64(s.data(), s.data() + s.size(), &v)) CastError(s, to);
           b.appendDouble(v);
         } else {
           b.appendDouble(in.f64(i));
@@ -130,7 +110,8 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
       case DType::Date:
         if (from == DType::String) {
           int32_t d;
-          if (!ParseDate(in.s(i), &d)) CastError(in.s(i), to);
+          auto s = in.s(i);
+          if (!CsvParseDate(s.data(), s.data() + s.size(), &d)) CastError(s, to);
           b.appendDate(d);
         } else if (from == DType::Timestamp) {
           int64_t us = in.i64(i);
@@ -143,7 +124,8 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
       case DType::Timestamp:
         if (from == DType::String) {
           int64_t us;
-          if (!ParseTimestamp(in.s(i), &us)) CastError(in.s(i), to);
+          auto s = in.s(i);
+          if (!CsvParseTimestamp(s.data(), s.data() + s.size(), true, &us)) CastError(s, to);
           b.appendInt(us);
         } else if (from == DType::Date) {
           b.appendInt(in.i64(i) * 86400000000LL);
@@ -374,44 +356,6 @@ std::string FormatDouble(double v) {
   std::string s(buf, r.ptr);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
-}
-
-bool ParseDate(std::string_view s, int32_t* days) {
-  int y, m, d;
-  if (s.size() < 10 || s[4] != '-' || s[7] != '-') return false;
-  if (!Digits(s, 0, 4, &y) || !Digits(s, 5, 2, &m) || !Digits(s, 8, 2, &d)) return false;
-  if (m < 1 || m > 12 || d < 1 || d > 31) return false;
-  if (s.size() != 10) return false;
-  *days = int32_t(DaysFromCivil(y, unsigned(m), unsigned(d)));
-  return true;
-}
-
-bool ParseTimestamp(std::string_view s, int64_t* micros) {
-  int32_t days;
-  if (s.size() < 10 || !ParseDate(s.substr(0, 10), &days)) return false;
-  int64_t us = int64_t(days) * 86400000000LL;
-  if (s.size() == 10) {
-    *micros = us;
-    return true;
-  }
-  int h, mi, se;
-  if (s.size() < 19 || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':') return false;
-  if (!Digits(s, 11, 2, &h) || !Digits(s, 14, 2, &mi) || !Digits(s, 17, 2, &se)) return false;
-  if (h > 23 || mi > 59 || se > 60) return false;
-  us += (int64_t(h) * 3600 + mi * 60 + se) * 1000000LL;
-  size_t i = 19;
-  if (i < s.size() && s[i] == '.') {
-    int64_t frac = 0, scale = 100000;
-    for (i++; i < s.size() && s[i] >= '0' && s[i] <= '9'; i++) {
-      frac += (s[i] - '0') * scale;
-      scale /= 10;
-    }
-    us += frac;
-  }
-  if (i < s.size() && s[i] == 'Z') i++;
-  if (i != s.size()) return false;
-  *micros = us;
-  return true;
 }
 
 }  // namespace basin

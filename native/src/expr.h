@@ -30,11 +30,10 @@ TablePtr Filter(const Table& t, const Expr& predicate);
 // Keeps rows where mask is valid and true.
 TablePtr FilterByMask(const Table& t, const Column& mask);
 
-// Text forms shared with CSV output and casts: ISO date / timestamp, shortest float.
+// Text forms used by casts to string: ISO date / timestamp, shortest float.
+// (Parsing text into values is the CSV scanner's: csv.h.)
 std::string FormatDate(int32_t days);
 std::string FormatTimestamp(int64_t micros);
 std::string FormatDouble(double v);
-bool ParseDate(std::string_view s, int32_t* days);
-bool ParseTimestamp(std::string_view s, int64_t* micros);
 
 }  // namespace basin

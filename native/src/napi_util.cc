@@ -29,7 +29,15 @@ Napi::Value Guard(const Napi::CallbackInfo& info, const std::function<Napi::Valu
 uint64_t HandleArg(const Napi::Value& v) { return uint64_t(v.As<Napi::Number>().Int64Value()); }
 Napi::Value HandleValue(Napi::Env env, uint64_t handle) { return Napi::Number::New(env, double(handle)); }
 TablePtr TableArg(const Napi::Value& v) { return Store::Instance().get(HandleArg(v)); }
-Napi::Value PutTable(Napi::Env env, TablePtr t) { return HandleValue(env, Store::Instance().put(std::move(t))); }
+Napi::Value PutTable(Napi::Env env, TablePtr t) {
+  uint64_t h = Store::Instance().put(std::move(t));
+  try {
+    return HandleValue(env, h);
+  } catch (...) {
+    Store::Instance().release(h);  // the thread is terminating: nobody will ever own it
+    throw;
+  }
+}
 
 std::vector<std::string> StringList(const Napi::Value& v) {
   std::vector<std::string> out;

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { displayWidth } from "../../engine/cli/format_table.js";
+import { seededRandom } from "../../engine/common/random.js";
+export { seededRandom as rng };
 
 /** The repository's bin/basin.js (BASIN_TEST_BIN points the tests at another build). */
 export const BASIN_BIN = process.env.BASIN_TEST_BIN ?? fileURLToPath(new URL("../../bin/basin.js", import.meta.url));
@@ -75,17 +77,6 @@ export function errorLines(stderr: string): string[] {
   return stderr.split("\n").filter((l) => /^error \[/.test(l));
 }
 
-/** A mulberry32 PRNG: the same data on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One CSV field with RFC 4180 quoting; null is the empty field. */
 export function csvField(v: string | number | null): string {

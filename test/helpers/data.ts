@@ -2,18 +2,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seededRandom } from "../../engine/common/random.js";
 
-/** A small seeded PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const WORDS = ["Zürich", "東京", "naïve", "🙂 smile", "a,b", 'say "hi"', "line\nbreak", "plain", "Ωmega"];
 
@@ -29,7 +19,7 @@ export interface Trips {
 
 /** `rows` rows with nulls in every column, a skewed key and unicode strings. */
 export function makeTrips(rows: number, seed = 7): Trips {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const t: Trips = { rid: [], k: [], city: [], v: [], f: [], flag: [], day: [] };
   for (let i = 0; i < rows; i++) {
     t.rid.push(i);

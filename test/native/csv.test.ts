@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { native, type CsvOptions, type CsvScanOptions, type Handle } from "../../engine/native/addon.js";
 import type { DType } from "../../engine/common/types.js";
+import { seededRandom } from "../../engine/common/random.js";
 
 const OPTS: CsvOptions = { delimiter: ",", header: true, nullValues: [""] };
 
@@ -88,16 +89,6 @@ function scanAll(path: string, blocksize: number, opts: CsvScanOptions) {
 // ---------------------------------------------------------------------------------------
 // Random files
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = ["id", "i", "f", "b", "s", "d", "t"];
 const TYPES: DType[] = ["int64", "int64", "float64", "bool", "string", "date", "timestamp"];
@@ -121,7 +112,7 @@ interface GenOptions {
 }
 
 function genCsv(o: GenOptions): string {
-  const r = rng(o.seed);
+  const r = seededRandom(o.seed);
   const nl = o.crlf ? "\r\n" : "\n";
   const pick = <T,>(a: T[]) => a[Math.floor(r() * a.length)];
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;

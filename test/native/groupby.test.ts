@@ -2,19 +2,10 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { native, type AggMode, type AggOp, type Handle, type JsColumn, type JsTable, type NativeAgg } from "../../engine/native/addon.js";
+import { seededRandom } from "../../engine/common/random.js";
 
 // ---------- data ----------
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRINGS = ["α", "béta", "東京", "🙂 emoji", "", "a", "A", "ab", "aB", "zz", "Ωmega", "naïve", "straße", "x y"];
 
@@ -40,7 +31,7 @@ interface GenOpts {
 }
 
 function generate({ rows, groups, seed, skew }: GenOpts): Row[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)];
   const maybe = <T,>(p: number, v: () => T): T | null => (r() < p ? null : v());
   const out: Row[] = [];
