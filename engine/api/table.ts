@@ -45,14 +45,17 @@ export class Table {
   readonly numRows: number;
   /** How the result was made: malformed lines skipped, tasks run. */
   readonly info: TableInfo;
-  private readonly data: Value[][];
+  private readonly js: JsTable;
+  /** Columns decoded into JS values, on first use (a big result may be written or paged, never read whole). */
+  private readonly decoded: (Value[] | undefined)[];
 
   /** @internal */
   constructor(js: JsTable, info: TableInfo = { skippedLines: 0, tasks: 0 }) {
     this.info = info;
     this.schema = js.names.map((name, i): Field => ({ name, type: js.columns[i].type }));
     this.numRows = js.rows;
-    this.data = js.columns.map((c) => decodeColumn(c, js.rows));
+    this.js = js;
+    this.decoded = js.columns.map(() => undefined);
   }
 
   get columnNames(): string[] {
@@ -63,15 +66,16 @@ export class Table {
   column(name: string): Value[] {
     const i = this.schema.findIndex((f) => f.name === name);
     if (i < 0) throw new Error(`column "${name}" does not exist; the columns are: ${this.columnNames.join(", ")}`);
-    return this.data[i];
+    return this.at(i);
   }
 
   /** Every row as an object keyed by column name. */
   toRows(): Record<string, Value>[] {
     const rows: Record<string, Value>[] = [];
+    const cols = this.schema.map((_, c) => this.at(c));
     for (let r = 0; r < this.numRows; r++) {
       const row: Record<string, Value> = {};
-      this.schema.forEach((f, c) => (row[f.name] = this.data[c][r]));
+      this.schema.forEach((f, c) => (row[f.name] = cols[c][r]));
       rows.push(row);
     }
     return rows;
@@ -79,6 +83,10 @@ export class Table {
 
   /** Every column as an array, keyed by name. */
   toColumns(): Record<string, Value[]> {
-    return Object.fromEntries(this.schema.map((f, c) => [f.name, this.data[c]]));
+    return Object.fromEntries(this.schema.map((f, c) => [f.name, this.at(c)]));
+  }
+
+  private at(c: number): Value[] {
+    return (this.decoded[c] ??= decodeColumn(this.js.columns[c], this.numRows));
   }
 }

@@ -131,6 +131,42 @@ function addonPath(): string {
   throw new Error("the native addon is not built: run `npm install` (or `npm run build:native`) in the Basin folder");
 }
 
+/** Strings as the addon hands them out: UTF-8 bytes and byte offsets. */
+interface RawStrings {
+  offsets: Float64Array;
+  chars: Uint8Array;
+  ascii: boolean;
+}
+
+const utf8 = new TextDecoder();
+
+/** Turns bulk string bytes into JS strings: one decode and slices when ASCII. */
+function decodeStrings(raw: RawStrings, validity: Uint8Array | null): (string | null)[] {
+  const n = raw.offsets.length - 1;
+  const out = new Array<string | null>(n);
+  const o = raw.offsets;
+  if (raw.ascii) {
+    const all = utf8.decode(raw.chars);
+    for (let i = 0; i < n; i++) out[i] = validity && !validity[i] ? null : all.slice(o[i], o[i + 1]);
+  } else {
+    for (let i = 0; i < n; i++) out[i] = validity && !validity[i] ? null : utf8.decode(raw.chars.subarray(o[i], o[i + 1]));
+  }
+  return out;
+}
+
+function load(): NativeAddon {
+  const raw = createRequire(import.meta.url)(addonPath()) as NativeAddon;
+  const tableToJs = raw.tableToJs.bind(raw);
+  return {
+    ...raw,
+    tableToJs(h: Handle): JsTable {
+      const t = tableToJs(h);
+      for (const c of t.columns) if (c.type === "string") c.values = decodeStrings(c.values as unknown as RawStrings, c.validity);
+      return t;
+    },
+  };
+}
+
 let loaded: NativeAddon | undefined;
 
 /**
@@ -141,6 +177,6 @@ let loaded: NativeAddon | undefined;
  * console.log(storeStats().bytes);
  */
 export function native(): NativeAddon {
-  loaded ??= createRequire(import.meta.url)(addonPath()) as NativeAddon;
+  loaded ??= load();
   return loaded;
 }
