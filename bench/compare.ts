@@ -35,7 +35,8 @@ export function normalizeRows(rows: readonly Record<string, unknown>[]): Row[] {
   });
 }
 
-function cmpCell(a: Cell, b: Cell): number {
+/** Orders cells: null first, numbers numerically, the rest as text. */
+export function compareCells(a: Cell, b: Cell): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
@@ -50,7 +51,7 @@ export function sortRows(rows: Row[], keys: readonly string[], columns: readonly
   const order = [...keys, ...columns.filter((c) => !keys.includes(c))];
   return [...rows].sort((x, y) => {
     for (const k of order) {
-      const d = cmpCell(x[k] ?? null, y[k] ?? null);
+      const d = compareCells(x[k] ?? null, y[k] ?? null);
       if (d !== 0) return d;
     }
     return 0;

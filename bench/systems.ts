@@ -7,7 +7,8 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
 import type { BasinApi, BasinFrame } from "./basin-contract.js";
 import type { DType } from "../engine/common/types.js";
-import { normalizeRows, sortRows, type Row } from "./compare.js";
+import { compareCells, normalizeCell, normalizeRows, sortRows, type Row } from "./compare.js";
+import type { Table } from "../engine/api/table.js";
 import type { Question } from "./questions.js";
 
 /** Column type of the groupby CSV in each system's vocabulary. */
@@ -39,6 +40,27 @@ export interface Answer {
 function sortAndStride(rows: Row[], order: readonly string[], stride: number): Row[] {
   const sorted = sortRows(rows, order, []);
   return stride <= 1 ? sorted : sorted.filter((_, i) => i % stride === 0);
+}
+
+/**
+ * The same for a Basin result, without building one object per row (1e7 row
+ * objects do not fit in Node's heap): sort row indices over the columns, then
+ * build only the rows that are kept.
+ */
+function sortAndStrideTable(t: Table, order: readonly string[], stride: number): Row[] {
+  const names = t.columnNames;
+  const cols = new Map(names.map((n) => [n, t.column(n).map(normalizeCell)]));
+  const keys = order.map((k) => cols.get(k)!);
+  const idx = Array.from({ length: t.numRows }, (_, i) => i);
+  idx.sort((a, b) => {
+    for (const c of keys) {
+      const d = compareCells(c[a], c[b]);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+  const kept = stride <= 1 ? idx : idx.filter((_, i) => i % stride === 0);
+  return kept.map((r) => Object.fromEntries(names.map((n) => [n, cols.get(n)![r]])));
 }
 
 function quoteIdent(s: string): string {
@@ -170,7 +192,7 @@ export function basinContender(path: string, api: BasinApi | Error): Contender {
         numRows: t.numRows,
         columns: [...t.columnNames],
         async rows(order, stride) {
-          return sortAndStride(normalizeRows(t.toRows()), order, stride);
+          return sortAndStrideTable(t, order, stride);
         },
       };
     },

@@ -35,7 +35,7 @@ export class LocalCluster {
     if (!Number.isInteger(n) || n < 1) throw new BasinError("BASIN_PLAN", `workers must be a positive integer, got ${n}`);
     this.pool = new WorkerPool(n, {
       result: (worker, msg) => this.onResult(worker, msg),
-      lost: (worker) => this.current?.feed({ type: "workerLost", worker, stimulusId: this.current.stimulus("lost") }),
+      lost: (worker, reason) => this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") }),
       added: (worker) => this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
     });
   }

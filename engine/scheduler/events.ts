@@ -7,7 +7,7 @@ export type Ref = number;
 export type SchedulerEvent =
   | { type: "start"; stimulusId: string }
   | { type: "workerAdded"; worker: string; stimulusId: string }
-  | { type: "workerLost"; worker: string; stimulusId: string }
+  | { type: "workerLost"; worker: string; reason: string; stimulusId: string }
   | { type: "taskFinished"; key: string; worker: string; outputs: Ref[]; nbytes: number; stimulusId: string }
   | { type: "taskErred"; key: string; worker: string; error: SerializedError; stimulusId: string }
   | { type: "cancel"; reason: string; stimulusId: string };

@@ -92,7 +92,7 @@ export class SchedulerState {
           t.failures++;
           t.worker = undefined;
           if (t.failures >= ALLOWED_FAILURES) {
-            this.fail(out, id, t.key, { name: "BasinError", code: "BASIN_WORKER", message: `task ${t.key} was running on a worker that died, ${t.failures} times; giving up on it` });
+            this.fail(out, id, t.key, { name: "BasinError", code: "BASIN_WORKER", message: `task ${t.key} was running on a worker that died, ${t.failures} times; giving up on it (last: ${e.reason})` });
           } else {
             this.markReady(t);
           }

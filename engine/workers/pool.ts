@@ -66,8 +66,10 @@ export class WorkerPool {
 
   private spawn(): void {
     const name = `cpu-${this.next++}`;
-    const w = new Worker(workerScript(), { name });
-    w.unref(); // idle workers never keep the process alive
+    // Workers inherit the main thread's flags, but not how its code was given
+    // (`node --input-type=module -e ...` would stop a worker loading its file).
+    const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
+    const w = new Worker(workerScript(), { name, execArgv });
     this.workers.set(name, w);
     w.on("message", (msg: ResultMessage) => {
       this.busy.delete(name);
@@ -83,6 +85,7 @@ export class WorkerPool {
       this.events.lost(name, `worker ${name} ${reason} (exit code ${code})`);
       this.spawn();
     });
+    w.unref(); // idle workers never keep the process alive (after the listeners, which ref the port)
     this.events.added(name);
   }
 }

@@ -1,5 +1,6 @@
 // What happens while a pipeline runs: progress, cancellation, lost workers,
 // runtime errors that name the pipeline line, and an empty store afterwards.
+import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { col, count, fromColumns, LocalCluster, readCsv, type ProgressEvent } from "../../engine/api/index.js";
 import { BasinError } from "../../engine/common/errors.js";
@@ -69,6 +70,22 @@ describe("a running pipeline", () => {
     const [a, b] = await Promise.all([frame().compute({ cluster }), readCsv(`${dir}/*.csv`).agg(count().alias("n")).compute({ cluster })]);
     expect(a.numRows).toBeGreaterThan(1);
     expect(b.toRows()).toEqual([{ n: 3000 }]);
+  });
+});
+
+describe("a script that computes", () => {
+  it("exits by itself afterwards: idle workers never keep the process alive", async () => {
+    const api = new URL("../../dist/engine/api/index.js", import.meta.url).href;
+    const script = `import { fromColumns, col } from ${JSON.stringify(api)};
+      const t = await fromColumns({ a: [1, 2, 3] }, { partitions: 2 }).filter(col("a").gt(1)).compute();
+      console.log(t.numRows);`;
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: 15_000 }, (err, stdout) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: stdout }),
+      );
+      child.stdin?.end();
+    });
+    expect(r).toEqual({ code: 0, out: "2\n" });
   });
 });
 

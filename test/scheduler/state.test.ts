@@ -72,12 +72,12 @@ describe("SchedulerState", () => {
   it("requeues the task of a lost worker and gives up after repeated losses", () => {
     const { s } = started({ tasks: [task("scan-0")], output: "scan-0" }, ["w0"]);
     for (let i = 1; i < ALLOWED_FAILURES; i++) {
-      s.handle({ type: "workerLost", worker: `w${i - 1}`, stimulusId: sid() });
+      s.handle({ type: "workerLost", worker: `w${i - 1}`, reason: "crashed", stimulusId: sid() });
       const out = s.handle({ type: "workerAdded", worker: `w${i}`, stimulusId: sid() });
       expect(of(out, "execute")).toEqual([expect.objectContaining({ key: "scan-0", worker: `w${i}` })]);
     }
-    const out = s.handle({ type: "workerLost", worker: `w${ALLOWED_FAILURES - 1}`, stimulusId: sid() });
-    expect(of(out, "failed")[0].error).toMatchObject({ code: "BASIN_WORKER" });
+    const out = s.handle({ type: "workerLost", worker: `w${ALLOWED_FAILURES - 1}`, reason: "out of memory", stimulusId: sid() });
+    expect(of(out, "failed")[0].error).toMatchObject({ code: "BASIN_WORKER", message: expect.stringContaining("out of memory") });
     expect(s.status).toBe("failed");
   });
 
