@@ -15,6 +15,21 @@ function workerScript(): string {
   throw new BasinError("BASIN_INTERNAL", "the worker script is not built: run `npm run build` in the Basin folder");
 }
 
+/**
+ * Starts a worker thread with the main thread's flags where a worker accepts them:
+ * not how the main code was given (`--input-type`), and none at all when a flag is
+ * per-process only (`--max-old-space-size`: workers have their own heap limits).
+ */
+function startWorker(name: string): Worker {
+  const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
+  try {
+    return new Worker(workerScript(), { name, execArgv });
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
+    return new Worker(workerScript(), { name, execArgv: [] });
+  }
+}
+
 export interface PoolEvents {
   result(worker: string, msg: ResultMessage): void;
   /** The worker died (crash, or killed); a replacement is added right after. */
@@ -66,10 +81,7 @@ export class WorkerPool {
 
   private spawn(): void {
     const name = `cpu-${this.next++}`;
-    // Workers inherit the main thread's flags, but not how its code was given
-    // (`node --input-type=module -e ...` would stop a worker loading its file).
-    const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
-    const w = new Worker(workerScript(), { name, execArgv });
+    const w = startWorker(name);
     this.workers.set(name, w);
     w.on("message", (msg: ResultMessage) => {
       this.busy.delete(name);

@@ -74,13 +74,13 @@ describe("a running pipeline", () => {
 });
 
 describe("a script that computes", () => {
-  it("exits by itself afterwards: idle workers never keep the process alive", async () => {
+  it.each([[[]], [["--max-old-space-size=2048"]]])("exits by itself afterwards (node flags %j): idle workers never keep the process alive", async (flags: string[]) => {
     const api = new URL("../../dist/engine/api/index.js", import.meta.url).href;
     const script = `import { fromColumns, col } from ${JSON.stringify(api)};
       const t = await fromColumns({ a: [1, 2, 3] }, { partitions: 2 }).filter(col("a").gt(1)).compute();
       console.log(t.numRows);`;
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: 15_000 }, (err, stdout) =>
+      const child = execFile(process.execPath, [...flags, "--input-type=module", "-e", script], { timeout: 15_000 }, (err, stdout) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: stdout }),
       );
       child.stdin?.end();
