@@ -5,7 +5,8 @@ import { BasinError } from "../common/errors.js";
 import { HOLISTIC_AGGS } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
 import type { Schema } from "../common/types.js";
-import { native, type NativeAgg, type NativeExpr } from "../native/addon.js";
+import type { NativeAgg, NativeExpr } from "../native/addon.js";
+import { csvBlocks } from "./csv_blocks.js";
 import { aggParts, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 
@@ -67,7 +68,7 @@ class GraphBuilder {
       const csv = { delimiter: node.options.delimiter, header: node.options.header, nullValues: node.options.nullValues };
       let blocks;
       try {
-        blocks = native().csvSplit(path, node.options.blocksize, csv);
+        blocks = csvBlocks(path, node.options.blocksize, csv);
       } catch (e) {
         throw BasinError.from(e, node.loc);
       }
