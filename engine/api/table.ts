@@ -1,10 +1,11 @@
 import type { Field, Schema } from "../common/types.js";
-import type { JsColumn, JsTable } from "../native/addon.js";
+import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
 
 /** One cell of a result: int64 is a number when exact, else a bigint; date/timestamp are Dates (UTC). */
 export type Value = number | bigint | string | boolean | Date | null;
 
 function decodeColumn(c: JsColumn, rows: number): Value[] {
+  if (c.type === "string") return decodeStrings(c.values as JsStrings, c.validity);
   const out = new Array<Value>(rows);
   const v = c.values;
   for (let i = 0; i < rows; i++) {
@@ -22,7 +23,6 @@ function decodeColumn(c: JsColumn, rows: number): Value[] {
       case "date": out[i] = new Date((v as Int32Array)[i] * 86_400_000); break;
       case "bool": out[i] = (v as Uint8Array)[i] !== 0; break;
       case "float64": out[i] = (v as Float64Array)[i]; break;
-      case "string": out[i] = (v as (string | null)[])[i]; break;
     }
   }
   return out;

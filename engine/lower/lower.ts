@@ -10,8 +10,6 @@ import { csvBlocks } from "./csv_blocks.js";
 import { aggParts, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 
-/** How many partial results one merge task combines (like Dask's split_every). */
-export const MERGE_FAN_IN = 8;
 /** Upper bound on output partitions of a shuffle. */
 export const MAX_SHUFFLE_PARTS = 32;
 
@@ -99,24 +97,17 @@ class GraphBuilder {
     const chains = this.lower(node.input).map((c) => append(c, pre));
     const loc = node.loc;
 
-    if (parts.some((p) => HOLISTIC_AGGS.includes(p.op))) {
-      // Shuffle by key, then aggregate each bucket fully.
-      const n = keys.length === 0 ? 1 : Math.min(chains.length, MAX_SHUFFLE_PARTS);
-      const shuffled = chains.map((c) => this.close(append(c, { kind: "hashPartition", keys, parts: n, loc })));
-      return Array.from({ length: n }, (_, r) => ({
-        deps: shuffled.map((key) => ({ key, index: r })),
-        steps: [{ kind: "concat" }, { kind: "aggregate", keys, aggs, mode: "full", loc }],
-      }));
-    }
-    // Partial aggregation per partition, a tree of merges, one final step.
-    let level: Dep[] = chains.map((c) => ({ key: this.close(append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc })), index: 0 }));
-    while (level.length > MERGE_FAN_IN) {
-      const next: Dep[] = [];
-      for (let i = 0; i < level.length; i += MERGE_FAN_IN)
-        next.push({ key: this.close({ deps: level.slice(i, i + MERGE_FAN_IN), steps: [{ kind: "concat" }, { kind: "aggregate", keys, aggs, mode: "merge", loc }] }), index: 0 });
-      level = next;
-    }
-    return [{ deps: level, steps: [{ kind: "concat" }, { kind: "aggregate", keys, aggs, mode: "final", loc }] }];
+    // Shuffle by key so that every group's rows (or partial states) meet in one
+    // task, and the final aggregation runs in parallel, one task per bucket (like
+    // Dask's split_out). Decomposable aggregations shrink each partition first.
+    const holistic = parts.some((p) => HOLISTIC_AGGS.includes(p.op));
+    const n = keys.length === 0 ? 1 : Math.min(chains.length, MAX_SHUFFLE_PARTS);
+    const mapped = holistic ? chains : chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc }));
+    const shuffled = mapped.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
+    return Array.from({ length: n }, (_, r) => ({
+      deps: shuffled.map((key) => ({ key, index: n === 1 ? 0 : r })),
+      steps: [{ kind: "concat" }, { kind: "aggregate", keys, aggs, mode: holistic ? "full" : "final", loc }],
+    }));
   }
 }
 

@@ -16,10 +16,24 @@ export interface StoreStats {
   peakBytes: number;
 }
 
-/** A column copied into JS memory. int64/timestamp: BigInt64Array; date: Int32Array (days). */
+/**
+ * Strings in bulk: UTF-8 bytes and byte offsets (one JS string per value would
+ * cost 50x more to hand over); `decodeStrings` makes JS strings when they are read.
+ */
+export interface JsStrings {
+  offsets: Float64Array;
+  chars: Uint8Array;
+  /** All bytes below 0x80: byte offsets are character offsets. */
+  ascii: boolean;
+}
+
+/**
+ * A column in JS memory. int64/timestamp: BigInt64Array; date: Int32Array (days);
+ * strings: (string | null)[] going in, JsStrings coming out of tableToJs.
+ */
 export interface JsColumn {
   type: DType;
-  values: BigInt64Array | Float64Array | Uint8Array | Int32Array | (string | null)[];
+  values: BigInt64Array | Float64Array | Uint8Array | Int32Array | (string | null)[] | JsStrings;
   validity: Uint8Array | null;
 }
 
@@ -131,17 +145,15 @@ function addonPath(): string {
   throw new Error("the native addon is not built: run `npm install` (or `npm run build:native`) in the Basin folder");
 }
 
-/** Strings as the addon hands them out: UTF-8 bytes and byte offsets. */
-interface RawStrings {
-  offsets: Float64Array;
-  chars: Uint8Array;
-  ascii: boolean;
-}
-
 const utf8 = new TextDecoder();
 
-/** Turns bulk string bytes into JS strings: one decode and slices when ASCII. */
-function decodeStrings(raw: RawStrings, validity: Uint8Array | null): (string | null)[] {
+/**
+ * JS strings from bulk bytes: one decode and slices when ASCII.
+ *
+ * @example
+ * const names = decodeStrings(col.values as JsStrings, col.validity);
+ */
+export function decodeStrings(raw: JsStrings, validity: Uint8Array | null): (string | null)[] {
   const n = raw.offsets.length - 1;
   const out = new Array<string | null>(n);
   const o = raw.offsets;
@@ -154,19 +166,6 @@ function decodeStrings(raw: RawStrings, validity: Uint8Array | null): (string | 
   return out;
 }
 
-function load(): NativeAddon {
-  const raw = createRequire(import.meta.url)(addonPath()) as NativeAddon;
-  const tableToJs = raw.tableToJs.bind(raw);
-  return {
-    ...raw,
-    tableToJs(h: Handle): JsTable {
-      const t = tableToJs(h);
-      for (const c of t.columns) if (c.type === "string") c.values = decodeStrings(c.values as unknown as RawStrings, c.validity);
-      return t;
-    },
-  };
-}
-
 let loaded: NativeAddon | undefined;
 
 /**
@@ -177,6 +176,6 @@ let loaded: NativeAddon | undefined;
  * console.log(storeStats().bytes);
  */
 export function native(): NativeAddon {
-  loaded ??= load();
+  loaded ??= createRequire(import.meta.url)(addonPath()) as NativeAddon;
   return loaded;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { native, type CsvOptions, type CsvScanOptions, type Handle } from "../../engine/native/addon.js";
+import { decodeStrings, native, type JsStrings, type CsvOptions, type CsvScanOptions, type Handle } from "../../engine/native/addon.js";
 import type { DType } from "../../engine/common/types.js";
 import { seededRandom } from "../../engine/common/random.js";
 
@@ -44,11 +44,12 @@ function scanRows(path: string, start: number, end: number, opts: CsvScanOptions
   const t = native().tableToJs(r.handle);
   expect(t.rows).toBe(r.rows);
   const rows: Cell[][] = [];
+  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
   for (let i = 0; i < t.rows; i++) {
     rows.push(
-      t.columns.map((c) => {
+      t.columns.map((c, j) => {
         if (c.validity && !c.validity[i]) return null;
-        const v = (c.values as ArrayLike<unknown>)[i];
+        const v = values[j][i];
         return c.type === "bool" ? v === 1 : (v as Cell);
       }),
     );

@@ -1,7 +1,7 @@
 // Hash group-by and hash partitioning against DuckDB as the oracle.
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { native, type AggMode, type AggOp, type Handle, type JsColumn, type JsTable, type NativeAgg } from "../../engine/native/addon.js";
+import { decodeStrings, native, type JsStrings, type AggMode, type AggOp, type Handle, type JsColumn, type JsTable, type NativeAgg } from "../../engine/native/addon.js";
 import { seededRandom } from "../../engine/common/random.js";
 
 // ---------- data ----------
@@ -191,8 +191,8 @@ afterEach(() => {
 
 function cellsOf(t: JsTable): unknown[][] {
   const out: unknown[][] = [];
-  for (let i = 0; i < t.rows; i++)
-    out.push(t.columns.map((c) => (c.validity && !c.validity[i] ? null : (c.values as ArrayLike<unknown>)[i] ?? null)));
+  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
+  for (let i = 0; i < t.rows; i++) out.push(t.columns.map((c, j) => (c.validity && !c.validity[i] ? null : values[j][i] ?? null)));
   return out;
 }
 
