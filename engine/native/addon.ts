@@ -104,6 +104,12 @@ export interface BuildInfo {
 export interface NativeAddon {
   buildInfo(): BuildInfo;
   storeStats(): StoreStats;
+  /** Tags tables made by this thread with `owner` (a worker's id; 0 = none). */
+  setThreadOwner(owner: number): void;
+  /** The table was handed over: it no longer belongs to the thread that made it. */
+  claim(h: Handle): void;
+  /** Frees every unclaimed table of a dead thread; returns how many. */
+  releaseOwnedBy(owner: number): number;
   retain(h: Handle): void;
   release(h: Handle): void;
   tableInfo(h: Handle): { rows: number; names: string[]; types: DType[]; nullCounts: number[] };

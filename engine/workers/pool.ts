@@ -4,6 +4,7 @@ import { Worker } from "node:worker_threads";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { BasinError } from "../common/errors.js";
+import { native } from "../native/addon.js";
 import type { ResultMessage, TaskMessage } from "./protocol.js";
 
 /** The compiled worker entry: next to this file when running from dist/, else in dist/. */
@@ -20,13 +21,13 @@ function workerScript(): string {
  * not how the main code was given (`--input-type`), and none at all when a flag is
  * per-process only (`--max-old-space-size`: workers have their own heap limits).
  */
-function startWorker(name: string): Worker {
+function startWorker(name: string, owner: number): Worker {
   const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
   try {
-    return new Worker(workerScript(), { name, execArgv });
+    return new Worker(workerScript(), { name, execArgv, workerData: { owner } });
   } catch (e) {
     if ((e as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
-    return new Worker(workerScript(), { name, execArgv: [] });
+    return new Worker(workerScript(), { name, execArgv: [], workerData: { owner } });
   }
 }
 
@@ -80,18 +81,22 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const name = `cpu-${this.next++}`;
-    const w = startWorker(name);
+    const owner = ++this.next; // store owner id, unique per thread ever started
+    const name = `cpu-${owner - 1}`;
+    const w = startWorker(name, owner);
     this.workers.set(name, w);
     w.on("message", (msg: ResultMessage) => {
+      if (this.workers.get(name) !== w) return; // from a thread already gone; its tables were freed
       this.busy.delete(name);
       w.unref();
+      if (msg.ok) for (const h of msg.outputs) native().claim(h);
       this.events.result(name, msg);
     });
     let reason = "exited";
     w.on("error", (err: Error) => (reason = err.message));
     w.on("exit", (code) => {
       this.workers.delete(name);
+      native().releaseOwnedBy(owner);
       this.busy.delete(name);
       if (this.closed) return;
       this.events.lost(name, `worker ${name} ${reason} (exit code ${code})`);

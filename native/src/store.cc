@@ -7,11 +7,38 @@ Store& Store::Instance() {
   return *store;
 }
 
+namespace {
+thread_local uint32_t t_owner = 0;
+}
+
+void Store::SetThreadOwner(uint32_t owner) { t_owner = owner; }
+
 uint64_t Store::put(TablePtr t) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t h = next_++;
-  entries_.emplace(h, Entry{std::move(t), 1});
+  entries_.emplace(h, Entry{std::move(t), 1, t_owner});
   return h;
+}
+
+void Store::claim(uint64_t handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(handle);
+  if (it == entries_.end()) throw BasinError("BASIN_HANDLE", "claim of unknown handle " + std::to_string(handle));
+  it->second.owner = 0;
+}
+
+int64_t Store::releaseOwnedBy(uint32_t owner) {
+  std::vector<TablePtr> doomed;  // destroyed outside the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (owner != 0 && it->second.owner == owner) {
+      doomed.push_back(std::move(it->second.table));
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return int64_t(doomed.size());
 }
 
 TablePtr Store::get(uint64_t handle) const {

@@ -21,7 +21,12 @@ struct StoreStats {
 class Store {
  public:
   static Store& Instance();
-  uint64_t put(TablePtr t);           // new handle with refcount 1
+  uint64_t put(TablePtr t);           // new handle with refcount 1, owned by this thread's owner
+  // Ownership of new handles by the thread that made them (a worker thread's id;
+  // 0 = none): if that thread dies before handing them over, they can be freed.
+  static void SetThreadOwner(uint32_t owner);
+  void claim(uint64_t handle);              // handed over: no longer the thread's
+  int64_t releaseOwnedBy(uint32_t owner);   // frees unclaimed handles; returns how many
   TablePtr get(uint64_t handle) const; // throws BASIN_HANDLE on an unknown handle
   void retain(uint64_t handle);
   void release(uint64_t handle);      // frees the table when the count reaches 0
@@ -33,6 +38,7 @@ class Store {
   struct Entry {
     TablePtr table;
     int64_t refs;
+    uint32_t owner;
   };
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, Entry> entries_;

@@ -117,6 +117,21 @@ void RegisterStore(Napi::Env env, Napi::Object exports) {
       return info.Env().Undefined();
     });
   }));
+  exports.Set("setThreadOwner", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    Store::SetThreadOwner(info[0].As<Napi::Number>().Uint32Value());
+    return info.Env().Undefined();
+  }));
+  exports.Set("claim", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      Store::Instance().claim(HandleArg(info[0]));
+      return info.Env().Undefined();
+    });
+  }));
+  exports.Set("releaseOwnedBy", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return Napi::Number::New(info.Env(), double(Store::Instance().releaseOwnedBy(info[0].As<Napi::Number>().Uint32Value())));
+    });
+  }));
   // tableInfo(h) -> { rows, names, types, nullCounts }
   exports.Set("tableInfo", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {

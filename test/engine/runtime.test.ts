@@ -63,6 +63,7 @@ describe("a running pipeline", () => {
     });
     expect(killed).toBe(true);
     expect(tableRows(t)).toEqual(expected);
+    expect(native().storeStats(), "tables made by the killed threads are freed").toMatchObject({ handles: 0, buffers: 0 });
     expect(cluster.pool.names.length).toBe(2);
   });
 

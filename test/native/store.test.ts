@@ -1,0 +1,36 @@
+// The store: reference counts, byte accounting, and tables of a dead thread freed.
+import { afterEach, describe, expect, it } from "vitest";
+import { native, type JsTable } from "../../engine/native/addon.js";
+
+const table = (n: number): JsTable => ({ rows: n, names: ["x"], columns: [{ type: "int64", values: new BigInt64Array(n), validity: null }] });
+
+afterEach(() => native().setThreadOwner(0));
+
+describe("store", () => {
+  it("counts handles, buffers and bytes, and frees a table when its last reference goes", () => {
+    const before = native().storeStats();
+    const h = native().tableFromJs(table(1000));
+    expect(native().storeStats()).toMatchObject({ handles: before.handles + 1, buffers: before.buffers + 1, bytes: before.bytes + 8000 });
+    native().retain(h);
+    native().release(h);
+    expect(native().storeStats().handles).toBe(before.handles + 1);
+    native().release(h);
+    expect(native().storeStats()).toMatchObject({ handles: before.handles, buffers: before.buffers, bytes: before.bytes });
+    expect(() => native().release(h)).toThrow(expect.objectContaining({ code: "BASIN_HANDLE" }));
+  });
+
+  it("frees the unclaimed tables of a thread that died, and keeps what it handed over", () => {
+    native().setThreadOwner(42);
+    const handed = native().tableFromJs(table(10));
+    const orphan = native().tableFromJs(table(10));
+    native().setThreadOwner(0);
+    const mine = native().tableFromJs(table(10));
+    native().claim(handed);
+    expect(native().releaseOwnedBy(42)).toBe(1);
+    expect(() => native().tableInfo(orphan)).toThrow(expect.objectContaining({ code: "BASIN_HANDLE" }));
+    expect(native().tableInfo(handed).rows).toBe(10);
+    expect(native().releaseOwnedBy(0)).toBe(0); // 0 means "nobody": never a bulk free
+    native().release(handed);
+    native().release(mine);
+  });
+});
