@@ -1,12 +1,12 @@
 import { BasinError, type SourceLocation } from "../common/errors.js";
-import { containsAgg, outputName, type AggOp, type ExprNode } from "../common/expr.js";
+import { containsAgg, outputName, type AggOp } from "../common/expr.js";
 import { PLAN_VERSION, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
 import type { Field, Schema } from "../common/types.js";
 import { aggParts, resolveExpr } from "../plan/resolve.js";
 import { explain } from "../plan/explain.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import { computePlan, type ComputeOptions } from "../cluster/compute.js";
-import { col, count, Expr, exprNode, type ExprLike } from "./expr.js";
+import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "./table.js";
 
@@ -210,5 +210,3 @@ export class GroupBy {
   }
 }
 
-export { count };
-export type { ExprNode };

@@ -7,7 +7,6 @@ export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "
 
 export const ARITHMETIC_OPS: readonly BinaryOp[] = ["add", "sub", "mul", "div", "mod"];
 export const COMPARISON_OPS: readonly BinaryOp[] = ["eq", "ne", "lt", "le", "gt", "ge"];
-export const LOGIC_OPS: readonly BinaryOp[] = ["and", "or"];
 /** Aggregations that cannot be combined from partial results: they need a shuffle. */
 export const HOLISTIC_AGGS: readonly AggOp[] = ["median", "nunique"];
 

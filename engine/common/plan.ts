@@ -52,8 +52,4 @@ export interface Plan {
   root: PlanNode;
 }
 
-export function inputsOf(node: PlanNode): PlanNode[] {
-  return "input" in node ? [node.input] : [];
-}
-
 export type { DType, Field };

@@ -37,6 +37,8 @@ export class GraphRun {
   private outcome?: { ok: true; ref: Ref } | { ok: false; error: BasinError };
   private settle!: { resolve: (r: Ref) => void; reject: (e: BasinError) => void };
   private seq = 0;
+  private readonly queue: SchedulerEvent[] = [];
+  private feeding = false;
 
   constructor(
     readonly graph: TaskGraph,
@@ -60,9 +62,23 @@ export class GraphRun {
     return `${what}-${this.seq++}`;
   }
 
+  /**
+   * Feeds an event. Events raised while instructions are being carried out (a
+   * progress callback that aborts, say) wait their turn, so each event's
+   * instructions are carried out whole and in order.
+   */
   feed(e: SchedulerEvent): void {
-    if (e.type === "taskFinished" || e.type === "taskErred" || e.type === "workerLost") this.running.delete(e.worker);
-    for (const i of this.state.handle(e)) this.apply(i);
+    this.queue.push(e);
+    if (this.feeding) return;
+    this.feeding = true;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        if (next.type === "taskFinished" || next.type === "taskErred" || next.type === "workerLost") this.running.delete(next.worker);
+        for (const i of this.state.handle(next)) this.apply(i);
+      }
+    } finally {
+      this.feeding = false;
+    }
     this.maybeSettle();
   }
 
@@ -76,7 +92,12 @@ export class GraphRun {
         for (const h of i.outputs) native().release(h);
         break;
       case "progress":
-        this.options.onProgress?.({ group: i.group, done: i.done, total: i.total });
+        try {
+          this.options.onProgress?.({ group: i.group, done: i.done, total: i.total });
+        } catch (err) {
+          // The caller's callback failing must not stall the run: cancel it, saying why.
+          this.feed({ type: "cancel", reason: `onProgress threw: ${(err as Error)?.message ?? String(err)}`, stimulusId: this.stimulus("cancel") });
+        }
         break;
       case "finished":
         this.outcome = { ok: true, ref: i.outputs[0] };

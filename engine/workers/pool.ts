@@ -46,7 +46,6 @@ export interface PoolEvents {
  */
 export class WorkerPool {
   private readonly workers = new Map<string, Worker>();
-  private readonly busy = new Set<string>();
   private next = 0;
   private closed = false;
 
@@ -64,7 +63,6 @@ export class WorkerPool {
   send(worker: string, msg: TaskMessage): void {
     const w = this.workers.get(worker);
     if (!w) throw new BasinError("BASIN_INTERNAL", `no worker ${worker}`);
-    this.busy.add(worker);
     w.ref(); // a busy worker keeps the process alive
     w.postMessage(msg);
   }
@@ -87,7 +85,6 @@ export class WorkerPool {
     this.workers.set(name, w);
     w.on("message", (msg: ResultMessage) => {
       if (this.workers.get(name) !== w) return; // from a thread already gone; its tables were freed
-      this.busy.delete(name);
       w.unref();
       if (msg.ok) for (const h of msg.outputs) native().claim(h);
       this.events.result(name, msg);
@@ -97,7 +94,6 @@ export class WorkerPool {
     w.on("exit", (code) => {
       this.workers.delete(name);
       native().releaseOwnedBy(owner);
-      this.busy.delete(name);
       if (this.closed) return;
       this.events.lost(name, `worker ${name} ${reason} (exit code ${code})`);
       this.spawn();

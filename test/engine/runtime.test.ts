@@ -49,6 +49,17 @@ describe("a running pipeline", () => {
     expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
   });
 
+  it("cancels the run, saying why, when the progress callback throws", async () => {
+    const run = frame().compute({
+      cluster,
+      onProgress: (e) => {
+        if (e.done > 0) throw new Error("callback broke");
+      },
+    });
+    await expect(run).rejects.toMatchObject({ code: "BASIN_CANCELLED", message: expect.stringContaining("callback broke") });
+    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  });
+
   it("finishes with the same answer when workers die mid-run (their tasks are rerun)", async () => {
     const expected = tableRows(await frame().compute({ cluster }));
     let killed = false;
