@@ -95,6 +95,12 @@ export interface NativeAgg {
   name: string;
 }
 
+export interface SortKey {
+  column: number;
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
 export interface BuildInfo {
   cuda: boolean;
   gpus: number;
@@ -137,6 +143,22 @@ export interface NativeAddon {
   groupByAgg(h: Handle, keys: number[], aggs: NativeAgg[], mode: AggMode): Handle;
   /** Splits rows by the hash of `keys` into `parts` tables; equal keys (nulls too) land together. */
   hashPartition(h: Handle, keys: number[], parts: number): Handle[];
+
+  /** Stable sort of a table by keys (column indices). */
+  sortTable(h: Handle, keys: SortKey[]): Handle;
+  /**
+   * From a table, `parts - 1` boundary rows (key columns only, in key order) at evenly
+   * spaced quantiles of its rows sorted by `keys`; fewer when there are fewer distinct
+   * rows. The input need not be sorted.
+   */
+  sortBoundaries(h: Handle, keys: SortKey[], parts: number): Handle;
+  /**
+   * Splits rows into bounds.rows + 1 tables by comparing key columns with the boundary
+   * rows (as sortBoundaries makes them, key columns only): part i gets rows r with
+   * bound[i-1] < r <= bound[i] in sort order (ties with a boundary go to the lower part,
+   * so equal keys always land together); order within a part is preserved.
+   */
+  rangePartition(h: Handle, keys: SortKey[], bounds: Handle): Handle[];
 }
 
 function addonPath(): string {

@@ -6,6 +6,7 @@ void RegisterStore(Napi::Env env, Napi::Object exports);
 void RegisterCsv(Napi::Env env, Napi::Object exports);
 void RegisterExpr(Napi::Env env, Napi::Object exports);
 void RegisterGroupBy(Napi::Env env, Napi::Object exports);
+void RegisterSort(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -13,6 +14,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterCsv(env, exports);
   basin::RegisterExpr(env, exports);
   basin::RegisterGroupBy(env, exports);
+  basin::RegisterSort(env, exports);
   return exports;
 }
 
