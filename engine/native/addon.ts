@@ -101,6 +101,26 @@ export interface SortKey {
   nullsFirst: boolean;
 }
 
+export type JoinHow = "inner" | "left" | "right" | "outer" | "semi" | "anti";
+
+export interface JoinSpec {
+  how: JoinHow;
+  /** Column indices in the left table. */
+  leftKeys: number[];
+  /**
+   * Column indices in the right table: same count and types as leftKeys (int64/date/
+   * timestamp/bool with the same type, string with string, float64 with float64; the
+   * TS side casts int64↔float64 before calling).
+   */
+  rightKeys: number[];
+  /**
+   * Output columns, in order. For "outer"/"right" joins (others too) a key may be
+   * { side: "key", column: k, name } = coalesce(left key k, right key k). semi/anti
+   * output only left columns.
+   */
+  output: { side: "left" | "right" | "key"; column: number; name: string }[];
+}
+
 export interface BuildInfo {
   cuda: boolean;
   gpus: number;
@@ -143,6 +163,14 @@ export interface NativeAddon {
   groupByAgg(h: Handle, keys: number[], aggs: NativeAgg[], mode: AggMode): Handle;
   /** Splits rows by the hash of `keys` into `parts` tables; equal keys (nulls too) land together. */
   hashPartition(h: Handle, keys: number[], parts: number): Handle[];
+
+  /**
+   * Hash join of two tables (builds a hash table on the right side). Null keys never
+   * match; rows with them still appear unmatched in left/right/outer/anti joins. Order:
+   * left rows in input order (one left row's matches in right order), then for
+   * right/outer the unmatched right rows in right order.
+   */
+  hashJoin(left: Handle, right: Handle, spec: JoinSpec): Handle;
 
   /** Stable sort of a table by keys (column indices). */
   sortTable(h: Handle, keys: SortKey[]): Handle;

@@ -6,6 +6,7 @@ void RegisterStore(Napi::Env env, Napi::Object exports);
 void RegisterCsv(Napi::Env env, Napi::Object exports);
 void RegisterExpr(Napi::Env env, Napi::Object exports);
 void RegisterGroupBy(Napi::Env env, Napi::Object exports);
+void RegisterJoin(Napi::Env env, Napi::Object exports);
 void RegisterSort(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
@@ -14,6 +15,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterCsv(env, exports);
   basin::RegisterExpr(env, exports);
   basin::RegisterGroupBy(env, exports);
+  basin::RegisterJoin(env, exports);
   basin::RegisterSort(env, exports);
   return exports;
 }
