@@ -1,8 +1,8 @@
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import { containsAgg, outputName, type AggOp } from "../common/expr.js";
-import { PLAN_VERSION, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
+import { PLAN_VERSION, type JoinHow, type JoinOutput, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
 import type { Field, Schema } from "../common/types.js";
-import { aggParts, resolveExpr } from "../plan/resolve.js";
+import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { explain } from "../plan/explain.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import { computePlan, type ComputeOptions } from "../cluster/compute.js";
@@ -117,6 +117,66 @@ export class DataFrame {
     return new DataFrame({ kind: "head", input: this.node, n, schema: this.node.schema, loc });
   }
 
+  /**
+   * Joins with another frame on key columns (null keys never match). Right
+   * columns whose names clash with left ones get `suffix`; with `on`, the right
+   * keys are not repeated (and outer/right joins coalesce them).
+   */
+  join(other: DataFrame, options: JoinOptions): DataFrame {
+    const loc = callerLocation();
+    if (!(other instanceof DataFrame)) plan("join() needs another frame as its first argument", loc);
+    const how = options?.how ?? "inner";
+    if (!JOIN_HOWS.includes(how)) plan(`join how must be one of ${JOIN_HOWS.join(", ")}, got ${JSON.stringify(how)}`, loc);
+    const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+    const on = list(options?.on);
+    const leftOn = on ?? list(options?.leftOn);
+    const rightOn = on ?? list(options?.rightOn);
+    if (!leftOn || !rightOn || leftOn.length === 0) plan('join() needs keys: { on: "id" } or { leftOn: "a", rightOn: "b" }', loc);
+    if (on && (options.leftOn || options.rightOn)) plan("join() takes either on or leftOn/rightOn, not both", loc);
+    if (leftOn.length !== rightOn.length) plan(`join() needs as many leftOn keys (${leftOn.length}) as rightOn keys (${rightOn.length})`, loc);
+    leftOn.forEach((l, i) => {
+      const lt = this.schema[fieldIndex(this.schema, l, loc)].type;
+      const rt = other.schema[fieldIndex(other.schema, rightOn[i], loc)].type;
+      if (lt !== rt) plan(`join keys must have one type, but left "${l}" is ${lt} and right "${rightOn[i]}" is ${rt}; cast one with withColumns`, loc);
+    });
+    const suffix = options?.suffix ?? "_right";
+    const output: JoinOutput[] = this.columns.map((name) => {
+      const k = on ? on.indexOf(name) : -1;
+      return k >= 0 && (how === "right" || how === "outer") ? { side: "key" as const, source: k, name } : { side: "left" as const, source: name, name };
+    });
+    if (how !== "semi" && how !== "anti") {
+      for (const name of other.columns) {
+        if (on?.includes(name)) continue;
+        const out = this.columns.includes(name) ? `${name}${suffix}` : name;
+        if (output.some((o) => o.name === out)) plan(`join output would have two columns named "${out}"; pass another suffix`, loc);
+        output.push({ side: "right", source: name, name: out });
+      }
+    }
+    const typeOf = (o: JoinOutput) => (o.side === "right" ? other.schema[fieldIndex(other.schema, o.source)] : this.schema[fieldIndex(this.schema, o.side === "key" ? leftOn[o.source] : o.source)]).type;
+    const schema: Field[] = output.map((o) => ({ name: o.name, type: typeOf(o) }));
+    return new DataFrame({ kind: "join", left: this.node, right: other.node, how, leftOn, rightOn, output, schema, loc });
+  }
+
+  /** Sorts by columns (stable); nulls last unless `nullsFirst`. */
+  sort(by: string | string[], options: SortOptions = {}): DataFrame {
+    const loc = callerLocation();
+    const names = Array.isArray(by) ? by : [by];
+    if (names.length === 0) plan("sort() needs at least one column", loc);
+    const pick = (v: boolean | boolean[] | undefined, i: number, what: string): boolean => {
+      if (Array.isArray(v)) {
+        if (v.length !== names.length) plan(`sort() ${what} has ${v.length} values for ${names.length} columns`, loc);
+        return v[i];
+      }
+      return v ?? false;
+    };
+    const keys = names.map((name, i) => {
+      if (typeof name !== "string") plan("sort() takes column names; compute expressions with withColumns first", loc);
+      fieldIndex(this.schema, name, loc);
+      return { name, descending: pick(options.descending, i, "descending"), nullsFirst: pick(options.nullsFirst, i, "nullsFirst") };
+    });
+    return new DataFrame({ kind: "sort", input: this.node, keys, schema: this.node.schema, loc });
+  }
+
   sum(): DataFrame { return this.reduceAll("sum", callerLocation()); }
   mean(): DataFrame { return this.reduceAll("mean", callerLocation()); }
   min(): DataFrame { return this.reduceAll("min", callerLocation()); }
@@ -166,6 +226,25 @@ export class DataFrame {
     const exprs: NamedExpr[] = fields.map((f) => ({ name: f.name, expr: { kind: "agg", op, arg: { kind: "col", name: f.name } } }));
     return this.aggregate([], exprs, loc);
   }
+}
+
+const JOIN_HOWS: readonly JoinHow[] = ["inner", "left", "right", "outer", "semi", "anti"];
+
+/** How to join: keys by `on` (same names) or `leftOn`/`rightOn`. */
+export interface JoinOptions {
+  on?: string | string[];
+  leftOn?: string | string[];
+  rightOn?: string | string[];
+  /** Default "inner". */
+  how?: JoinHow;
+  /** Appended to right column names that clash with left ones (default "_right"). */
+  suffix?: string;
+}
+
+export interface SortOptions {
+  /** One flag for all keys, or one per key. */
+  descending?: boolean | boolean[];
+  nullsFirst?: boolean | boolean[];
 }
 
 /** An aggregation expression, or `{ column: "sum" | ["sum", "mean"] }`. */

@@ -6,7 +6,7 @@
  * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
  */
 export { col, lit, count, Expr, type ExprLike } from "./expr.js";
-export { DataFrame, GroupBy, type AggSpec } from "./dataframe.js";
+export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";
 export { Table, type Value, type TableInfo } from "./table.js";
@@ -16,3 +16,4 @@ export type { ComputeOptions } from "../cluster/compute.js";
 export type { ProgressEvent } from "../scheduler/shell.js";
 export { BasinError, type ErrorCode } from "../common/errors.js";
 export type { DType, Field, Schema } from "../common/types.js";
+export type { JoinHow } from "../common/plan.js";

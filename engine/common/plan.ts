@@ -44,7 +44,46 @@ export type PlanNode =
   | { kind: "project"; input: PlanNode; exprs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
   | { kind: "filter"; input: PlanNode; predicate: ExprNode; schema: Field[]; loc?: SourceLocation }
   | { kind: "aggregate"; input: PlanNode; keys: NamedExpr[]; aggs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
-  | { kind: "head"; input: PlanNode; n: number; schema: Field[]; loc?: SourceLocation };
+  | { kind: "head"; input: PlanNode; n: number; schema: Field[]; loc?: SourceLocation }
+  | { kind: "sort"; input: PlanNode; keys: SortSpec[]; /** top-n: only the first `limit` rows */ limit?: number; schema: Field[]; loc?: SourceLocation }
+  | {
+      kind: "join";
+      left: PlanNode;
+      right: PlanNode;
+      how: JoinHow;
+      leftOn: string[];
+      rightOn: string[];
+      /** Output columns in order; "key" is the coalesced key `source` (index into leftOn). */
+      output: JoinOutput[];
+      /** Chosen by the planner: ship the whole right side to every left partition, or hash-partition both. */
+      strategy?: "broadcast" | "hash";
+      schema: Field[];
+      loc?: SourceLocation;
+    };
+
+export type JoinHow = "inner" | "left" | "right" | "outer" | "semi" | "anti";
+
+/** One output column of a join: a column of one side, or a coalesced key. */
+export type JoinOutput = { side: "left" | "right"; source: string; name: string } | { side: "key"; source: number; name: string };
+
+/** One sort key: a column, its direction, and where nulls go. */
+export interface SortSpec {
+  name: string;
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
+/** The inputs of a node (a join has two). */
+export function childrenOf(node: PlanNode): PlanNode[] {
+  if (node.kind === "join") return [node.left, node.right];
+  return "input" in node ? [node.input] : [];
+}
+
+/** The node with new inputs, in `childrenOf` order. */
+export function withChildren(node: PlanNode, children: PlanNode[]): PlanNode {
+  if (node.kind === "join") return { ...node, left: children[0], right: children[1] };
+  return "input" in node ? ({ ...node, input: children[0] } as PlanNode) : node;
+}
 
 /** A plan as it travels: versioned, plain JSON. */
 export interface Plan {

@@ -5,13 +5,15 @@ import { BasinError } from "../common/errors.js";
 import { HOLISTIC_AGGS } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
 import type { Schema } from "../common/types.js";
-import type { NativeAgg, NativeExpr } from "../native/addon.js";
+import type { JoinSpec, NativeAgg, NativeExpr, SortKey } from "../native/addon.js";
 import { csvBlocks } from "./csv_blocks.js";
-import { aggParts, resolveExpr } from "../plan/resolve.js";
+import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 
 /** Upper bound on output partitions of a shuffle. */
 export const MAX_SHUFFLE_PARTS = 32;
+/** Boundary rows each partition offers when choosing the ranges of a sort. */
+export const SAMPLES_PER_PARTITION = 32;
 
 /** A partition still being built: inputs plus steps not yet closed into a task. */
 interface Chain {
@@ -50,9 +52,11 @@ class GraphBuilder {
       }
       case "head": {
         const deps = this.lower(node.input).map((c) => ({ key: this.close(append(c, { kind: "head", n: node.n, loc: node.loc })), index: 0 }));
-        return [{ deps, steps: [{ kind: "concat" }, { kind: "head", n: node.n, loc: node.loc }] }];
+        return [{ deps, steps: [concatAll(deps.length), { kind: "head", n: node.n, loc: node.loc }] }];
       }
       case "aggregate": return this.aggregate(node);
+      case "sort": return this.sort(node);
+      case "join": return this.join(node);
     }
   }
 
@@ -106,9 +110,79 @@ class GraphBuilder {
     const shuffled = mapped.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     return Array.from({ length: n }, (_, r) => ({
       deps: shuffled.map((key) => ({ key, index: n === 1 ? 0 : r })),
-      steps: [{ kind: "concat" }, { kind: "aggregate", keys, aggs, mode: holistic ? "full" : "final", loc }],
+      steps: [concatAll(shuffled.length), { kind: "aggregate", keys, aggs, mode: holistic ? "full" : "final", loc }],
     }));
   }
+
+  private sort(node: Extract<PlanNode, { kind: "sort" }>): Chain[] {
+    const loc = node.loc;
+    const keys: SortKey[] = node.keys.map((k) => ({ column: fieldIndex(node.input.schema, k.name), descending: k.descending, nullsFirst: k.nullsFirst }));
+    const sort: Step = { kind: "sort", keys, loc };
+    const chains = this.lower(node.input);
+    if (node.limit !== undefined) {
+      // Top-n: every partition keeps its first n rows, then once more over those.
+      const head: Step = { kind: "head", n: node.limit, loc };
+      const deps = chains.map((c) => dep(this.close(append(append(c, sort), head))));
+      return [{ deps, steps: [concatAll(deps.length), sort, head] }];
+    }
+    if (chains.length === 1) return [append(chains[0], sort)];
+    // Sample-based range partitioning: sort each partition, pick boundaries from
+    // samples of all of them, split every partition at the boundaries, and sort
+    // each range; ranges come out in order.
+    const n = Math.min(chains.length, MAX_SHUFFLE_PARTS);
+    const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
+    const sorted = chains.map((c) => this.close(append(c, sort)));
+    const samples = sorted.map((key) => this.close({ deps: [dep(key)], steps: [concatAll(1), { kind: "sortBoundaries", keys, parts: SAMPLES_PER_PARTITION, loc }] }));
+    const bounds = this.close({ deps: samples.map(dep), steps: [concatAll(samples.length), { kind: "sortBoundaries", keys: keyOnly, parts: n, loc }] });
+    const split = sorted.map((key) =>
+      this.close({ deps: [dep(key), dep(bounds)], steps: [concatAll(1), { kind: "rangePartition", keys, bounds: 1, parts: n, loc }] }),
+    );
+    return Array.from({ length: n }, (_, r) => ({ deps: split.map((key) => ({ key, index: r })), steps: [concatAll(split.length), sort] }));
+  }
+
+  private join(node: Extract<PlanNode, { kind: "join" }>): Chain[] {
+    const L = node.left.schema, R = node.right.schema;
+    const spec: JoinSpec = {
+      how: node.how,
+      leftKeys: node.leftOn.map((n) => fieldIndex(L, n)),
+      rightKeys: node.rightOn.map((n) => fieldIndex(R, n)),
+      output: node.output.map((o) =>
+        o.side === "key" ? { side: "key", column: o.source, name: o.name } : { side: o.side, column: fieldIndex(o.side === "left" ? L : R, o.source), name: o.name },
+      ),
+    };
+    const loc = node.loc;
+    const left = this.lower(node.left);
+    const right = this.lower(node.right);
+    if (node.strategy === "broadcast") {
+      // Every left partition joins with the whole (small) right side.
+      const rdeps = right.map((c) => dep(this.close(c)));
+      return left.map((c) => {
+        const at = c.deps.length;
+        return { deps: [...c.deps, ...rdeps], steps: [...c.steps, { kind: "join", spec, right: rdeps.map((_, i) => at + i), loc }] };
+      });
+    }
+    // Hash-partition both sides by key; bucket r of the left meets bucket r of the right.
+    const n = Math.min(Math.max(left.length, right.length), MAX_SHUFFLE_PARTS);
+    const split = (chains: Chain[], keys: number[]) =>
+      chains.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
+    const lp = split(left, spec.leftKeys);
+    const rp = split(right, spec.rightKeys);
+    return Array.from({ length: n }, (_, r) => {
+      const part = (key: string) => ({ key, index: n === 1 ? 0 : r });
+      return {
+        deps: [...lp.map(part), ...rp.map(part)],
+        steps: [concatAll(lp.length), { kind: "join", spec, right: rp.map((_, i) => lp.length + i), loc }],
+      };
+    });
+  }
+}
+
+function concatAll(n: number): Step {
+  return { kind: "concat", inputs: Array.from({ length: n }, (_, i) => i) };
+}
+
+function dep(key: string): Dep {
+  return { key, index: 0 };
 }
 
 function append(c: Chain, step: Step): Chain {
@@ -125,7 +199,7 @@ export function lowerPlan(root: PlanNode): TaskGraph {
   const b = new GraphBuilder();
   const chains = b.lower(root);
   const last: { deps: Dep[]; steps: Step[] } =
-    chains.length === 1 ? chains[0] : { deps: chains.map((c) => ({ key: b.close(c), index: 0 })), steps: [{ kind: "concat" }] };
+    chains.length === 1 ? chains[0] : { deps: chains.map((c) => ({ key: b.close(c), index: 0 })), steps: [concatAll(chains.length)] };
   const output = b.close(last);
   return { tasks: b.tasks, output };
 }

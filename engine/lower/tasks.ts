@@ -1,18 +1,26 @@
 // The task graph: what the scheduler orders and the workers execute. Plain JSON.
 import type { SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
-import type { AggMode, CsvScanOptions, NativeAgg, NativeExpr } from "../native/addon.js";
+import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, SortKey } from "../native/addon.js";
 
 /** One step of a task; a task runs its steps in order on one partition. */
 export type Step = (
   | { kind: "scanCsv"; path: string; start: number; end: number; options: CsvScanOptions }
   | { kind: "values"; schema: Field[]; columns: Record<string, (number | string | boolean | null)[]>; rows: number }
-  | { kind: "concat" }
+  /** Concatenates the task's inputs at these indices, in order. */
+  | { kind: "concat"; inputs: number[] }
   | { kind: "filter"; predicate: NativeExpr }
   | { kind: "project"; exprs: NativeExpr[]; names: string[] }
   | { kind: "aggregate"; keys: number[]; aggs: NativeAgg[]; mode: AggMode }
   | { kind: "head"; n: number }
   | { kind: "hashPartition"; keys: number[]; parts: number }
+  | { kind: "sort"; keys: SortKey[] }
+  /** `parts - 1` boundary rows (key columns only) at quantiles of the sort order. */
+  | { kind: "sortBoundaries"; keys: SortKey[]; parts: number }
+  /** Splits by the boundary rows in task input `bounds` into exactly `parts` tables. */
+  | { kind: "rangePartition"; keys: SortKey[]; bounds: number; parts: number }
+  /** Joins with the concatenation of task inputs `right`. */
+  | { kind: "join"; spec: JoinSpec; right: number[] }
 ) & { loc?: SourceLocation };
 
 /** An input of a task: output `index` of task `key`. */

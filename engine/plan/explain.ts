@@ -1,5 +1,5 @@
 import { exprToString } from "../common/expr.js";
-import type { NamedExpr, PlanNode } from "../common/plan.js";
+import { childrenOf, type NamedExpr, type PlanNode } from "../common/plan.js";
 import { basename } from "node:path";
 
 function list(exprs: NamedExpr[]): string {
@@ -19,6 +19,14 @@ function line(node: PlanNode): string {
     case "filter": return `Filter ${exprToString(node.predicate)}`;
     case "aggregate": return `Aggregate keys=[${list(node.keys)}] aggs=[${node.aggs.map((a) => `${exprToString(a.expr)}`).join(", ")}]`;
     case "head": return `Head ${node.n}`;
+    case "sort": {
+      const keys = node.keys.map((k) => `${k.name} ${k.descending ? "desc" : "asc"}${k.nullsFirst ? " nulls first" : ""}`).join(", ");
+      return `Sort [${keys}]${node.limit !== undefined ? ` top ${node.limit}` : ""}`;
+    }
+    case "join": {
+      const on = node.leftOn.map((l, i) => (l === node.rightOn[i] ? l : `${l} = ${node.rightOn[i]}`)).join(", ");
+      return `Join ${node.how} on [${on}]${node.strategy ? ` strategy=${node.strategy}` : ""}`;
+    }
   }
 }
 
@@ -30,5 +38,5 @@ function line(node: PlanNode): string {
  */
 export function explain(node: PlanNode, depth = 0): string {
   const own = "  ".repeat(depth) + line(node);
-  return "input" in node ? `${own}\n${explain(node.input, depth + 1)}` : own;
+  return [own, ...childrenOf(node).map((c) => explain(c, depth + 1))].join("\n");
 }

@@ -1,11 +1,16 @@
-import type { PlanNode } from "../common/plan.js";
+import { childrenOf, withChildren, type PlanNode } from "../common/plan.js";
 import { predicatePushdown } from "./passes/predicate_pushdown.js";
 import { projectionPushdown } from "./passes/projection_pushdown.js";
+import { topN } from "./passes/top_n.js";
+import { joinStrategy } from "./passes/join_strategy.js";
 
 /** Switches for each optimizer pass; all are on by default. */
 export interface OptimizeOptions {
   predicatePushdown?: boolean;
   projectionPushdown?: boolean;
+  topN?: boolean;
+  /** Off: every join hash-partitions both sides. */
+  joinStrategy?: boolean;
 }
 
 /** One optimizer pass: a pure function from plan to plan. */
@@ -14,9 +19,11 @@ export interface OptimizerPass {
   run(node: PlanNode): PlanNode;
 }
 
-// Order matters: predicates move down first, so that projection pushdown then
-// sees which columns the pushed-down predicates read at the scan.
-const PASSES: readonly OptimizerPass[] = [predicatePushdown, projectionPushdown];
+// Order matters: head-after-sort folds into a top-n first (a filter must not
+// then slip below it); predicates move down next, so that projection pushdown
+// sees which columns the pushed-down predicates read at the scan; join strategies
+// are chosen last, on the pruned plan whose sizes they estimate.
+const PASSES: readonly OptimizerPass[] = [topN, predicatePushdown, projectionPushdown, joinStrategy];
 
 /**
  * Runs every enabled pass over the plan.
@@ -25,5 +32,12 @@ const PASSES: readonly OptimizerPass[] = [predicatePushdown, projectionPushdown]
  * optimize(df.node, { predicatePushdown: false })
  */
 export function optimize(node: PlanNode, options: OptimizeOptions = {}): PlanNode {
-  return PASSES.reduce((n, pass) => (options[pass.name] === false ? n : pass.run(n)), node);
+  const out = PASSES.reduce((n, pass) => (options[pass.name] === false ? n : pass.run(n)), node);
+  return options.joinStrategy === false ? hashJoins(out) : out;
+}
+
+/** Every join hash-partitioned: the strategy when the planner's choice is switched off. */
+function hashJoins(node: PlanNode): PlanNode {
+  const n = withChildren(node, childrenOf(node).map(hashJoins));
+  return n.kind === "join" ? { ...n, strategy: "hash" } : n;
 }

@@ -46,6 +46,16 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
     current = next;
     owned = true;
   };
+  // Runs `f` on the concatenation of some inputs, freeing the concatenation after.
+  const withInputs = <T>(at: number[], f: (h: Handle) => T): T => {
+    if (at.length === 1) return f(inputs[at[0]]);
+    const joined = addon.concat(at.map((i) => inputs[i]));
+    try {
+      return f(joined);
+    } finally {
+      addon.release(joined);
+    }
+  };
   for (const step of steps) {
     try {
       switch (step.kind) {
@@ -56,12 +66,26 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
           break;
         }
         case "values": replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]); break;
-        case "concat": replace([addon.concat(current)]); break;
+        case "concat": replace([addon.concat(step.inputs.map((i) => inputs[i]))]); break;
         case "filter": replace([addon.filter(current[0], step.predicate)]); break;
         case "project": replace([addon.evalExprs(current[0], step.exprs, step.names)]); break;
         case "aggregate": replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]); break;
         case "head": replace([addon.slice(current[0], 0, step.n)]); break;
         case "hashPartition": replace(addon.hashPartition(current[0], step.keys, step.parts)); break;
+        case "sort": replace([addon.sortTable(current[0], step.keys)]); break;
+        case "sortBoundaries": replace([addon.sortBoundaries(current[0], step.keys, step.parts)]); break;
+        case "rangePartition": {
+          const parts = addon.rangePartition(current[0], step.keys, inputs[step.bounds]);
+          // Fewer distinct keys than parts give fewer boundaries: pad with empty parts.
+          while (parts.length < step.parts) parts.push(addon.slice(current[0], 0, 0));
+          replace(parts);
+          break;
+        }
+        case "join": {
+          const left = current[0];
+          replace([withInputs(step.right, (right) => addon.hashJoin(left, right, step.spec))]);
+          break;
+        }
       }
     } catch (e) {
       if (owned) for (const h of current) addon.release(h);

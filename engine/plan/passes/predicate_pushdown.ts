@@ -2,7 +2,7 @@
 // expressions), through aggregations when they test only group keys, merging
 // adjacent filters, and finally into the CSV scan itself.
 import { columnsOf, type ExprNode } from "../../common/expr.js";
-import type { NamedExpr, PlanNode } from "../../common/plan.js";
+import { childrenOf, withChildren, type NamedExpr, type PlanNode } from "../../common/plan.js";
 import type { OptimizerPass } from "../optimizer.js";
 
 function substitute(e: ExprNode, by: Map<string, ExprNode>): ExprNode {
@@ -40,6 +40,9 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
       if (![...columnsOf(predicate)].every((c) => keys.has(c))) break;
       return { ...node, input: pushFilter(node.input, substitute(predicate, byName(node.keys)), loc) };
     }
+    case "sort":
+      if (node.limit !== undefined) break; // filtering before a top-n changes which rows are kept
+      return { ...node, input: pushFilter(node.input, predicate, loc) };
     case "scanCsv":
       return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
     default:
@@ -49,9 +52,9 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
 }
 
 function run(node: PlanNode): PlanNode {
-  const input = "input" in node ? run(node.input) : undefined;
-  if (node.kind === "filter") return pushFilter(input!, node.predicate, node.loc);
-  return input ? ({ ...node, input } as PlanNode) : node;
+  const children = childrenOf(node).map(run);
+  if (node.kind === "filter") return pushFilter(children[0], node.predicate, node.loc);
+  return withChildren(node, children);
 }
 
 export const predicatePushdown: OptimizerPass = { name: "predicatePushdown", run };

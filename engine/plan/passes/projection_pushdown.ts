@@ -32,6 +32,19 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       const input = prune(node.input, needed);
       return { ...node, input, schema: input.schema };
     }
+    case "sort": {
+      const input = prune(node.input, new Set([...needed, ...node.keys.map((k) => k.name)]));
+      return { ...node, input, schema: input.schema };
+    }
+    case "join": {
+      // Keys are always read; other columns only when some output needs them.
+      const output = node.output.filter((o) => needed.has(o.name) || o.side === "key");
+      const kept = output.length > 0 ? output : node.output.slice(0, 1);
+      const side = (s: "left" | "right", on: string[]) => new Set([...on, ...kept.flatMap((o) => (o.side === s ? [o.source] : []))]);
+      const left = prune(node.left, side("left", node.leftOn));
+      const right = prune(node.right, side("right", node.rightOn));
+      return { ...node, left, right, output: kept, schema: node.schema.filter((f) => kept.some((o) => o.name === f.name)) };
+    }
     case "aggregate": {
       const below = new Set<string>();
       for (const e of [...node.keys, ...node.aggs]) columnsOf(e.expr, below);

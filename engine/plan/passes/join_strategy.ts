@@ -1,0 +1,33 @@
+// Chooses how each join runs: broadcast the right side to every left partition
+// when it is small and the join keeps no unmatched right rows; otherwise
+// hash-partition both sides by key.
+import { statSync } from "node:fs";
+import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
+import type { OptimizerPass } from "../optimizer.js";
+
+/** Right sides estimated below this many bytes are broadcast. */
+export const BROADCAST_BYTES = 64 * 1024 * 1024;
+
+/** An upper bound on the bytes a node produces (files on disk, or 8 bytes a cell). */
+export function estimateBytes(node: PlanNode): number {
+  switch (node.kind) {
+    case "scanCsv": {
+      const total = node.files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0);
+      return (total * node.schema.length) / Math.max(1, node.fileSchema.length);
+    }
+    case "values": return node.partitions.reduce((n, p) => n + (Object.values(p)[0]?.length ?? 0), 0) * node.schema.length * 8;
+    case "head": return Math.min(estimateBytes(node.input), node.n * node.schema.length * 8);
+    case "join": return estimateBytes(node.left) + estimateBytes(node.right) * (node.how === "semi" || node.how === "anti" ? 0 : 1);
+    default: return estimateBytes(node.input);
+  }
+}
+
+function run(node: PlanNode): PlanNode {
+  const n = withChildren(node, childrenOf(node).map(run));
+  if (n.kind !== "join") return n;
+  const keepsRightRows = n.how === "right" || n.how === "outer";
+  const strategy = !keepsRightRows && estimateBytes(n.right) <= BROADCAST_BYTES ? "broadcast" : "hash";
+  return { ...n, strategy };
+}
+
+export const joinStrategy: OptimizerPass = { name: "joinStrategy", run };
