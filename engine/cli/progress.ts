@@ -29,7 +29,7 @@ export class ProgressBar {
     const secs = ((now - this.started) / 1000).toFixed(1);
     const current = [...this.groups.values()].find((g) => g.done < g.total) ?? e;
     const label = `${current.group} ${current.done}/${current.total}`;
-    this.out.write(`\r\x1b[K[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${done}/${total} tasks ${secs}s  ${label}`.slice(0, (this.out.columns ?? 120) + 8));
+    this.out.write(`\r\x1b[K[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${done}/${total} tasks ${secs}s  ${label}`.slice(0, (this.out.columns || 120) + 8));
     this.shown = true;
   }
 
