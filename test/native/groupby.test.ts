@@ -1,8 +1,8 @@
 // Hash group-by and hash partitioning against DuckDB as the oracle.
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { decodeStrings, native, type JsStrings, type AggMode, type AggOp, type Handle, type JsColumn, type JsTable, type NativeAgg } from "../../engine/native/addon.js";
+import { describe, expect, it } from "vitest";
+import { native, type AggMode, type AggOp, type Handle, type JsTable, type NativeAgg } from "../../engine/native/addon.js";
 import { seededRandom } from "../../engine/common/random.js";
+import { cellsOf, daysToDate, duckPerFile, expectSameCells, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 
 // ---------- data ----------
 
@@ -60,89 +60,24 @@ function generate({ rows, groups, seed, skew }: GenOpts): Row[] {
   return out;
 }
 
-const COLS: { name: keyof Row; type: JsColumn["type"]; sql: string; view: string }[] = [
-  { name: "rid", type: "int64", sql: "BIGINT", view: "rid" },
-  { name: "k_int", type: "int64", sql: "BIGINT", view: "k_int" },
-  { name: "k_str", type: "string", sql: "VARCHAR", view: "k_str" },
-  { name: "k_b", type: "bool", sql: "INTEGER", view: "k_b::BOOLEAN AS k_b" },
-  { name: "k_d", type: "date", sql: "INTEGER", view: "DATE '1970-01-01' + k_d AS k_d" },
-  { name: "k_f", type: "float64", sql: "DOUBLE", view: "k_f" },
-  { name: "v_int", type: "int64", sql: "BIGINT", view: "v_int" },
-  { name: "v_f", type: "float64", sql: "DOUBLE", view: "v_f" },
-  { name: "v_s", type: "string", sql: "VARCHAR", view: "v_s" },
-  { name: "v_b", type: "bool", sql: "INTEGER", view: "v_b::BOOLEAN AS v_b" },
-  { name: "v_d", type: "date", sql: "INTEGER", view: "DATE '1970-01-01' + v_d AS v_d" },
+const COLS: NativeCol<Row>[] = [
+  { name: "rid", type: "int64", sql: "BIGINT" },
+  { name: "k_int", type: "int64", sql: "BIGINT" },
+  { name: "k_str", type: "string", sql: "VARCHAR" },
+  { name: "k_b", type: "bool", sql: "INTEGER", view: "k_b::BOOLEAN" },
+  { name: "k_d", type: "date", sql: "INTEGER", view: daysToDate("k_d") },
+  { name: "k_f", type: "float64", sql: "DOUBLE" },
+  { name: "v_int", type: "int64", sql: "BIGINT" },
+  { name: "v_f", type: "float64", sql: "DOUBLE" },
+  { name: "v_s", type: "string", sql: "VARCHAR" },
+  { name: "v_b", type: "bool", sql: "INTEGER", view: "v_b::BOOLEAN" },
+  { name: "v_d", type: "date", sql: "INTEGER", view: daysToDate("v_d") },
 ];
 const colIndex = (name: string) => COLS.findIndex((c) => c.name === name);
 
-function toJsTable(rows: Row[]): JsTable {
-  const n = rows.length;
-  return {
-    rows: n,
-    names: COLS.map((c) => c.name),
-    columns: COLS.map((c) => {
-      const validity = new Uint8Array(n);
-      const get = (i: number) => rows[i][c.name];
-      for (let i = 0; i < n; i++) validity[i] = get(i) === null ? 0 : 1;
-      let values: JsColumn["values"];
-      switch (c.type) {
-        case "int64":
-          values = BigInt64Array.from(rows, (r) => (r[c.name] as bigint | number | null) === null ? 0n : BigInt(r[c.name] as bigint));
-          break;
-        case "float64":
-          values = Float64Array.from(rows, (r) => (r[c.name] as number | null) ?? 0);
-          break;
-        case "bool":
-          values = Uint8Array.from(rows, (r) => (r[c.name] ? 1 : 0));
-          break;
-        case "date":
-          values = Int32Array.from(rows, (r) => (r[c.name] as number | null) ?? 0);
-          break;
-        default:
-          values = rows.map((r) => r[c.name] as string | null);
-      }
-      return { type: c.type, values, validity };
-    }),
-  };
-}
-
 // ---------- DuckDB oracle ----------
 
-let db: DuckDBInstance;
-let con: DuckDBConnection;
-let tableSeq = 0;
-
-beforeAll(async () => {
-  db = await DuckDBInstance.create(":memory:");
-  con = await db.connect();
-});
-afterAll(() => {
-  con.closeSync();
-  db.closeSync();
-});
-
-/** Loads rows into DuckDB; returns the name of a view with typed columns. */
-async function loadDuck(rows: Row[]): Promise<string> {
-  const raw = `raw${++tableSeq}`;
-  await con.run(`CREATE TABLE ${raw} (${COLS.map((c) => `${c.name} ${c.sql}`).join(", ")})`);
-  const app = await con.createAppender(raw);
-  for (const r of rows) {
-    for (const c of COLS) {
-      const v = r[c.name];
-      if (v === null) app.appendNull();
-      else if (c.sql === "BIGINT") app.appendBigInt(BigInt(v as bigint | number));
-      else if (c.sql === "DOUBLE") app.appendDouble(v as number);
-      else if (c.sql === "VARCHAR") app.appendVarchar(v as string);
-      else app.appendInteger(typeof v === "boolean" ? (v ? 1 : 0) : (v as number));
-    }
-    app.endRow();
-  }
-  app.flushSync();
-  app.closeSync();
-  const view = `t${tableSeq}`;
-  await con.run(`CREATE VIEW ${view} AS SELECT ${COLS.map((c) => c.view).join(", ")} FROM ${raw}`);
-  return view;
-}
+const duck = duckPerFile();
 
 /** SQL for one aggregate, cast so that JS sees numbers/bigints/strings. */
 function aggSql(op: AggOp, col: string | null): string {
@@ -172,51 +107,20 @@ function keySql(k: string): string {
 async function duckGroupBy(view: string, keys: string[], aggs: { op: AggOp; col: string | null }[]): Promise<unknown[][]> {
   const sel = [...keys.map(keySql), ...aggs.map((a) => aggSql(a.op, a.col))].join(", ");
   const group = keys.length ? `GROUP BY ${keys.join(", ")} ORDER BY min(rid)` : "";
-  const reader = await con.runAndReadAll(`SELECT ${sel} FROM ${view} ${group}`);
+  const reader = await duck.con.runAndReadAll(`SELECT ${sel} FROM ${view} ${group}`);
   return reader.getRowsJS() as unknown[][];
 }
 
 // ---------- native helpers ----------
 
-let live: Handle[] = [];
-const track = (h: Handle) => (live.push(h), h);
-
-afterEach(() => {
-  for (const h of live) native().release(h);
-  live = [];
-  const s = native().storeStats();
-  expect(s.handles).toBe(0);
-  expect(s.buffers).toBe(0);
-});
-
-function cellsOf(t: JsTable): unknown[][] {
-  const out: unknown[][] = [];
-  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
-  for (let i = 0; i < t.rows; i++) out.push(t.columns.map((c, j) => (c.validity && !c.validity[i] ? null : values[j][i] ?? null)));
-  return out;
-}
+const track = trackHandles();
 
 function close(a: number, b: number): boolean {
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
-function sameCell(a: unknown, b: unknown, float: boolean): boolean {
-  if (a === null || b === null || a === undefined || b === undefined) return (a ?? null) === (b ?? null);
-  if (float) return close(Number(a), Number(b));
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  return BigInt(a as bigint | number) === BigInt(b as bigint | number);
-}
-
-function expectSameRows(got: JsTable, want: unknown[][], label: string) {
-  const g = cellsOf(got);
-  expect(g.length, `${label}: rows`).toBe(want.length);
-  for (let i = 0; i < g.length; i++)
-    for (let j = 0; j < got.columns.length; j++) {
-      const ok = sameCell(g[i][j], want[i][j], got.columns[j].type === "float64");
-      if (!ok) throw new Error(`${label}: row ${i} column ${got.names[j]}: got ${String(g[i][j])}, want ${String(want[i][j])}`);
-    }
-}
+const expectSameRows = (got: JsTable, want: unknown[][], label: string) => expectSameCells(got, want, label, close);
 
 const NUMERIC_OPS: AggOp[] = ["sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last"];
 const ALL_AGGS: { op: AggOp; col: string | null }[] = [
@@ -253,8 +157,8 @@ describe("groupByAgg full vs DuckDB", () => {
     for (const keys of KEY_SETS) {
       it(`${ds.label}, keys [${keys.join(", ")}]`, async () => {
         const rows = generate(ds);
-        const view = await loadDuck(rows);
-        const h = track(native().tableFromJs(toJsTable(rows)));
+        const view = await loadRowsIntoDuck(duck.con, rows, COLS);
+        const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
         const out = native().tableToJs(groupBy(h, keys.map(colIndex), nativeAggs(ALL_AGGS), "full"));
         expect(out.names).toEqual([...keys, ...nativeAggs(ALL_AGGS).map((a) => a.name)]);
         const types = out.columns.map((c) => c.type);
@@ -274,7 +178,7 @@ describe("groupByAgg full vs DuckDB", () => {
 
   it("null keys form one group per key column and all-null groups give null aggregates", async () => {
     const rows = generate({ rows: 500, groups: 10, seed: 9 });
-    const h = track(native().tableFromJs(toJsTable(rows)));
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const aggs: NativeAgg[] = [
       { op: "sum", column: colIndex("v_int"), name: "s" },
       { op: "count", column: colIndex("v_int"), name: "c" },
@@ -342,7 +246,7 @@ describe("groupByAgg full vs DuckDB", () => {
   });
 
   it("errors carry codes", () => {
-    const h = track(native().tableFromJs(toJsTable(generate({ rows: 10, groups: 3, seed: 1 }))));
+    const h = track(native().tableFromJs(rowsToJsTable(generate({ rows: 10, groups: 3, seed: 1 }), COLS)));
     for (const op of ["median", "nunique"] as AggOp[])
       for (const mode of ["partial", "merge", "final"] as AggMode[])
         expect(() => native().groupByAgg(h, [1], [{ op, column: colIndex("v_f"), name: "x" }], mode)).toThrow(
@@ -369,7 +273,7 @@ describe("partial → merge → final", () => {
   for (const c of cases) {
     it(c.label, () => {
       const rows = generate(c.ds);
-      const h = track(native().tableFromJs(toJsTable(rows)));
+      const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
       const keys = c.keys.map(colIndex);
       const aggs = nativeAggs(DECOMPOSABLE);
       const stateKeys = keys.map((_, i) => i);
@@ -433,7 +337,7 @@ describe("hashPartition", () => {
   for (const keys of [["k_int"], ["k_str"], ["k_int", "k_str"], ["k_f", "k_d", "k_b"]]) {
     it(`keys [${keys.join(", ")}]`, () => {
       const rows = generate({ rows: 3000, groups: 100, seed: 21, skew: true });
-      const h = track(native().tableFromJs(toJsTable(rows)));
+      const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
       const kidx = keys.map(colIndex);
       const input = cellsOf(native().tableToJs(h));
       const parts = native().hashPartition(h, kidx, 5).map(track);
@@ -462,7 +366,7 @@ describe("hashPartition", () => {
 
   it("partition then full group-by equals the full group-by (median, nunique)", () => {
     const rows = generate({ rows: 3000, groups: 300, seed: 22 });
-    const h = track(native().tableFromJs(toJsTable(rows)));
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const keys = [colIndex("k_int"), colIndex("k_str")];
     const aggs = nativeAggs(ALL_AGGS);
     const want = cellsOf(native().tableToJs(groupBy(h, keys, aggs, "full"))).map((r) => rowKey(r.map((x) => (typeof x === "number" ? x.toPrecision(8) : x))));
@@ -476,7 +380,7 @@ describe("hashPartition", () => {
 
   it("one part, empty input, no keys", () => {
     const rows = generate({ rows: 50, groups: 5, seed: 23 });
-    const h = track(native().tableFromJs(toJsTable(rows)));
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const [one] = native().hashPartition(h, [1], 1).map(track);
     expect(native().tableToJs(one)).toEqual(native().tableToJs(h));
     const empty = track(native().slice(h, 0, 0));

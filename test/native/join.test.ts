@@ -1,9 +1,9 @@
 // Hash joins against DuckDB as the oracle: every join type, int/string/date/two-column
 // keys, nulls, duplicates on both sides, skew, empty and one-row sides.
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { decodeStrings, native, type Handle, type JoinHow, type JoinSpec, type JsColumn, type JsStrings, type JsTable } from "../../engine/native/addon.js";
+import { describe, expect, it } from "vitest";
+import { native, type Handle, type JoinHow, type JoinSpec, type JsColumn, type JsTable } from "../../engine/native/addon.js";
 import { seededRandom } from "../../engine/common/random.js";
+import { cellsOf, daysToDate, duckPerFile, expectSameCells, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 
 // ---------- data ----------
 
@@ -64,81 +64,20 @@ function generate({ rows, groups, offset, seed, skew, unique, namedStrings }: Si
   return out;
 }
 
-const COLS: { name: keyof Row; type: JsColumn["type"]; sql: string }[] = [
+const COLS: NativeCol<Row>[] = [
   { name: "rid", type: "int64", sql: "BIGINT" },
   { name: "k_int", type: "int64", sql: "BIGINT" },
   { name: "k_str", type: "string", sql: "VARCHAR" },
-  { name: "k_d", type: "date", sql: "INTEGER" },
+  { name: "k_d", type: "date", sql: "INTEGER", view: daysToDate("k_d") },
   { name: "v_int", type: "int64", sql: "BIGINT" },
   { name: "v_f", type: "float64", sql: "DOUBLE" },
   { name: "v_s", type: "string", sql: "VARCHAR" },
 ];
 const colIndex = (name: string) => COLS.findIndex((c) => c.name === name);
 
-function toJsTable(rows: Row[]): JsTable {
-  const n = rows.length;
-  return {
-    rows: n,
-    names: COLS.map((c) => c.name),
-    columns: COLS.map((c) => {
-      const validity = Uint8Array.from(rows, (r) => (r[c.name] === null ? 0 : 1));
-      let values: JsColumn["values"];
-      switch (c.type) {
-        case "int64":
-          values = BigInt64Array.from(rows, (r) => (r[c.name] === null ? 0n : BigInt(r[c.name] as bigint | number)));
-          break;
-        case "float64":
-          values = Float64Array.from(rows, (r) => (r[c.name] as number | null) ?? 0);
-          break;
-        case "date":
-          values = Int32Array.from(rows, (r) => (r[c.name] as number | null) ?? 0);
-          break;
-        default:
-          values = rows.map((r) => r[c.name] as string | null);
-      }
-      return { type: c.type, values, validity: n > 0 && validity.every((v) => v === 1) ? null : validity };
-    }),
-  };
-}
-
 // ---------- DuckDB oracle ----------
 
-let db: DuckDBInstance;
-let con: DuckDBConnection;
-let tableSeq = 0;
-
-beforeAll(async () => {
-  db = await DuckDBInstance.create(":memory:");
-  con = await db.connect();
-});
-afterAll(() => {
-  con.closeSync();
-  db.closeSync();
-});
-
-/** Loads rows into DuckDB; returns the name of a view with typed columns (k_d a DATE). */
-async function loadDuck(rows: Row[]): Promise<string> {
-  const raw = `raw${++tableSeq}`;
-  await con.run(`CREATE TABLE ${raw} (${COLS.map((c) => `${c.name} ${c.sql}`).join(", ")})`);
-  const app = await con.createAppender(raw);
-  for (const r of rows) {
-    for (const c of COLS) {
-      const v = r[c.name];
-      if (v === null) app.appendNull();
-      else if (c.sql === "BIGINT") app.appendBigInt(BigInt(v as bigint | number));
-      else if (c.sql === "DOUBLE") app.appendDouble(v as number);
-      else if (c.sql === "VARCHAR") app.appendVarchar(v as string);
-      else app.appendInteger(v as number);
-    }
-    app.endRow();
-  }
-  app.flushSync();
-  app.closeSync();
-  const view = `t${tableSeq}`;
-  const sel = COLS.map((c) => (c.type === "date" ? `DATE '1970-01-01' + ${c.name} AS ${c.name}` : c.name));
-  await con.run(`CREATE VIEW ${view} AS SELECT ${sel.join(", ")} FROM ${raw}`);
-  return view;
-}
+const duck = duckPerFile();
 
 const back = (e: string, type: JsColumn["type"]) => (type === "date" ? `((${e}) - DATE '1970-01-01')::BIGINT` : e);
 
@@ -152,7 +91,7 @@ async function duckJoin(lv: string, rv: string, how: JoinHow, keys: string[]): P
   if (how === "semi" || how === "anti") {
     const not = how === "anti" ? "NOT " : "";
     const sql = `SELECT ${lcols.join(", ")} FROM ${lv} l WHERE ${not}EXISTS (SELECT 1 FROM ${rv} r WHERE ${on}) ORDER BY l.rid`;
-    return (await con.runAndReadAll(sql)).getRowsJS() as unknown[][];
+    return (await duck.con.runAndReadAll(sql)).getRowsJS() as unknown[][];
   }
   const rcols = COLS.map((c) => back(`r.${c.name}`, c.type));
   const kcols = keys.map((k) => back(`COALESCE(l.${k}, r.${k})`, COLS[colIndex(k)].type));
@@ -160,45 +99,16 @@ async function duckJoin(lv: string, rv: string, how: JoinHow, keys: string[]): P
   const sql =
     `SELECT ${[...lcols, ...rcols, ...kcols].join(", ")} FROM ${lv} l ${join} ${rv} r ON ${on} ` +
     `ORDER BY l.rid IS NULL, l.rid, r.rid`;
-  return (await con.runAndReadAll(sql)).getRowsJS() as unknown[][];
+  return (await duck.con.runAndReadAll(sql)).getRowsJS() as unknown[][];
 }
 
 // ---------- native helpers ----------
 
-let live: Handle[] = [];
-const track = (h: Handle) => (live.push(h), h);
+const track = trackHandles();
 
-afterEach(() => {
-  for (const h of live) native().release(h);
-  live = [];
-  const s = native().storeStats();
-  expect(s.handles).toBe(0);
-  expect(s.buffers).toBe(0);
-});
-
-function cellsOf(t: JsTable): unknown[][] {
-  const out: unknown[][] = [];
-  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
-  for (let i = 0; i < t.rows; i++) out.push(t.columns.map((c, j) => (c.validity && !c.validity[i] ? null : values[j][i] ?? null)));
-  return out;
-}
-
-function sameCell(a: unknown, b: unknown, float: boolean): boolean {
-  if (a === null || b === null || a === undefined || b === undefined) return (a ?? null) === (b ?? null);
-  if (float) return Number(a) === Number(b) || (Number.isNaN(Number(a)) && Number.isNaN(Number(b)));
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  return BigInt(a as bigint | number) === BigInt(b as bigint | number);
-}
-
-function expectSameRows(got: JsTable, want: unknown[][], label: string) {
-  const g = cellsOf(got);
-  expect(g.length, `${label}: rows`).toBe(want.length);
-  for (let i = 0; i < g.length; i++)
-    for (let j = 0; j < got.columns.length; j++) {
-      if (!sameCell(g[i][j], want[i][j], got.columns[j].type === "float64"))
-        throw new Error(`${label}: row ${i} column ${got.names[j]}: got ${String(g[i][j])}, want ${String(want[i][j])}`);
-    }
-}
+/** Floats match exactly (NaN matches NaN): a join copies them, it computes nothing. */
+const sameFloat = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));
+const expectSameRows = (got: JsTable, want: unknown[][], label: string) => expectSameCells(got, want, label, sameFloat);
 
 /** Rows as sorted strings: the multiset of full rows (ints and dates as bigints). */
 function multiset(rows: unknown[][], types: JsColumn["type"][]): string[] {
@@ -239,7 +149,8 @@ async function dataset(ds: (typeof DATASETS)[number]) {
   if (!d) {
     const left = generate(ds.left);
     const right = generate(ds.right);
-    d = { left, right, lv: await loadDuck(left), rv: await loadDuck(right), ljs: toJsTable(left), rjs: toJsTable(right) };
+    const js = (rows: Row[]) => rowsToJsTable(rows, COLS, { nullValidityWhenComplete: true });
+    d = { left, right, lv: await loadRowsIntoDuck(duck.con, left, COLS), rv: await loadRowsIntoDuck(duck.con, right, COLS), ljs: js(left), rjs: js(right) };
     loaded.set(ds.label, d);
   }
   return d;

@@ -1,8 +1,8 @@
 // Sorting, sort boundaries and range partitioning against DuckDB's ORDER BY.
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { decodeStrings, native, type Handle, type JsColumn, type JsStrings, type JsTable, type SortKey } from "../../engine/native/addon.js";
+import { describe, expect, it } from "vitest";
+import { native, type Handle, type SortKey } from "../../engine/native/addon.js";
 import { seededRandom } from "../../engine/common/random.js";
+import { cellsOf, duckPerFile, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 
 // ---------- data ----------
 
@@ -50,7 +50,7 @@ function generate({ rows, distinct, seed, skew }: GenOpts): Row[] {
   return out;
 }
 
-const COLS: { name: Col; type: JsColumn["type"]; sql: string }[] = [
+const COLS: NativeCol<Row>[] = [
   { name: "rid", type: "int64", sql: "BIGINT" },
   { name: "k_int", type: "int64", sql: "BIGINT" },
   { name: "k_f", type: "float64", sql: "DOUBLE" },
@@ -63,71 +63,9 @@ const COLS: { name: Col; type: JsColumn["type"]; sql: string }[] = [
 const colIndex = (name: string) => COLS.findIndex((c) => c.name === name);
 const KEY_COLS: Col[] = ["k_int", "k_f", "k_s", "k_b", "k_d", "k_ts"];
 
-function toJsTable(rows: Row[]): JsTable {
-  const n = rows.length;
-  return {
-    rows: n,
-    names: COLS.map((c) => c.name),
-    columns: COLS.map((c) => {
-      const validity = Uint8Array.from(rows, (r) => (r[c.name] === null ? 0 : 1));
-      let values: JsColumn["values"];
-      switch (c.type) {
-        case "int64":
-        case "timestamp":
-          values = BigInt64Array.from(rows, (r) => (r[c.name] === null ? 0n : BigInt(r[c.name] as bigint | number)));
-          break;
-        case "float64":
-          values = Float64Array.from(rows, (r) => (r[c.name] as number | null) ?? 0);
-          break;
-        case "bool":
-          values = Uint8Array.from(rows, (r) => (r[c.name] ? 1 : 0));
-          break;
-        case "date":
-          values = Int32Array.from(rows, (r) => (r[c.name] as number | null) ?? 0);
-          break;
-        default:
-          values = rows.map((r) => r[c.name] as string | null);
-      }
-      return { type: c.type, values, validity };
-    }),
-  };
-}
-
 // ---------- DuckDB oracle ----------
 
-let db: DuckDBInstance;
-let con: DuckDBConnection;
-let tableSeq = 0;
-
-beforeAll(async () => {
-  db = await DuckDBInstance.create(":memory:");
-  con = await db.connect();
-});
-afterAll(() => {
-  con.closeSync();
-  db.closeSync();
-});
-
-async function loadDuck(rows: Row[]): Promise<string> {
-  const name = `t${++tableSeq}`;
-  await con.run(`CREATE TABLE ${name} (${COLS.map((c) => `${c.name} ${c.sql}`).join(", ")})`);
-  const app = await con.createAppender(name);
-  for (const r of rows) {
-    for (const c of COLS) {
-      const v = r[c.name];
-      if (v === null) app.appendNull();
-      else if (c.sql === "BIGINT") app.appendBigInt(BigInt(v as bigint | number));
-      else if (c.sql === "DOUBLE") app.appendDouble(v as number);
-      else if (c.sql === "VARCHAR") app.appendVarchar(v as string);
-      else if (c.sql === "BOOLEAN") app.appendBoolean(v as boolean);
-      else app.appendInteger(v as number);
-    }
-    app.endRow();
-  }
-  app.flushSync();
-  app.closeSync();
-  return name;
-}
+const duck = duckPerFile();
 
 const orderSql = (keys: SortKey[]) =>
   keys.map((k) => `${COLS[k.column].name} ${k.descending ? "DESC" : "ASC"} NULLS ${k.nullsFirst ? "FIRST" : "LAST"}`).join(", ");
@@ -135,29 +73,13 @@ const orderSql = (keys: SortKey[]) =>
 /** Row ids in DuckDB's order (ties broken by rid: a stable sort). */
 async function duckOrder(table: string, keys: SortKey[]): Promise<number[]> {
   const order = keys.length ? `${orderSql(keys)}, rid` : "rid";
-  const reader = await con.runAndReadAll(`SELECT rid FROM ${table} ORDER BY ${order}`);
+  const reader = await duck.con.runAndReadAll(`SELECT rid FROM ${table} ORDER BY ${order}`);
   return (reader.getRowsJS() as unknown[][]).map((r) => Number(r[0]));
 }
 
 // ---------- native helpers ----------
 
-let live: Handle[] = [];
-const track = (h: Handle) => (live.push(h), h);
-
-afterEach(() => {
-  for (const h of live) native().release(h);
-  live = [];
-  const s = native().storeStats();
-  expect(s.handles).toBe(0);
-  expect(s.buffers).toBe(0);
-});
-
-function cellsOf(t: JsTable): unknown[][] {
-  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
-  const out: unknown[][] = [];
-  for (let i = 0; i < t.rows; i++) out.push(t.columns.map((c, j) => (c.validity && !c.validity[i] ? null : values[j][i])));
-  return out;
-}
+const track = trackHandles();
 
 const cells = (h: Handle) => cellsOf(native().tableToJs(h));
 
@@ -224,8 +146,8 @@ describe("sortTable vs DuckDB", () => {
   for (const ds of DATASETS) {
     it(`${ds.label}: every key set`, async () => {
       const rows = generate(ds);
-      const table = await loadDuck(rows);
-      const h = track(native().tableFromJs(toJsTable(rows)));
+      const table = await loadRowsIntoDuck(duck.con, rows, COLS);
+      const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
       const input = cells(h);
       for (const keys of KEY_SETS) {
         const out = native().tableToJs(track(native().sortTable(h, keys)));
@@ -263,8 +185,8 @@ describe("sortTable vs DuckDB", () => {
       ...row,
       k_s: r() < 0.05 ? null : base[Math.floor(r() * base.length)] + (r() < 0.5 ? String(Math.floor(r() * 30)).repeat(Math.floor(r() * 4)) : ""),
     }));
-    const table = await loadDuck(rows);
-    const h = track(native().tableFromJs(toJsTable(rows)));
+    const table = await loadRowsIntoDuck(duck.con, rows, COLS);
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const input = cells(h);
     for (const keys of [[K("k_s")], [K("k_s", true, true)], [K("k_s", true), K("k_int", false, true)]]) {
       const got = cells(track(native().sortTable(h, keys))).map(rowKey);
@@ -274,8 +196,8 @@ describe("sortTable vs DuckDB", () => {
 
   it("large int and float keys (radix paths) match DuckDB", async () => {
     const rows = generate({ rows: 20000, distinct: 1_000_000, seed: 9 });
-    const table = await loadDuck(rows);
-    const h = track(native().tableFromJs(toJsTable(rows)));
+    const table = await loadRowsIntoDuck(duck.con, rows, COLS);
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const input = cells(h);
     for (const keys of [[K("k_int")], [K("k_f", true, true)], [K("k_s"), K("k_f", true)], [K("k_ts", true)]]) {
       const got = cells(track(native().sortTable(h, keys))).map(rowKey);
@@ -284,7 +206,7 @@ describe("sortTable vs DuckDB", () => {
   });
 
   it("bad key columns throw with a code", () => {
-    const h = track(native().tableFromJs(toJsTable(generate({ rows: 5, distinct: 3, seed: 1 }))));
+    const h = track(native().tableFromJs(rowsToJsTable(generate({ rows: 5, distinct: 3, seed: 1 }), COLS)));
     expect(() => native().sortTable(h, [{ column: 99, descending: false, nullsFirst: false }])).toThrow(expect.objectContaining({ code: "BASIN_INTERNAL" }));
   });
 });
@@ -303,7 +225,7 @@ describe("sortBoundaries + rangePartition", () => {
   for (const c of cases) {
     for (const keys of PART_KEYS) {
       it(`${c.label}: ${keyLabel(keys)}`, () => {
-        const h = track(native().tableFromJs(toJsTable(generate(c.ds))));
+        const h = track(native().tableFromJs(rowsToJsTable(generate(c.ds), COLS)));
         const input = cells(h);
         const keyOf = (r: unknown[]) => keys.map((k) => r[k.column]);
         const full = cells(track(native().sortTable(h, keys))).map(rowKey);
@@ -371,7 +293,7 @@ describe("sortBoundaries + rangePartition", () => {
 
   it("skewed data: the hot key lands in one part and the others still split", () => {
     const rows = generate({ rows: 4000, distinct: 1000, seed: 17, skew: true });
-    const h = track(native().tableFromJs(toJsTable(rows)));
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const keys = [K("k_int")];
     const bh = track(native().sortBoundaries(h, keys, 8));
     const ps = native().rangePartition(h, keys, bh).map(track);
@@ -382,7 +304,7 @@ describe("sortBoundaries + rangePartition", () => {
   });
 
   it("no bounds gives one part with every row; mismatched bounds throw", () => {
-    const h = track(native().tableFromJs(toJsTable(generate({ rows: 50, distinct: 10, seed: 18 }))));
+    const h = track(native().tableFromJs(rowsToJsTable(generate({ rows: 50, distinct: 10, seed: 18 }), COLS)));
     const bh = track(native().sortBoundaries(h, [K("k_int")], 1));
     expect(native().tableInfo(bh).rows).toBe(0);
     const ps = native().rangePartition(h, [K("k_int")], bh).map(track);
