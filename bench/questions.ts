@@ -1,25 +1,32 @@
 /**
- * The 10 db-benchmark groupby questions, as data: DuckDB SQL over a table `x`, a
- * Polars lazy query, and a Basin query (or `null` where Basin lacks the feature).
- * Result column names are the same in all three so answers can be cross-checked.
+ * Benchmark questions as data, and the 10 db-benchmark groupby questions: DuckDB SQL
+ * over a table `x`, a Polars lazy query, and a Basin query (or `null` where Basin
+ * lacks the feature). Result column names are the same in all three so answers can
+ * be cross-checked.
  */
 import pl from "nodejs-polars";
 import type { BasinApi, BasinFrame } from "./basin-contract.js";
 
-/** One benchmark question. */
+/** A dataset's tables by name (`x`, or `x`, `small`, `medium`, `big`) in one system's form. */
+export type Tables<T> = Readonly<Record<string, T>>;
+
+/** One benchmark question over a dataset's tables. */
 export interface Question {
   /** Short id, e.g. `q1`. */
   id: string;
   /** What it computes, as db-benchmark words it. */
   description: string;
-  /** Group key columns; results are sorted by these (then by all columns) to compare. */
+  /**
+   * Columns compared exactly (group keys, join ids); results are sorted by these,
+   * then by all other columns, to compare. Other numbers get a relative tolerance.
+   */
   keys: string[];
-  /** DuckDB SQL over a relation named `x`. */
+  /** DuckDB SQL over relations named like the dataset's tables. */
   duckdb: string;
-  /** Polars lazy query over the groupby table. */
-  polars: (x: pl.LazyDataFrame) => pl.LazyDataFrame;
+  /** Polars lazy query over the dataset's tables. */
+  polars: (t: Tables<pl.LazyDataFrame>) => pl.LazyDataFrame;
   /** Basin lazy query, or null when Basin does not support it yet. */
-  basin: ((x: BasinFrame, api: BasinApi) => BasinFrame) | null;
+  basin: ((t: Tables<BasinFrame>, api: BasinApi) => BasinFrame) | null;
 }
 
 const c = pl.col;
@@ -31,33 +38,33 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     description: "sum v1 by id1",
     keys: ["id1"],
     duckdb: "SELECT id1, sum(v1) AS v1 FROM x GROUP BY id1",
-    polars: (x) => x.groupBy("id1").agg(c("v1").sum().alias("v1")),
-    basin: (x, { col }) => x.groupBy("id1").agg(col("v1").sum().alias("v1")),
+    polars: ({ x }) => x.groupBy("id1").agg(c("v1").sum().alias("v1")),
+    basin: ({ x }, { col }) => x.groupBy("id1").agg(col("v1").sum().alias("v1")),
   },
   {
     id: "q2",
     description: "sum v1 by id1:id2",
     keys: ["id1", "id2"],
     duckdb: "SELECT id1, id2, sum(v1) AS v1 FROM x GROUP BY id1, id2",
-    polars: (x) => x.groupBy(["id1", "id2"]).agg(c("v1").sum().alias("v1")),
-    basin: (x, { col }) => x.groupBy("id1", "id2").agg(col("v1").sum().alias("v1")),
+    polars: ({ x }) => x.groupBy(["id1", "id2"]).agg(c("v1").sum().alias("v1")),
+    basin: ({ x }, { col }) => x.groupBy("id1", "id2").agg(col("v1").sum().alias("v1")),
   },
   {
     id: "q3",
     description: "sum v1 mean v3 by id3",
     keys: ["id3"],
     duckdb: "SELECT id3, sum(v1) AS v1, avg(v3) AS v3 FROM x GROUP BY id3",
-    polars: (x) => x.groupBy("id3").agg(c("v1").sum().alias("v1"), c("v3").mean().alias("v3")),
-    basin: (x, { col }) => x.groupBy("id3").agg(col("v1").sum().alias("v1"), col("v3").mean().alias("v3")),
+    polars: ({ x }) => x.groupBy("id3").agg(c("v1").sum().alias("v1"), c("v3").mean().alias("v3")),
+    basin: ({ x }, { col }) => x.groupBy("id3").agg(col("v1").sum().alias("v1"), col("v3").mean().alias("v3")),
   },
   {
     id: "q4",
     description: "mean v1:v3 by id4",
     keys: ["id4"],
     duckdb: "SELECT id4, avg(v1) AS v1, avg(v2) AS v2, avg(v3) AS v3 FROM x GROUP BY id4",
-    polars: (x) =>
+    polars: ({ x }) =>
       x.groupBy("id4").agg(c("v1").mean().alias("v1"), c("v2").mean().alias("v2"), c("v3").mean().alias("v3")),
-    basin: (x, { col }) =>
+    basin: ({ x }, { col }) =>
       x.groupBy("id4").agg(col("v1").mean().alias("v1"), col("v2").mean().alias("v2"), col("v3").mean().alias("v3")),
   },
   {
@@ -65,9 +72,9 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     description: "sum v1:v3 by id6",
     keys: ["id6"],
     duckdb: "SELECT id6, sum(v1) AS v1, sum(v2) AS v2, sum(v3) AS v3 FROM x GROUP BY id6",
-    polars: (x) =>
+    polars: ({ x }) =>
       x.groupBy("id6").agg(c("v1").sum().alias("v1"), c("v2").sum().alias("v2"), c("v3").sum().alias("v3")),
-    basin: (x, { col }) =>
+    basin: ({ x }, { col }) =>
       x.groupBy("id6").agg(col("v1").sum().alias("v1"), col("v2").sum().alias("v2"), col("v3").sum().alias("v3")),
   },
   {
@@ -76,9 +83,9 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     keys: ["id4", "id5"],
     duckdb:
       "SELECT id4, id5, quantile_cont(v3, 0.5) AS median_v3, stddev(v3) AS sd_v3 FROM x GROUP BY id4, id5",
-    polars: (x) =>
+    polars: ({ x }) =>
       x.groupBy(["id4", "id5"]).agg(c("v3").median().alias("median_v3"), c("v3").std().alias("sd_v3")),
-    basin: (x, { col }) =>
+    basin: ({ x }, { col }) =>
       x.groupBy("id4", "id5").agg(col("v3").median().alias("median_v3"), col("v3").std().alias("sd_v3")),
   },
   {
@@ -86,8 +93,8 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     description: "max v1 - min v2 by id3",
     keys: ["id3"],
     duckdb: "SELECT id3, max(v1) - min(v2) AS range_v1_v2 FROM x GROUP BY id3",
-    polars: (x) => x.groupBy("id3").agg(c("v1").max().sub(c("v2").min()).alias("range_v1_v2")),
-    basin: (x, { col }) =>
+    polars: ({ x }) => x.groupBy("id3").agg(c("v1").max().sub(c("v2").min()).alias("range_v1_v2")),
+    basin: ({ x }, { col }) =>
       x
         .groupBy("id3")
         .agg(col("v1").max().alias("v1"), col("v2").min().alias("v2"))
@@ -102,7 +109,7 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
       "SELECT id6, largest2_v3 FROM (SELECT id6, v3 AS largest2_v3, " +
       "row_number() OVER (PARTITION BY id6 ORDER BY v3 DESC) AS order_v3 FROM x WHERE v3 IS NOT NULL) " +
       "WHERE order_v3 <= 2",
-    polars: (x) =>
+    polars: ({ x }) =>
       x
         .dropNulls("v3")
         .groupBy("id6")
@@ -115,7 +122,7 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     description: "regression v1 v2 by id2 id4",
     keys: ["id2", "id4"],
     duckdb: "SELECT id2, id4, pow(corr(v1, v2), 2) AS r2 FROM x GROUP BY id2, id4",
-    polars: (x) => x.groupBy(["id2", "id4"]).agg(pl.pearsonCorr("v1", "v2").pow(2).alias("r2")),
+    polars: ({ x }) => x.groupBy(["id2", "id4"]).agg(pl.pearsonCorr("v1", "v2").pow(2).alias("r2")),
     basin: null, // needs corr()
   },
   {
@@ -125,11 +132,11 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     duckdb:
       "SELECT id1, id2, id3, id4, id5, id6, sum(v3) AS v3, count(*) AS count FROM x " +
       "GROUP BY id1, id2, id3, id4, id5, id6",
-    polars: (x) =>
+    polars: ({ x }) =>
       x
         .groupBy(["id1", "id2", "id3", "id4", "id5", "id6"])
         .agg(c("v3").sum().alias("v3"), c("v1").count().alias("count")),
-    basin: (x, { col }) =>
+    basin: ({ x }, { col }) =>
       x
         .groupBy("id1", "id2", "id3", "id4", "id5", "id6")
         .agg(col("v3").sum().alias("v3"), col("v1").count().alias("count")),

@@ -1,20 +1,24 @@
 /**
- * Basin benchmark runner: db-benchmark groupby q1–q10 on Basin, DuckDB and Polars,
- * with cross-checked answers and one results table.
+ * Basin benchmark runner: db-benchmark groupby q1–q10 and join q1–q5 on Basin, DuckDB
+ * and Polars, with cross-checked answers and one results table per suite.
  *
- * Usage: run.ts [--rows 1e7] [--k 100] [--questions q1,q2] [--systems basin,duckdb,polars]
- *               [--runs 2] [--no-scan] [--out BENCHMARKS.md] [--data-dir .bench-data]
+ * Usage: run.ts [--suite groupby|join|all] [--rows 1e7] [--k 100] [--questions q1,q2]
+ *               [--systems basin,duckdb,polars] [--runs 2] [--no-scan]
+ *               [--out BENCHMARKS.md] [--data-dir .bench-data]
  */
 import { parseArgs } from "node:util";
 import { loadBasin } from "./basin-contract.js";
 import { compareResults, type Row } from "./compare.js";
-import { generateGroupby } from "./generate.js";
-import { GROUPBY_QUESTIONS, type Question } from "./questions.js";
+import type { Dataset } from "./data-file.js";
+import type { Question } from "./questions.js";
+import { SUITES, type Suite } from "./suites.js";
 import { machineInfo, renderTable, totalRow, writeSection, type Outcome, type RatioSpec, type ResultRow } from "./report.js";
 import { basinContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
 
 /** Parsed command-line options. */
 export interface BenchOptions {
+  /** The suites to run, in order. */
+  suites: Suite[];
   rows: number;
   k: number;
   questions: string[];
@@ -38,6 +42,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
+      suite: { type: "string", default: "all" },
       rows: { type: "string", default: "1e7" },
       k: { type: "string", default: "100" },
       questions: { type: "string" },
@@ -48,12 +53,18 @@ export function parseOptions(argv: string[]): BenchOptions {
       "data-dir": { type: "string", default: ".bench-data" },
     },
   });
-  const allIds = GROUPBY_QUESTIONS.map((q) => q.id);
+  const suiteNames = SUITES.map((s) => s.name);
+  if (values.suite !== "all" && !suiteNames.some((n) => n === values.suite)) {
+    throw new Error(`--suite: unknown "${values.suite}" (known: ${suiteNames.join(",")},all)`);
+  }
+  const suites = SUITES.filter((s) => values.suite === "all" || s.name === values.suite);
+  const allIds = [...new Set(suites.flatMap((s) => s.questions.map((q) => q.id)))];
   const questions = values.questions ? values.questions.split(",").map((s) => s.trim()) : allIds;
   for (const q of questions) if (!allIds.includes(q)) throw new Error(`--questions: unknown "${q}" (known: ${allIds.join(",")})`);
   const systems = values.systems.split(",").map((s) => s.trim());
   for (const s of systems) if (!KNOWN_SYSTEMS.includes(s)) throw new Error(`--systems: unknown "${s}" (known: ${KNOWN_SYSTEMS.join(",")})`);
   return {
+    suites,
     rows: parseCount("rows", values.rows),
     k: parseCount("k", values.k),
     questions,
@@ -86,17 +97,17 @@ async function timeBest(runs: number, fn: () => Promise<Answer>): Promise<{ seco
 /** At most this many rows per answer are compared; larger answers are sampled at a stride. */
 const CHECK_ROWS = 200_000;
 
-async function buildContenders(opts: BenchOptions, path: string): Promise<Contender[]> {
+async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Contender[]> {
   const out: Contender[] = [];
   if (opts.systems.includes("duckdb")) {
-    out.push(await duckdbContender(path, true));
-    if (opts.scan) out.push(await duckdbContender(path, false));
+    out.push(await duckdbContender(data, true));
+    if (opts.scan) out.push(await duckdbContender(data, false));
   }
   if (opts.systems.includes("polars")) {
-    out.push(polarsContender(path, true));
-    if (opts.scan) out.push(polarsContender(path, false));
+    out.push(polarsContender(data, true));
+    if (opts.scan) out.push(polarsContender(data, false));
   }
-  if (opts.systems.includes("basin")) out.push(basinContender(path, await loadBasin()));
+  if (opts.systems.includes("basin")) out.push(basinContender(data, await loadBasin()));
   return out;
 }
 
@@ -196,26 +207,27 @@ function ratioSpecs(names: string[]): RatioSpec[] {
     .map((s) => ({ header: `basin/${s}`, numerator: "basin", denominators: [`${s}+scan`, s], loadDenominators: [s] }));
 }
 
-/** Runs the benchmark; returns the rendered table. */
-export async function runBench(opts: BenchOptions): Promise<string> {
-  const data = await generateGroupby({ rows: opts.rows, k: opts.k, dir: opts.dataDir, log });
-  log(`${data.reused ? "reusing" : "generated"} ${data.path}`);
-  const contenders = await buildContenders(opts, data.path);
+/** Runs one suite; returns its rendered section (title, notes, table). */
+async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
+  const params = { rows: opts.rows, k: opts.k, dataDir: opts.dataDir, log };
+  const data = await suite.data(params);
+  log(`${data.reused ? "reusing" : "generated"} ${data.tables.map((t) => t.path).join(", ")}`);
+  const contenders = await buildContenders(opts, data);
   const names = contenders.map((c) => c.name);
   const rows: ResultRow[] = [await loadRow(contenders)];
-  for (const id of opts.questions) {
-    rows.push(await runQuestion(GROUPBY_QUESTIONS.find((q) => q.id === id)!, contenders, opts.runs));
+  for (const q of suite.questions) {
+    if (opts.questions.includes(q.id)) rows.push(await runQuestion(q, contenders, opts.runs));
   }
   rows.push(totalRow(rows, names));
   for (const c of contenders) c.close?.();
   const table = renderTable(rows, names, ratioSpecs(names));
   const title =
-    `### groupby ${data.name} (${opts.rows} rows, K=${opts.k}), best of ${opts.runs}, ` +
+    `### ${suite.name} ${data.name} (${suite.describe(params)}), best of ${opts.runs}, ` +
     `${new Date().toISOString().slice(0, 10)}`;
   const notes =
     `Machine: ${machineInfo()}.\n` +
-    "Times in seconds. `duckdb`/`polars` query an in-memory table loaded once (load timed in `load csv`); " +
-    "`+scan` variants and `basin` read the CSV in every query. Ratios: basin ÷ the `+scan` variant " +
+    "Times in seconds. `duckdb`/`polars` query in-memory tables loaded once (load timed in `load csv`); " +
+    "`+scan` variants and `basin` read the CSVs in every query. Ratios: basin ÷ the `+scan` variant " +
     "(÷ the in-memory load for `load csv`); below 1x means Basin is faster. n/s = not supported.";
   const section = `${title}\n\n${notes}\n\n${table}\n`;
   if (opts.out) {
@@ -223,6 +235,16 @@ export async function runBench(opts: BenchOptions): Promise<string> {
     log(`wrote section ${data.name} to ${opts.out}`);
   }
   return section;
+}
+
+/** Runs the selected suites; returns their rendered sections. */
+export async function runBench(opts: BenchOptions): Promise<string> {
+  const sections: string[] = [];
+  for (const suite of opts.suites) {
+    if (suite.questions.some((q) => opts.questions.includes(q.id))) sections.push(await runSuite(suite, opts));
+    else log(`${suite.name}: no selected questions, skipped`);
+  }
+  return sections.join("\n");
 }
 
 async function main(): Promise<void> {

@@ -1,7 +1,8 @@
 /**
- * The contenders the benchmark times: DuckDB and Polars on a table loaded in memory,
- * DuckDB and Polars scanning the CSV per query (comparable to Basin, whose lazy
- * `readCsv` scans the file on every `compute()`), and Basin.
+ * The contenders the benchmark times: DuckDB and Polars on tables loaded in memory,
+ * DuckDB and Polars scanning the CSVs per query (comparable to Basin, whose lazy
+ * `readCsv` scans the files on every `compute()`), and Basin. Each works on any
+ * {@link Dataset}: its tables go by their names (`x`, `small`, ...).
  */
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
@@ -9,20 +10,25 @@ import type { BasinApi, BasinFrame } from "./basin-contract.js";
 import type { DType } from "../engine/common/types.js";
 import { compareCells, normalizeCell, normalizeRows, sortRows, type Row } from "./compare.js";
 import type { Table } from "../engine/api/table.js";
-import type { Question } from "./questions.js";
+import type { Question, Tables } from "./questions.js";
+import type { ColumnType, Dataset, Schema, TableFile } from "./data-file.js";
 
-/** Column type of the groupby CSV in each system's vocabulary. */
-const SCHEMA: Record<string, { duckdb: string; polars: pl.DataType; basin: string }> = {
-  id1: { duckdb: "VARCHAR", polars: pl.Utf8, basin: "string" },
-  id2: { duckdb: "VARCHAR", polars: pl.Utf8, basin: "string" },
-  id3: { duckdb: "VARCHAR", polars: pl.Utf8, basin: "string" },
-  id4: { duckdb: "BIGINT", polars: pl.Int64, basin: "int64" },
-  id5: { duckdb: "BIGINT", polars: pl.Int64, basin: "int64" },
-  id6: { duckdb: "BIGINT", polars: pl.Int64, basin: "int64" },
-  v1: { duckdb: "BIGINT", polars: pl.Int64, basin: "int64" },
-  v2: { duckdb: "BIGINT", polars: pl.Int64, basin: "int64" },
-  v3: { duckdb: "DOUBLE", polars: pl.Float64, basin: "float64" },
+/** Each column type in each system's vocabulary. */
+const TYPES: Record<ColumnType, { duckdb: string; polars: pl.DataType; basin: DType }> = {
+  string: { duckdb: "VARCHAR", polars: pl.Utf8, basin: "string" },
+  int64: { duckdb: "BIGINT", polars: pl.Int64, basin: "int64" },
+  float64: { duckdb: "DOUBLE", polars: pl.Float64, basin: "float64" },
 };
+
+/** A table's schema in one system's vocabulary. */
+function typed<T>(schema: Schema, pick: (t: (typeof TYPES)[ColumnType]) => T): Record<string, T> {
+  return Object.fromEntries(Object.entries(schema).map(([k, t]) => [k, pick(TYPES[t])]));
+}
+
+/** Builds one value per table of the dataset, keyed by table name. */
+function perTable<T>(data: Dataset, make: (t: TableFile) => T): Tables<T> {
+  return Object.fromEntries(data.tables.map((t) => [t.name, make(t)]));
+}
 
 /**
  * A finished query's answer, read back after timing stops. `rows(order, stride)`
@@ -71,7 +77,7 @@ function quoteIdent(s: string): string {
 export interface Contender {
   /** Column label, e.g. `duckdb` or `polars+scan`. */
   readonly name: string;
-  /** Loads the CSV into memory (timed as the "load csv" row); absent for scan-only contenders. */
+  /** Loads the CSVs into memory (timed as the "load csv" row); absent for scan-only contenders. */
   load?(): Promise<void>;
   /** Whether the question can run; false shows "not supported". */
   supports(q: Question): boolean;
@@ -85,29 +91,30 @@ function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-function duckdbReadCsv(path: string): string {
-  const cols = Object.entries(SCHEMA)
-    .map(([k, t]) => `'${k}': '${t.duckdb}'`)
+function duckdbReadCsv(t: TableFile): string {
+  const cols = Object.entries(typed(t.schema, (x) => x.duckdb))
+    .map(([k, type]) => `${sqlString(k)}: ${sqlString(type)}`)
     .join(", ");
-  return `read_csv(${sqlString(path)}, header = true, delim = ',', columns = {${cols}})`;
+  return `read_csv(${sqlString(t.path)}, header = true, delim = ',', columns = {${cols}})`;
 }
 
-/** DuckDB over an in-memory table `x` (loaded = true) or scanning the CSV per query. */
-export async function duckdbContender(path: string, loaded: boolean): Promise<Contender> {
+/** DuckDB over in-memory tables (loaded = true) or scanning the CSVs per query. */
+export async function duckdbContender(data: Dataset, loaded: boolean): Promise<Contender> {
   const instance = await DuckDBInstance.create(":memory:");
   const conn: DuckDBConnection = await instance.connect();
-  const scan = duckdbReadCsv(path);
+  const scans = data.tables.map((t) => `${quoteIdent(t.name)} AS (SELECT * FROM ${duckdbReadCsv(t)})`).join(", ");
   return {
     name: loaded ? "duckdb" : "duckdb+scan",
     load: loaded
       ? async () => {
-          await conn.run("DROP TABLE IF EXISTS x");
-          await conn.run(`CREATE TABLE x AS SELECT * FROM ${scan}`);
+          for (const t of data.tables) {
+            await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(t.name)} AS SELECT * FROM ${duckdbReadCsv(t)}`);
+          }
         }
       : undefined,
     supports: () => true,
     async run(q) {
-      const sql = loaded ? q.duckdb : `WITH x AS (SELECT * FROM ${scan}) ${q.duckdb}`;
+      const sql = loaded ? q.duckdb : `WITH ${scans} ${q.duckdb}`;
       const reader = await conn.runAndReadAll(sql);
       return {
         numRows: reader.currentRowCount,
@@ -129,28 +136,26 @@ export async function duckdbContender(path: string, loaded: boolean): Promise<Co
   };
 }
 
-function polarsSchema(): Record<string, pl.DataType> {
-  return Object.fromEntries(Object.entries(SCHEMA).map(([k, t]) => [k, t.polars]));
-}
-
-/** Polars over an eagerly read DataFrame (loaded = true) or `scanCSV` per query. */
-export function polarsContender(path: string, loaded: boolean): Contender {
-  let df: pl.DataFrame | null = null;
-  const frame = (): pl.LazyDataFrame => {
-    if (!loaded) return pl.scanCSV(path, { schema: polarsSchema() });
-    if (!df) throw new Error("polars: table not loaded");
-    return df.lazy();
+/** Polars over eagerly read DataFrames (loaded = true) or `scanCSV` per query. */
+export function polarsContender(data: Dataset, loaded: boolean): Contender {
+  const schema = (t: TableFile): Record<string, pl.DataType> => typed(t.schema, (x) => x.polars);
+  let dfs: Tables<pl.DataFrame> | null = null;
+  const frames = (): Tables<pl.LazyDataFrame> => {
+    if (!loaded) return perTable(data, (t) => pl.scanCSV(t.path, { schema: schema(t) }));
+    if (!dfs) throw new Error("polars: tables not loaded");
+    const loadedDfs = dfs;
+    return perTable(data, (t) => loadedDfs[t.name]!.lazy());
   };
   return {
     name: loaded ? "polars" : "polars+scan",
     load: loaded
       ? async () => {
-          df = pl.readCSV(path, { schema: polarsSchema() });
+          dfs = perTable(data, (t) => pl.readCSV(t.path, { schema: schema(t) }));
         }
       : undefined,
     supports: () => true,
     async run(q) {
-      const out = await q.polars(frame()).collect();
+      const out = await q.polars(frames()).collect();
       return {
         numRows: out.height,
         columns: out.columns,
@@ -162,32 +167,32 @@ export function polarsContender(path: string, loaded: boolean): Contender {
       };
     },
     close: () => {
-      df = null;
+      dfs = null;
     },
   };
 }
 
-/** Basin: lazy `readCsv` per query, so its times include the CSV scan. */
-export function basinContender(path: string, api: BasinApi | Error): Contender {
-  const dtypes = Object.fromEntries(Object.entries(SCHEMA).map(([k, t]) => [k, t.basin as DType]));
-  const frame = (): BasinFrame => {
+/** Basin: lazy `readCsv` per query, so its times include the CSV scans. */
+export function basinContender(data: Dataset, api: BasinApi | Error): Contender {
+  const frames = (): Tables<BasinFrame> => {
     if (api instanceof Error) throw api;
-    return api.readCsv(path, { dtypes });
+    return perTable(data, (t) => api.readCsv(t.path, { dtypes: typed(t.schema, (x) => x.basin) }));
   };
   return {
     name: "basin",
     // Basin keeps no loaded table between queries: "load csv" times parsing every
-    // column of the file (a count per column, so the result itself is one row).
+    // column of every file (a count per column, so each result is one row).
     load: async () => {
-      const all = frame();
-      const t = await all.agg(Object.fromEntries(all.columns.map((c) => [c, "count" as const]))).compute();
-      if (t.numRows !== 1) throw new Error("basin: load returned no row");
+      for (const all of Object.values(frames())) {
+        const t = await all.agg(Object.fromEntries(all.columns.map((c) => [c, "count" as const]))).compute();
+        if (t.numRows !== 1) throw new Error("basin: load returned no row");
+      }
     },
     supports: (q) => q.basin !== null,
     async run(q) {
       if (!q.basin) throw new Error("not supported");
       if (api instanceof Error) throw api;
-      const t = await q.basin(frame(), api).compute();
+      const t = await q.basin(frames(), api).compute();
       return {
         numRows: t.numRows,
         columns: [...t.columnNames],
