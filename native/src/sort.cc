@@ -262,31 +262,15 @@ class Sorter {
       for (int64_t i = 0; i <= n; i++) {
         if (i == n || s[i].key != s[start].key) {
           if (i - start > 1) {
+            // Equal but for their lengths: shorter first. (sortFixed reuses the scratch
+            // pairs, but only their first i - start entries, which this loop has read.)
             if (longest > 0) stack.push_back(Work{b + start, b + i, w.depth + 1});
-            else byLength(off, flip, b + start, b + i);
+            else sortFixed([off](int64_t r) { return uint64_t(off[r + 1] - off[r]); }, desc, b + start, b + i);
           }
           start = i;
           longest = 0;
         }
         if (i < n) longest = std::max(longest, off[s[i].row + 1] - off[s[i].row] - at - 8);
-      }
-    }
-  }
-
-  // [b, e) holds strings equal but for their lengths: order by length, keep the ties.
-  void byLength(const int64_t* off, uint64_t flip, int64_t b, int64_t e) {
-    const int64_t n = e - b;
-    KeyRow* x = pairs(n);
-    int64_t* p = perm_.data() + b;
-    for (int64_t i = 0; i < n; i++) x[i] = KeyRow{uint64_t(off[p[i] + 1] - off[p[i]]) ^ flip, p[i]};
-    KeyRow* s = sortPairs(x, n);
-    for (int64_t i = 0; i < n; i++) p[i] = s[i].row;
-    if (!needRuns_) return;
-    int64_t start = 0;
-    for (int64_t i = 1; i <= n; i++) {
-      if (i == n || s[i].key != s[start].key) {
-        if (i - start > 1) next_.push_back(Run{b + start, b + i});
-        start = i;
       }
     }
   }
