@@ -43,10 +43,6 @@ export interface Answer {
 }
 
 /** Sorts rows in JavaScript and keeps every `stride`-th one (the fallback path). */
-function sortAndStride(rows: Row[], order: readonly string[], stride: number): Row[] {
-  const sorted = sortRows(rows, order, []);
-  return stride <= 1 ? sorted : sorted.filter((_, i) => i % stride === 0);
-}
 
 /**
  * The same for a Basin result, without building one object per row (1e7 row
