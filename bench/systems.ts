@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
 import type { BasinApi, BasinFrame } from "./basin-contract.js";
 import type { DType } from "../engine/common/types.js";
-import { compareCells, normalizeCell, normalizeRows, sortRows, type Row } from "./compare.js";
+import { compareCells, normalizeCell, normalizeRows, type Row } from "./compare.js";
 import type { Table } from "../engine/api/table.js";
 import type { Question, Tables } from "./questions.js";
 import type { ColumnType, Dataset, Schema, TableFile } from "./data-file.js";
