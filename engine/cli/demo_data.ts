@@ -2,6 +2,7 @@
 // nulls, quoted fields and unicode, reused when already generated.
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { csvField } from "../common/csv_field.js";
 import { seededRandom } from "../common/random.js";
 
 const PAYMENTS = ["card", "cash", "no charge", "dispute"];
@@ -9,9 +10,6 @@ const BOROUGHS = ["Manhattan", "Brooklyn", "Queens", "Bronx", "Staten Island", "
 const VERSION = "v1";
 
 
-function csvField(s: string): string {
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 async function writeFile(path: string, rows: number, seed: number, onRows: (n: number) => void): Promise<void> {
   const rand = seededRandom(seed);

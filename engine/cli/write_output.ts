@@ -1,6 +1,7 @@
 import { writeFileSync, renameSync } from "node:fs";
 import { extname } from "node:path";
 import { tableToIPC, vectorFromArray, Table as ArrowTable, Int64, Float64, Bool, Utf8, DateDay, TimestampMicrosecond, type DataType } from "apache-arrow";
+import { csvField } from "../common/csv_field.js";
 import { BasinError } from "../common/errors.js";
 import type { DType } from "../common/types.js";
 import type { Table, Value } from "../api/table.js";
@@ -8,8 +9,7 @@ import { formatValue } from "./format_table.js";
 
 function csvCell(v: Value): string {
   if (v === null) return "";
-  const s = v instanceof Date ? formatValue(v) : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return csvField(v instanceof Date ? formatValue(v) : String(v));
 }
 
 /** The table as CSV text (RFC 4180 quoting, nulls as empty fields). */

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { displayWidth } from "../../engine/cli/format_table.js";
+import { csvField as quoteField } from "../../engine/common/csv_field.js";
 import { seededRandom } from "../../engine/common/random.js";
 export { seededRandom as rng };
 
@@ -81,8 +82,7 @@ export function errorLines(stderr: string): string[] {
 /** One CSV field with RFC 4180 quoting; null is the empty field. */
 export function csvField(v: string | number | null): string {
   if (v === null) return "";
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return quoteField(String(v));
 }
 
 export interface PrintedTable {

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seededRandom } from "../../engine/common/random.js";
+import { csvField } from "../../engine/common/csv_field.js";
 
 
 export const WORDS = ["Zürich", "東京", "naïve", "🙂 smile", "a,b", 'say "hi"', "line\nbreak", "plain", "Ωmega"];
@@ -36,7 +37,7 @@ export function makeTrips(rows: number, seed = 7): Trips {
 function cell(v: unknown): string {
   if (v === null) return "";
   const s = String(v);
-  return /[",\n]/.test(s) || s === "" ? `"${s.replace(/"/g, '""')}"` : s;
+  return s === "" ? '""' : csvField(s);
 }
 
 /** Writes the data as `files` CSV files; returns their directory. */
