@@ -5,7 +5,10 @@
  * be cross-checked.
  */
 import pl from "nodejs-polars";
-import type { BasinApi, BasinFrame } from "./basin-contract.js";
+import type * as basin from "../engine/api/index.js";
+
+/** The Basin API module, as questions receive it. */
+export type BasinApi = typeof basin;
 
 /** A dataset's tables by name (`x`, or `x`, `small`, `medium`, `big`) in one system's form. */
 export type Tables<T> = Readonly<Record<string, T>>;
@@ -26,7 +29,7 @@ export interface Question {
   /** Polars lazy query over the dataset's tables. */
   polars: (t: Tables<pl.LazyDataFrame>) => pl.LazyDataFrame;
   /** Basin lazy query, or null when Basin does not support it yet. */
-  basin: ((t: Tables<BasinFrame>, api: BasinApi) => BasinFrame) | null;
+  basin: ((t: Tables<basin.DataFrame>, api: BasinApi) => basin.DataFrame) | null;
 }
 
 const c = pl.col;

@@ -7,7 +7,6 @@
  *               [--out BENCHMARKS.md] [--data-dir .bench-data]
  */
 import { parseArgs } from "node:util";
-import { loadBasin } from "./basin-contract.js";
 import { compareResults, type Row } from "./compare.js";
 import type { Dataset } from "./data-file.js";
 import type { Question } from "./questions.js";
@@ -107,7 +106,7 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
     out.push(polarsContender(data, true));
     if (opts.scan) out.push(polarsContender(data, false));
   }
-  if (opts.systems.includes("basin")) out.push(basinContender(data, await loadBasin()));
+  if (opts.systems.includes("basin")) out.push(basinContender(data));
   return out;
 }
 

@@ -6,7 +6,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
-import type { BasinApi, BasinFrame } from "./basin-contract.js";
+import * as api from "../engine/api/index.js";
 import type { DType } from "../engine/common/types.js";
 import { compareCells, normalizeCell, normalizeRows, type Row } from "./compare.js";
 import type { Table } from "../engine/api/table.js";
@@ -169,9 +169,8 @@ export function polarsContender(data: Dataset, loaded: boolean): Contender {
 }
 
 /** Basin: lazy `readCsv` per query, so its times include the CSV scans. */
-export function basinContender(data: Dataset, api: BasinApi | Error): Contender {
-  const frames = (): Tables<BasinFrame> => {
-    if (api instanceof Error) throw api;
+export function basinContender(data: Dataset): Contender {
+  const frames = (): Tables<api.DataFrame> => {
     return perTable(data, (t) => api.readCsv(t.path, { dtypes: typed(t.schema, (x) => x.basin) }));
   };
   return {
@@ -187,7 +186,6 @@ export function basinContender(data: Dataset, api: BasinApi | Error): Contender 
     supports: (q) => q.basin !== null,
     async run(q) {
       if (!q.basin) throw new Error("not supported");
-      if (api instanceof Error) throw api;
       const t = await q.basin(frames(), api).compute();
       return {
         numRows: t.numRows,
