@@ -37,6 +37,8 @@ function valuesTable(schema: Field[], columns: Record<string, (number | string |
  * runSteps([{ kind: "concat" }, { kind: "head", n: 5 }], [h1, h2]).outputs // [h]
  */
 export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
+  // Lowering gives every task a step; the outputs are then always this call's own.
+  if (steps.length === 0) throw new BasinError("BASIN_INTERNAL", "a task without steps");
   const addon = native();
   let current: Handle[] = inputs;
   let owned = false; // whether `current` holds handles this call made
@@ -91,10 +93,6 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
       if (owned) for (const h of current) addon.release(h);
       throw BasinError.from(e, step.loc);
     }
-  }
-  if (!owned) {
-    // A task without steps of its own passes its inputs on: take a reference.
-    for (const h of current) addon.retain(h);
   }
   const rows = current.reduce((n, h) => n + addon.tableInfo(h).rows, 0);
   return { outputs: current, rows, skippedLines };
