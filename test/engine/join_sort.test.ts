@@ -68,6 +68,33 @@ describe("join", () => {
     await check(frame, "SELECT l.rid, l.k, l.city, l.v, l.f, r0.k, r0.v, r0.rid FROM l JOIN r0 ON l.k = r0.k WHERE l.rid < 300", "m:n");
   });
 
+  it.each(HOWS)("%s: a filter above the join goes to the sides that keep their rows and still matches DuckDB", async (how) => {
+    // Conjuncts on a left column, on the key, on a right column, and one across both sides.
+    const r = right().select(col("k"), col("city").alias("rcity"), col("rv"));
+    const joined = left().join(r, { on: "k", how });
+    const rightCols = how === "semi" || how === "anti" ? [] : ["r.rcity", "r.rv"];
+    const onRight = how === "semi" || how === "anti" ? "" : " AND (rcity <> 'plain' OR rcity IS NULL) AND (rv > -500 OR v > 0)";
+    const frame = joined.filter(
+      how === "semi" || how === "anti"
+        ? col("v").gt(-800).and(col("k").lt(15))
+        : col("v").gt(-800).and(col("k").lt(15)).and(col("rcity").ne("plain").or(col("rcity").isNull())).and(col("rv").gt(-500).or(col("v").gt(0))),
+    );
+    const sql = `SELECT * FROM (${joinSql(how, ["k"], rightCols, "(SELECT k, city AS rcity, rv FROM r) r")}) WHERE v > -800 AND k < 15${onRight}`;
+    await check(frame, sql, `${how} pushdown`);
+    // Plan shape: the left-only conjunct leaves the top filter unless the left side is null-extended.
+    const top = frame.explain().split("\n")[0];
+    if (how === "right" || how === "outer") expect(top).toContain('(col("v") > -800)');
+    else expect(top).not.toContain('(col("v") > -800)');
+  });
+
+  it("copies a filter on the left join key to the right side of an inner join", () => {
+    const plan = left().join(right(), { on: "k" }).filter(col("k").eq(3)).explain();
+    const lines = plan.split("\n");
+    expect(lines[0]).toMatch(/^Join inner/);
+    // Both scans end up filtered on k (the right one under its aggregation).
+    expect(lines.filter((l) => l.includes('(col("k") == 3)')).length).toBe(2);
+  });
+
   it("shows the planner's strategy in explain(): broadcast for a small right side, hash for an outer join", () => {
     expect(left().join(right(), { on: "k" }).explain()).toContain("Join inner on [k] strategy=broadcast");
     expect(left().join(right(), { on: "k", how: "outer" }).explain()).toContain("strategy=hash");

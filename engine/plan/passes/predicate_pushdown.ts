@@ -1,6 +1,7 @@
 // Moves filters towards the scan: through projections (substituting the projected
 // expressions), through aggregations when they test only group keys, merging
-// adjacent filters, and finally into the CSV scan itself.
+// adjacent filters, into the sides of joins that keep their rows, and finally
+// into the CSV scan itself.
 import { columnsOf, type ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type NamedExpr, type PlanNode } from "../../common/plan.js";
 import type { OptimizerPass } from "../optimizer.js";
@@ -28,6 +29,46 @@ function byName(exprs: NamedExpr[]): Map<string, ExprNode> {
   return new Map(exprs.map((x) => [x.name, unalias(x.expr)]));
 }
 
+function conjuncts(e: ExprNode): ExprNode[] {
+  return e.kind === "binary" && e.op === "and" ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+}
+
+function renamer(pairs: [string, string][]): Map<string, ExprNode> {
+  return new Map(pairs.map(([from, to]) => [from, { kind: "col", name: to }]));
+}
+
+/**
+ * Splits a filter above a join into the parts each side can take. A side takes a
+ * conjunct that reads only its columns when the join never null-extends that side
+ * (its rows reach the output as they are). A conjunct on the left's join keys also
+ * holds for the right rows they match, so an inner, left, semi or anti join copies
+ * it to the right side too (DuckDB and Polars do the same).
+ */
+function pushIntoJoin(node: Extract<PlanNode, { kind: "join" }>, predicate: ExprNode, loc: string | undefined): PlanNode {
+  const leftKeeps = node.how !== "right" && node.how !== "outer";
+  const rightKeeps = node.how === "inner" || node.how === "right";
+  const leftNames = renamer(node.output.flatMap((o): [string, string][] => (o.side === "left" ? [[o.name, o.source]] : [])));
+  const rightNames = renamer(
+    node.output.flatMap((o): [string, string][] =>
+      o.side === "right" ? [[o.name, o.source]] : o.side === "key" ? [[o.name, node.rightOn[o.source]]] : [],
+    ),
+  );
+  const keyToRight = renamer(node.leftOn.map((k, i) => [k, node.rightOn[i]]));
+  const reads = (e: ExprNode, names: Map<string, ExprNode>) => [...columnsOf(e)].every((c) => names.has(c));
+  const left: ExprNode[] = [], right: ExprNode[] = [], rest: ExprNode[] = [];
+  for (const c of conjuncts(predicate)) {
+    if (leftKeeps && reads(c, leftNames)) {
+      const onLeft = substitute(c, leftNames);
+      left.push(onLeft);
+      if (reads(onLeft, keyToRight)) right.push(substitute(onLeft, keyToRight));
+    } else if (rightKeeps && reads(c, rightNames)) right.push(substitute(c, rightNames));
+    else rest.push(c);
+  }
+  const push = (side: PlanNode, parts: ExprNode[]) => (parts.length === 0 ? side : pushFilter(side, parts.reduce(and), loc));
+  const joined: PlanNode = { ...node, left: push(node.left, left), right: push(node.right, right) };
+  return rest.length === 0 ? joined : { kind: "filter", input: joined, predicate: rest.reduce(and), schema: node.schema, loc };
+}
+
 /** Places `predicate` as low as it can go beneath `node`. */
 function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined): PlanNode {
   switch (node.kind) {
@@ -43,6 +84,8 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
     case "sort":
       if (node.limit !== undefined) break; // filtering before a top-n changes which rows are kept
       return { ...node, input: pushFilter(node.input, predicate, loc) };
+    case "join":
+      return pushIntoJoin(node, predicate, loc);
     case "scanCsv":
       return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
     default:
