@@ -13,12 +13,14 @@ import { generateDemoData } from "./demo_data.js";
 import { formatTable } from "./format_table.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { ProgressBar } from "./progress.js";
+import { serveCommand } from "./serve.js";
 import { checkOutputPath, writeOutput } from "./write_output.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.arrow] [--explain] [--no-optimize]
+  basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
   basin help
@@ -97,6 +99,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         workers: { type: "string" },
+        port: { type: "string" },
         output: { type: "string", short: "o" },
         json: { type: "boolean" },
         explain: { type: "boolean" },
@@ -115,6 +118,13 @@ export async function main(argv: string[]): Promise<number> {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
         await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"] });
         return 0;
+      case "serve": {
+        if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");
+        const port = values.port === undefined ? undefined : Number(values.port);
+        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port needs a port number, got "${values.port}"`);
+        await serveCommand(rest[0] ?? ".", port);
+        return 0;
+      }
       case "demo":
         await demo();
         return 0;

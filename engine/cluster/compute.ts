@@ -1,7 +1,7 @@
 import { BasinError } from "../common/errors.js";
 import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
-import { native } from "../native/addon.js";
+import { native, type Handle } from "../native/addon.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import { Table } from "../api/table.js";
@@ -17,21 +17,39 @@ export interface ComputeOptions {
   signal?: AbortSignal;
 }
 
+/** A result left in the store: the caller owns `ref` and must release it. */
+export interface StoredResult {
+  ref: Handle;
+  skippedLines: number;
+  tasks: number;
+}
+
 /**
- * Optimizes, lowers and runs a plan; copies the result into JS memory and frees it
- * from the store.
+ * Optimizes, lowers and runs a plan, leaving the result in the native store.
  *
  * @example
- * const table = await computePlan(df.toPlan(), { onProgress: console.log });
+ * const { ref } = await computeStored(df.toPlan());
+ * native().release(ref);
  */
-export async function computePlan(plan: Plan, options: ComputeOptions = {}): Promise<Table> {
+export async function computeStored(plan: Plan, options: ComputeOptions = {}): Promise<StoredResult> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
   const graph = lowerPlan(optimize(plan.root, options.optimize));
   const cluster = options.cluster ?? defaultCluster();
   const { ref, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  return { ref, skippedLines, tasks: graph.tasks.length };
+}
+
+/**
+ * Runs a plan and copies the result into JS memory, freeing it from the store.
+ *
+ * @example
+ * const table = await computePlan(df.toPlan(), { onProgress: console.log });
+ */
+export async function computePlan(plan: Plan, options: ComputeOptions = {}): Promise<Table> {
+  const { ref, skippedLines, tasks } = await computeStored(plan, options);
   try {
-    return new Table(native().tableToJs(ref), { skippedLines, tasks: graph.tasks.length });
+    return new Table(native().tableToJs(ref), { skippedLines, tasks });
   } finally {
     native().release(ref);
   }

@@ -44,6 +44,11 @@ export class LocalCluster {
     return this.pool.size;
   }
 
+  /** Workers running a task now. */
+  busyWorkers(): string[] {
+    return this.current?.busyWorkers ?? [];
+  }
+
   /** Runs a graph once the runs before it are done; resolves with the output's handle. */
   run(graph: TaskGraph, options: RunOptions = {}): Promise<RunResult> {
     const go = async (): Promise<RunResult> => {

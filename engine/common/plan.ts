@@ -41,6 +41,15 @@ export type PlanNode =
       schema: Field[];
       loc?: SourceLocation;
     }
+  | {
+      kind: "stored";
+      /** Tables already in this process's store, one per partition (a kept result, for paging and views). */
+      handles: number[];
+      /** Their size in the store, for the planner's estimates. */
+      bytes: number;
+      schema: Field[];
+      loc?: SourceLocation;
+    }
   | { kind: "project"; input: PlanNode; exprs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
   | { kind: "filter"; input: PlanNode; predicate: ExprNode; schema: Field[]; loc?: SourceLocation }
   | { kind: "aggregate"; input: PlanNode; keys: NamedExpr[]; aggs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }

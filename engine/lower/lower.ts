@@ -41,6 +41,7 @@ class GraphBuilder {
           deps: [],
           steps: [{ kind: "values", schema: node.schema, columns, rows: columns[node.schema[0].name]?.length ?? 0, loc: node.loc }],
         }));
+      case "stored": return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {
         const predicate = resolveExpr(node.predicate, node.input.schema, node.loc);
         return this.lower(node.input).map((c) => append(c, { kind: "filter", predicate, loc: node.loc }));

@@ -7,6 +7,8 @@ import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, SortKey 
 export type Step = (
   | { kind: "scanCsv"; path: string; start: number; end: number; options: CsvScanOptions }
   | { kind: "values"; schema: Field[]; columns: Record<string, (number | string | boolean | null)[]>; rows: number }
+  /** A table already in the store (retained for the task's output). */
+  | { kind: "stored"; handle: number }
   /** Concatenates the task's inputs at these indices, in order. */
   | { kind: "concat"; inputs: number[] }
   | { kind: "filter"; predicate: NativeExpr }

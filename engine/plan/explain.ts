@@ -15,6 +15,7 @@ function line(node: PlanNode): string {
       return `ScanCsv ${files}${cols}${pred}`;
     }
     case "values": return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+    case "stored": return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
     case "project": return `Project ${list(node.exprs)}`;
     case "filter": return `Filter ${exprToString(node.predicate)}`;
     case "aggregate": return `Aggregate keys=[${list(node.keys)}] aggs=[${node.aggs.map((a) => `${exprToString(a.expr)}`).join(", ")}]`;

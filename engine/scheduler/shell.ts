@@ -34,6 +34,11 @@ export class GraphRun {
   skippedLines = 0;
   /** worker → task now running there */
   private readonly running = new Map<string, string>();
+
+  /** Workers running a task of this run now. */
+  get busyWorkers(): string[] {
+    return [...this.running.keys()];
+  }
   private outcome?: { ok: true; ref: Ref } | { ok: false; error: BasinError };
   private settle!: { resolve: (r: Ref) => void; reject: (e: BasinError) => void };
   private seq = 0;

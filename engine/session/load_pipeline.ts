@@ -3,7 +3,7 @@
 import { build, type Message, type Plugin } from "esbuild";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { BasinError } from "../common/errors.js";
@@ -30,19 +30,22 @@ function syntaxError(m: Message, file: string): BasinError {
 }
 
 /**
- * Compiles and imports a pipeline file; resolves to its default export.
+ * Compiles and imports a pipeline file; resolves to its default export. With
+ * `source`, that text (an editor's unsaved buffer) stands in for the file's.
  *
  * @example
  * const frame = await loadPipeline("examples/taxi.ts");
  */
-export async function loadPipeline(path: string): Promise<unknown> {
+export async function loadPipeline(path: string, source?: string): Promise<unknown> {
   const file = resolve(path);
-  if (!existsSync(file)) throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
+  if (source === undefined && !existsSync(file)) throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
   process.setSourceMapsEnabled(true);
   let code: string;
   try {
     const out = await build({
-      entryPoints: [file],
+      ...(source === undefined
+        ? { entryPoints: [file] }
+        : { stdin: { contents: source, sourcefile: file, resolveDir: dirname(file), loader: "ts" as const } }),
       bundle: true,
       write: false,
       platform: "node",

@@ -1,20 +1,10 @@
 // A pool of CPU worker threads. Each runs one task at a time; a worker that dies
 // is reported and replaced.
 import { Worker } from "node:worker_threads";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { BasinError } from "../common/errors.js";
 import { native } from "../native/addon.js";
+import { builtScript } from "./built_script.js";
 import type { ResultMessage, TaskMessage } from "./protocol.js";
-
-/** The compiled worker entry: next to this file when running from dist/, else in dist/. */
-function workerScript(): string {
-  const beside = fileURLToPath(new URL("./worker.js", import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL("../../dist/engine/workers/worker.js", import.meta.url));
-  if (existsSync(built)) return built;
-  throw new BasinError("BASIN_INTERNAL", "the worker script is not built: run `npm run build` in the Basin folder");
-}
 
 /**
  * Starts a worker thread with the main thread's flags where a worker accepts them:
@@ -24,10 +14,10 @@ function workerScript(): string {
 function startWorker(name: string, owner: number): Worker {
   const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
   try {
-    return new Worker(workerScript(), { name, execArgv, workerData: { owner } });
+    return new Worker(builtScript("workers/worker.js"), { name, execArgv, workerData: { owner } });
   } catch (e) {
     if ((e as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
-    return new Worker(workerScript(), { name, execArgv: [], workerData: { owner } });
+    return new Worker(builtScript("workers/worker.js"), { name, execArgv: [], workerData: { owner } });
   }
 }
 

@@ -68,6 +68,10 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
           break;
         }
         case "values": replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]); break;
+        case "stored":
+          addon.retain(step.handle);
+          replace([step.handle]);
+          break;
         case "concat": replace([addon.concat(step.inputs.map((i) => inputs[i]))]); break;
         case "filter": replace([addon.filter(current[0], step.predicate)]); break;
         case "project": replace([addon.evalExprs(current[0], step.exprs, step.names)]); break;

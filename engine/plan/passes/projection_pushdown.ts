@@ -15,6 +15,7 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       return { ...node, columns: kept.map((f) => f.name), schema: kept };
     }
     case "values":
+    case "stored":
       return node;
     case "project": {
       const exprs = node.exprs.filter((e) => needed.has(e.name));

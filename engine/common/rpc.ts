@@ -1,0 +1,115 @@
+// The one contract between the workbench (renderer) and the engine. Both
+// transports — the desktop preload bridge and the browser's WebSocket — carry
+// exactly these requests, responses and events as plain JSON.
+import type { SerializedError } from "./errors.js";
+import type { DType, Field } from "./types.js";
+
+/** A cell as it crosses the wire: dates "YYYY-MM-DD", timestamps ISO 8601, int64 beyond 2^53 as a decimal string. */
+export type WireValue = number | string | boolean | null;
+
+/** A computed result the engine keeps for paging, by id. */
+export interface ResultInfo {
+  id: string;
+  schema: Field[];
+  rows: number;
+  /** The run that made it, or the result it was sorted/filtered from. */
+  source: string;
+}
+
+/** Rows [offset, offset + values[0].length) of some columns of a result. */
+export interface Page {
+  resultId: string;
+  offset: number;
+  columns: string[];
+  /** Column-major: values[c][r]. */
+  values: WireValue[][];
+}
+
+export interface ResultSort {
+  column: string;
+  descending: boolean;
+}
+
+/** Keeps rows whose column matches: a closed range for numbers and dates, or nulls only. */
+export type ResultFilter =
+  | { column: string; kind: "range"; min?: WireValue; max?: WireValue }
+  | { column: string; kind: "isNull" };
+
+/** What a column holds, computed on request (never blocking the first page). */
+export interface ColumnProfile {
+  column: string;
+  type: DType;
+  rows: number;
+  nulls: number;
+  min: WireValue;
+  max: WireValue;
+  /** Numeric and date columns: equal-width bins between min and max. */
+  histogram?: { edges: number[]; counts: number[] };
+  /** String and bool columns: the most frequent values. */
+  top?: { value: WireValue; count: number }[];
+}
+
+export interface WorkspaceInfo {
+  root: string;
+  /** Paths relative to the root, "/" separated, directories end with "/". */
+  files: string[];
+}
+
+export interface ClusterStatus {
+  kind: "local";
+  workers: { name: string; kind: "cpu" | "gpu"; busy: boolean }[];
+  store: { tables: number; bytes: number; peakBytes: number };
+}
+
+/** Progress of one group of tasks of a run. */
+export interface RunProgress {
+  group: string;
+  done: number;
+  total: number;
+}
+
+export type EngineEvent =
+  | { type: "runStarted"; runId: string; file: string }
+  | { type: "progress"; runId: string; progress: RunProgress }
+  | { type: "runFinished"; runId: string; result: ResultInfo; elapsedMs: number; tasks: number }
+  | { type: "runFailed"; runId: string; error: SerializedError; elapsedMs: number }
+  | { type: "log"; level: "info" | "warn" | "error"; text: string };
+
+/**
+ * The engine as the workbench sees it. Every method is one request; long work
+ * (runs) reports through events and is cancellable.
+ *
+ * @example
+ * const { runId } = await client.run("pipelines/taxi.ts");
+ * // … an event { type: "runFinished", result } arrives …
+ * const page = await client.page(result.id, 0, 100);
+ */
+export interface EngineClient {
+  workspace(): Promise<WorkspaceInfo>;
+  readFile(path: string): Promise<string>;
+  writeFile(path: string, text: string): Promise<void>;
+  /** Runs a pipeline file of the workspace; `source` runs unsaved editor text in its place. */
+  run(path: string, source?: string): Promise<{ runId: string }>;
+  cancel(runId: string): Promise<void>;
+  page(resultId: string, offset: number, limit: number, columns?: string[]): Promise<Page>;
+  /** A new result: `resultId` sorted (stable) and filtered by the engine. */
+  view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo>;
+  profile(resultId: string, column: string): Promise<ColumnProfile>;
+  release(resultId: string): Promise<void>;
+  cluster(): Promise<ClusterStatus>;
+}
+
+export type EngineMethod = keyof EngineClient;
+
+/** Wire messages. */
+export interface RpcRequest {
+  id: number;
+  method: EngineMethod;
+  params: unknown[];
+}
+
+export type RpcResponse = { id: number; result: unknown } | { id: number; error: SerializedError };
+
+export interface RpcEventMessage {
+  event: EngineEvent;
+}

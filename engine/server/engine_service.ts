@@ -1,0 +1,116 @@
+// The engine side of the workbench contract (engine/common/rpc.ts): runs
+// pipeline files of a workspace on a cluster, keeps their results for paging, and
+// reports progress as events. Transports (WebSocket, Electron) wrap one of these.
+import { computeStored } from "../cluster/compute.js";
+import { defaultCluster } from "../cluster/default.js";
+import type { LocalCluster } from "../cluster/local.js";
+import { BasinError } from "../common/errors.js";
+import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
+import { native } from "../native/addon.js";
+import { planPipeline } from "../session/driver.js";
+import { ResultStore } from "./results.js";
+import { Workspace } from "./workspace.js";
+
+export interface EngineServiceOptions {
+  /** The folder the workbench opens. */
+  root: string;
+  /** Default: the process's local cluster. */
+  cluster?: LocalCluster;
+  emit: (e: EngineEvent) => void;
+}
+
+/**
+ * @example
+ * const engine = new EngineService({ root: ".", emit: (e) => console.log(e) });
+ * await engine.run("examples/taxi.ts");
+ */
+export class EngineService implements EngineClient {
+  readonly workspaceFolder: Workspace;
+  private readonly results: ResultStore;
+  private readonly runs = new Map<string, AbortController>();
+  private counter = 0;
+
+  constructor(private readonly options: EngineServiceOptions) {
+    this.workspaceFolder = new Workspace(options.root);
+    this.results = new ResultStore({ cluster: options.cluster });
+  }
+
+  async workspace(): Promise<WorkspaceInfo> {
+    return this.workspaceFolder.list();
+  }
+
+  async readFile(path: string): Promise<string> {
+    return this.workspaceFolder.read(path);
+  }
+
+  async writeFile(path: string, text: string): Promise<void> {
+    if (typeof text !== "string") throw new BasinError("BASIN_IO", "writeFile needs the file's text");
+    this.workspaceFolder.write(path, text);
+  }
+
+  /** Starts a run and returns at once; its outcome arrives as runFinished or runFailed. */
+  async run(path: string, source?: string): Promise<{ runId: string }> {
+    const file = this.workspaceFolder.path(path);
+    const runId = `run-${++this.counter}`;
+    const ac = new AbortController();
+    this.runs.set(runId, ac);
+    this.options.emit({ type: "runStarted", runId, file: path });
+    const t0 = performance.now();
+    const elapsedMs = () => Math.round(performance.now() - t0);
+    void (async () => {
+      try {
+        const plan = await planPipeline(file, typeof source === "string" ? source : undefined, ac.signal);
+        const out = await computeStored(plan, {
+          cluster: this.options.cluster,
+          signal: ac.signal,
+          onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }),
+        });
+        if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}: skipped ${out.skippedLines} malformed line(s)` });
+        const result = this.results.keep(out.ref, runId);
+        this.options.emit({ type: "runFinished", runId, result, elapsedMs: elapsedMs(), tasks: out.tasks });
+      } catch (e) {
+        this.options.emit({ type: "runFailed", runId, error: BasinError.from(e).toJSON(), elapsedMs: elapsedMs() });
+      } finally {
+        this.runs.delete(runId);
+      }
+    })();
+    return { runId };
+  }
+
+  async cancel(runId: string): Promise<void> {
+    this.runs.get(runId)?.abort("cancelled");
+  }
+
+  async page(resultId: string, offset: number, limit: number, columns?: string[]): Promise<Page> {
+    return this.results.page(resultId, offset, limit, columns);
+  }
+
+  view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
+    return this.results.view(resultId, sort ?? [], filters ?? []);
+  }
+
+  profile(resultId: string, column: string): Promise<ColumnProfile> {
+    return this.results.profile(resultId, column);
+  }
+
+  async release(resultId: string): Promise<void> {
+    this.results.release(resultId);
+  }
+
+  async cluster(): Promise<ClusterStatus> {
+    const cluster = this.options.cluster ?? defaultCluster();
+    const s = native().storeStats();
+    return {
+      kind: "local",
+      workers: cluster.pool.names.map((name) => ({ name, kind: "cpu" as const, busy: cluster.busyWorkers().includes(name) })),
+      store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
+    };
+  }
+
+  /** Cancels every run and frees every result. */
+  async close(): Promise<void> {
+    for (const ac of this.runs.values()) ac.abort("closing");
+    while (this.runs.size > 0) await new Promise((r) => setTimeout(r, 10));
+    this.results.clear();
+  }
+}

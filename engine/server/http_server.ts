@@ -1,0 +1,157 @@
+// `basin serve`: the workbench over HTTP + WebSocket on 127.0.0.1. Every request
+// needs the random token printed at start (the page sets it as a same-site
+// cookie for its own assets); the WebSocket also checks the Origin, so another
+// site open in the browser cannot drive the engine.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { extname, join, resolve, sep } from "node:path";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { LocalCluster } from "../cluster/local.js";
+import { BasinError } from "../common/errors.js";
+import type { EngineClient, EngineEvent, EngineMethod, RpcRequest, RpcResponse } from "../common/rpc.js";
+import { EngineService } from "./engine_service.js";
+
+export interface ServeOptions {
+  /** The workspace folder. */
+  root: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Default: a fresh random token. */
+  token?: string;
+  /** The built renderer (index.html and its assets). */
+  assets?: string;
+  cluster?: LocalCluster;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  token: string;
+  engine: EngineService;
+  close(): Promise<void>;
+}
+
+const METHODS: readonly EngineMethod[] = ["workspace", "readFile", "writeFile", "run", "cancel", "page", "view", "profile", "release", "cluster"];
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+  ".json": "application/json", ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2", ".ttf": "font/ttf",
+};
+const COOKIE = "basin_token";
+
+function sameToken(given: string | null | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given), b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [k, v] = part.trim().split("=");
+    if (k === COOKIE) return v;
+  }
+  return undefined;
+}
+
+/** The renderer's build output, next to the engine in dist/. */
+function defaultAssets(): string {
+  return resolve(new URL(".", import.meta.url).pathname, import.meta.url.endsWith(".js") ? "../../renderer" : "../../dist/renderer");
+}
+
+/**
+ * Starts the workbench server.
+ *
+ * @example
+ * const s = await serve({ root: "." });
+ * console.log(`open ${s.url}`);
+ */
+export async function serve(options: ServeOptions): Promise<RunningServer> {
+  const token = options.token ?? randomBytes(24).toString("base64url");
+  const assets = resolve(options.assets ?? defaultAssets());
+  const sockets = new Set<WebSocket>();
+  const broadcast = (event: EngineEvent) => {
+    const text = JSON.stringify({ event });
+    for (const ws of sockets) ws.send(text);
+  };
+  const engine = new EngineService({ root: options.root, cluster: options.cluster, emit: broadcast });
+  let origin = "";
+
+  const refuse = (res: ServerResponse, status: number, text: string) => {
+    res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+    res.end(`${text}\n`);
+  };
+
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", origin);
+    const query = url.searchParams.get("token");
+    if (!sameToken(query, token) && !sameToken(cookieToken(req), token))
+      return refuse(res, 403, "Basin: this page needs the token printed by `basin serve`; open the full URL it printed");
+    if (req.method !== "GET") return refuse(res, 405, "Basin: only GET is served here");
+    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname.slice(1));
+    const file = resolve(assets, rel);
+    if (!file.startsWith(assets + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      if (rel === "index.html") return refuse(res, 500, `Basin: the workbench is not built (no ${file}); run \`npm run build\``);
+      return refuse(res, 404, "Basin: not found");
+    }
+    res.writeHead(200, {
+      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+      "set-cookie": `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+      "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; worker-src 'self' blob:",
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+    });
+    res.end(readFileSync(join(file)));
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  http.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url ?? "/", origin);
+    const allowed = [origin, origin.replace("127.0.0.1", "localhost")];
+    const okToken = sameToken(url.searchParams.get("token"), token) || sameToken(cookieToken(req), token);
+    if (!okToken || !allowed.includes(req.headers.origin ?? "")) {
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nBasin: ${okToken ? "wrong Origin" : "token missing or wrong"}\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on("close", () => sockets.delete(ws));
+      ws.on("message", (data) => void answer(engine, ws, String(data)));
+    });
+  });
+
+  await new Promise<void>((ok, fail) => {
+    http.once("error", fail);
+    http.listen(options.port ?? 0, "127.0.0.1", () => ok());
+  });
+  const port = (http.address() as { port: number }).port;
+  origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    port,
+    token,
+    engine,
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((ok) => http.close(() => ok()));
+      await engine.close();
+    },
+  };
+}
+
+/** Answers one request message; every failure goes back as a serialized error. */
+async function answer(engine: EngineClient, ws: WebSocket, text: string): Promise<void> {
+  let id = -1;
+  let reply: RpcResponse;
+  try {
+    const req = JSON.parse(text) as RpcRequest;
+    id = typeof req.id === "number" ? req.id : -1;
+    if (!METHODS.includes(req.method)) throw new BasinError("BASIN_PLAN", `unknown engine method "${String(req.method)}"`);
+    if (!Array.isArray(req.params)) throw new BasinError("BASIN_PLAN", `${req.method}: params must be an array`);
+    const method = engine[req.method] as (...args: unknown[]) => Promise<unknown>;
+    reply = { id, result: (await method.apply(engine, req.params)) ?? null };
+  } catch (e) {
+    reply = { id, error: BasinError.from(e).toJSON() };
+  }
+  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
+}

@@ -1,0 +1,163 @@
+// Results the workbench is looking at, kept in the native store by id: paged by
+// viewport, sorted and filtered into new results, profiled per column. Views and
+// profiles are ordinary plans over the stored table, so they run on the cluster's
+// workers and never block the server.
+import { col, count, Expr } from "../api/expr.js";
+import { DataFrame } from "../api/dataframe.js";
+import { computeStored, type ComputeOptions } from "../cluster/compute.js";
+import { BasinError } from "../common/errors.js";
+import type { ColumnProfile, Page, ResultFilter, ResultInfo, ResultSort, WireValue } from "../common/rpc.js";
+import type { Field } from "../common/types.js";
+import { native, type Handle } from "../native/addon.js";
+import { toWire } from "./wire.js";
+
+/** Most rows one page request may ask for. */
+export const MAX_PAGE_ROWS = 10_000;
+const HISTOGRAM_BINS = 20;
+const TOP_VALUES = 10;
+
+interface Kept {
+  info: ResultInfo;
+  ref: Handle;
+}
+
+function fail(message: string): never {
+  throw new BasinError("BASIN_PLAN", message);
+}
+
+/**
+ * @example
+ * const results = new ResultStore({});
+ * const info = results.keep(ref, "run-1");
+ * const page = results.page(info.id, 0, 100);
+ */
+export class ResultStore {
+  private readonly kept = new Map<string, Kept>();
+  private counter = 0;
+
+  constructor(private readonly compute: Pick<ComputeOptions, "cluster">) {}
+
+  /** Takes ownership of `ref` (a table in the store) and gives it an id. */
+  keep(ref: Handle, source: string): ResultInfo {
+    const t = native().tableInfo(ref);
+    const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: t.rows, source };
+    this.kept.set(info.id, { info, ref });
+    return info;
+  }
+
+  page(id: string, offset: number, limit: number, columns?: string[]): Page {
+    const { info, ref } = this.get(id);
+    if (!Number.isInteger(offset) || offset < 0) fail(`page offset must be a non-negative integer, got ${offset}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_ROWS) fail(`page limit must be an integer in 0..${MAX_PAGE_ROWS}, got ${limit}`);
+    const names = columns ?? info.schema.map((f) => f.name);
+    for (const n of names) if (!info.schema.some((f) => f.name === n)) fail(`result ${id} has no column "${n}"`);
+    const start = Math.min(offset, info.rows);
+    const slice = native().slice(ref, start, Math.min(limit, info.rows - start));
+    try {
+      const js = native().tableToJs(slice);
+      const all = toWire(js);
+      return { resultId: id, offset: start, columns: names, values: names.map((n) => all[js.names.indexOf(n)]) };
+    } finally {
+      native().release(slice);
+    }
+  }
+
+  /** A new result: the rows of `id` that pass every filter, stably sorted. */
+  async view(id: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
+    let df = this.frame(id);
+    for (const f of filters) df = df.filter(filterExpr(df, f));
+    if (sort.length > 0)
+      df = df.sort(sort.map((s) => s.column), { descending: sort.map((s) => s.descending) });
+    const { ref } = await computeStored(df.toPlan(), this.compute);
+    return this.keep(ref, id);
+  }
+
+  async profile(id: string, column: string): Promise<ColumnProfile> {
+    const df = this.frame(id);
+    const field = df.schema.find((f) => f.name === column) ?? fail(`result ${id} has no column "${column}"`);
+    const c = col(column);
+    const stats = (await df.agg(count().alias("rows"), c.count().alias("n"), c.min().alias("min"), c.max().alias("max")).compute(this.compute)).toRows()[0];
+    const rows = Number(stats.rows), nonNull = Number(stats.n);
+    const ends = await this.ends(df, column);
+    const profile: ColumnProfile = { column, type: field.type, rows, nulls: rows - nonNull, min: ends[0], max: ends[1] };
+    if (nonNull === 0) return profile;
+    if (field.type === "string" || field.type === "bool") {
+      const top = await df.filter(c.isNotNull()).groupBy(column).agg(count().alias("count")).sort(["count", column], { descending: [true, false] }).head(TOP_VALUES).compute(this.compute);
+      const values = top.column(column) as (string | boolean)[];
+      profile.top = values.map((value, i) => ({ value, count: Number(top.column("count")[i]) }));
+    } else {
+      profile.histogram = await this.histogram(df, column);
+    }
+    return profile;
+  }
+
+  release(id: string): void {
+    const k = this.get(id);
+    this.kept.delete(id);
+    native().release(k.ref);
+  }
+
+  /** Frees every kept result (the server is closing). */
+  clear(): void {
+    for (const id of [...this.kept.keys()]) this.release(id);
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  private get(id: string): Kept {
+    return this.kept.get(id) ?? fail(`no result "${id}": it was released or the engine restarted; run the pipeline again`);
+  }
+
+  private frame(id: string): DataFrame {
+    const { info, ref } = this.get(id);
+    return new DataFrame({ kind: "stored", handles: [ref], bytes: info.rows * info.schema.length * 8, schema: info.schema });
+  }
+
+  /** min and max in wire form (exact for every type, via a one-row page of an aggregate). */
+  private async ends(df: DataFrame, column: string): Promise<[WireValue, WireValue]> {
+    const c = col(column);
+    const { ref } = await computeStored(df.agg(c.min().alias("min"), c.max().alias("max")).toPlan(), this.compute);
+    try {
+      const [[min], [max]] = toWire(native().tableToJs(ref));
+      return [min, max];
+    } finally {
+      native().release(ref);
+    }
+  }
+
+  private async wireColumn(values: unknown[], type: Field["type"]): Promise<WireValue[]> {
+    return values.map((v) => (type === "bool" ? (v as boolean | null) : (v as string | null)));
+  }
+
+  /** Equal-width bins over [min, max] of the column as numbers (dates as days, timestamps as µs). */
+  private async histogram(df: DataFrame, column: string): Promise<{ edges: number[]; counts: number[] }> {
+    const x = df.select(col(column).cast("float64").alias("x")).filter(col("x").isNotNull());
+    const r = (await x.agg(col("x").min().alias("lo"), col("x").max().alias("hi")).compute(this.compute)).toRows()[0];
+    const lo = Number(r.lo), hi = Number(r.hi);
+    const bins = hi > lo ? HISTOGRAM_BINS : 1;
+    const width = hi > lo ? (hi - lo) / bins : 1;
+    const y = col("x").sub(lo).div(width); // >= 0, so y - (y mod 1) is its floor
+    const counted = await x.groupBy(y.sub(y.mod(1)).cast("int64").alias("bin")).agg(count().alias("n")).compute(this.compute);
+    const counts = new Array<number>(bins).fill(0);
+    const bin = counted.column("bin"), n = counted.column("n");
+    // The maximum lands on the right edge: it belongs to the last bin.
+    for (let i = 0; i < counted.numRows; i++) counts[Math.min(Number(bin[i]), bins - 1)] += Number(n[i]);
+    return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), counts };
+  }
+}
+
+function filterExpr(df: DataFrame, f: ResultFilter): Expr {
+  if (!df.schema.some((x) => x.name === f.column)) fail(`no column "${f.column}" to filter on`);
+  const c = col(f.column);
+  switch (f.kind) {
+    case "isNull": return c.isNull();
+    case "range": {
+      if (f.min === undefined && f.max === undefined) fail(`a range filter on "${f.column}" needs min or max`);
+      const lo = f.min === undefined || f.min === null ? null : c.ge(f.min);
+      const hi = f.max === undefined || f.max === null ? null : c.le(f.max);
+      return lo && hi ? lo.and(hi) : (lo ?? hi)!;
+    }
+  }
+}

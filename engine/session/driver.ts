@@ -1,0 +1,39 @@
+// Plans a pipeline file in a driver worker thread (see driver_worker.ts).
+import { Worker } from "node:worker_threads";
+import { BasinError, type SerializedError } from "../common/errors.js";
+import type { Plan } from "../common/plan.js";
+import { builtScript } from "../workers/built_script.js";
+
+export interface DriverRequest {
+  path: string;
+  source?: string;
+}
+
+export type DriverReply = { ok: true; plan: Plan } | { ok: false; error: SerializedError };
+
+/**
+ * Evaluates a pipeline file (or unsaved `source` for it) off the main thread and
+ * resolves to its plan; aborting stops the evaluation at once.
+ *
+ * @example
+ * const plan = await planPipeline("examples/taxi.ts");
+ */
+export function planPipeline(path: string, source?: string, signal?: AbortSignal): Promise<Plan> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new BasinError("BASIN_CANCELLED", "the run was cancelled"));
+    const worker = new Worker(builtScript("session/driver_worker.js"), { workerData: { path, source } satisfies DriverRequest });
+    let settled = false;
+    const settle = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      void worker.terminate();
+      f();
+    };
+    const onAbort = () => settle(() => reject(new BasinError("BASIN_CANCELLED", "the run was cancelled while the pipeline file was evaluated")));
+    signal?.addEventListener("abort", onAbort);
+    worker.once("message", (r: DriverReply) => settle(() => (r.ok ? resolve(r.plan) : reject(BasinError.fromJSON(r.error)))));
+    worker.once("error", (e) => settle(() => reject(BasinError.from(e))));
+    worker.once("exit", (code) => settle(() => reject(new BasinError("BASIN_INTERNAL", `the pipeline driver exited (code ${code}) without a plan`))));
+  });
+}

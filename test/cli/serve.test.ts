@@ -1,0 +1,54 @@
+// `basin serve` as a user starts it: prints a tokenized URL on 127.0.0.1, answers
+// the workbench's WebSocket with the folder as workspace, and stops on SIGTERM.
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { BASIN_BIN, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { RpcClient } from "../helpers/rpc_client.js";
+
+describe("basin serve", () => {
+  it("prints a URL with a token, serves the folder as the workspace, and exits 0 on SIGTERM", async () => {
+    const dir = makeTempDir();
+    writeText(dir, "data.csv", "a,b\n1,x\n2,y\n");
+    writeText(dir, "p.ts", 'import { readCsv } from "basin";\nexport default readCsv("data.csv");\n');
+    const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0"], { cwd: "/", env: { ...process.env, BASIN_WORKERS: "1" } });
+    try {
+      const url = await new Promise<URL>((resolve, reject) => {
+        let out = "";
+        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 20_000);
+        child.stdout.on("data", (d) => {
+          out += String(d);
+          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
+          if (m) (clearTimeout(timer), resolve(new URL(m[0])));
+        });
+      });
+      expect(url.searchParams.get("token")!.length).toBeGreaterThanOrEqual(32);
+      const client = await RpcClient.connect(`ws://${url.host}/?token=${url.searchParams.get("token")}`, url.origin);
+      expect((await client.call<{ files: string[] }>("workspace")).files).toEqual(["data.csv", "p.ts"]);
+      // A relative data path in the pipeline resolves inside the workspace.
+      const { runId } = await client.call<{ runId: string }>("run", "p.ts");
+      const done = await client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId);
+      expect(done.type === "runFinished" && done.result.rows).toBe(2);
+      client.close();
+      const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      expect(await exit).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+      removeDir(dir);
+    }
+  });
+
+  it("refuses a folder that does not exist and a bad port", async () => {
+    const dir = makeTempDir();
+    try {
+      const missing = await runBasin(["serve", "nope"], { cwd: dir });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain("nope: no such folder to open as the workspace");
+      const port = await runBasin(["serve", ".", "--port", "http"], { cwd: dir });
+      expect(port.code).toBe(2);
+      expect(port.stderr).toContain('--port needs a port number, got "http"');
+    } finally {
+      removeDir(dir);
+    }
+  });
+});

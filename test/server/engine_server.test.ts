@@ -1,0 +1,176 @@
+// The workbench's engine server (`basin serve`) over a real WebSocket: token and
+// Origin checks, running pipeline files, paging results by viewport, engine-side
+// sort/filter and column profiles (against DuckDB), cancellation, and clear errors.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalCluster } from "../../engine/api/index.js";
+import type { ColumnProfile, EngineEvent, Page, ResultInfo } from "../../engine/common/rpc.js";
+import { serve, type RunningServer } from "../../engine/server/http_server.js";
+import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
+import { Duck, expectSameRows } from "../helpers/oracle.js";
+import { RpcClient, RpcError } from "../helpers/rpc_client.js";
+
+const ROWS = 2000;
+let dir: string;
+let server: RunningServer;
+let cluster: LocalCluster;
+let client: RpcClient;
+let duck: Duck;
+let origin: string;
+
+const PIPELINE = (dir: string) => `import { readCsv, col } from "basin";
+export default readCsv("${dir}/*.csv", { blocksize: 4096, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] })
+  .filter(col("rid").lt(1500));
+`;
+
+beforeAll(async () => {
+  dir = writeTripsCsv(makeTrips(ROWS, 11), 2);
+  writeFileSync(join(dir, "trips.ts"), PIPELINE(dir));
+  writeFileSync(join(dir, "bad_column.ts"), `import { readCsv, col } from "basin";\nconst t = readCsv("${dir}/*.csv");\nexport default t.filter(col("nope").gt(1));\n`);
+  writeFileSync(join(dir, "loops.ts"), `while (true) {}\nexport default 1;\n`);
+  cluster = new LocalCluster({ workers: 2 });
+  server = await serve({ root: dir, cluster });
+  origin = `http://127.0.0.1:${server.port}`;
+  client = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, origin);
+  duck = await Duck.open();
+  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS}) WHERE rid < 1500`);
+});
+
+afterAll(async () => {
+  client.close();
+  await server.close();
+  await cluster.close();
+  duck.close();
+});
+
+async function runToEnd(path: string, source?: string): Promise<EngineEvent> {
+  const { runId } = await client.call<{ runId: string }>("run", path, source);
+  return client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId);
+}
+
+async function finished(path: string, source?: string): Promise<ResultInfo> {
+  const e = await runToEnd(path, source);
+  if (e.type !== "runFinished") throw new Error(`run failed: ${JSON.stringify(e)}`);
+  return e.result;
+}
+
+/** Every row of a result, fetched in pages of `size`. */
+async function allRows(id: string, rows: number, size = 333): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  for (let offset = 0; offset < rows; offset += size) {
+    const p = await client.call<Page>("page", id, offset, size);
+    for (let r = 0; r < p.values[0].length; r++) out.push(p.values.map((c) => c[r]));
+  }
+  return out;
+}
+
+/** DuckDB rows in wire form: dates as ISO text. */
+async function duckRows(sql: string): Promise<unknown[][]> {
+  return (await duck.rows(sql)).map((r) => r.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v)));
+}
+
+describe("engine server: access", () => {
+  it("refuses a page or a WebSocket without the token, and a WebSocket from another Origin", async () => {
+    expect((await fetch(`${origin}/`)).status).toBe(403);
+    expect((await fetch(`${origin}/?token=wrong`)).status).toBe(403);
+    await expect(RpcClient.connect(`ws://127.0.0.1:${server.port}/`, origin)).rejects.toThrow(/HTTP 403/);
+    await expect(RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, "http://evil.example")).rejects.toThrow(/HTTP 403/);
+  });
+
+  it("serves nothing outside the app's assets, even with the token", async () => {
+    const r = await fetch(`${origin}/..%2F..%2Fpackage.json?token=${server.token}`);
+    expect([403, 404]).toContain(r.status);
+  });
+
+  it("lists, reads and writes workspace files, and refuses paths outside it", async () => {
+    const ws = await client.call<{ files: string[] }>("workspace");
+    expect(ws.files).toEqual(expect.arrayContaining(["trips.ts", "part-0.csv"]));
+    await client.call("writeFile", "notes/new.ts", "export default 1;\n");
+    expect(await client.call("readFile", "notes/new.ts")).toBe("export default 1;\n");
+    await expect(client.call("readFile", "../../etc/passwd")).rejects.toThrow(/outside the workspace/);
+    await expect(client.call("nope")).rejects.toThrow(/unknown engine method "nope"/);
+  });
+});
+
+describe("engine server: runs and results", () => {
+  it("runs a pipeline file with progress and pages through its result exactly", async () => {
+    const info = await finished("trips.ts");
+    expect(info.rows).toBe(1500);
+    expect(info.schema.map((f) => f.name)).toEqual(["rid", "k", "city", "v", "f", "flag", "day"]);
+    expect(client.events.some((e) => e.type === "progress")).toBe(true);
+    expectSameRows(await allRows(info.id, info.rows), await duckRows("SELECT * FROM t ORDER BY rid"), "pages", true);
+    const tail = await client.call<Page>("page", info.id, 1490, 100, ["rid", "city"]);
+    expect(tail.columns).toEqual(["rid", "city"]);
+    expect(tail.values[0]).toEqual([...Array(10).keys()].map((i) => 1490 + i));
+    await expect(client.call("page", info.id, 0, 1e9)).rejects.toThrow(/page limit must be an integer/);
+    await client.call("release", info.id);
+    await expect(client.call("page", info.id, 0, 1)).rejects.toThrow(/no result "result-\d+"/);
+  });
+
+  it("runs unsaved editor text in place of the file", async () => {
+    const info = await finished("trips.ts", PIPELINE(dir).replace("lt(1500)", "lt(10)"));
+    expect(info.rows).toBe(10);
+    await client.call("release", info.id);
+  });
+
+  it("sorts and filters a result in the engine, matching DuckDB", async () => {
+    const info = await finished("trips.ts");
+    const view = await client.call<ResultInfo>("view", info.id, [{ column: "city", descending: true }, { column: "f", descending: false }], [{ column: "v", kind: "range", min: -200, max: 300 }]);
+    const expected = await duckRows("SELECT * FROM t WHERE v BETWEEN -200 AND 300 ORDER BY city DESC NULLS LAST, f ASC NULLS LAST, rid");
+    expectSameRows(await allRows(view.id, view.rows), expected, "view", true);
+    const nulls = await client.call<ResultInfo>("view", info.id, [], [{ column: "day", kind: "isNull" }]);
+    expect(nulls.rows).toBe(Number((await duck.rows("SELECT count(*) FROM t WHERE day IS NULL"))[0][0]));
+    for (const id of [info.id, view.id, nulls.id]) await client.call("release", id);
+  });
+
+  it("profiles columns: nulls, min/max, a histogram of numbers and the top strings", async () => {
+    const info = await finished("trips.ts");
+    const v = await client.call<ColumnProfile>("profile", info.id, "v");
+    const [[nulls, min, max, n]] = await duck.rows("SELECT count(*) - count(v), min(v), max(v), count(v) FROM t");
+    expect([v.nulls, v.min, v.max]).toEqual([Number(nulls), Number(min), Number(max)]);
+    expect(v.histogram!.counts.reduce((a, b) => a + b, 0)).toBe(Number(n));
+    expect(v.histogram!.edges[0]).toBe(Number(min));
+    expect(v.histogram!.edges.at(-1)).toBeCloseTo(Number(max), 9);
+    const width = (Number(max) - Number(min)) / 20;
+    const [[firstBin]] = await duck.rows(`SELECT count(*) FROM t WHERE v >= ${min} AND v < ${Number(min) + width}`);
+    expect(v.histogram!.counts[0]).toBe(Number(firstBin));
+    const city = await client.call<ColumnProfile>("profile", info.id, "city");
+    const top = await duck.rows("SELECT city, count(*) AS n FROM t WHERE city IS NOT NULL GROUP BY city ORDER BY n DESC, city LIMIT 10");
+    expect(city.top!.map((t) => [t.value, t.count])).toEqual(top.map(([c, k]) => [c, Number(k)]));
+    const day = await client.call<ColumnProfile>("profile", info.id, "day");
+    const [[dmin, dmax]] = await duckRows("SELECT min(day), max(day) FROM t");
+    expect([day.min, day.max]).toEqual([dmin, dmax]);
+    await client.call("release", info.id);
+  });
+});
+
+describe("engine server: errors and cancellation", () => {
+  it("reports a pipeline error with its file and line", async () => {
+    const e = await runToEnd("bad_column.ts");
+    expect(e.type).toBe("runFailed");
+    if (e.type !== "runFailed") return;
+    expect(e.error.code).toBe("BASIN_PLAN");
+    expect(e.error.location).toMatch(/bad_column\.ts:3:\d+$/);
+    expect(e.error.message).toMatch(/column "nope" does not exist/);
+  });
+
+  it("reports a syntax error in unsaved text at its line", async () => {
+    const e = await runToEnd("trips.ts", "import { col } from \"basin\";\nexport default col(;\n");
+    expect(e.type === "runFailed" && e.error.code).toBe("BASIN_SYNTAX");
+    expect(e.type === "runFailed" && e.error.location).toMatch(/trips\.ts:2:\d+$/);
+  });
+
+  it("cancels a run whose pipeline file never finishes evaluating", async () => {
+    const { runId } = await client.call<{ runId: string }>("run", "loops.ts");
+    await new Promise((r) => setTimeout(r, 300));
+    await client.call("cancel", runId);
+    const e = await client.waitFor((x) => x.type === "runFailed" && x.runId === runId, 5000);
+    expect(e.type === "runFailed" && e.error.code).toBe("BASIN_CANCELLED");
+  });
+
+  it("reports the cluster's workers and store", async () => {
+    const s = await client.call<{ workers: { name: string }[] }>("cluster");
+    expect(s.workers.length).toBe(2);
+  });
+});
