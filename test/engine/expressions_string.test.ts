@@ -1,6 +1,7 @@
 // String functions (str.*, concatStr) against DuckDB on unicode data with nulls,
 // whitespace, empty strings, and letters of every script the case mapping covers.
-import { col, concatStr, lit } from "../../engine/api/index.js";
+import { expect, it } from "vitest";
+import { col, concatStr, fromColumns, lit } from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { WORDS } from "../helpers/data.js";
 import { describeExprCases } from "../helpers/expr_cases.js";
@@ -28,6 +29,11 @@ describeExprCases("string functions", { id, s, n }, { id: "int64", s: "string", 
     name: "contains: regex and literal",
     basin: (t) => t.select("id", col("s").str.contains("ich$|^a").alias("a"), col("s").str.contains("[0-9]|smile").alias("b"), col("s").str.contains(".", { literal: true }).alias("c"), col("s").str.contains("東").alias("d")),
     sql: "SELECT id, regexp_matches(s, 'ich$|^a'), regexp_matches(s, '[0-9]|smile'), contains(s, '.'), contains(s, '東') FROM t",
+  },
+  {
+    name: "filter on a computed string column (pushed below the projection)",
+    basin: (t) => t.withColumns({ u: col("s").str.upper() }).filter(col("u").str.startsWith("Z")).select("id", "u"),
+    sql: "SELECT id, upper(s) FROM t WHERE starts_with(upper(s), 'Z')",
   },
   { name: "filter by contains", basin: (t) => t.filter(col("s").str.contains("ü")).select("id", "s"), sql: "SELECT id, s FROM t WHERE contains(s, 'ü')" },
   {
@@ -77,3 +83,10 @@ describeExprCases("string functions", { id, s, n }, { id: "int64", s: "string", 
     sql: "SELECT substring(lower(s), 1, 1) AS k, sum(n) FROM t GROUP BY k",
   },
 ]);
+
+it("explain shows functions with their options, and pushes filters through them", () => {
+  const df = fromColumns({ s: ["a", null] }).withColumns({ u: col("s").str.upper() }).filter(col("u").str.contains("^A", { literal: false }));
+  const plan = df.explain();
+  expect(plan).toContain('str.contains(str.upper(col("s")), pattern="^A", literal=false)');
+  expect(plan.split("\n")[0]).toMatch(/^Project/);
+});
