@@ -48,8 +48,6 @@ int64_t CivilPart(int64_t days, char which) {
 
 const char* const kMonths[12] = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"};
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 // Reads minDigits..maxDigits decimal digits.
 bool Number(const char*& p, const char* end, int minDigits, int maxDigits, int64_t* out, int* count = nullptr) {
   int64_t v = 0;

@@ -42,6 +42,9 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d);
 // Floor division (rounds towards negative infinity), for times before 1970.
 inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
+// ASCII whitespace, as str.strip and strptime see it.
+inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
 // Options of a function node, as resolve_fn.ts normalized them (missing → BASIN_INTERNAL).
 const FnOption& Opt(const Expr& e, const char* name);
 inline double OptNum(const Expr& e, const char* name) { return Opt(e, name).num; }

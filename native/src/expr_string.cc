@@ -124,8 +124,6 @@ Column CaseMap(const Operand& a, int64_t rows, bool upper) {
   });
 }
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 std::string_view Strip(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && IsSpace(s[b])) b++;
