@@ -1,6 +1,8 @@
 import { BasinError } from "../common/errors.js";
-import type { AggOp, BinaryOp, ExprNode, Scalar, UnaryOp } from "../common/expr.js";
+import type { AggOp, BinaryOp, ExprNode, FnName, FnOptions, Scalar, UnaryOp } from "../common/expr.js";
 import { DTYPES, isDType, type DType } from "../common/types.js";
+import { ExprDt } from "./expr_dt.js";
+import { ExprStr } from "./expr_str.js";
 import { callerLocation } from "./source_location.js";
 
 /** Anything an expression method accepts as an operand: another expression or a plain value. */
@@ -57,15 +59,101 @@ export class Expr {
   fillNull(value: ExprLike): Expr {
     return new Expr({ kind: "fillNull", arg: this.node, fill: toNode(value), loc: callerLocation() });
   }
-  cast(to: DType): Expr {
+  /**
+   * Converts to another type. A string that does not parse fails the compute with
+   * BASIN_CAST naming the value; with `{ strict: false }` it becomes null instead.
+   *
+   * @example
+   * col("amount").cast("float64", { strict: false })
+   */
+  cast(to: DType, options: { strict?: boolean } = {}): Expr {
     if (typeof to !== "string" || !isDType(to))
       throw new BasinError("BASIN_PLAN", `cannot cast to "${String(to)}"; the types are ${DTYPES.join(", ")}`, callerLocation());
-    return new Expr({ kind: "cast", arg: this.node, to, loc: callerLocation() });
+    return new Expr({ kind: "cast", arg: this.node, to, ...(options.strict === false ? { strict: false } : {}), loc: callerLocation() });
   }
   alias(name: string): Expr {
     if (typeof name !== "string" || name === "") throw new BasinError("BASIN_PLAN", "alias() needs a non-empty name", callerLocation());
     return new Expr({ kind: "alias", arg: this.node, name });
   }
+
+  private fn(name: FnName, options?: FnOptions, more: ExprLike[] = []): Expr {
+    return new Expr({ kind: "fn", name, args: [this.node, ...more.map(toNode)], ...(options ? { options } : {}), loc: callerLocation() });
+  }
+
+  /**
+   * String functions: `col("s").str.lower()`.
+   *
+   * @example
+   * col("city").str.len()
+   */
+  get str(): ExprStr { return new ExprStr(this); }
+  /**
+   * Date and timestamp functions: `col("d").dt.year()`.
+   *
+   * @example
+   * col("pickup").dt.hour()
+   */
+  get dt(): ExprDt { return new ExprDt(this); }
+
+  /**
+   * lo <= this <= hi, like SQL BETWEEN (null when a side is null and the other does not decide).
+   *
+   * @example
+   * col("fare").between(10, 20)
+   */
+  between(lo: ExprLike, hi: ExprLike): Expr {
+    const loc = callerLocation();
+    const ge: ExprNode = { kind: "binary", op: "ge", left: this.node, right: toNode(lo), loc };
+    const le: ExprNode = { kind: "binary", op: "le", left: this.node, right: toNode(hi), loc };
+    return new Expr({ kind: "binary", op: "and", left: ge, right: le, loc });
+  }
+  /**
+   * Membership in a list of literals (numbers, strings, bools, dates as "YYYY-MM-DD"). As
+   * in SQL, a value not found is null (not false) when the list holds a null, and a null is null.
+   *
+   * @example
+   * col("city").isIn(["Zürich", "東京"])
+   */
+  isIn(values: readonly Scalar[]): Expr {
+    if (!Array.isArray(values)) throw new BasinError("BASIN_PLAN", "isIn() needs an array of values", callerLocation());
+    for (const v of values) toNode(v);
+    return this.fn("isIn", { values: [...values] });
+  }
+  /** @example col("v").abs() */
+  abs(): Expr { return this.fn("abs"); }
+  /**
+   * Rounds half away from zero to `decimals` places (negative: to tens, hundreds...), like
+   * DuckDB round; integers stay integers.
+   *
+   * @example
+   * col("fare").round(1)
+   */
+  round(decimals = 0): Expr { return this.fn("round", { decimals }); }
+  /**
+   * Square root, float64. Math functions give null where the result is not a finite
+   * number: sqrt of a negative, log of 0 or a negative, exp or pow overflowing (DuckDB
+   * raises an error for sqrt and log there, and gives null for exp and pow).
+   *
+   * @example
+   * col("area").sqrt()
+   */
+  sqrt(): Expr { return this.fn("sqrt"); }
+  /**
+   * Natural logarithm, or to `base`; null for 0 and negatives (see sqrt).
+   *
+   * @example
+   * col("v").log(10)
+   */
+  log(base?: number): Expr { return this.fn("log", { base: base ?? null }); }
+  /** e to the power of this; null on overflow. @example col("x").exp() */
+  exp(): Expr { return this.fn("exp"); }
+  /**
+   * This to the power `exponent`, float64; null where not a finite number (as in DuckDB).
+   *
+   * @example
+   * col("x").pow(2)
+   */
+  pow(exponent: ExprLike): Expr { return this.fn("pow", undefined, [exponent]); }
 
   sum(): Expr { return this.agg("sum"); }
   mean(): Expr { return this.agg("mean"); }

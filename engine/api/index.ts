@@ -6,6 +6,9 @@
  * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
  */
 export { col, lit, count, Expr, type ExprLike } from "./expr.js";
+export { concatStr, ExprStr, type ParseOptions } from "./expr_str.js";
+export { ExprDt, type DiffUnit } from "./expr_dt.js";
+export { when, When, Then } from "./when.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";

@@ -80,7 +80,13 @@ export type NativeExpr =
   | { kind: "binary"; op: BinaryOp; left: NativeExpr; right: NativeExpr; type: DType }
   | { kind: "unary"; op: UnaryOp; arg: NativeExpr; type: DType }
   | { kind: "fillNull"; arg: NativeExpr; fill: NativeExpr; type: DType }
-  | { kind: "cast"; arg: NativeExpr; type: DType };
+  /** strict false: values that do not convert become null; label names the expression in errors. */
+  | { kind: "cast"; arg: NativeExpr; type: DType; strict?: boolean; label?: string }
+  /** A scalar function (engine/common/expr.ts FnName); options are already validated and normalized. */
+  | { kind: "fn"; name: string; args: NativeExpr[]; options: NativeFnOptions; type: DType };
+
+/** Function parameters: numbers (durations in microseconds), strings, bools, nulls, lists of them. */
+export type NativeFnOptions = Record<string, number | string | boolean | null | (number | string | boolean | null)[]>;
 
 export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
 export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
@@ -155,6 +161,8 @@ export interface NativeAddon {
   evalExprs(h: Handle, exprs: NativeExpr[], names: string[]): Handle;
   /** Keeps the rows where `predicate` is true (null counts as false). */
   filter(h: Handle, predicate: NativeExpr): Handle;
+  /** Why a regular expression does not compile in the kernels' dialect (ECMAScript), or null when it does. */
+  checkRegex(pattern: string): string | null;
 
   /**
    * Hash group-by. Output: key columns, then one column per agg ("full"/"final"), or

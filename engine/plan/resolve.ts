@@ -5,8 +5,10 @@ import { BasinError, type SourceLocation } from "../common/errors.js";
 import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode } from "../common/expr.js";
 import { isNumeric, type DType, type Schema } from "../common/types.js";
 import type { NativeExpr } from "../native/addon.js";
+import { resolveFn } from "./resolve_fn.js";
 
-function fail(message: string, loc: SourceLocation | undefined): never {
+/** A plan error at `loc`. */
+export function fail(message: string, loc: SourceLocation | undefined): never {
   throw new BasinError("BASIN_PLAN", message, loc);
 }
 
@@ -27,16 +29,16 @@ function literalType(value: unknown): DType {
   return "int64"; // an untyped null; binary operators retype it to the other side
 }
 
-function isNullLit(e: NativeExpr): boolean {
+export function isNullLit(e: NativeExpr): boolean {
   return e.kind === "lit" && e.value === null;
 }
 
-function describe(e: ExprNode, t: DType): string {
+export function describe(e: ExprNode, t: DType): string {
   return `${exprToString(e)} is ${t}`;
 }
 
 /** Converts a string literal compared with a date/timestamp column into that type. */
-function coerceLiteral(e: NativeExpr, to: DType, loc: SourceLocation | undefined): NativeExpr {
+export function coerceLiteral(e: NativeExpr, to: DType, loc: SourceLocation | undefined): NativeExpr {
   if (e.kind !== "lit") return e;
   if (e.value === null) return { ...e, type: to };
   if ((to === "date" || to === "timestamp") && typeof e.value === "string") {
@@ -68,7 +70,9 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
     case "agg":
       return fail(`${e.op}() is an aggregation; use it inside agg() or select(), not in ${"filter()/withColumns()"}`, at);
     case "cast":
-      return { kind: "cast", arg: resolveExpr(e.arg, schema, at), type: e.to };
+      return { kind: "cast", arg: resolveExpr(e.arg, schema, at), type: e.to, label: exprToString(e), ...(e.strict === false ? { strict: false } : {}) };
+    case "fn":
+      return resolveFn(e, e.args.map((a) => resolveExpr(a, schema, at)), at);
     case "unary": {
       const arg = resolveExpr(e.arg, schema, at);
       if (e.op === "isNull" || e.op === "isNotNull") return { kind: "unary", op: e.op, arg, type: "bool" };

@@ -444,6 +444,7 @@ inline bool ParseTimestamp(const char* b, const char* e, bool allowDateOnly, int
 bool CsvParseInt64(const char* b, const char* e, int64_t* out) { return ParseInt64(b, e, out); }
 bool CsvParseFloat64(const char* b, const char* e, double* out) { return ParseFloat64(b, e, out); }
 bool CsvParseDate(const char* b, const char* e, int32_t* days) { return ParseDate(b, e, days); }
+int64_t CsvDaysFromCivil(int64_t y, unsigned m, unsigned d) { return DaysFromCivil(y, m, d); }
 bool CsvParseTimestamp(const char* b, const char* e, bool allowDateOnly, int64_t* micros) {
   return ParseTimestamp(b, e, allowDateOnly, micros);
 }

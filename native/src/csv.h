@@ -55,5 +55,7 @@ bool CsvParseFloat64(const char* b, const char* e, double* out);
 bool CsvParseDate(const char* b, const char* e, int32_t* days);
 // `allowDateOnly`: "YYYY-MM-DD" alone reads as midnight.
 bool CsvParseTimestamp(const char* b, const char* e, bool allowDateOnly, int64_t* micros);
+// Days since 1970-01-01 of a proleptic Gregorian date (month 1-12, day 1-31, not checked).
+int64_t CsvDaysFromCivil(int64_t y, unsigned m, unsigned d);
 
 }  // namespace basin

@@ -1,40 +1,12 @@
 #include "expr.h"
 
 #include "csv.h"
+#include "expr_fn.h"
 
 #include <charconv>
 #include <cmath>
 
 namespace basin {
-namespace {
-
-// An evaluated operand: a full column, or one value broadcast to every row.
-struct Operand {
-  Column col;
-  bool scalar = false;
-  int64_t at(int64_t i) const { return scalar ? 0 : i; }
-  bool valid(int64_t i) const { return col.valid(at(i)); }
-  double f64(int64_t i) const {
-    switch (col.type) {
-      case DType::Float64: return col.values<double>()[at(i)];
-      case DType::Bool: return col.values<uint8_t>()[at(i)];
-      case DType::Date: return col.values<int32_t>()[at(i)];
-      default: return double(col.values<int64_t>()[at(i)]);
-    }
-  }
-  int64_t i64(int64_t i) const {
-    switch (col.type) {
-      case DType::Float64: return int64_t(std::llrint(col.values<double>()[at(i)]));  // half to even, as DuckDB
-      case DType::Bool: return col.values<uint8_t>()[at(i)];
-      case DType::Date: return col.values<int32_t>()[at(i)];
-      default: return col.values<int64_t>()[at(i)];
-    }
-  }
-  bool b(int64_t i) const { return col.values<uint8_t>()[at(i)] != 0; }
-  std::string_view s(int64_t i) const { return col.str(at(i)); }
-};
-
-Operand Eval(const Expr& e, const Table& t);
 
 void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   z += 719468;
@@ -48,14 +20,24 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *y = int64_t(yoe) + era * 400 + (*m <= 2);
 }
 
-[[noreturn]] void CastError(std::string_view text, DType to) {
+namespace {
+
+Operand Eval(const Expr& e, const Table& t);
+
+[[noreturn]] void CastError(std::string_view text, DType to, const std::string& label) {
   std::string shown(text.substr(0, 40));
-  throw BasinError("BASIN_CAST", "cannot cast \"" + shown + "\" to " + DTypeName(to) +
-                                     " (clean the value first, or fillNull / filter it out)");
+  std::string where = label.empty() ? "" : " in " + label;
+  throw BasinError("BASIN_CAST", "cannot cast \"" + shown + "\" to " + DTypeName(to) + where +
+                                     " (clean the value first, fillNull / filter it out, or cast with { strict: false } to get null)");
 }
 
-Column CastColumn(const Operand& in, DType to, int64_t rows) {
+Column CastColumn(const Operand& in, DType to, int64_t rows, bool strict = true, const std::string& label = "") {
   ColumnBuilder b(to, rows);
+  // A value that does not convert: an error, or a null when not strict.
+  auto fail = [&](std::string_view text) {
+    if (strict) CastError(text, to, label);
+    b.appendNull();
+  };
   DType from = in.col.type;
   for (int64_t i = 0; i < rows; i++) {
     if (!in.valid(i)) {
@@ -67,11 +49,17 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         if (from == DType::String) {
           auto s = in.s(i);
           int64_t v;
-          if (!CsvParseInt64(s.data(), s.data() + s.size(), &v)) CastError(s, to);
+          if (!CsvParseInt64(s.data(), s.data() + s.size(), &v)) {
+            fail(s);
+            continue;
+          }
           b.appendInt(v);
         } else if (from == DType::Float64) {
           double v = in.f64(i);
-          if (!std::isfinite(v) || std::fabs(v) > 9.2e18) CastError(FormatDouble(v), to);
+          if (!std::isfinite(v) || std::fabs(v) > 9.2e18) {
+            fail(FormatDouble(v));
+            continue;
+          }
           b.appendInt(int64_t(std::llrint(v)));
         } else {
           b.appendInt(in.i64(i));
@@ -81,7 +69,10 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         if (from == DType::String) {
           auto s = in.s(i);
           double v;
-          if (!CsvParseFloat64(s.data(), s.data() + s.size(), &v)) CastError(s, to);
+          if (!CsvParseFloat64(s.data(), s.data() + s.size(), &v)) {
+            fail(s);
+            continue;
+          }
           b.appendDouble(v);
         } else {
           b.appendDouble(in.f64(i));
@@ -92,7 +83,7 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
           auto s = in.s(i);
           if (s == "true" || s == "TRUE" || s == "True" || s == "1") b.appendBool(true);
           else if (s == "false" || s == "FALSE" || s == "False" || s == "0") b.appendBool(false);
-          else CastError(s, to);
+          else fail(s);
         } else {
           b.appendBool(in.f64(i) != 0);
         }
@@ -111,7 +102,10 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         if (from == DType::String) {
           int32_t d;
           auto s = in.s(i);
-          if (!CsvParseDate(s.data(), s.data() + s.size(), &d)) CastError(s, to);
+          if (!CsvParseDate(s.data(), s.data() + s.size(), &d)) {
+            fail(s);
+            continue;
+          }
           b.appendDate(d);
         } else if (from == DType::Timestamp) {
           int64_t us = in.i64(i);
@@ -125,7 +119,10 @@ Column CastColumn(const Operand& in, DType to, int64_t rows) {
         if (from == DType::String) {
           int64_t us;
           auto s = in.s(i);
-          if (!CsvParseTimestamp(s.data(), s.data() + s.size(), true, &us)) CastError(s, to);
+          if (!CsvParseTimestamp(s.data(), s.data() + s.size(), true, &us)) {
+            fail(s);
+            continue;
+          }
           b.appendInt(us);
         } else if (from == DType::Date) {
           b.appendInt(in.i64(i) * 86400000000LL);
@@ -284,7 +281,22 @@ Operand Eval(const Expr& e, const Table& t) {
     case ExprKind::Cast: {
       Operand a = Eval(e.args[0], t);
       if (a.col.type == e.type) return a;
-      return Operand{CastColumn(a, e.type, a.scalar ? 1 : rows), a.scalar};
+      return Operand{CastColumn(a, e.type, a.scalar ? 1 : rows, e.strict, e.label), a.scalar};
+    }
+    case ExprKind::Fn: {
+      std::vector<Operand> args;
+      bool allScalar = true;
+      for (auto& a : e.args) {
+        args.push_back(Eval(a, t));
+        allScalar = allScalar && args.back().scalar;
+      }
+      int64_t n = allScalar ? 1 : rows;
+      std::optional<Column> out = StringFn(e, args, n);
+      if (!out) out = DateFn(e, args, n);
+      if (!out) out = MathFn(e, args, n);
+      if (!out) out = CondFn(e, args, n);
+      if (!out) throw BasinError("BASIN_INTERNAL", "unknown function '" + e.op + "'");
+      return Operand{std::move(*out), allScalar};
     }
   }
   throw BasinError("BASIN_INTERNAL", "unknown expression kind");
@@ -322,6 +334,12 @@ TablePtr FilterByMask(const Table& t, const Column& mask) {
 }
 
 TablePtr Filter(const Table& t, const Expr& predicate) { return FilterByMask(t, Evaluate(predicate, t)); }
+
+const FnOption& Opt(const Expr& e, const char* name) {
+  auto it = e.options.find(name);
+  if (it == e.options.end()) throw BasinError("BASIN_INTERNAL", e.op + "() is missing its option '" + name + "'");
+  return it->second;
+}
 
 std::string FormatDate(int32_t days) {
   int64_t y;

@@ -13,6 +13,7 @@ function substitute(e: ExprNode, by: Map<string, ExprNode>): ExprNode {
     case "binary": return { ...e, left: substitute(e.left, by), right: substitute(e.right, by) };
     case "fillNull": return { ...e, arg: substitute(e.arg, by), fill: substitute(e.fill, by) };
     case "agg": return e.arg ? { ...e, arg: substitute(e.arg, by) } : e;
+    case "fn": return { ...e, args: e.args.map((a) => substitute(a, by)) };
     default: return { ...e, arg: substitute(e.arg, by) } as ExprNode;
   }
 }
