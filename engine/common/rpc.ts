@@ -30,8 +30,9 @@ export interface ResultSort {
   descending: boolean;
 }
 
-/** Keeps rows whose column matches: a closed range for numbers and dates, or nulls only. */
+/** Keeps rows whose column matches: a substring for strings, a closed range for numbers and dates, or nulls only. */
 export type ResultFilter =
+  | { column: string; kind: "contains"; text: string }
   | { column: string; kind: "range"; min?: WireValue; max?: WireValue }
   | { column: string; kind: "isNull" };
 

@@ -149,7 +149,7 @@ export class ResultStore {
 }
 
 function filterExpr(df: DataFrame, f: ResultFilter): Expr {
-  if (!df.schema.some((x) => x.name === f.column)) fail(`no column "${f.column}" to filter on`);
+  const field = df.schema.find((x) => x.name === f.column) ?? fail(`no column "${f.column}" to filter on`);
   const c = col(f.column);
   switch (f.kind) {
     case "isNull": return c.isNull();
@@ -159,5 +159,8 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
       const hi = f.max === undefined || f.max === null ? null : c.le(f.max);
       return lo && hi ? lo.and(hi) : (lo ?? hi)!;
     }
+    case "contains":
+      if (field.type !== "string") fail(`"${f.column}" is ${field.type}; a text filter needs a string column`);
+      return c.str.contains(f.text, { literal: true });
   }
 }

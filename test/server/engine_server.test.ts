@@ -121,6 +121,13 @@ describe("engine server: runs and results", () => {
     expectSameRows(await allRows(view.id, view.rows), expected, "view", true);
     const nulls = await client.call<ResultInfo>("view", info.id, [], [{ column: "day", kind: "isNull" }]);
     expect(nulls.rows).toBe(Number((await duck.rows("SELECT count(*) FROM t WHERE day IS NULL"))[0][0]));
+    // A text filter is a literal substring: "a,b" has regex-free punctuation, "ü" is multi-byte.
+    for (const text of ["ü", "a,b", "."]) {
+      const found = await client.call<ResultInfo>("view", info.id, [{ column: "rid", descending: false }], [{ column: "city", kind: "contains", text }]);
+      expectSameRows(await allRows(found.id, found.rows), await duckRows(`SELECT * FROM t WHERE contains(city, '${text}') ORDER BY rid`), `contains ${text}`, true);
+      await client.call("release", found.id);
+    }
+    await expect(client.call("view", info.id, [], [{ column: "v", kind: "contains", text: "1" }])).rejects.toThrow(/"v" is int64; a text filter needs a string column/);
     for (const id of [info.id, view.id, nulls.id]) await client.call("release", id);
   });
 
