@@ -5,7 +5,7 @@
  * import { readCsv, col } from "basin";
  * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
  */
-export { col, lit, count, Expr, type ExprLike } from "./expr.js";
+export { col, lit, count, Expr, Rolling, type ExprLike, type RollingOptions } from "./expr.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";

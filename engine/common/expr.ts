@@ -12,6 +12,9 @@ export const HOLISTIC_AGGS: readonly AggOp[] = ["median", "nunique"];
 
 export type Scalar = number | string | boolean | null;
 
+/** Window functions: computed over the frame's row order, optionally within groups (`over`). */
+export type WindowOp = "cumSum" | "cumMin" | "cumMax" | "cumCount" | "shift" | "diff" | "rollingSum" | "rollingMean" | "rollingMin" | "rollingMax";
+
 /** A serializable expression over column names, as written by the user. */
 export type ExprNode =
   | { kind: "col"; name: string; loc?: SourceLocation }
@@ -21,7 +24,12 @@ export type ExprNode =
   | { kind: "fillNull"; arg: ExprNode; fill: ExprNode; loc?: SourceLocation }
   | { kind: "cast"; arg: ExprNode; to: DType; loc?: SourceLocation }
   | { kind: "alias"; arg: ExprNode; name: string }
-  | { kind: "agg"; op: AggOp; arg: ExprNode | null; loc?: SourceLocation };
+  | { kind: "agg"; op: AggOp; arg: ExprNode | null; loc?: SourceLocation }
+  /**
+   * `n`: shift/diff offset (negative looks ahead) or rolling window size, else 0;
+   * `minPeriods`: rolling only, else 0; `over`: group keys, [] for the whole frame.
+   */
+  | { kind: "window"; op: WindowOp; arg: ExprNode; n: number; minPeriods: number; over: ExprNode[]; loc?: SourceLocation };
 
 /** The output name of an expression: its alias, else the column it reads. */
 export function outputName(e: ExprNode): string | undefined {
@@ -33,7 +41,8 @@ export function outputName(e: ExprNode): string | undefined {
     case "binary": return outputName(e.left);
     case "unary":
     case "fillNull":
-    case "cast": return outputName(e.arg);
+    case "cast":
+    case "window": return outputName(e.arg);
   }
 }
 
@@ -45,6 +54,7 @@ export function columnsOf(e: ExprNode, into: Set<string> = new Set()): Set<strin
     case "binary": columnsOf(e.left, into); columnsOf(e.right, into); break;
     case "fillNull": columnsOf(e.arg, into); columnsOf(e.fill, into); break;
     case "agg": if (e.arg) columnsOf(e.arg, into); break;
+    case "window": columnsOf(e.arg, into); for (const k of e.over) columnsOf(k, into); break;
     default: columnsOf(e.arg, into);
   }
   return into;
@@ -57,7 +67,34 @@ export function containsAgg(e: ExprNode): boolean {
     case "lit": return false;
     case "binary": return containsAgg(e.left) || containsAgg(e.right);
     case "fillNull": return containsAgg(e.arg) || containsAgg(e.fill);
+    case "window": return containsAgg(e.arg) || e.over.some(containsAgg);
     default: return containsAgg(e.arg);
+  }
+}
+
+/** The expression with `f` applied to each of its direct sub-expressions. */
+export function mapChildren(e: ExprNode, f: (x: ExprNode) => ExprNode): ExprNode {
+  switch (e.kind) {
+    case "col":
+    case "lit": return e;
+    case "binary": return { ...e, left: f(e.left), right: f(e.right) };
+    case "fillNull": return { ...e, arg: f(e.arg), fill: f(e.fill) };
+    case "agg": return e.arg ? { ...e, arg: f(e.arg) } : e;
+    case "window": return { ...e, arg: f(e.arg), over: e.over.map(f) };
+    default: return { ...e, arg: f(e.arg) };
+  }
+}
+
+/** Whether an expression holds a window function (cumSum, shift, rolling, ...). */
+export function containsWindow(e: ExprNode): boolean {
+  switch (e.kind) {
+    case "window": return true;
+    case "col":
+    case "lit": return false;
+    case "binary": return containsWindow(e.left) || containsWindow(e.right);
+    case "fillNull": return containsWindow(e.arg) || containsWindow(e.fill);
+    case "agg": return e.arg !== null && containsWindow(e.arg);
+    default: return containsWindow(e.arg);
   }
 }
 
@@ -72,6 +109,11 @@ export function exprToString(e: ExprNode): string {
     case "cast": return `cast(${exprToString(e.arg)} as ${e.to})`;
     case "alias": return `${exprToString(e.arg)} as ${JSON.stringify(e.name)}`;
     case "agg": return `${e.op}(${e.arg ? exprToString(e.arg) : "*"})`;
+    case "window": {
+      const params = e.op.startsWith("rolling") ? `, ${e.n}, minPeriods=${e.minPeriods}` : e.op === "shift" || e.op === "diff" ? `, ${e.n}` : "";
+      const over = e.over.length > 0 ? ` over [${e.over.map(exprToString).join(", ")}]` : "";
+      return `${e.op}(${exprToString(e.arg)}${params})${over}`;
+    }
   }
 }
 

@@ -43,6 +43,8 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
     case "sort":
       if (node.limit !== undefined) break; // filtering before a top-n changes which rows are kept
       return { ...node, input: pushFilter(node.input, predicate, loc) };
+    case "window":
+      break; // filtering first would change which rows the windows see
     case "scanCsv":
       return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
     default:
