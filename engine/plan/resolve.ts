@@ -68,7 +68,7 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
     case "agg":
       return fail(`${e.op}() is an aggregation; use it inside agg() or select(), not in ${"filter()/withColumns()"}`, at);
     case "window":
-      return fail(`${e.op}() is a window function; compute it with withColumns() or select() first, then filter, group or aggregate the new column`, at);
+      return fail(`${windowName(e)} is a window function; compute it with withColumns() or select() first, then filter, group or aggregate the new column`, at);
     case "cast":
       return { kind: "cast", arg: resolveExpr(e.arg, schema, at), type: e.to };
     case "unary": {
@@ -165,6 +165,11 @@ const WINDOW_TYPES: Record<WindowOp, { accepts: (t: DType) => boolean; needs: st
   shift: { accepts: () => true, needs: "a column" },
 };
 
+/** A window function as the user wrote it: "cumSum()", "rolling(3).mean()". */
+function windowName(e: Extract<ExprNode, { kind: "window" }>): string {
+  return e.op.startsWith("rolling") ? `rolling(${e.n}).${e.op.slice("rolling".length).toLowerCase()}()` : `${e.op}()`;
+}
+
 function isOrdered(t: DType): boolean {
   return isNumeric(t) || t === "date" || t === "timestamp";
 }
@@ -182,7 +187,7 @@ export function resolveWindow(e: ExprNode, schema: Schema, loc?: SourceLocation)
   const arg = resolveExpr(e.arg, schema, at);
   const over = e.over.map((k) => resolveExpr(k, schema, at));
   const rule = WINDOW_TYPES[e.op];
-  if (!rule.accepts(arg.type)) fail(`${e.op}() needs ${rule.needs}, but ${describe(e.arg, arg.type)}; cast it or pick another column`, at);
+  if (!rule.accepts(arg.type)) fail(`${windowName(e)} needs ${rule.needs}, but ${describe(e.arg, arg.type)}; cast it or pick another column`, at);
   if (e.op === "cumCount") {
     const notNull: NativeExpr = { kind: "cast", arg: { kind: "unary", op: "isNotNull", arg, type: "bool" }, type: "int64" };
     return { op: "cumSum", arg: notNull, over, type: "int64" };
