@@ -191,7 +191,16 @@ describe("windows on small frames", () => {
     expectSameRows(tableRows(await out.compute({ cluster: four })), expected, "tiny partitions", true);
   });
 
-  it("skips NaN-free infinities out of a rolling float sum once they leave the window", async () => {
+  it("orders NaN after every number in min/max, as DuckDB does", async () => {
+    const x = [3, Number.NaN, 1, null, 5, 2, Number.NaN, 0];
+    const frame = fromColumns({ rid: x.map((_, i) => i), x }, { partitions: [2, 3, 3], types: { x: "float64" } });
+    await duck.run(`CREATE TABLE nan AS SELECT * FROM (VALUES ${x.map((v, i) => `(${i}, ${v === null ? "NULL" : Number.isNaN(v) ? "'NaN'::DOUBLE" : v}::DOUBLE)`).join(", ")}) AS v(rid, x)`);
+    const expected = await duck.rows(`SELECT rid, min(x) OVER ${RUNNING}, max(x) OVER ${RUNNING}, ${rolling("min", "x", 2, 1)}, ${rolling("max", "x", 3, 1)} FROM nan ORDER BY rid`);
+    const out = frame.select("rid", col("x").cumMin().alias("a"), col("x").cumMax().alias("b"), col("x").rolling(2, { minPeriods: 1 }).min().alias("c"), col("x").rolling(3, { minPeriods: 1 }).max().alias("d"));
+    expectSameRows(tableRows(await out.compute({ cluster: four })), expected, "NaN", true);
+  });
+
+  it("lets infinities leave a rolling float sum again", async () => {
     const x = [1, Infinity, 2, 3, 4, -Infinity, 5, 6, 7];
     const out = await fromColumns({ x }, { partitions: [3, 3, 3] }).select(col("x").rolling(2).sum().alias("s")).compute({ cluster: one });
     expect(tableRows(out).map((r) => r[0])).toEqual([null, Infinity, Infinity, 5, 7, -Infinity, -Infinity, 11, 13]);
