@@ -4,6 +4,7 @@ import { PLAN_VERSION, type JoinHow, type JoinOutput, type NamedExpr, type Plan,
 import type { Field, Schema } from "../common/types.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { explain } from "../plan/explain.js";
+import { planWindows } from "../plan/windows.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import { computePlan, type ComputeOptions } from "../cluster/compute.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
@@ -204,8 +205,10 @@ export class DataFrame {
   }
 
   private project(exprs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {
-    const schema: Field[] = exprs.map(({ name, expr }) => ({ name, type: resolveExpr(expr, this.schema, loc).type }));
-    return new DataFrame({ kind: "project", input: this.node, exprs, schema, loc });
+    // Window functions run in window nodes below; the projection reads their columns.
+    const { input, exprs: rest } = planWindows(this.node, exprs, loc);
+    const schema: Field[] = rest.map(({ name, expr }) => ({ name, type: resolveExpr(expr, input.schema, loc).type }));
+    return new DataFrame({ kind: "project", input, exprs: rest, schema, loc });
   }
 
   /** @internal */

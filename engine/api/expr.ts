@@ -1,5 +1,5 @@
 import { BasinError } from "../common/errors.js";
-import type { AggOp, BinaryOp, ExprNode, FnName, FnOptions, Scalar, UnaryOp } from "../common/expr.js";
+import { containsWindow, mapChildren, type AggOp, type BinaryOp, type ExprNode, type FnName, type FnOptions, type Scalar, type UnaryOp, type WindowOp } from "../common/expr.js";
 import { DTYPES, isDType, type DType } from "../common/types.js";
 import { ExprDt } from "./expr_dt.js";
 import { ExprStr } from "./expr_str.js";
@@ -171,6 +171,144 @@ export class Expr {
   first(): Expr { return this.agg("first"); }
   /** Last non-null value in row order. */
   last(): Expr { return this.agg("last"); }
+
+  private window(op: WindowOp, n = 0, minPeriods = 0): Expr {
+    return new Expr({ kind: "window", op, arg: this.node, n, minPeriods, over: [], loc: callerLocation() });
+  }
+
+  /**
+   * Running sum in the frame's row order (window functions follow the order rows have
+   * at that point of the pipeline: partition order, or the order of a preceding sort).
+   * Nulls are skipped: a null row gets the sum so far, and rows before the first
+   * non-null value are null (DuckDB's `SUM(x) OVER (ROWS UNBOUNDED PRECEDING)`).
+   *
+   * @example
+   * df.sort("day").withColumns({ total: col("sales").cumSum() })
+   */
+  cumSum(): Expr { return this.window("cumSum"); }
+  /**
+   * Running minimum (numbers, dates, timestamps); nulls skipped as in cumSum().
+   *
+   * @example
+   * df.withColumns({ low: col("price").cumMin() })
+   */
+  cumMin(): Expr { return this.window("cumMin"); }
+  /**
+   * Running maximum (numbers, dates, timestamps); nulls skipped as in cumSum().
+   *
+   * @example
+   * df.withColumns({ high: col("price").cumMax() })
+   */
+  cumMax(): Expr { return this.window("cumMax"); }
+  /**
+   * Running count of non-null values (0 before the first one).
+   *
+   * @example
+   * df.withColumns({ seen: col("x").cumCount() })
+   */
+  cumCount(): Expr { return this.window("cumCount"); }
+  /**
+   * The value `n` rows earlier (a negative `n` looks `-n` rows ahead); null where that
+   * row is outside the frame or the group. Like SQL LAG / LEAD.
+   *
+   * @example
+   * df.withColumns({ prev: col("price").shift(), next: col("price").shift(-1) })
+   */
+  shift(n = 1): Expr {
+    checkInteger("shift", n, -Infinity);
+    return this.window("shift", n);
+  }
+  /**
+   * This value minus the value `n` rows earlier (numbers): `x - x.shift(n)`.
+   *
+   * @example
+   * df.withColumns({ change: col("price").diff() })
+   */
+  diff(n = 1): Expr {
+    checkInteger("diff", n, -Infinity);
+    return this.window("diff", n);
+  }
+  /**
+   * A rolling window of the current row and the `n - 1` rows before it; finish with
+   * `.sum() .mean() .min() .max()`. Nulls in the window are skipped; the result is null
+   * until the window holds `minPeriods` non-null values (default `n`, like pandas and
+   * Polars).
+   *
+   * @example
+   * df.withColumns({ avg7: col("sales").rolling(7, { minPeriods: 1 }).mean() })
+   */
+  rolling(n: number, options: RollingOptions = {}): Rolling {
+    checkInteger("rolling", n, 1);
+    const minPeriods = options?.minPeriods ?? n;
+    if (!Number.isInteger(minPeriods) || minPeriods < 1 || minPeriods > n)
+      throw new BasinError("BASIN_PLAN", `rolling() minPeriods must be an integer from 1 to the window size ${n}, got ${minPeriods}`, callerLocation());
+    return new Rolling(this.node, n, minPeriods);
+  }
+  /**
+   * Computes the window functions in this expression within groups of `keys` (rows
+   * keep their order, and each group sees its rows in that order), like SQL
+   * `OVER (PARTITION BY keys)`.
+   *
+   * @example
+   * df.withColumns({ running: col("fare").cumSum().over("vendor") })
+   */
+  over(...keys: (string | Expr)[]): Expr {
+    const loc = callerLocation();
+    if (keys.length === 0) throw new BasinError("BASIN_PLAN", 'over() needs at least one key column, as in over("g")', loc);
+    const nodes = keys.map((k): ExprNode => {
+      if (typeof k === "string" && k !== "") return { kind: "col", name: k, loc };
+      if (k instanceof Expr) return k.node;
+      throw new BasinError("BASIN_PLAN", `over() takes column names or expressions, got ${JSON.stringify(k)}`, loc);
+    });
+    if (!containsWindow(this.node))
+      throw new BasinError(
+        "BASIN_PLAN",
+        "over() applies to window functions (cumSum, cumMin, cumMax, cumCount, shift, diff, rolling); for a per-group aggregate use groupBy(...).agg(...)",
+        loc,
+      );
+    // Every window inside without keys of its own, nested ones too, runs per group.
+    const apply = (e: ExprNode): ExprNode =>
+      e.kind === "window" ? { ...e, arg: apply(e.arg), over: e.over.length > 0 ? e.over : nodes } : mapChildren(e, apply);
+    return new Expr(apply(this.node));
+  }
+}
+
+export interface RollingOptions {
+  /** Non-null values the window needs for a result; default the window size. */
+  minPeriods?: number;
+}
+
+function checkInteger(fn: string, n: number, min: number): void {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min)
+    throw new BasinError("BASIN_PLAN", `${fn}() needs ${min === 1 ? "a positive" : "an"} integer number of rows, got ${String(n)}`, callerLocation());
+}
+
+/**
+ * A rolling window waiting for its aggregation.
+ *
+ * @example
+ * col("x").rolling(3).mean()
+ */
+export class Rolling {
+  /** @internal */
+  constructor(
+    private readonly arg: ExprNode,
+    private readonly n: number,
+    private readonly minPeriods: number,
+  ) {}
+
+  private agg(op: WindowOp): Expr {
+    return new Expr({ kind: "window", op, arg: this.arg, n: this.n, minPeriods: this.minPeriods, over: [], loc: callerLocation() });
+  }
+
+  /** Sum of the window's non-null values. */
+  sum(): Expr { return this.agg("rollingSum"); }
+  /** Mean of the window's non-null values (float64). */
+  mean(): Expr { return this.agg("rollingMean"); }
+  /** Smallest non-null value in the window. */
+  min(): Expr { return this.agg("rollingMin"); }
+  /** Largest non-null value in the window. */
+  max(): Expr { return this.agg("rollingMax"); }
 }
 
 /**

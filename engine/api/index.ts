@@ -5,7 +5,7 @@
  * import { readCsv, col } from "basin";
  * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
  */
-export { col, lit, count, Expr, type ExprLike } from "./expr.js";
+export { col, lit, count, Expr, Rolling, type ExprLike, type RollingOptions } from "./expr.js";
 export { concatStr, ExprStr, type ParseOptions } from "./expr_str.js";
 export { ExprDt, type DiffUnit } from "./expr_dt.js";
 export { when, When, Then } from "./when.js";

@@ -26,6 +26,9 @@ export type FnName =
 /** Literal parameters of a function (patterns, formats, units): plain JSON. */
 export type FnOptions = Readonly<Record<string, Scalar | readonly Scalar[]>>;
 
+/** Window functions: computed over the frame's row order, optionally within groups (`over`). */
+export type WindowOp = "cumSum" | "cumMin" | "cumMax" | "cumCount" | "shift" | "diff" | "rollingSum" | "rollingMean" | "rollingMin" | "rollingMax";
+
 /** A serializable expression over column names, as written by the user. */
 export type ExprNode =
   | { kind: "col"; name: string; loc?: SourceLocation }
@@ -37,7 +40,12 @@ export type ExprNode =
   | { kind: "alias"; arg: ExprNode; name: string }
   | { kind: "agg"; op: AggOp; arg: ExprNode | null; loc?: SourceLocation }
   /** when: args are [cond1, value1, cond2, value2, ..., otherwise]. */
-  | { kind: "fn"; name: FnName; args: ExprNode[]; options?: FnOptions; loc?: SourceLocation };
+  | { kind: "fn"; name: FnName; args: ExprNode[]; options?: FnOptions; loc?: SourceLocation }
+  /**
+   * `n`: shift/diff offset (negative looks ahead) or rolling window size, else 0;
+   * `minPeriods`: rolling only, else 0; `over`: group keys, [] for the whole frame.
+   */
+  | { kind: "window"; op: WindowOp; arg: ExprNode; n: number; minPeriods: number; over: ExprNode[]; loc?: SourceLocation };
 
 /** The output name of an expression: its alias, else the column it reads. */
 export function outputName(e: ExprNode): string | undefined {
@@ -49,35 +57,54 @@ export function outputName(e: ExprNode): string | undefined {
     case "binary": return outputName(e.left);
     case "unary":
     case "fillNull":
-    case "cast": return outputName(e.arg);
+    case "cast":
+    case "window": return outputName(e.arg);
     case "fn": return e.args.length === 0 ? undefined : outputName(e.name === "when" ? e.args[1] : e.args[0]);
+  }
+}
+
+/** The direct sub-expressions of an expression: the one walk every traversal shares. */
+export function exprChildren(e: ExprNode): ExprNode[] {
+  switch (e.kind) {
+    case "col":
+    case "lit": return [];
+    case "binary": return [e.left, e.right];
+    case "fillNull": return [e.arg, e.fill];
+    case "agg": return e.arg ? [e.arg] : [];
+    case "fn": return e.args;
+    case "window": return [e.arg, ...e.over];
+    default: return [e.arg];
+  }
+}
+
+/** The expression with `f` applied to each of its direct sub-expressions. */
+export function mapChildren(e: ExprNode, f: (x: ExprNode) => ExprNode): ExprNode {
+  switch (e.kind) {
+    case "col":
+    case "lit": return e;
+    case "binary": return { ...e, left: f(e.left), right: f(e.right) };
+    case "fillNull": return { ...e, arg: f(e.arg), fill: f(e.fill) };
+    case "agg": return e.arg ? { ...e, arg: f(e.arg) } : e;
+    case "fn": return { ...e, args: e.args.map(f) };
+    case "window": return { ...e, arg: f(e.arg), over: e.over.map(f) };
+    default: return { ...e, arg: f(e.arg) };
   }
 }
 
 /** Every column name an expression reads. */
 export function columnsOf(e: ExprNode, into: Set<string> = new Set()): Set<string> {
-  switch (e.kind) {
-    case "col": into.add(e.name); break;
-    case "lit": break;
-    case "binary": columnsOf(e.left, into); columnsOf(e.right, into); break;
-    case "fillNull": columnsOf(e.arg, into); columnsOf(e.fill, into); break;
-    case "agg": if (e.arg) columnsOf(e.arg, into); break;
-    case "fn": for (const a of e.args) columnsOf(a, into); break;
-    default: columnsOf(e.arg, into);
-  }
+  if (e.kind === "col") into.add(e.name);
+  for (const c of exprChildren(e)) columnsOf(c, into);
   return into;
 }
 
 export function containsAgg(e: ExprNode): boolean {
-  switch (e.kind) {
-    case "agg": return true;
-    case "col":
-    case "lit": return false;
-    case "binary": return containsAgg(e.left) || containsAgg(e.right);
-    case "fillNull": return containsAgg(e.arg) || containsAgg(e.fill);
-    case "fn": return e.args.some(containsAgg);
-    default: return containsAgg(e.arg);
-  }
+  return e.kind === "agg" || exprChildren(e).some(containsAgg);
+}
+
+/** Whether an expression holds a window function (cumSum, shift, rolling, ...). */
+export function containsWindow(e: ExprNode): boolean {
+  return e.kind === "window" || exprChildren(e).some(containsWindow);
 }
 
 /** Renders an expression the way explain() shows it. */
@@ -94,6 +121,11 @@ export function exprToString(e: ExprNode): string {
     case "fn": {
       const opts = Object.entries(e.options ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
       return `${e.name}(${[...e.args.map(exprToString), ...opts].join(", ")})`;
+    }
+    case "window": {
+      const params = e.op.startsWith("rolling") ? `, ${e.n}, minPeriods=${e.minPeriods}` : e.op === "shift" || e.op === "diff" ? `, ${e.n}` : "";
+      const over = e.over.length > 0 ? ` over [${e.over.map(exprToString).join(", ")}]` : "";
+      return `${e.op}(${exprToString(e.arg)}${params})${over}`;
     }
   }
 }

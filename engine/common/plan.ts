@@ -54,6 +54,11 @@ export type PlanNode =
   | { kind: "filter"; input: PlanNode; predicate: ExprNode; schema: Field[]; loc?: SourceLocation }
   | { kind: "aggregate"; input: PlanNode; keys: NamedExpr[]; aggs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
   | { kind: "head"; input: PlanNode; n: number; schema: Field[]; loc?: SourceLocation }
+  /**
+   * Appends one column per window expression (each a `window` ExprNode, all with the
+   * same `over`), computed in the input's row order; the rows and their order stay.
+   */
+  | { kind: "window"; input: PlanNode; windows: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
   | { kind: "sort"; input: PlanNode; keys: SortSpec[]; /** top-n: only the first `limit` rows */ limit?: number; schema: Field[]; loc?: SourceLocation }
   | {
       kind: "join";

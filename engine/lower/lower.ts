@@ -9,6 +9,7 @@ import type { JoinSpec, NativeAgg, NativeExpr, SortKey } from "../native/addon.j
 import { csvBlocks } from "./csv_blocks.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
+import { lowerWindow } from "./window.js";
 
 /** Upper bound on output partitions of a shuffle. */
 export const MAX_SHUFFLE_PARTS = 32;
@@ -16,7 +17,7 @@ export const MAX_SHUFFLE_PARTS = 32;
 export const SAMPLES_PER_PARTITION = 32;
 
 /** A partition still being built: inputs plus steps not yet closed into a task. */
-interface Chain {
+export interface Chain {
   deps: Dep[];
   steps: Step[];
 }
@@ -58,6 +59,7 @@ class GraphBuilder {
       case "aggregate": return this.aggregate(node);
       case "sort": return this.sort(node);
       case "join": return this.join(node);
+      case "window": return lowerWindow(node, this);
     }
   }
 
@@ -178,15 +180,15 @@ class GraphBuilder {
   }
 }
 
-function concatAll(n: number): Step {
+export function concatAll(n: number): Step {
   return { kind: "concat", inputs: Array.from({ length: n }, (_, i) => i) };
 }
 
-function dep(key: string): Dep {
+export function dep(key: string): Dep {
   return { key, index: 0 };
 }
 
-function append(c: Chain, step: Step): Chain {
+export function append(c: Chain, step: Step): Chain {
   return { deps: c.deps, steps: [...c.steps, step] };
 }
 

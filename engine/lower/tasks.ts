@@ -1,7 +1,7 @@
 // The task graph: what the scheduler orders and the workers execute. Plain JSON.
 import type { SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
-import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, SortKey } from "../native/addon.js";
+import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "../native/addon.js";
 
 /** One step of a task; a task runs its steps in order on one partition. */
 export type Step = (
@@ -23,6 +23,14 @@ export type Step = (
   | { kind: "rangePartition"; keys: SortKey[]; bounds: number; parts: number }
   /** Joins with the concatenation of task inputs `right`. */
   | { kind: "join"; spec: JoinSpec; right: number[] }
+  /** Appends window columns; with `keys` per group, else with the carries in task inputs `before`/`after`. */
+  | { kind: "window"; specs: NativeWindow[]; keys: number[]; before?: number; after?: number }
+  /** Outputs the table, the carry of its last `tail` rows and that of its first `head` rows. */
+  | { kind: "windowCarry"; specs: NativeWindow[]; tail: number; head: number }
+  /** From the task's inputs (carries, in partition order), the carry before (`fromEnd`) or after each. */
+  | { kind: "windowScan"; specs: NativeWindow[]; rows: number; fromEnd: boolean }
+  /** Appends an int64 column `name` numbering the rows from `start`. */
+  | { kind: "rowIndex"; start: number; name: string }
 ) & { loc?: SourceLocation };
 
 /** An input of a task: output `index` of task `key`. */

@@ -127,6 +127,21 @@ export interface JoinSpec {
   output: { side: "left" | "right" | "key"; column: number; name: string }[];
 }
 
+/** A window function as the kernels run it (cumCount arrives as a cumSum of isNotNull). */
+export type NativeWindowOp = "cumSum" | "cumMin" | "cumMax" | "shift" | "diff" | "rollingSum" | "rollingMean" | "rollingMin" | "rollingMax";
+
+export interface NativeWindow {
+  op: NativeWindowOp;
+  /** Input column index. */
+  column: number;
+  /** shift/diff: offset (negative looks ahead); rolling: window size. 0 otherwise. */
+  n: number;
+  /** rolling: non-null values the window needs for a result. 0 otherwise. */
+  minPeriods: number;
+  /** Output column name. */
+  name: string;
+}
+
 export interface BuildInfo {
   cuda: boolean;
   gpus: number;
@@ -195,6 +210,23 @@ export interface NativeAddon {
    * so equal keys always land together); order within a part is preserved.
    */
   rangePartition(h: Handle, keys: SortKey[], bounds: Handle): Handle[];
+
+  /**
+   * The table's columns followed by one column per window, computed in row order: with
+   * `keys` within groups of those columns; otherwise over the rows of `before`, the
+   * table and `after` (carries from windowScan, column i for window i), outputting the
+   * table's rows only. Null semantics: native/src/window.h.
+   */
+  windowEval(h: Handle, specs: NativeWindow[], keys: number[], before: Handle | null, after: Handle | null): Handle;
+  /**
+   * A partition's carry: per window i a column of its last (`fromEnd`) or first `rows`
+   * input values; cumulative windows hold the partition's aggregate in the last row.
+   */
+  windowCarry(h: Handle, specs: NativeWindow[], rows: number, fromEnd: boolean): Handle;
+  /** From the carries of partitions in order, the carry before (`fromEnd`) or after each partition. */
+  windowScan(carries: Handle[], specs: NativeWindow[], rows: number, fromEnd: boolean): Handle[];
+  /** The table with an int64 column `name` appended: start, start + 1, ... */
+  rowIndex(h: Handle, start: number, name: string): Handle;
 }
 
 function addonPath(): string {

@@ -20,6 +20,7 @@ function line(node: PlanNode): string {
     case "filter": return `Filter ${exprToString(node.predicate)}`;
     case "aggregate": return `Aggregate keys=[${list(node.keys)}] aggs=[${node.aggs.map((a) => `${exprToString(a.expr)}`).join(", ")}]`;
     case "head": return `Head ${node.n}`;
+    case "window": return `Window ${list(node.windows)}`;
     case "sort": {
       const keys = node.keys.map((k) => `${k.name} ${k.descending ? "desc" : "asc"}${k.nullsFirst ? " nulls first" : ""}`).join(", ");
       return `Sort [${keys}]${node.limit !== undefined ? ` top ${node.limit}` : ""}`;

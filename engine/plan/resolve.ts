@@ -2,9 +2,9 @@
 // validates a pipeline when it is written and resolves it to native form when it
 // runs, so what passes validation is exactly what the kernels receive.
 import { BasinError, type SourceLocation } from "../common/errors.js";
-import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode } from "../common/expr.js";
+import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode, type WindowOp } from "../common/expr.js";
 import { isNumeric, type DType, type Schema } from "../common/types.js";
-import type { NativeExpr } from "../native/addon.js";
+import type { NativeExpr, NativeWindowOp } from "../native/addon.js";
 import { resolveFn } from "./resolve_fn.js";
 
 /** A plan error at `loc`. */
@@ -69,6 +69,8 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
       return resolveExpr(e.arg, schema, at);
     case "agg":
       return fail(`${e.op}() is an aggregation; use it inside agg() or select(), not in ${"filter()/withColumns()"}`, at);
+    case "window":
+      return fail(`${windowName(e)} is a window function; compute it with withColumns() or select() first, then filter, group or aggregate the new column`, at);
     case "cast":
       return { kind: "cast", arg: resolveExpr(e.arg, schema, at), type: e.to, label: exprToString(e), ...(e.strict === false ? { strict: false } : {}) };
     case "fn":
@@ -145,3 +147,54 @@ export function aggParts(e: ExprNode, name: string, schema: Schema, loc?: Source
   return { op: inner.op, arg: inner.arg, name, type: aggType(inner.op, argType, inner.arg ?? inner, at) };
 }
 
+
+/** A window function resolved against its input: the kernel's op, input and over keys, and the result type. */
+export interface ResolvedWindow {
+  op: NativeWindowOp;
+  arg: NativeExpr;
+  over: NativeExpr[];
+  type: DType;
+}
+
+const WINDOW_TYPES: Record<WindowOp, { accepts: (t: DType) => boolean; needs: string }> = {
+  cumSum: { accepts: isNumeric, needs: "a numeric column" },
+  rollingSum: { accepts: isNumeric, needs: "a numeric column" },
+  rollingMean: { accepts: isNumeric, needs: "a numeric column" },
+  diff: { accepts: isNumeric, needs: "a numeric column" },
+  cumMin: { accepts: isOrdered, needs: "a numeric, date or timestamp column" },
+  cumMax: { accepts: isOrdered, needs: "a numeric, date or timestamp column" },
+  rollingMin: { accepts: isOrdered, needs: "a numeric, date or timestamp column" },
+  rollingMax: { accepts: isOrdered, needs: "a numeric, date or timestamp column" },
+  cumCount: { accepts: () => true, needs: "a column" },
+  shift: { accepts: () => true, needs: "a column" },
+};
+
+/** A window function as the user wrote it: "cumSum()", "rolling(3).mean()". */
+function windowName(e: Extract<ExprNode, { kind: "window" }>): string {
+  return e.op.startsWith("rolling") ? `rolling(${e.n}).${e.op.slice("rolling".length).toLowerCase()}()` : `${e.op}()`;
+}
+
+function isOrdered(t: DType): boolean {
+  return isNumeric(t) || t === "date" || t === "timestamp";
+}
+
+/**
+ * Type-checks a window function (not nested in another: the planner lifts inner ones
+ * first). cumCount runs as a cumulative sum of isNotNull.
+ *
+ * @example
+ * resolveWindow(col("x").cumSum().node, [{ name: "x", type: "int64" }]).type // "int64"
+ */
+export function resolveWindow(e: ExprNode, schema: Schema, loc?: SourceLocation): ResolvedWindow {
+  if (e.kind !== "window") return fail(`expected a window function, got ${exprToString(e)}`, loc);
+  const at = e.loc ?? loc;
+  const arg = resolveExpr(e.arg, schema, at);
+  const over = e.over.map((k) => resolveExpr(k, schema, at));
+  const rule = WINDOW_TYPES[e.op];
+  if (!rule.accepts(arg.type)) fail(`${windowName(e)} needs ${rule.needs}, but ${describe(e.arg, arg.type)}; cast it or pick another column`, at);
+  if (e.op === "cumCount") {
+    const notNull: NativeExpr = { kind: "cast", arg: { kind: "unary", op: "isNotNull", arg, type: "bool" }, type: "int64" };
+    return { op: "cumSum", arg: notNull, over, type: "int64" };
+  }
+  return { op: e.op, arg, over, type: e.op === "rollingMean" ? "float64" : arg.type };
+}

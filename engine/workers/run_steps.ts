@@ -87,6 +87,27 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
           replace(parts);
           break;
         }
+        case "window": {
+          const carry = (at: number | undefined) => (at === undefined ? null : inputs[at]);
+          replace([addon.windowEval(current[0], step.specs, step.keys, carry(step.before), carry(step.after))]);
+          break;
+        }
+        case "windowCarry": {
+          const table = current[0];
+          const tail = addon.windowCarry(table, step.specs, step.tail, true);
+          let head: Handle;
+          try {
+            head = addon.windowCarry(table, step.specs, step.head, false);
+          } catch (e) {
+            addon.release(tail);
+            throw e;
+          }
+          addon.retain(table); // kept as output 0 while replace() lets go of `current`
+          replace([table, tail, head]);
+          break;
+        }
+        case "windowScan": replace(addon.windowScan(inputs, step.specs, step.rows, step.fromEnd)); break;
+        case "rowIndex": replace([addon.rowIndex(current[0], step.start, step.name)]); break;
         case "join": {
           const left = current[0];
           replace([withInputs(step.right, (right) => addon.hashJoin(left, right, step.spec))]);

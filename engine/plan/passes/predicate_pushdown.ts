@@ -2,20 +2,12 @@
 // expressions), through aggregations when they test only group keys, merging
 // adjacent filters, into the sides of joins that keep their rows, and finally
 // into the CSV scan itself.
-import { columnsOf, type ExprNode } from "../../common/expr.js";
+import { columnsOf, mapChildren, type ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type NamedExpr, type PlanNode } from "../../common/plan.js";
 import type { OptimizerPass } from "../optimizer.js";
 
 function substitute(e: ExprNode, by: Map<string, ExprNode>): ExprNode {
-  switch (e.kind) {
-    case "col": return by.get(e.name) ?? e;
-    case "lit": return e;
-    case "binary": return { ...e, left: substitute(e.left, by), right: substitute(e.right, by) };
-    case "fillNull": return { ...e, arg: substitute(e.arg, by), fill: substitute(e.fill, by) };
-    case "agg": return e.arg ? { ...e, arg: substitute(e.arg, by) } : e;
-    case "fn": return { ...e, args: e.args.map((a) => substitute(a, by)) };
-    default: return { ...e, arg: substitute(e.arg, by) } as ExprNode;
-  }
+  return e.kind === "col" ? (by.get(e.name) ?? e) : mapChildren(e, (c) => substitute(c, by));
 }
 
 function unalias(e: ExprNode): ExprNode {
@@ -87,6 +79,8 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
       return { ...node, input: pushFilter(node.input, predicate, loc) };
     case "join":
       return pushIntoJoin(node, predicate, loc);
+    case "window":
+      break; // filtering first would change which rows the windows see
     case "scanCsv":
       return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
     default:

@@ -29,6 +29,16 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       const input = prune(node.input, columnsOf(node.predicate, new Set(needed)));
       return { ...node, input, schema: input.schema };
     }
+    case "window": {
+      // Window columns nobody reads are dropped (the whole node when none is read);
+      // the kept ones need their inputs and keys from below.
+      const windows = node.windows.filter((w) => needed.has(w.name));
+      if (windows.length === 0) return prune(node.input, needed);
+      const below = new Set([...needed].filter((n) => !windows.some((w) => w.name === n)));
+      for (const w of windows) columnsOf(w.expr, below);
+      const input = prune(node.input, below);
+      return { ...node, input, windows, schema: [...input.schema, ...node.schema.filter((f) => windows.some((w) => w.name === f.name))] };
+    }
     case "head": {
       const input = prune(node.input, needed);
       return { ...node, input, schema: input.schema };
