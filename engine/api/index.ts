@@ -6,6 +6,9 @@
  * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
  */
 export { col, lit, count, Expr, type ExprLike } from "./expr.js";
+export { corr, type QuantileOptions } from "./expr.js";
+export { concat, type ConcatOptions } from "./concat.js";
+export type { FillSpec, SampleOptions, SampleSize, TopKOptions, UniqueOptions, ValueCountsOptions } from "./frame_rows.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";

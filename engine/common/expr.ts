@@ -3,12 +3,12 @@ import type { SourceLocation } from "./errors.js";
 
 export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
 export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
-export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last";
+export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last" | "quantile" | "corr";
 
 export const ARITHMETIC_OPS: readonly BinaryOp[] = ["add", "sub", "mul", "div", "mod"];
 export const COMPARISON_OPS: readonly BinaryOp[] = ["eq", "ne", "lt", "le", "gt", "ge"];
 /** Aggregations that cannot be combined from partial results: they need a shuffle. */
-export const HOLISTIC_AGGS: readonly AggOp[] = ["median", "nunique"];
+export const HOLISTIC_AGGS: readonly AggOp[] = ["median", "nunique", "quantile"];
 
 export type Scalar = number | string | boolean | null;
 
@@ -21,7 +21,16 @@ export type ExprNode =
   | { kind: "fillNull"; arg: ExprNode; fill: ExprNode; loc?: SourceLocation }
   | { kind: "cast"; arg: ExprNode; to: DType; loc?: SourceLocation }
   | { kind: "alias"; arg: ExprNode; name: string }
-  | { kind: "agg"; op: AggOp; arg: ExprNode | null; loc?: SourceLocation };
+  | {
+      kind: "agg";
+      op: AggOp;
+      arg: ExprNode | null;
+      /** The second input of a two-column aggregation (corr). */
+      arg2?: ExprNode;
+      /** The quantile of "quantile", in [0, 1]. */
+      q?: number;
+      loc?: SourceLocation;
+    };
 
 /** The output name of an expression: its alias, else the column it reads. */
 export function outputName(e: ExprNode): string | undefined {
@@ -44,7 +53,7 @@ export function columnsOf(e: ExprNode, into: Set<string> = new Set()): Set<strin
     case "lit": break;
     case "binary": columnsOf(e.left, into); columnsOf(e.right, into); break;
     case "fillNull": columnsOf(e.arg, into); columnsOf(e.fill, into); break;
-    case "agg": if (e.arg) columnsOf(e.arg, into); break;
+    case "agg": if (e.arg) columnsOf(e.arg, into); if (e.arg2) columnsOf(e.arg2, into); break;
     default: columnsOf(e.arg, into);
   }
   return into;
@@ -71,7 +80,10 @@ export function exprToString(e: ExprNode): string {
     case "fillNull": return `fillNull(${exprToString(e.arg)}, ${exprToString(e.fill)})`;
     case "cast": return `cast(${exprToString(e.arg)} as ${e.to})`;
     case "alias": return `${exprToString(e.arg)} as ${JSON.stringify(e.name)}`;
-    case "agg": return `${e.op}(${e.arg ? exprToString(e.arg) : "*"})`;
+    case "agg": {
+      const extra = (e.arg2 ? `, ${exprToString(e.arg2)}` : "") + (e.q !== undefined ? `, ${e.q}` : "");
+      return `${e.op}(${e.arg ? exprToString(e.arg) : "*"}${extra})`;
+    }
   }
 }
 

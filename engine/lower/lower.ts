@@ -9,6 +9,7 @@ import type { JoinSpec, NativeAgg, NativeExpr, SortKey } from "../native/addon.j
 import { csvBlocks } from "./csv_blocks.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
+import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 
 /** Upper bound on output partitions of a shuffle. */
 export const MAX_SHUFFLE_PARTS = 32;
@@ -16,7 +17,7 @@ export const MAX_SHUFFLE_PARTS = 32;
 export const SAMPLES_PER_PARTITION = 32;
 
 /** A partition still being built: inputs plus steps not yet closed into a task. */
-interface Chain {
+export interface Chain {
   deps: Dep[];
   steps: Step[];
 }
@@ -57,6 +58,12 @@ class GraphBuilder {
       case "aggregate": return this.aggregate(node);
       case "sort": return this.sort(node);
       case "join": return this.join(node);
+      case "tail": return lowerTail(this, node);
+      case "distinct": return lowerDistinct(this, node);
+      case "topK": return lowerTopK(this, node);
+      case "sample": return lowerSample(this, node);
+      case "union": return node.inputs.flatMap((input) => this.lower(input));
+      case "stack": return lowerStack(this, node);
     }
   }
 
@@ -94,7 +101,14 @@ class GraphBuilder {
       if (!p.arg) return { op: p.op, column: -1, name: p.name };
       exprs.push(resolveExpr(p.arg, input, node.loc));
       names.push(`__agg${i}`);
-      return { op: p.op, column: names.length - 1, name: p.name };
+      const agg: NativeAgg = { op: p.op, column: names.length - 1, name: p.name };
+      if (p.q !== undefined) agg.q = p.q;
+      if (p.arg2) {
+        exprs.push(resolveExpr(p.arg2, input, node.loc));
+        names.push(`__agg${i}b`);
+        agg.column2 = names.length - 1;
+      }
+      return agg;
     });
     const keys = node.keys.map((_, i) => i);
     const pre: Step = { kind: "project", exprs, names, loc: node.loc };
@@ -177,15 +191,15 @@ class GraphBuilder {
   }
 }
 
-function concatAll(n: number): Step {
+export function concatAll(n: number): Step {
   return { kind: "concat", inputs: Array.from({ length: n }, (_, i) => i) };
 }
 
-function dep(key: string): Dep {
+export function dep(key: string): Dep {
   return { key, index: 0 };
 }
 
-function append(c: Chain, step: Step): Chain {
+export function append(c: Chain, step: Step): Chain {
   return { deps: c.deps, steps: [...c.steps, step] };
 }
 

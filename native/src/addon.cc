@@ -8,6 +8,7 @@ void RegisterExpr(Napi::Env env, Napi::Object exports);
 void RegisterGroupBy(Napi::Env env, Napi::Object exports);
 void RegisterJoin(Napi::Env env, Napi::Object exports);
 void RegisterSort(Napi::Env env, Napi::Object exports);
+void RegisterRows(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -17,6 +18,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterGroupBy(env, exports);
   basin::RegisterJoin(env, exports);
   basin::RegisterSort(env, exports);
+  basin::RegisterRows(env, exports);
   return exports;
 }
 

@@ -11,7 +11,7 @@ function substitute(e: ExprNode, by: Map<string, ExprNode>): ExprNode {
     case "lit": return e;
     case "binary": return { ...e, left: substitute(e.left, by), right: substitute(e.right, by) };
     case "fillNull": return { ...e, arg: substitute(e.arg, by), fill: substitute(e.fill, by) };
-    case "agg": return e.arg ? { ...e, arg: substitute(e.arg, by) } : e;
+    case "agg": return e.arg ? { ...e, arg: substitute(e.arg, by), ...(e.arg2 ? { arg2: substitute(e.arg2, by) } : {}) } : e;
     default: return { ...e, arg: substitute(e.arg, by) } as ExprNode;
   }
 }
