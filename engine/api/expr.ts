@@ -135,8 +135,8 @@ export function count(): Expr {
 
 /**
  * Pearson's correlation of two columns, as an aggregation. Rows where either value is
- * null are skipped; null when fewer than two such rows remain or either column is
- * constant (as DuckDB's corr).
+ * null are skipped; null when no row has both, NaN when either column has no spread
+ * there (a single row, or a constant), as DuckDB's corr.
  *
  * @example
  * df.groupBy("id2", "id4").agg(corr("v1", "v2").alias("r"))

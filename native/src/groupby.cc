@@ -480,30 +480,23 @@ struct CoMoments {
   explicit CoMoments(size_t G) : n(G, 0), mx(G, 0.0), my(G, 0.0), m2x(G, 0.0), m2y(G, 0.0), cxy(G, 0.0) {}
 };
 
-// The corrected two-pass algorithm of ComputeMoments, for two columns at once.
+// Shifted sums in one pass: deviations from the group's first pair (a sample value,
+// so close to the mean), corrected by the mean deviation: m2 = Σd² − (Σd)²/n. A
+// constant column gets exactly zero spread, as DuckDB's Welford updates do.
 CoMoments ComputeCoMoments(const Column& cx, const Column& cy, const Ctx& x) {
   const size_t G = size_t(x.groups);
   CoMoments m(G);
-  std::vector<double> sx(G, 0.0), sy(G, 0.0);
-  auto both = [&](int64_t i) { return cx.valid(i) && cy.valid(i); };
+  std::vector<double> kx(G, 0.0), ky(G, 0.0), sx(G, 0.0), sy(G, 0.0);
   DispatchNumeric(cx, "corr", [&](auto* vx) {
     DispatchNumeric(cy, "corr", [&](auto* vy) {
       for (int64_t i = 0; i < x.n; i++) {
-        if (!both(i)) continue;
+        if (!cx.valid(i) || !cy.valid(i)) continue;
         const uint32_t g = x.gid[i];
-        m.n[g]++;
-        m.mx[g] += double(vx[i]);
-        m.my[g] += double(vy[i]);
-      }
-      for (size_t g = 0; g < G; g++) {
-        if (!m.n[g]) continue;
-        m.mx[g] /= double(m.n[g]);
-        m.my[g] /= double(m.n[g]);
-      }
-      for (int64_t i = 0; i < x.n; i++) {
-        if (!both(i)) continue;
-        const uint32_t g = x.gid[i];
-        const double dx = double(vx[i]) - m.mx[g], dy = double(vy[i]) - m.my[g];
+        if (m.n[g]++ == 0) {
+          kx[g] = double(vx[i]);
+          ky[g] = double(vy[i]);
+        }
+        const double dx = double(vx[i]) - kx[g], dy = double(vy[i]) - ky[g];
         sx[g] += dx;
         sy[g] += dy;
         m.m2x[g] += dx * dx;
@@ -515,8 +508,8 @@ CoMoments ComputeCoMoments(const Column& cx, const Column& cy, const Ctx& x) {
   for (size_t g = 0; g < G; g++) {
     if (!m.n[g]) continue;
     const double n = double(m.n[g]);
-    m.mx[g] += sx[g] / n;
-    m.my[g] += sy[g] / n;
+    m.mx[g] = kx[g] + sx[g] / n;
+    m.my[g] = ky[g] + sy[g] / n;
     m.m2x[g] = std::max(0.0, m.m2x[g] - sx[g] * sx[g] / n);
     m.m2y[g] = std::max(0.0, m.m2y[g] - sy[g] * sy[g] / n);
     m.cxy[g] -= sx[g] * sy[g] / n;
@@ -559,7 +552,7 @@ CoMoments MergeCoMoments(const std::vector<const Column*>& s, const Ctx& x) {
 }
 
 // Pearson's r as DuckDB's corr: covar_pop / (stddev_pop x * stddev_pop y); null with
-// no pairs or when either side has no spread.
+// no pairs, NaN (0 / 0) when either side has no spread (one pair, or a constant).
 Column CorrFinal(const CoMoments& m) {
   const size_t G = m.n.size();
   std::vector<double> r(G, 0.0);
@@ -568,7 +561,6 @@ Column CorrFinal(const CoMoments& m) {
     if (m.n[g] == 0) continue;
     const double n = double(m.n[g]);
     const double sx = m.n[g] > 1 ? std::sqrt(m.m2x[g] / n) : 0.0, sy = m.n[g] > 1 ? std::sqrt(m.m2y[g] / n) : 0.0;
-    if (sx * sy == 0) continue;
     ok[g] = 1;
     r[g] = (m.cxy[g] / n) / (sx * sy);
   }
