@@ -40,6 +40,44 @@ std::vector<int64_t> KeepBest(std::vector<int64_t>& rows, const std::vector<int6
   return out;
 }
 
+// A fixed-width value's order key (flipped when descending: smaller is better) and row.
+struct Ranked {
+  uint64_t key;
+  int64_t row;
+  bool operator<(const Ranked& o) const { return key < o.key || (key == o.key && row < o.row); }
+};
+
+// Small k: one pass in row order keeping each group's best k in a sorted slot array;
+// most rows lose to the group's current k-th and cost one comparison.
+std::vector<int64_t> StreamTopK(const Column& c, const Grouping& gr, int64_t n, int64_t k, bool descending) {
+  const size_t G = size_t(gr.groups), K = size_t(k);
+  std::vector<Ranked> best(G * K);
+  std::vector<uint32_t> cnt(G, 0);
+  for (int64_t i = 0; i < n; i++) {
+    if (!c.valid(i)) continue;
+    const uint32_t g = gr.gid[size_t(i)];
+    const uint64_t key = SortOrderKey(c, i);
+    const Ranked r{descending ? ~key : key, i};
+    Ranked* b = best.data() + size_t(g) * K;
+    size_t m = cnt[g];
+    if (m == K) {
+      if (!(r < b[K - 1])) continue;
+      m = K - 1;
+    } else {
+      cnt[g]++;
+    }
+    while (m > 0 && r < b[m - 1]) {
+      b[m] = b[m - 1];
+      m--;
+    }
+    b[m] = r;
+  }
+  std::vector<int64_t> keep;
+  for (size_t g = 0; g < G; g++)
+    for (size_t j = 0; j < cnt[g]; j++) keep.push_back(best[g * K + j].row);
+  return keep;
+}
+
 }  // namespace
 
 TablePtr DistinctRows(const Table& t, const std::vector<int>& keys) {
@@ -54,6 +92,8 @@ TablePtr TopKRows(const Table& t, const std::vector<int>& keys, int column, int6
   const Column& c = t.columns[size_t(column)];
   Grouping gr = ComputeGrouping(t, keys);
   const size_t G = size_t(gr.groups);
+  if (c.type != DType::String && k <= 16 && double(G) * double(k) <= 2.0 * double(t.rows) + 1024)
+    return TakeRows(t, StreamTopK(c, gr, t.rows, k, descending));
   // Bucket the rows with a value by group (a stable counting sort: row order kept).
   std::vector<int64_t> off(G + 1, 0);
   for (int64_t i = 0; i < t.rows; i++)
@@ -72,9 +112,19 @@ TablePtr TopKRows(const Table& t, const std::vector<int>& keys, int column, int6
       return descending ? cmp > 0 : cmp < 0;
     });
   } else {
-    std::vector<uint64_t> key(size_t(t.rows));
-    for (int64_t r : rows) key[size_t(r)] = SortOrderKey(c, r);
-    keep = KeepBest(rows, off, k, [&](int64_t x, int64_t y) { return descending ? key[size_t(x)] > key[size_t(y)] : key[size_t(x)] < key[size_t(y)]; });
+    // Fixed-width values: rank (order key, row) pairs held together, so the sort
+    // reads memory in sequence; descending flips the key, ties stay by row.
+    std::vector<Ranked> ranked(rows.size());
+    for (size_t i = 0; i < rows.size(); i++) {
+      const uint64_t key = SortOrderKey(c, rows[i]);
+      ranked[i] = Ranked{descending ? ~key : key, rows[i]};
+    }
+    for (size_t g = 0; g < G; g++) {
+      auto b = ranked.begin() + off[g], e = ranked.begin() + off[g + 1];
+      auto mid = off[g + 1] - off[g] > k ? b + k : e;
+      std::partial_sort(b, mid, e);
+      for (auto it = b; it != mid; ++it) keep.push_back(it->row);
+    }
   }
   return TakeRows(t, keep);
 }

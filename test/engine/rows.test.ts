@@ -105,6 +105,12 @@ const cases: Case[] = [
     basin: (t) => t.groupBy("k").topK(400, "city").select("k", "rid"),
     sql: `SELECT k, rid FROM t WHERE city IS NOT NULL QUALIFY row_number() OVER (PARTITION BY k ORDER BY city DESC, rid) <= 400`,
   },
+  {
+    name: "topK with k above the small-k path, on ints per string key",
+    basin: (t) => t.groupBy("city").topK(30, "v"),
+    sql: `SELECT city, rid, k, v, f, flag, day FROM t WHERE v IS NOT NULL QUALIFY row_number() OVER (PARTITION BY city ORDER BY v DESC, rid) <= 30`,
+  },
+  { name: "frame topK of many rows, smallest first", basin: (t) => t.topK(250, "v", { descending: false }), sql: `SELECT ${COLS} FROM t WHERE v IS NOT NULL ORDER BY v, rid LIMIT 250`, ordered: true },
   { name: "frame topK is best first", basin: (t) => t.topK(12, "v"), sql: `SELECT ${COLS} FROM t WHERE v IS NOT NULL ORDER BY v DESC, rid LIMIT 12`, ordered: true },
   { name: "frame topK smallest floats", basin: (t) => t.topK(7, "f", { descending: false }), sql: `SELECT ${COLS} FROM t WHERE f IS NOT NULL ORDER BY f, rid LIMIT 7`, ordered: true },
   {
