@@ -10,6 +10,11 @@ import { computePlan, type ComputeOptions } from "../cluster/compute.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "./table.js";
+import { describeNode, corrNode } from "./frame_stats.js";
+import {
+  dropNode, dropNullsNode, fillNullNode, renameNode, sampleNode, tailNode, topKNode, uniqueNode, valueCounts,
+  type FillSpec, type SampleOptions, type SampleSize, type TopKOptions, type UniqueOptions, type ValueCountsOptions,
+} from "./frame_rows.js";
 
 const AGG_OPS: readonly AggOp[] = ["sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last"];
 
@@ -189,6 +194,141 @@ export class DataFrame {
   median(): DataFrame { return this.reduceAll("median", callerLocation()); }
   nUnique(): DataFrame { return this.reduceAll("nunique", callerLocation()); }
 
+  /**
+   * One row per distinct value of `subset` (default: all columns). With keep "first"
+   * (default) each key keeps its first row in frame order; "any" may keep another.
+   * Rows come out grouped by key hash, not in frame order.
+   *
+   * @example
+   * df.unique(["id1", "id2"])
+   */
+  unique(subset?: string | string[], options?: UniqueOptions): DataFrame {
+    return new DataFrame(uniqueNode(this, subset, options, callerLocation()));
+  }
+
+  /**
+   * The same as `unique()`.
+   *
+   * @example
+   * df.dropDuplicates("email")
+   */
+  dropDuplicates(subset?: string | string[], options?: UniqueOptions): DataFrame {
+    return new DataFrame(uniqueNode(this, subset, options, callerLocation()));
+  }
+
+  /**
+   * The number of rows per distinct value of `columns`, in a column "count"; sorted by
+   * count, largest first, ties by the values ascending (nulls last), unless `sort: false`.
+   *
+   * @example
+   * df.valueCounts("city") // city, count
+   */
+  valueCounts(columns: string | string[], options?: ValueCountsOptions): DataFrame {
+    return valueCounts(this, columns, options, callerLocation());
+  }
+
+  /**
+   * Drops the rows with a null in any of `subset` (default: any column).
+   *
+   * @example
+   * df.dropNulls(["fare", "tip"])
+   */
+  dropNulls(subset?: string | string[]): DataFrame {
+    return new DataFrame(dropNullsNode(this, subset, callerLocation()));
+  }
+
+  /**
+   * Replaces nulls: a number fills every numeric column, a string every string column,
+   * a bool every bool column; `{ column: value }` fills just those columns (a value may
+   * be an expression).
+   *
+   * @example
+   * df.fillNull(0).fillNull({ city: "unknown" })
+   */
+  fillNull(value: FillSpec): DataFrame {
+    return new DataFrame(fillNullNode(this, value, callerLocation()));
+  }
+
+  /**
+   * Renames columns; renaming onto a name that stays in the frame is an error.
+   *
+   * @example
+   * df.rename({ fare: "fare_usd" })
+   */
+  rename(mapping: Record<string, string>): DataFrame {
+    return new DataFrame(renameNode(this, mapping, callerLocation()));
+  }
+
+  /**
+   * Every column but these.
+   *
+   * @example
+   * df.drop("tmp", "debug")
+   */
+  drop(...columns: (string | string[])[]): DataFrame {
+    return new DataFrame(dropNode(this, columns, callerLocation()));
+  }
+
+  /**
+   * The last `n` rows, in partition order.
+   *
+   * @example
+   * df.tail(10)
+   */
+  tail(n = 5): DataFrame {
+    return new DataFrame(tailNode(this, n, callerLocation()));
+  }
+
+  /**
+   * A random sample without replacement, in frame order: exactly `n` rows (every row
+   * when there are fewer), or each row independently with probability `fraction`.
+   * Every row gets a pseudo-random key from the seed, its partition and its place in
+   * it: the same seed over the same input (same files, blocksize or partitions) gives
+   * the same rows on every run and any number of workers. The seed defaults to 0.
+   *
+   * @example
+   * df.sample({ n: 1000 }, { seed: 42 })
+   * df.sample({ fraction: 0.01 }, { seed: 7 })
+   */
+  sample(size: SampleSize, options?: SampleOptions): DataFrame {
+    return new DataFrame(sampleNode(this, size, options, callerLocation()));
+  }
+
+  /**
+   * The `k` rows with the largest `by` (smallest with `descending: false`), best
+   * first; nulls never count, ties go to the earlier row.
+   *
+   * @example
+   * df.topK(10, "fare")
+   */
+  topK(k: number, by: string, options?: TopKOptions): DataFrame {
+    return new DataFrame(topKNode(this, [], k, by, options, callerLocation()));
+  }
+
+  /**
+   * Summary statistics: one row per statistic (count, null_count, mean, std, min, 25%,
+   * 50%, 75%, max) in a first column "statistic", one column per numeric column
+   * (float64) and per date/timestamp column (ISO strings; std is null). Percentiles
+   * interpolate linearly, as quantile().
+   *
+   * @example
+   * await df.describe().compute()
+   */
+  describe(): DataFrame {
+    return new DataFrame(describeNode(this, callerLocation()));
+  }
+
+  /**
+   * Pearson's correlation of every pair of numeric columns: a first column "column"
+   * naming the row's column, then one float64 column per numeric column.
+   *
+   * @example
+   * await df.select("v1", "v2", "v3").corr().compute()
+   */
+  corr(): DataFrame {
+    return new DataFrame(corrNode(this, callerLocation()));
+  }
+
   /** The plan as plain, versioned JSON. */
   toPlan(): Plan {
     return { version: PLAN_VERSION, root: this.node };
@@ -289,6 +429,18 @@ export class GroupBy {
   agg(...aggs: AggSpec[]): DataFrame {
     const loc = callerLocation();
     return this.frame.aggregate(this.keys, aggExprs(aggs, loc), loc);
+  }
+
+  /**
+   * Per group, the `k` rows with the largest `by` (smallest with `descending: false`),
+   * best first; nulls never count, ties go to the earlier row. Columns: the keys, then
+   * the rest of the row.
+   *
+   * @example
+   * df.groupBy("id6").topK(2, "v3") // db-benchmark q8
+   */
+  topK(k: number, by: string, options?: TopKOptions): DataFrame {
+    return new DataFrame(topKNode(this.frame, this.keys, k, by, options, callerLocation()));
   }
 }
 

@@ -172,6 +172,22 @@ export class Expr {
   /** Last non-null value in row order. */
   last(): Expr { return this.agg("last"); }
 
+  /**
+   * The q-quantile of the non-null values, interpolating linearly between the two
+   * nearest ranks (DuckDB's quantile_cont); always float64. Like median(), it needs
+   * all of a group's values in one place.
+   *
+   * @example
+   * df.groupBy("city").agg(col("fare").quantile(0.9).alias("p90"))
+   */
+  quantile(q: number, options: QuantileOptions = {}): Expr {
+    const loc = callerLocation();
+    if (typeof q !== "number" || !(q >= 0 && q <= 1)) throw new BasinError("BASIN_PLAN", `quantile() needs q between 0 and 1, got ${String(q)}`, loc);
+    const method = options?.method ?? "linear";
+    if (method !== "linear") throw new BasinError("BASIN_PLAN", `quantile() method must be "linear", got ${JSON.stringify(method)}`, loc);
+    return new Expr({ kind: "agg", op: "quantile", arg: this.node, q, loc });
+  }
+
   private window(op: WindowOp, n = 0, minPeriods = 0): Expr {
     return new Expr({ kind: "window", op, arg: this.node, n, minPeriods, over: [], loc: callerLocation() });
   }
@@ -311,6 +327,11 @@ export class Rolling {
   max(): Expr { return this.agg("rollingMax"); }
 }
 
+export interface QuantileOptions {
+  /** How to pick between ranks: "linear" interpolation (the default and only one so far). */
+  method?: "linear";
+}
+
 /**
  * A column by name.
  *
@@ -336,6 +357,24 @@ export function lit(value: Scalar, type?: DType): Expr {
 /** The number of rows, as an aggregation: `df.groupBy("k").agg(count())`. */
 export function count(): Expr {
   return new Expr({ kind: "agg", op: "count", arg: null, loc: callerLocation() });
+}
+
+/**
+ * Pearson's correlation of two columns, as an aggregation. Rows where either value is
+ * null are skipped; null when no row has both, NaN when either column has no spread
+ * there (a single row, or a constant), as DuckDB's corr.
+ *
+ * @example
+ * df.groupBy("id2", "id4").agg(corr("v1", "v2").alias("r"))
+ */
+export function corr(a: string | Expr, b: string | Expr): Expr {
+  const loc = callerLocation();
+  const arg = (v: string | Expr): ExprNode => {
+    if (typeof v === "string" && v !== "") return { kind: "col", name: v, loc };
+    if (v instanceof Expr) return v.node;
+    throw new BasinError("BASIN_PLAN", 'corr() takes two columns, as in corr("x", "y")', loc);
+  };
+  return new Expr({ kind: "agg", op: "corr", arg: arg(a), arg2: arg(b), loc });
 }
 
 /** @internal */

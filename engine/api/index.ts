@@ -9,6 +9,9 @@ export { col, lit, count, Expr, Rolling, type ExprLike, type RollingOptions } fr
 export { concatStr, ExprStr, type ParseOptions } from "./expr_str.js";
 export { ExprDt, type DiffUnit } from "./expr_dt.js";
 export { when, When, Then } from "./when.js";
+export { corr, type QuantileOptions } from "./expr.js";
+export { concat, type ConcatOptions } from "./concat.js";
+export type { FillSpec, SampleOptions, SampleSize, TopKOptions, UniqueOptions, ValueCountsOptions } from "./frame_rows.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";

@@ -3,12 +3,12 @@ import type { SourceLocation } from "./errors.js";
 
 export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
 export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
-export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last";
+export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last" | "quantile" | "corr";
 
 export const ARITHMETIC_OPS: readonly BinaryOp[] = ["add", "sub", "mul", "div", "mod"];
 export const COMPARISON_OPS: readonly BinaryOp[] = ["eq", "ne", "lt", "le", "gt", "ge"];
 /** Aggregations that cannot be combined from partial results: they need a shuffle. */
-export const HOLISTIC_AGGS: readonly AggOp[] = ["median", "nunique"];
+export const HOLISTIC_AGGS: readonly AggOp[] = ["median", "nunique", "quantile"];
 
 export type Scalar = number | string | boolean | null;
 
@@ -38,7 +38,16 @@ export type ExprNode =
   | { kind: "fillNull"; arg: ExprNode; fill: ExprNode; loc?: SourceLocation }
   | { kind: "cast"; arg: ExprNode; to: DType; strict?: boolean; loc?: SourceLocation }
   | { kind: "alias"; arg: ExprNode; name: string }
-  | { kind: "agg"; op: AggOp; arg: ExprNode | null; loc?: SourceLocation }
+  | {
+      kind: "agg";
+      op: AggOp;
+      arg: ExprNode | null;
+      /** The second input of a two-column aggregation (corr). */
+      arg2?: ExprNode;
+      /** The quantile of "quantile", in [0, 1]. */
+      q?: number;
+      loc?: SourceLocation;
+    }
   /** when: args are [cond1, value1, cond2, value2, ..., otherwise]. */
   | { kind: "fn"; name: FnName; args: ExprNode[]; options?: FnOptions; loc?: SourceLocation }
   /**
@@ -70,7 +79,7 @@ export function exprChildren(e: ExprNode): ExprNode[] {
     case "lit": return [];
     case "binary": return [e.left, e.right];
     case "fillNull": return [e.arg, e.fill];
-    case "agg": return e.arg ? [e.arg] : [];
+    case "agg": return [...(e.arg ? [e.arg] : []), ...(e.arg2 ? [e.arg2] : [])];
     case "fn": return e.args;
     case "window": return [e.arg, ...e.over];
     default: return [e.arg];
@@ -84,7 +93,7 @@ export function mapChildren(e: ExprNode, f: (x: ExprNode) => ExprNode): ExprNode
     case "lit": return e;
     case "binary": return { ...e, left: f(e.left), right: f(e.right) };
     case "fillNull": return { ...e, arg: f(e.arg), fill: f(e.fill) };
-    case "agg": return e.arg ? { ...e, arg: f(e.arg) } : e;
+    case "agg": return { ...e, arg: e.arg ? f(e.arg) : null, ...(e.arg2 ? { arg2: f(e.arg2) } : {}) };
     case "fn": return { ...e, args: e.args.map(f) };
     case "window": return { ...e, arg: f(e.arg), over: e.over.map(f) };
     default: return { ...e, arg: f(e.arg) };
@@ -117,7 +126,10 @@ export function exprToString(e: ExprNode): string {
     case "fillNull": return `fillNull(${exprToString(e.arg)}, ${exprToString(e.fill)})`;
     case "cast": return `cast(${exprToString(e.arg)} as ${e.to}${e.strict === false ? ", strict=false" : ""})`;
     case "alias": return `${exprToString(e.arg)} as ${JSON.stringify(e.name)}`;
-    case "agg": return `${e.op}(${e.arg ? exprToString(e.arg) : "*"})`;
+    case "agg": {
+      const extra = (e.arg2 ? `, ${exprToString(e.arg2)}` : "") + (e.q !== undefined ? `, ${e.q}` : "");
+      return `${e.op}(${e.arg ? exprToString(e.arg) : "*"}${extra})`;
+    }
     case "fn": {
       const opts = Object.entries(e.options ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
       return `${e.name}(${[...e.args.map(exprToString), ...opts].join(", ")})`;

@@ -73,7 +73,26 @@ export type PlanNode =
       strategy?: "broadcast" | "hash";
       schema: Field[];
       loc?: SourceLocation;
-    };
+    }
+  /** The last `n` rows, in partition order. */
+  | { kind: "tail"; input: PlanNode; n: number; schema: Field[]; loc?: SourceLocation }
+  /** One row per distinct combination of `keys`: the first in frame order, or any. */
+  | { kind: "distinct"; input: PlanNode; keys: string[]; keep: "first" | "any"; schema: Field[]; loc?: SourceLocation }
+  /**
+   * Per group of `keys` (the whole frame when []), the `k` rows with the largest (or,
+   * not `descending`, smallest) non-null `by`; output: the keys, then the input's
+   * other columns.
+   */
+  | { kind: "topK"; input: PlanNode; keys: NamedExpr[]; by: string; k: number; descending: boolean; schema: Field[]; loc?: SourceLocation }
+  /** A seeded random sample: `n` rows, or each row with probability `fraction`; frame order kept. */
+  | { kind: "sample"; input: PlanNode; n?: number; fraction?: number; seed: number; schema: Field[]; loc?: SourceLocation }
+  /** The rows of every input, one after another; the inputs have exactly this schema. */
+  | { kind: "union"; inputs: PlanNode[]; schema: Field[]; loc?: SourceLocation }
+  /**
+   * Every block of expressions evaluated over the input, and the results stacked: the
+   * rows of block 0, then block 1, ... (each block yields the same names and types).
+   */
+  | { kind: "stack"; input: PlanNode; blocks: NamedExpr[][]; schema: Field[]; loc?: SourceLocation };
 
 export type JoinHow = "inner" | "left" | "right" | "outer" | "semi" | "anti";
 
@@ -90,12 +109,14 @@ export interface SortSpec {
 /** The inputs of a node (a join has two). */
 export function childrenOf(node: PlanNode): PlanNode[] {
   if (node.kind === "join") return [node.left, node.right];
+  if (node.kind === "union") return node.inputs;
   return "input" in node ? [node.input] : [];
 }
 
 /** The node with new inputs, in `childrenOf` order. */
 export function withChildren(node: PlanNode, children: PlanNode[]): PlanNode {
   if (node.kind === "join") return { ...node, left: children[0], right: children[1] };
+  if (node.kind === "union") return { ...node, inputs: children };
   return "input" in node ? ({ ...node, input: children[0] } as PlanNode) : node;
 }
 

@@ -10,6 +10,7 @@ import { csvBlocks } from "./csv_blocks.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 import { lowerWindow } from "./window.js";
+import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 
 /** Upper bound on output partitions of a shuffle. */
 export const MAX_SHUFFLE_PARTS = 32;
@@ -60,6 +61,12 @@ class GraphBuilder {
       case "sort": return this.sort(node);
       case "join": return this.join(node);
       case "window": return lowerWindow(node, this);
+      case "tail": return lowerTail(this, node);
+      case "distinct": return lowerDistinct(this, node);
+      case "topK": return lowerTopK(this, node);
+      case "sample": return lowerSample(this, node);
+      case "union": return node.inputs.flatMap((input) => this.lower(input));
+      case "stack": return lowerStack(this, node);
     }
   }
 
@@ -97,7 +104,14 @@ class GraphBuilder {
       if (!p.arg) return { op: p.op, column: -1, name: p.name };
       exprs.push(resolveExpr(p.arg, input, node.loc));
       names.push(`__agg${i}`);
-      return { op: p.op, column: names.length - 1, name: p.name };
+      const agg: NativeAgg = { op: p.op, column: names.length - 1, name: p.name };
+      if (p.q !== undefined) agg.q = p.q;
+      if (p.arg2) {
+        exprs.push(resolveExpr(p.arg2, input, node.loc));
+        names.push(`__agg${i}b`);
+        agg.column2 = names.length - 1;
+      }
+      return agg;
     });
     const keys = node.keys.map((_, i) => i);
     const pre: Step = { kind: "project", exprs, names, loc: node.loc };

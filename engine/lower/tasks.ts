@@ -31,6 +31,14 @@ export type Step = (
   | { kind: "windowScan"; specs: NativeWindow[]; rows: number; fromEnd: boolean }
   /** Appends an int64 column `name` numbering the rows from `start`. */
   | { kind: "rowIndex"; start: number; name: string }
+  | { kind: "tail"; n: number }
+  /** The first row of each distinct combination of key columns. */
+  | { kind: "distinct"; keys: number[] }
+  | { kind: "topK"; keys: number[]; column: number; k: number; descending: boolean }
+  /** Appends a random key and the frame position (native sampleKeys); `part` is the partition's index. */
+  | { kind: "sampleKeys"; seed: number; part: number }
+  /** Evaluates each block of expressions and concatenates the results. */
+  | { kind: "stack"; blocks: NativeExpr[][]; names: string[] }
 ) & { loc?: SourceLocation };
 
 /** An input of a task: output `index` of task `key`. */

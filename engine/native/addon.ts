@@ -91,7 +91,7 @@ export type NativeFnOptions = Record<string, number | string | boolean | null | 
 export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
 export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
 
-export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last";
+export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last" | "quantile" | "corr";
 export type AggMode = "full" | "partial" | "merge" | "final";
 
 export interface NativeAgg {
@@ -99,6 +99,10 @@ export interface NativeAgg {
   /** Input column index; -1 with op "count" counts rows. Ignored in "merge"/"final" modes. */
   column: number;
   name: string;
+  /** corr: the second input column. */
+  column2?: number;
+  /** quantile: q in [0, 1] (linear interpolation, as DuckDB's quantile_cont). */
+  q?: number;
 }
 
 export interface SortKey {
@@ -227,6 +231,19 @@ export interface NativeAddon {
   windowScan(carries: Handle[], specs: NativeWindow[], rows: number, fromEnd: boolean): Handle[];
   /** The table with an int64 column `name` appended: start, start + 1, ... */
   rowIndex(h: Handle, start: number, name: string): Handle;
+  /** The first row of each distinct combination of `keys` (null equals null), in order of first appearance. */
+  distinctRows(h: Handle, keys: number[]): Handle;
+  /**
+   * Per group of `keys` (one group when []): the k rows with the largest (descending) or
+   * smallest non-null values of `column`, ties in row order; groups in order of first
+   * appearance, each group's rows best first.
+   */
+  topKRows(h: Handle, keys: number[], column: number, k: number, descending: boolean): Handle;
+  /**
+   * The table plus "__sample_key" (float64 uniform in [0, 1), a function of seed, part
+   * and row) and "__sample_pos" (int64 part * 2^40 + row: frame order across parts).
+   */
+  sampleKeys(h: Handle, seed: number, part: number): Handle;
 }
 
 function addonPath(): string {

@@ -29,6 +29,12 @@ function line(node: PlanNode): string {
       const on = node.leftOn.map((l, i) => (l === node.rightOn[i] ? l : `${l} = ${node.rightOn[i]}`)).join(", ");
       return `Join ${node.how} on [${on}]${node.strategy ? ` strategy=${node.strategy}` : ""}`;
     }
+    case "tail": return `Tail ${node.n}`;
+    case "distinct": return `Distinct on [${node.keys.join(", ")}] keep=${node.keep}`;
+    case "topK": return `TopK ${node.k} by ${node.by} ${node.descending ? "desc" : "asc"}${node.keys.length ? ` per [${list(node.keys)}]` : ""}`;
+    case "sample": return `Sample ${node.n !== undefined ? `n=${node.n}` : `fraction=${node.fraction}`} seed=${node.seed}`;
+    case "union": return `Union ${node.inputs.length} inputs`;
+    case "stack": return `Stack ${node.blocks.length} blocks of [${node.schema.map((f) => f.name).join(", ")}]`;
   }
 }
 

@@ -134,6 +134,10 @@ export interface AggParts {
   arg: ExprNode | null;
   name: string;
   type: DType;
+  /** corr: the second input. */
+  arg2?: ExprNode;
+  /** quantile: q. */
+  q?: number;
 }
 
 /** Checks that `e` is an aggregation (optionally aliased) and returns its parts. */
@@ -144,7 +148,15 @@ export function aggParts(e: ExprNode, name: string, schema: Schema, loc?: Source
     fail(`agg() takes aggregations such as col("x").sum(), but got ${exprToString(e)}; compute on aggregated columns with withColumns() afterwards`, at);
   if (inner.arg && containsAgg(inner.arg)) fail(`aggregations cannot be nested: ${exprToString(inner)}`, at);
   const argType = inner.arg ? resolveExpr(inner.arg, schema, at).type : null;
-  return { op: inner.op, arg: inner.arg, name, type: aggType(inner.op, argType, inner.arg ?? inner, at) };
+  const parts: AggParts = { op: inner.op, arg: inner.arg, name, type: aggType(inner.op, argType, inner.arg ?? inner, at) };
+  if (inner.q !== undefined) parts.q = inner.q;
+  if (inner.op === "corr") {
+    if (!inner.arg2) return fail("corr() needs two columns, as in corr(\"x\", \"y\")", at);
+    if (containsAgg(inner.arg2)) fail(`aggregations cannot be nested: ${exprToString(inner)}`, at);
+    parts.arg2 = inner.arg2;
+    aggType(inner.op, resolveExpr(inner.arg2, schema, at).type, inner.arg2, at);
+  }
+  return parts;
 }
 
 

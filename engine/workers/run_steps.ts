@@ -113,6 +113,25 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
           replace([withInputs(step.right, (right) => addon.hashJoin(left, right, step.spec))]);
           break;
         }
+        case "tail": {
+          const rows = addon.tableInfo(current[0]).rows;
+          replace([addon.slice(current[0], Math.max(0, rows - step.n), Math.min(rows, step.n))]);
+          break;
+        }
+        case "distinct": replace([addon.distinctRows(current[0], step.keys)]); break;
+        case "topK": replace([addon.topKRows(current[0], step.keys, step.column, step.k, step.descending)]); break;
+        case "sampleKeys": replace([addon.sampleKeys(current[0], step.seed, step.part)]); break;
+        case "stack": {
+          const h = current[0];
+          const parts: Handle[] = [];
+          try {
+            for (const exprs of step.blocks) parts.push(addon.evalExprs(h, exprs, step.names));
+            replace([addon.concat(parts)]);
+          } finally {
+            for (const p of parts) addon.release(p);
+          }
+          break;
+        }
       }
     } catch (e) {
       if (owned) for (const h of current) addon.release(h);

@@ -9,6 +9,7 @@ void RegisterGroupBy(Napi::Env env, Napi::Object exports);
 void RegisterJoin(Napi::Env env, Napi::Object exports);
 void RegisterSort(Napi::Env env, Napi::Object exports);
 void RegisterWindow(Napi::Env env, Napi::Object exports);
+void RegisterRows(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -19,6 +20,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterJoin(env, exports);
   basin::RegisterSort(env, exports);
   basin::RegisterWindow(env, exports);
+  basin::RegisterRows(env, exports);
   return exports;
 }
 

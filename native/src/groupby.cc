@@ -20,6 +20,8 @@ AggOp AggOpFromName(const std::string& s) {
   if (s == "nunique") return AggOp::NUnique;
   if (s == "first") return AggOp::First;
   if (s == "last") return AggOp::Last;
+  if (s == "quantile") return AggOp::Quantile;
+  if (s == "corr") return AggOp::Corr;
   throw BasinError("BASIN_INTERNAL", "unknown aggregation '" + s + "'");
 }
 
@@ -437,14 +439,16 @@ Moments MergeMoments(const Column& cn, const Column& cm, const Column& cm2, cons
   return m;
 }
 
-Column MedianAgg(const Column& c, const Ctx& x) {
+// The q-quantile per group with linear interpolation between the two nearest ranks
+// (DuckDB's quantile_cont): position q * (n - 1); the median is q = 0.5.
+Column QuantileAgg(const Column& c, const Ctx& x, double q, const char* what) {
   const size_t G = size_t(x.groups);
   std::vector<int64_t> cnt = NonNullCounts(c, x);
   std::vector<int64_t> off(G + 1, 0);
   for (size_t g = 0; g < G; g++) off[g + 1] = off[g] + cnt[g];
   std::vector<double> vals(size_t(off[G]));
   std::vector<int64_t> pos(off.begin(), off.end() - 1);
-  DispatchNumeric(c, "median", [&](auto* v) {
+  DispatchNumeric(c, what, [&](auto* v) {
     ForValid(c, x.n, [&](int64_t i) { vals[size_t(pos[x.gid[i]]++)] = double(v[i]); });
   });
   std::vector<double> out(G, 0.0);
@@ -453,17 +457,114 @@ Column MedianAgg(const Column& c, const Ctx& x) {
     if (n == 0) continue;
     double* b = vals.data() + off[g];
     double* e = b + n;
-    double* mid = b + n / 2;
-    std::nth_element(b, mid, e);
-    double hi = *mid;
-    if (n % 2) {
-      out[g] = hi;
-    } else {
-      double lo = *std::max_element(b, mid);
-      out[g] = lo + (hi - lo) / 2;
+    const double rank = q * double(n - 1);
+    const int64_t lo = int64_t(std::floor(rank));
+    double* at = b + lo;
+    std::nth_element(b, at, e);
+    double v = *at;
+    if (double(lo) != rank) {
+      double hi = *std::min_element(at + 1, e);  // the next rank: the smallest value above
+      v = v + (rank - double(lo)) * (hi - v);
     }
+    out[g] = v;
   }
   return FixedColumn(DType::Float64, out, &cnt);
+}
+
+Column MedianAgg(const Column& c, const Ctx& x) { return QuantileAgg(c, x, 0.5, "median"); }
+
+// Co-moments of (x, y) pairs per group, over the rows where both are non-null.
+struct CoMoments {
+  std::vector<int64_t> n;
+  std::vector<double> mx, my, m2x, m2y, cxy;
+  explicit CoMoments(size_t G) : n(G, 0), mx(G, 0.0), my(G, 0.0), m2x(G, 0.0), m2y(G, 0.0), cxy(G, 0.0) {}
+};
+
+// Shifted sums in one pass: deviations from the group's first pair (a sample value,
+// so close to the mean), corrected by the mean deviation: m2 = Σd² − (Σd)²/n. A
+// constant column gets exactly zero spread, as DuckDB's Welford updates do.
+CoMoments ComputeCoMoments(const Column& cx, const Column& cy, const Ctx& x) {
+  const size_t G = size_t(x.groups);
+  CoMoments m(G);
+  std::vector<double> kx(G, 0.0), ky(G, 0.0), sx(G, 0.0), sy(G, 0.0);
+  DispatchNumeric(cx, "corr", [&](auto* vx) {
+    DispatchNumeric(cy, "corr", [&](auto* vy) {
+      for (int64_t i = 0; i < x.n; i++) {
+        if (!cx.valid(i) || !cy.valid(i)) continue;
+        const uint32_t g = x.gid[i];
+        if (m.n[g]++ == 0) {
+          kx[g] = double(vx[i]);
+          ky[g] = double(vy[i]);
+        }
+        const double dx = double(vx[i]) - kx[g], dy = double(vy[i]) - ky[g];
+        sx[g] += dx;
+        sy[g] += dy;
+        m.m2x[g] += dx * dx;
+        m.m2y[g] += dy * dy;
+        m.cxy[g] += dx * dy;
+      }
+    });
+  });
+  for (size_t g = 0; g < G; g++) {
+    if (!m.n[g]) continue;
+    const double n = double(m.n[g]);
+    m.mx[g] = kx[g] + sx[g] / n;
+    m.my[g] = ky[g] + sy[g] / n;
+    m.m2x[g] = std::max(0.0, m.m2x[g] - sx[g] * sx[g] / n);
+    m.m2y[g] = std::max(0.0, m.m2y[g] - sy[g] * sy[g] / n);
+    m.cxy[g] -= sx[g] * sy[g] / n;
+  }
+  return m;
+}
+
+// Chan et al.'s pairwise combination of co-moment states, in row order.
+CoMoments MergeCoMoments(const std::vector<const Column*>& s, const Ctx& x) {
+  if (s[0]->type != DType::Int64) throw BasinError("BASIN_INTERNAL", "bad corr state types");
+  for (size_t k = 1; k < 6; k++)
+    if (s[k]->type != DType::Float64) throw BasinError("BASIN_INTERNAL", "bad corr state types");
+  CoMoments m(size_t(x.groups));
+  const int64_t* vn = s[0]->values<int64_t>();
+  const double *vmx = s[1]->values<double>(), *vmy = s[2]->values<double>(), *vm2x = s[3]->values<double>(),
+               *vm2y = s[4]->values<double>(), *vc = s[5]->values<double>();
+  for (int64_t i = 0; i < x.n; i++) {
+    if (!s[0]->valid(i) || vn[i] == 0) continue;
+    const uint32_t g = x.gid[i];
+    const int64_t na = m.n[g], nb = vn[i];
+    if (na == 0) {
+      m.n[g] = nb;
+      m.mx[g] = vmx[i];
+      m.my[g] = vmy[i];
+      m.m2x[g] = vm2x[i];
+      m.m2y[g] = vm2y[i];
+      m.cxy[g] = vc[i];
+      continue;
+    }
+    const double nt = double(na + nb), w = double(na) * double(nb) / nt;
+    const double dx = vmx[i] - m.mx[g], dy = vmy[i] - m.my[g];
+    m.mx[g] += dx * double(nb) / nt;
+    m.my[g] += dy * double(nb) / nt;
+    m.m2x[g] += vm2x[i] + dx * dx * w;
+    m.m2y[g] += vm2y[i] + dy * dy * w;
+    m.cxy[g] += vc[i] + dx * dy * w;
+    m.n[g] = na + nb;
+  }
+  return m;
+}
+
+// Pearson's r as DuckDB's corr: covar_pop / (stddev_pop x * stddev_pop y); null with
+// no pairs, NaN (0 / 0) when either side has no spread (one pair, or a constant).
+Column CorrFinal(const CoMoments& m) {
+  const size_t G = m.n.size();
+  std::vector<double> r(G, 0.0);
+  std::vector<int64_t> ok(G, 0);
+  for (size_t g = 0; g < G; g++) {
+    if (m.n[g] == 0) continue;
+    const double n = double(m.n[g]);
+    const double sx = m.n[g] > 1 ? std::sqrt(m.m2x[g] / n) : 0.0, sy = m.n[g] > 1 ? std::sqrt(m.m2y[g] / n) : 0.0;
+    ok[g] = 1;
+    r[g] = (m.cxy[g] / n) / (sx * sy);
+  }
+  return FixedColumn(DType::Float64, r, &ok);
 }
 
 // Distinct non-null values per group: a set over (group, value). Fixed-width values
@@ -613,8 +714,10 @@ TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vec
   const bool raw = mode == AggMode::Full || mode == AggMode::Partial;
   const bool emitState = mode == AggMode::Partial || mode == AggMode::Merge;
   for (const AggSpec& a : aggs) {
-    if (mode != AggMode::Full && (a.op == AggOp::Median || a.op == AggOp::NUnique))
-      throw BasinError("BASIN_INTERNAL", "aggregation '" + a.name + "' (median/nunique) is not decomposable: use mode 'full'");
+    if (mode != AggMode::Full && (a.op == AggOp::Median || a.op == AggOp::NUnique || a.op == AggOp::Quantile))
+      throw BasinError("BASIN_INTERNAL", "aggregation '" + a.name + "' (median/quantile/nunique) is not decomposable: use mode 'full'");
+    if (raw && a.op == AggOp::Corr && (a.column2 < 0 || size_t(a.column2) >= t.columns.size()))
+      throw BasinError("BASIN_INTERNAL", "aggregation second column out of range");
     if (raw && !(a.op == AggOp::Count && a.column == -1) && (a.column < 0 || size_t(a.column) >= t.columns.size()))
       throw BasinError("BASIN_INTERNAL", "aggregation column out of range");
   }
@@ -704,6 +807,28 @@ TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vec
       case AggOp::NUnique:
         add(a.name, NUniqueAgg(input(), x));
         break;
+      case AggOp::Quantile:
+        add(a.name, QuantileAgg(input(), x, a.param, "quantile"));
+        break;
+      case AggOp::Corr: {
+        static const char* const kParts[] = {"#count", "#meanx", "#meany", "#m2x", "#m2y", "#cxy"};
+        CoMoments m(0);
+        if (raw) {
+          m = ComputeCoMoments(input(), t.columns[size_t(a.column2)], x);
+        } else {
+          std::vector<const Column*> s;
+          for (const char* p : kParts) s.push_back(&state(p));
+          m = MergeCoMoments(s, x);
+        }
+        if (emitState) {
+          add(a.name + kParts[0], IntColumn(m.n));
+          const std::vector<double>* fs[] = {&m.mx, &m.my, &m.m2x, &m.m2y, &m.cxy};
+          for (size_t k = 0; k < 5; k++) add(a.name + kParts[k + 1], DoubleColumn(*fs[k], nullptr));
+        } else {
+          add(a.name, CorrFinal(m));
+        }
+        break;
+      }
     }
   }
   return out;

@@ -7,7 +7,10 @@
 //   mean:                       `name#sum` float64, `name#count` int64
 //   var, std:                   `name#count` int64, `name#mean` float64, `name#m2` float64
 //                               (merged with Chan's parallel formula)
-// median and nunique are not decomposable: only "full".
+//   corr (of column, column2):  `name#count` int64, `name#meanx`, `name#meany`, `name#m2x`,
+//                               `name#m2y`, `name#cxy` float64 (co-moments over the rows
+//                               where both values are non-null; Chan's formula to merge)
+// median, quantile and nunique are not decomposable: only "full".
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,7 +20,7 @@
 
 namespace basin {
 
-enum class AggOp { Sum, Mean, Min, Max, Count, Std, Var, Median, NUnique, First, Last };
+enum class AggOp { Sum, Mean, Min, Max, Count, Std, Var, Median, NUnique, First, Last, Quantile, Corr };
 enum class AggMode { Full, Partial, Merge, Final };
 
 AggOp AggOpFromName(const std::string& s);
@@ -27,6 +30,8 @@ struct AggSpec {
   AggOp op = AggOp::Count;
   int column = -1;  // input column; -1 with Count counts rows; ignored in Merge/Final
   std::string name;
+  double param = 0;  // Quantile: the quantile q in [0, 1]
+  int column2 = -1;  // Corr: the second input column
 };
 
 // Dense group ids in order of first appearance.

@@ -20,6 +20,8 @@ void RegisterGroupBy(Napi::Env env, Napi::Object exports) {
         a.op = AggOpFromName(o.Get("op").As<Napi::String>().Utf8Value());
         a.column = o.Get("column").As<Napi::Number>().Int32Value();
         a.name = o.Get("name").As<Napi::String>().Utf8Value();
+        if (o.Get("q").IsNumber()) a.param = o.Get("q").As<Napi::Number>().DoubleValue();
+        if (o.Get("column2").IsNumber()) a.column2 = o.Get("column2").As<Napi::Number>().Int32Value();
         aggs.push_back(std::move(a));
       }
       AggMode mode = AggModeFromName(info[3].As<Napi::String>().Utf8Value());

@@ -354,6 +354,8 @@ TablePtr Gather(const Table& t, const int64_t* idx, int64_t n) {
 
 }  // namespace
 
+uint64_t SortOrderKey(const Column& c, int64_t i) { return NormAt(c, i); }
+
 std::vector<int64_t> SortIndices(const Table& t, const std::vector<SortKey>& keys) {
   CheckKeys(t, keys);
   Sorter s(t.rows);

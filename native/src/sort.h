@@ -17,6 +17,9 @@ struct SortKey {
   bool nullsFirst = false;
 };
 
+// An unsigned key that orders non-null values of a fixed-width column (not strings)
+// ascending in ORDER BY order: -0.0 == 0.0, NaN above every number.
+uint64_t SortOrderKey(const Column& c, int64_t i);
 // The stable sorting permutation of t's rows by keys (row indices into t).
 std::vector<int64_t> SortIndices(const Table& t, const std::vector<SortKey>& keys);
 // t with every column gathered in sorted order.

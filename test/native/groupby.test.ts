@@ -96,6 +96,8 @@ function aggSql(op: AggOp, col: string | null): string {
     case "nunique": return `count(DISTINCT ${c})`;
     case "first": return back(`first(${c} ORDER BY rid) FILTER (WHERE ${c} IS NOT NULL)`);
     case "last": return back(`last(${c} ORDER BY rid) FILTER (WHERE ${c} IS NOT NULL)`);
+    case "quantile":
+    case "corr": throw new Error(`${op} takes parameters: test/engine/stats_aggs.test.ts covers it`);
   }
 }
 

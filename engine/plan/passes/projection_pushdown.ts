@@ -61,6 +61,40 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       for (const e of [...node.keys, ...node.aggs]) columnsOf(e.expr, below);
       return { ...node, input: prune(node.input, below) };
     }
+    case "tail":
+    case "sample": {
+      const input = prune(node.input, needed);
+      return { ...node, input, schema: input.schema };
+    }
+    case "distinct": {
+      // Which row a key keeps depends only on the keys: other unused columns can go.
+      const input = prune(node.input, new Set([...needed, ...node.keys]));
+      return { ...node, input, schema: input.schema };
+    }
+    case "topK": {
+      const below = new Set([...needed, node.by]);
+      for (const k of node.keys) columnsOf(k.expr, below);
+      const input = prune(node.input, below);
+      const keyNames = new Set(node.keys.map((k) => k.name));
+      return { ...node, input, schema: [...node.schema.filter((f) => keyNames.has(f.name)), ...input.schema.filter((f) => !keyNames.has(f.name))] };
+    }
+    case "stack": {
+      const below = new Set<string>();
+      for (const block of node.blocks) for (const e of block) columnsOf(e.expr, below);
+      return { ...node, input: prune(node.input, below) };
+    }
+    case "union": {
+      // Every input must keep exactly the same columns, in the same order.
+      const kept = node.schema.filter((f) => needed.has(f.name));
+      const schema = kept.length > 0 ? kept : node.schema.slice(0, 1);
+      const names = new Set(schema.map((f) => f.name));
+      const inputs = node.inputs.map((i): PlanNode => {
+        const input = prune(i, names);
+        if (input.schema.length === schema.length && input.schema.every((f, j) => f.name === schema[j].name)) return input;
+        return { kind: "project", input, exprs: schema.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })), schema, loc: node.loc };
+      });
+      return { ...node, inputs, schema };
+    }
   }
 }
 
