@@ -8,6 +8,9 @@
 export { col, lit, count, Expr, type ExprLike } from "./expr.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
+export { readParquet, type ReadParquetOptions } from "./read_parquet.js";
+export { readJson, type ReadJsonOptions } from "./read_json.js";
+export { readArrow } from "./read_arrow.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";
 export { Table, type Value, type TableInfo } from "./table.js";
 export { LocalCluster, type LocalClusterOptions } from "../cluster/local.js";

@@ -1,6 +1,6 @@
 // Moves filters towards the scan: through projections (substituting the projected
 // expressions), through aggregations when they test only group keys, merging
-// adjacent filters, and finally into the CSV scan itself.
+// adjacent filters, and finally into the file scan itself.
 import { columnsOf, type ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type NamedExpr, type PlanNode } from "../../common/plan.js";
 import type { OptimizerPass } from "../optimizer.js";
@@ -44,6 +44,7 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
       if (node.limit !== undefined) break; // filtering before a top-n changes which rows are kept
       return { ...node, input: pushFilter(node.input, predicate, loc) };
     case "scanCsv":
+    case "scanFile":
       return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
     default:
       break;
