@@ -11,6 +11,8 @@ export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { readParquet, type ReadParquetOptions } from "./read_parquet.js";
 export { readJson, type ReadJsonOptions } from "./read_json.js";
 export { readArrow } from "./read_arrow.js";
+export type { WriteParquetFrameOptions } from "./write_frame.js";
+export type { WriteSummary, WriteParquetOptions } from "../io/write.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";
 export { Table, type Value, type TableInfo } from "./table.js";
 export { LocalCluster, type LocalClusterOptions } from "../cluster/local.js";
