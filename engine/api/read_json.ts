@@ -1,8 +1,8 @@
 import { BasinError } from "../common/errors.js";
-import { DTYPES, isDType, type DType } from "../common/types.js";
+import { DTYPES, isDType, isNumeric, type DType, type Field } from "../common/types.js";
 import { inferJson } from "../io/ndjson.js";
 import { DataFrame } from "./dataframe.js";
-import { commonSchema, expandPaths } from "./file_list.js";
+import { expandPaths } from "./file_list.js";
 import { parseBlocksize } from "./read_csv.js";
 import { callerLocation } from "./source_location.js";
 
@@ -39,6 +39,27 @@ export function readJson(paths: string | string[], options: ReadJsonOptions = {}
     if (!isDType(t)) throw new BasinError("BASIN_PLAN", `dtypes: type "${String(t)}" for "${name}" is not one of ${DTYPES.join(", ")}`, loc);
   const opts = { sampleRows, parseDates: options.parseDates ?? [], dtypes };
   // Every file is sampled: a key only some files have would otherwise go unnoticed.
-  const fileSchema = commonSchema(files, (file) => inferJson(file, opts), loc);
+  // Keys join in order of first appearance; integers in one file and floats in
+  // another read as float64; other disagreements are an error naming both files.
+  const fileSchema: Field[] = [];
+  const from = new Map<string, string>();
+  for (const file of files) {
+    let fields: Field[];
+    try {
+      fields = inferJson(file, opts);
+    } catch (e) {
+      throw BasinError.from(e, loc);
+    }
+    for (const f of fields) {
+      const seen = fileSchema.find((x) => x.name === f.name);
+      if (!seen) {
+        fileSchema.push({ ...f });
+        from.set(f.name, file);
+      } else if (seen.type !== f.type) {
+        if (isNumeric(seen.type) && isNumeric(f.type)) seen.type = "float64";
+        else throw new BasinError("BASIN_PARSE", `key "${f.name}" is ${f.type} in ${file} but ${seen.type} in ${from.get(f.name)}; give it one type with dtypes: { ${JSON.stringify(f.name)}: "string" }`, loc);
+      }
+    }
+  }
   return new DataFrame({ kind: "scanFile", format: "json", files, options: { blocksize }, fileSchema, schema: fileSchema.map((f) => ({ ...f })), loc });
 }

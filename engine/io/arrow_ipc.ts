@@ -3,6 +3,7 @@
 // messages, and a worker reads only the bytes of the batches it decodes.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { Message, MessageHeader, tableFromIPC, type Schema as ArrowSchema } from "apache-arrow";
+import { Footer } from "apache-arrow/ipc/metadata/file";
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
@@ -13,7 +14,6 @@ export type ByteRange = [number, number];
 
 export interface ArrowLayout {
   schema: ArrowSchema;
-  schemaRange: ByteRange;
   dictionaries: ByteRange[];
   batches: ByteRange[];
 }
@@ -53,13 +53,21 @@ export function arrowLayout(path: string): ArrowLayout {
     const isFile = new TextDecoder().decode(readAt(fd, 0, 6)) === FILE_MAGIC;
     // The file format is a stream between the magic and a footer.
     let end = st.size;
+    const layout: Partial<ArrowLayout> & { dictionaries: ByteRange[]; batches: ByteRange[] } = { dictionaries: [], batches: [] };
     if (isFile) {
       const tail = readAt(fd, st.size - 10, 10);
       if (st.size < 18 || new TextDecoder().decode(tail.subarray(4)) !== FILE_MAGIC) bad(path, "it starts with ARROW1 but has no footer");
-      end = st.size - 10 - new DataView(tail.buffer, tail.byteOffset).getInt32(0, true);
+      const footerLength = new DataView(tail.buffer, tail.byteOffset).getInt32(0, true);
+      end = st.size - 10 - footerLength;
+      if (footerLength <= 0 || end < 8) bad(path, `its footer length ${footerLength} does not fit the file`);
+      // Writers may leave the schema message out of the file format: the footer has it.
+      try {
+        layout.schema = Footer.decode(readAt(fd, end, footerLength)).schema;
+      } catch (e) {
+        bad(path, `the footer does not decode (${(e as Error).message})`);
+      }
     }
     let pos = isFile ? 8 : 0;
-    const layout: Partial<ArrowLayout> & { dictionaries: ByteRange[]; batches: ByteRange[] } = { dictionaries: [], batches: [] };
     while (pos + 4 <= end) {
       const head = readAt(fd, pos, 8);
       const dv = new DataView(head.buffer, head.byteOffset, head.length);
@@ -80,16 +88,13 @@ export function arrowLayout(path: string): ArrowLayout {
       const size = skip + len + Number(msg.bodyLength);
       if (pos + size > end) bad(path, `the message at byte ${pos} runs past the end of the data`);
       const range: ByteRange = [pos, size];
-      if (msg.isSchema()) {
-        if (layout.schema) bad(path, "it has two schemas");
-        layout.schema = msg.header();
-        layout.schemaRange = range;
-      } else if (msg.isDictionaryBatch()) layout.dictionaries.push(range);
+      if (msg.isSchema()) layout.schema ??= msg.header();
+      else if (msg.isDictionaryBatch()) layout.dictionaries.push(range);
       else if (msg.isRecordBatch()) layout.batches.push(range);
       else if (msg.headerType !== MessageHeader.NONE) bad(path, `message type ${msg.headerType} (tensors) is not a table`);
       pos += size;
     }
-    if (!layout.schema || !layout.schemaRange) bad(path, "it has no schema message");
+    if (!layout.schema) bad(path, "it has no schema message");
     const out = layout as ArrowLayout;
     if (cache.size >= 256) cache.delete(cache.keys().next().value as string);
     cache.set(key, out);
@@ -109,19 +114,33 @@ export function arrowFileSchema(path: string, loc?: string): Field[] {
   });
 }
 
+/** The schema as an IPC stream message (continuation marker, length, padded flatbuffer). */
+function schemaMessage(schema: ArrowSchema): Uint8Array {
+  const meta = Message.encode(Message.from(schema));
+  const padded = (meta.length + 7) & ~7;
+  const out = new Uint8Array(8 + padded);
+  const dv = new DataView(out.buffer);
+  dv.setInt32(0, -1, true);
+  dv.setInt32(4, padded, true);
+  out.set(meta, 8);
+  return out;
+}
+
 /**
- * Decodes the messages at `ranges` (schema, dictionaries, then record batches) into
- * one table with `columns`.
+ * Decodes the messages at `ranges` (dictionaries, then record batches) into one
+ * table with `columns`.
  *
  * @example
- * scanArrow("t.arrow", [layout.schemaRange, layout.batches[2]], [{ name: "a", type: "int64" }])
+ * scanArrow("t.arrow", [...layout.dictionaries, layout.batches[2]], [{ name: "a", type: "int64" }])
  */
 export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): Handle {
-  const total = ranges.reduce((n, r) => n + r[1], 0);
+  const head = schemaMessage(arrowLayout(path).schema);
+  const total = head.length + ranges.reduce((n, r) => n + r[1], 0);
   const bytes = new Uint8Array(total + 8);
+  bytes.set(head);
   const fd = openSync(path, "r");
   try {
-    let at = 0;
+    let at = head.length;
     for (const [pos, len] of ranges) {
       const chunk = readAt(fd, pos, len);
       if (chunk.length < len) bad(path, `it is shorter than when the pipeline was planned`);

@@ -42,8 +42,7 @@ export function fileScanSteps(format: FileFormat, path: string, columns: Field[]
       return jsonBlocks(path, blocksize).map((b) => ({ kind: "scanJson", path, start: b.start, end: b.end, columns }));
     case "arrow": {
       const layout = arrowLayout(path);
-      const head = [layout.schemaRange, ...layout.dictionaries];
-      return layout.batches.map((b) => ({ kind: "scanArrow", path, ranges: [...head, b], columns }));
+      return layout.batches.map((b) => ({ kind: "scanArrow", path, ranges: [...layout.dictionaries, b], columns }));
     }
   }
 }

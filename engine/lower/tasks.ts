@@ -10,7 +10,7 @@ export type Step = (
   | { kind: "scanParquet"; path: string; rowGroups: number[]; columns: Field[] }
   /** Lines in bytes [start, end) of a newline-delimited JSON file. */
   | { kind: "scanJson"; path: string; start: number; end: number; columns: Field[] }
-  /** Record batches of an Arrow IPC file: the byte ranges of its schema, dictionary and batch messages. */
+  /** A record batch of an Arrow IPC file: the byte ranges of its dictionary and batch messages. */
   | { kind: "scanArrow"; path: string; ranges: [number, number][]; columns: Field[] }
   | { kind: "values"; schema: Field[]; columns: Record<string, (number | string | boolean | null)[]>; rows: number }
   /** Concatenates the task's inputs at these indices, in order. */
