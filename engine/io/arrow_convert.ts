@@ -2,7 +2,7 @@
 // value per cell): the bridge for the Parquet and Arrow IPC readers and writers.
 import {
   makeData, RecordBatch, Schema as ArrowSchema, Field as ArrowField, Struct, Type,
-  Int64, Float64, Bool, Utf8, LargeUtf8, DateDay, TimestampMicrosecond, type Data, type DataType,
+  Int64, Float64, Bool, Utf8, LargeUtf8, DateDay, TimestampMicrosecond, DataType, type Data,
 } from "apache-arrow";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
@@ -15,21 +15,14 @@ import type { JsColumn, JsStrings, JsTable } from "../native/addon.js";
  * dtypeOfArrow(new Int32()) // "int64"
  */
 export function dtypeOfArrow(t: DataType): DType | { unsupported: string } {
-  switch (t.typeId) {
-    case Type.Int: return (t as unknown as { bitWidth: number; isSigned: boolean }).bitWidth === 64 && !(t as unknown as { isSigned: boolean }).isSigned ? { unsupported: "unsigned 64-bit integer" } : "int64";
-    case Type.Float: return "float64";
-    case Type.Bool: return "bool";
-    case Type.Utf8:
-    case Type.LargeUtf8: return "string";
-    case Type.Date: return "date";
-    case Type.Timestamp: return "timestamp";
-    case Type.Null: return "string";
-    case Type.Dictionary: {
-      const inner = dtypeOfArrow((t as unknown as { dictionary: DataType }).dictionary);
-      return inner === "string" ? "string" : { unsupported: `dictionary of ${String((t as unknown as { dictionary: DataType }).dictionary)}` };
-    }
-    default: return { unsupported: String(t) };
-  }
+  if (DataType.isInt(t)) return t.bitWidth === 64 && !t.isSigned ? { unsupported: "unsigned 64-bit integer" } : "int64";
+  if (DataType.isFloat(t)) return "float64";
+  if (DataType.isBool(t)) return "bool";
+  if (DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isNull(t)) return "string";
+  if (DataType.isDate(t)) return "date";
+  if (DataType.isTimestamp(t)) return "timestamp";
+  if (DataType.isDictionary(t) && dtypeOfArrow(t.dictionary) === "string") return "string";
+  return { unsupported: String(t) };
 }
 
 /** Bytes per row → one validity byte per row (Basin's layout), or null when all valid. */

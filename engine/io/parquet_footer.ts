@@ -22,6 +22,10 @@ export interface ParquetColumn {
   type: DType | { unsupported: string };
   stat: StatKind;
   physical: (typeof PHYS)[number];
+  /** Index of the column's chunk in a row group (its first leaf, for nested columns). */
+  leaf: number;
+  /** Index of the column's element in the footer's schema list. */
+  element: number;
   /** Multiplier to microseconds for timestamp statistics (e.g. 1000 for millis, 1/1000 for nanos). */
   toMicros: number;
 }
@@ -105,21 +109,27 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
   const schema = fieldStructs(meta, 2);
   if (schema.length === 0) corrupt(path, "the footer has no schema");
   const columns: ParquetColumn[] = [];
-  // A flat schema is a root with one leaf per column; groups mean nesting.
+  // A flat schema is a root with one leaf per column; groups mean nesting, and a
+  // nested column has one chunk per leaf below it.
+  let leaves = 0;
   for (let i = 1; i < schema.length; i++) {
     const el = schema[i];
     const name = fieldString(el, 4) ?? `column${i}`;
+    const [leaf, element] = [leaves, i];
     if ((fieldInt(el, 5) ?? 0) > 0 || fieldInt(el, 3) === 2) {
-      columns.push({ name, type: { unsupported: "nested (struct, list or map)" }, stat: "none", physical: "BYTE_ARRAY", toMicros: 1 });
-      // Skip the group's descendants.
+      columns.push({ name, type: { unsupported: "nested (struct, list or map)" }, stat: "none", physical: "BYTE_ARRAY", toMicros: 1, leaf, element });
       let pending = fieldInt(el, 5) ?? 0;
-      while (pending > 0 && i + 1 < schema.length) pending += (fieldInt(schema[++i], 5) ?? 0) - 1;
+      if (pending === 0) leaves++; // a repeated primitive
+      while (pending > 0 && i + 1 < schema.length) {
+        const children = fieldInt(schema[++i], 5) ?? 0;
+        if (children === 0) leaves++;
+        pending += children - 1;
+      }
       continue;
     }
-    const t = columnType(el);
-    columns.push({ name, ...t, physical: PHYS[fieldInt(el, 1) ?? 0] });
+    leaves++;
+    columns.push({ name, ...columnType(el), physical: PHYS[fieldInt(el, 1) ?? 0], leaf, element });
   }
-  const nested = columns.some((c) => typeof c.type === "object" && c.type.unsupported.startsWith("nested"));
   const rowGroups: RowGroupInfo[] = fieldStructs(meta, 4).map((rg) => {
     const chunks = fieldStructs(rg, 1).map((cc) => {
       const md = fieldStruct(cc, 3);
@@ -141,7 +151,7 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
       }
       return { start, length, stats };
     });
-    if (!nested && chunks.length !== columns.length) corrupt(path, `a row group has ${chunks.length} column chunks for ${columns.length} columns`);
+    if (chunks.length !== leaves) corrupt(path, `a row group has ${chunks.length} column chunks for ${leaves} leaf columns`);
     return { rows: fieldInt(rg, 3) ?? 0, bytes: Number(fieldBig(rg, 2) ?? 0n), chunks };
   });
   return { path, size, rows: Number(fieldBig(meta, 3) ?? 0n), columns, rowGroups, meta };
@@ -216,16 +226,17 @@ function i64(v: number): TValue {
  * readParquet(cutParquet(footer, [2, 3], [0, 4]))
  */
 export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]): Uint8Array {
-  const total = groups.reduce((n, g) => n + columns.reduce((m, c) => m + f.rowGroups[g].chunks[c].length, 0), 0);
+  const leaves = columns.map((c) => f.columns[c].leaf);
+  const total = groups.reduce((n, g) => n + leaves.reduce((m, c) => m + f.rowGroups[g].chunks[c].length, 0), 0);
   const meta: TStruct = new Map(f.meta);
   // The new footer: filtered schema, column orders and row groups; no embedded Arrow
   // schema (it would list the dropped columns).
   const schema = fieldStructs(f.meta, 2);
   const root: TStruct = new Map(schema[0]);
   root.set(5, { type: T.I32, v: columns.length });
-  meta.set(2, { type: T.LIST, elem: T.STRUCT, v: [root, ...columns.map((c) => schema[c + 1])].map((s) => ({ type: T.STRUCT, v: s })) });
+  meta.set(2, { type: T.LIST, elem: T.STRUCT, v: [root, ...columns.map((c) => schema[f.columns[c].element])].map((s) => ({ type: T.STRUCT, v: s })) });
   const orders = meta.get(7);
-  if (orders?.type === T.LIST) meta.set(7, { ...orders, v: columns.map((c) => orders.v[c]) });
+  if (orders?.type === T.LIST) meta.set(7, { ...orders, v: leaves.map((c) => orders.v[c]) });
   const kv = meta.get(5);
   if (kv?.type === T.LIST)
     meta.set(5, { ...kv, v: kv.v.filter((x) => !(x.type === T.STRUCT && fieldString(x.v, 1) === "ARROW:schema")) });
@@ -240,7 +251,7 @@ export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]
       const ccs = fieldStructs(rgs[g], 1);
       const groupStart = at;
       let uncompressed = 0;
-      const outChunks = columns.map((c) => {
+      const outChunks = leaves.map((c) => {
         const { start, length } = f.rowGroups[g].chunks[c];
         body.set(readAt(fd, start, length), at);
         const shift = BigInt(at - start);

@@ -91,10 +91,10 @@ export function mayMatch(e: NativeExpr, rg: RowGroupInfo, columns: ParquetColumn
     const lit = literal(l);
     if (lit === undefined) return true;
     const f = fileIndex[c.index];
-    return mayCompare(op, rg.chunks[f].stats, rg.rows, columns[f], lit);
+    return mayCompare(op, rg.chunks[columns[f].leaf].stats, rg.rows, columns[f], lit);
   }
   if (e.kind === "unary" && e.arg.kind === "col" && (e.op === "isNull" || e.op === "isNotNull")) {
-    const nulls = rg.chunks[fileIndex[e.arg.index]].stats.nullCount;
+    const nulls = rg.chunks[columns[fileIndex[e.arg.index]].leaf].stats.nullCount;
     if (nulls === undefined) return true;
     return e.op === "isNull" ? nulls > 0 : nulls < rg.rows;
   }
