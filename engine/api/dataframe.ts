@@ -15,6 +15,8 @@ import {
   dropNode, dropNullsNode, fillNullNode, renameNode, sampleNode, tailNode, topKNode, uniqueNode, valueCounts,
   type FillSpec, type SampleOptions, type SampleSize, type TopKOptions, type UniqueOptions, type ValueCountsOptions,
 } from "./frame_rows.js";
+import { writeFrame, type WriteParquetFrameOptions } from "./write_frame.js";
+import type { WriteSummary } from "../io/write.js";
 
 const AGG_OPS: readonly AggOp[] = ["sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last"];
 
@@ -342,6 +344,39 @@ export class DataFrame {
   /** Runs the pipeline on the cluster and returns the result in JS memory. */
   compute(options: ComputeOptions = {}): Promise<Table> {
     return computePlan(this.toPlan(), options);
+  }
+
+  /**
+   * Runs the pipeline and writes the result to one CSV file (header row; nulls as
+   * empty fields, empty strings as ""), through a temporary file renamed when done.
+   *
+   * @example
+   * const { rows, bytes } = await df.writeCsv("out/result.csv");
+   */
+  writeCsv(path: string, options: ComputeOptions = {}): Promise<WriteSummary> {
+    return writeFrame(this.toPlan(), path, "csv", options, callerLocation());
+  }
+
+  /**
+   * Runs the pipeline and writes the result to one Parquet file (snappy by default),
+   * through a temporary file renamed when done.
+   *
+   * @example
+   * await df.writeParquet("out/result.parquet", { compression: "zstd", rowGroupSize: 100_000 });
+   */
+  writeParquet(path: string, options: WriteParquetFrameOptions = {}): Promise<WriteSummary> {
+    return writeFrame(this.toPlan(), path, "parquet", options, callerLocation());
+  }
+
+  /**
+   * Runs the pipeline and writes the result to one Arrow IPC file (one record batch
+   * per chunk), through a temporary file renamed when done.
+   *
+   * @example
+   * await df.writeArrow("out/result.arrow");
+   */
+  writeArrow(path: string, options: ComputeOptions = {}): Promise<WriteSummary> {
+    return writeFrame(this.toPlan(), path, "arrow", options, callerLocation());
   }
 
   private project(exprs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {

@@ -1,11 +1,9 @@
-import { globSync, isDynamicPattern } from "tinyglobby";
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { CsvSourceOptions } from "../common/plan.js";
 import { DTYPES, isDType, type DType, type Field } from "../common/types.js";
 import { native } from "../native/addon.js";
 import { DataFrame } from "./dataframe.js";
+import { expandPaths } from "./file_list.js";
 import { callerLocation } from "./source_location.js";
 
 export interface ReadCsvOptions {
@@ -27,31 +25,12 @@ export interface ReadCsvOptions {
 
 const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
 
-function parseBlocksize(v: number | string, loc: SourceLocation | undefined): number {
+export function parseBlocksize(v: number | string, loc: SourceLocation | undefined): number {
   if (typeof v === "number" && Number.isInteger(v) && v > 0) return v;
   const m = typeof v === "string" ? /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(v) : null;
   const unit = m ? UNITS[(m[2] || "B").toUpperCase()] : undefined;
   if (!m || unit === undefined) throw new BasinError("BASIN_PLAN", `blocksize ${JSON.stringify(v)} is not a size; write a byte count or "64MB"`, loc);
   return Math.max(1, Math.round(Number(m[1]) * unit));
-}
-
-function expand(paths: string | string[], loc: SourceLocation | undefined): string[] {
-  const list = Array.isArray(paths) ? paths : [paths];
-  if (list.length === 0 || list.some((p) => typeof p !== "string" || p === ""))
-    throw new BasinError("BASIN_PLAN", "readCsv() needs a path, a glob or a list of them", loc);
-  const files: string[] = [];
-  for (const p of list) {
-    if (!isDynamicPattern(p)) {
-      if (!existsSync(p)) throw new BasinError("BASIN_IO", `${p}: no such file (looked in ${process.cwd()}); check the path`, loc);
-      if (statSync(p).isDirectory()) throw new BasinError("BASIN_IO", `${p} is a folder; name the files, e.g. "${p}/*.csv"`, loc);
-      files.push(resolve(p));
-      continue;
-    }
-    const found = globSync(p, { absolute: true, onlyFiles: true }).sort();
-    if (found.length === 0) throw new BasinError("BASIN_IO", `no file matches "${p}" (looked in ${process.cwd()}); check the pattern`, loc);
-    files.push(...found);
-  }
-  return files;
 }
 
 /**
@@ -64,7 +43,7 @@ function expand(paths: string | string[], loc: SourceLocation | undefined): stri
  */
 export function readCsv(paths: string | string[], options: ReadCsvOptions = {}): DataFrame {
   const loc = callerLocation();
-  const files = expand(paths, loc);
+  const files = expandPaths(paths, "readCsv", "csv", loc);
   const opts: CsvSourceOptions = {
     delimiter: options.delimiter ?? ",",
     header: options.header ?? true,

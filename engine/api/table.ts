@@ -86,6 +86,11 @@ export class Table {
     return Object.fromEntries(this.schema.map((f, c) => [f.name, this.at(c)]));
   }
 
+  /** @internal The columns as the store handed them over (writers read them without decoding). */
+  raw(): JsTable {
+    return this.js;
+  }
+
   private at(c: number): Value[] {
     return (this.decoded[c] ??= decodeColumn(this.js.columns[c], this.numRows));
   }

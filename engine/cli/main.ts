@@ -14,12 +14,12 @@ import { formatTable } from "./format_table.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { ProgressBar } from "./progress.js";
 import { serveCommand } from "./serve.js";
-import { checkOutputPath, writeOutput } from "./write_output.js";
+import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
-  basin run <pipeline.ts> [--workers N] [--output result.csv|result.arrow] [--explain] [--no-optimize]
+  basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow] [--explain] [--no-optimize]
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -36,7 +36,9 @@ function workersOption(v: string | undefined): number | undefined {
 }
 
 async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean }): Promise<void> {
-  if (opts.output) checkOutputPath(opts.output); // before any work, not after it
+  // The output's format and folder are checked before any work, not after it.
+  const format = opts.output ? outputFormat(opts.output) : undefined;
+  if (opts.output) checkWritable(opts.output);
   const value = await loadPipeline(file);
   let table: Table;
   if (value instanceof DataFrame) {
@@ -64,8 +66,8 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
     throw new BasinError("BASIN_PLAN", `${file}: the default export must be a DataFrame (e.g. \`export default readCsv(...)\`), got ${typeof value}`);
   }
   if (table.info.skippedLines > 0) process.stderr.write(`warning: skipped ${table.info.skippedLines} malformed line(s) (onBadLines: "skip")\n`);
-  if (opts.output) {
-    writeOutput(table, opts.output);
+  if (opts.output && format) {
+    await writeFile(jsChunks(table.raw()), opts.output, format);
     process.stderr.write(`wrote ${table.numRows} rows to ${opts.output}\n`);
   } else {
     process.stdout.write(`${formatTable(table)}\n`);

@@ -13,6 +13,20 @@ export interface CsvSourceOptions {
   onBadLines: "error" | "skip";
 }
 
+/** File formats read by the `scanFile` node (CSV has its own node, `scanCsv`). */
+export type FileFormat = "parquet" | "json" | "arrow";
+
+export interface FileSourceOptions {
+  /** Bytes per partition: JSON byte ranges; Parquet row groups are merged up to it. */
+  blocksize: number;
+}
+
+/** The row groups a Parquet scan reads, per file, after pruning by statistics. */
+export interface RowGroupSelection {
+  kept: number[][];
+  total: number;
+}
+
 /** A named expression: one output column. */
 export interface NamedExpr {
   name: string;
@@ -31,6 +45,22 @@ export type PlanNode =
       columns?: string[];
       /** Rows to keep while scanning (predicate pushdown). */
       predicate?: ExprNode;
+      schema: Field[];
+      loc?: SourceLocation;
+    }
+  | {
+      kind: "scanFile";
+      format: FileFormat;
+      files: string[];
+      options: FileSourceOptions;
+      /** Every column of the files (the first file's schema), with Basin types. */
+      fileSchema: Field[];
+      /** Columns to read (projection pushdown); all when absent. */
+      columns?: string[];
+      /** Rows to keep while scanning (predicate pushdown). */
+      predicate?: ExprNode;
+      /** Parquet: the row groups left after pruning with the predicate (set by the optimizer). */
+      rowGroups?: RowGroupSelection;
       schema: Field[];
       loc?: SourceLocation;
     }

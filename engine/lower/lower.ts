@@ -7,6 +7,7 @@ import type { PlanNode } from "../common/plan.js";
 import type { Schema } from "../common/types.js";
 import type { JoinSpec, NativeAgg, NativeExpr, SortKey } from "../native/addon.js";
 import { csvBlocks } from "./csv_blocks.js";
+import { fileScanSteps } from "../io/scan_steps.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 import { lowerWindow } from "./window.js";
@@ -38,6 +39,7 @@ class GraphBuilder {
   lower(node: PlanNode): Chain[] {
     switch (node.kind) {
       case "scanCsv": return this.scanCsv(node);
+      case "scanFile": return this.scanFile(node);
       case "values":
         return node.partitions.map((columns) => ({
           deps: [],
@@ -91,6 +93,21 @@ class GraphBuilder {
         chains.push({ deps: [], steps });
       }
     }
+    return chains;
+  }
+
+  private scanFile(node: Extract<PlanNode, { kind: "scanFile" }>): Chain[] {
+    const columns = (node.columns ?? node.fileSchema.map((f) => f.name)).map((n) => node.fileSchema[fieldIndex(node.fileSchema, n)]);
+    const predicate = node.predicate ? resolveExpr(node.predicate, columns, node.loc) : undefined;
+    let scans: Step[];
+    try {
+      scans = node.files.flatMap((path, i) => fileScanSteps(node.format, path, columns, node.options.blocksize, node.rowGroups?.kept[i]));
+    } catch (e) {
+      throw BasinError.from(e, node.loc);
+    }
+    const chains = scans.map((scan): Chain => ({ deps: [], steps: predicate ? [{ ...scan, loc: node.loc }, { kind: "filter", predicate, loc: node.loc }] : [{ ...scan, loc: node.loc }] }));
+    // Every row group pruned away: one empty partition keeps the schema.
+    if (chains.length === 0) chains.push({ deps: [], steps: [{ kind: "values", schema: columns, columns: Object.fromEntries(columns.map((f) => [f.name, []])), rows: 0, loc: node.loc }] });
     return chains;
   }
 

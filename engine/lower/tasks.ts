@@ -6,6 +6,12 @@ import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWi
 /** One step of a task; a task runs its steps in order on one partition. */
 export type Step = (
   | { kind: "scanCsv"; path: string; start: number; end: number; options: CsvScanOptions }
+  /** Row groups of a Parquet file; `columns` by name, in output order. */
+  | { kind: "scanParquet"; path: string; rowGroups: number[]; columns: Field[] }
+  /** Lines in bytes [start, end) of a newline-delimited JSON file. */
+  | { kind: "scanJson"; path: string; start: number; end: number; columns: Field[] }
+  /** A record batch of an Arrow IPC file: the byte ranges of its dictionary and batch messages. */
+  | { kind: "scanArrow"; path: string; ranges: [number, number][]; columns: Field[] }
   | { kind: "values"; schema: Field[]; columns: Record<string, (number | string | boolean | null)[]>; rows: number }
   /** A table already in the store (retained for the task's output). */
   | { kind: "stored"; handle: number }

@@ -29,7 +29,7 @@ export interface JsStrings {
 
 /**
  * A column in JS memory. int64/timestamp: BigInt64Array; date: Int32Array (days);
- * strings: (string | null)[] going in, JsStrings coming out of tableToJs.
+ * strings: (string | null)[] or JsStrings going in, JsStrings coming out of tableToJs.
  */
 export interface JsColumn {
   type: DType;

@@ -6,6 +6,8 @@ function list(exprs: NamedExpr[]): string {
   return exprs.map((e) => (e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`)).join(", ");
 }
 
+const FORMAT_NAMES = { parquet: "Parquet", json: "Json", arrow: "Arrow" } as const;
+
 function line(node: PlanNode): string {
   switch (node.kind) {
     case "scanCsv": {
@@ -13,6 +15,13 @@ function line(node: PlanNode): string {
       const cols = node.columns ? ` columns=[${node.columns.join(", ")}]` : "";
       const pred = node.predicate ? ` predicate=${exprToString(node.predicate)}` : "";
       return `ScanCsv ${files}${cols}${pred}`;
+    }
+    case "scanFile": {
+      const files = node.files.length === 1 ? basename(node.files[0]) : `${node.files.length} files`;
+      const cols = node.columns ? ` columns=[${node.columns.join(", ")}]` : "";
+      const pred = node.predicate ? ` predicate=${exprToString(node.predicate)}` : "";
+      const groups = node.rowGroups ? ` row groups: ${node.rowGroups.kept.reduce((n, k) => n + k.length, 0)} of ${node.rowGroups.total}` : "";
+      return `Scan${FORMAT_NAMES[node.format]} ${files}${cols}${pred}${groups}`;
     }
     case "values": return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
     case "stored": return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;

@@ -3,6 +3,7 @@ import { predicatePushdown } from "./passes/predicate_pushdown.js";
 import { projectionPushdown } from "./passes/projection_pushdown.js";
 import { topN } from "./passes/top_n.js";
 import { joinStrategy } from "./passes/join_strategy.js";
+import { rowGroupPruning } from "./passes/row_group_pruning.js";
 
 /** Switches for each optimizer pass; all are on by default. */
 export interface OptimizeOptions {
@@ -11,6 +12,8 @@ export interface OptimizeOptions {
   topN?: boolean;
   /** Off: every join hash-partitions both sides. */
   joinStrategy?: boolean;
+  /** Off: Parquet scans read every row group. */
+  rowGroupPruning?: boolean;
 }
 
 /** One optimizer pass: a pure function from plan to plan. */
@@ -22,8 +25,9 @@ export interface OptimizerPass {
 // Order matters: head-after-sort folds into a top-n first (a filter must not
 // then slip below it); predicates move down next, so that projection pushdown
 // sees which columns the pushed-down predicates read at the scan; join strategies
-// are chosen last, on the pruned plan whose sizes they estimate.
-const PASSES: readonly OptimizerPass[] = [topN, predicatePushdown, projectionPushdown, joinStrategy];
+// are chosen last, on the pruned plan whose sizes they estimate. Row groups are
+// pruned with the predicate each Parquet scan finally got.
+const PASSES: readonly OptimizerPass[] = [topN, predicatePushdown, projectionPushdown, joinStrategy, rowGroupPruning];
 
 /**
  * Runs every enabled pass over the plan.

@@ -4,6 +4,9 @@ import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Step } from "../lower/tasks.js";
 import { native, type Handle, type JsColumn, type JsTable } from "../native/addon.js";
+import { scanArrow } from "../io/arrow_ipc.js";
+import { scanJson } from "../io/ndjson.js";
+import { scanParquet } from "../io/parquet_scan.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -67,6 +70,9 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
           replace([r.handle]);
           break;
         }
+        case "scanParquet": replace([scanParquet(step.path, step.rowGroups, step.columns)]); break;
+        case "scanJson": replace([scanJson(step.path, step.start, step.end, step.columns)]); break;
+        case "scanArrow": replace([scanArrow(step.path, step.ranges, step.columns)]); break;
         case "values": replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]); break;
         case "stored":
           addon.retain(step.handle);

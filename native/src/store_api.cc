@@ -65,6 +65,19 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows) {
   const uint8_t* valid = nullptr;
   if (validity.IsTypedArray()) valid = validity.As<Napi::Uint8Array>().Data();
   ColumnBuilder b(t, rows);
+  if (t == DType::String && !values.IsArray()) {
+    // Bulk strings { offsets: Float64Array, chars: Uint8Array }, as readers of Arrow
+    // data hand them over (no JS string per value).
+    auto raw = values.As<Napi::Object>();
+    auto off = raw.Get("offsets").As<Napi::Float64Array>();
+    auto chars = raw.Get("chars").As<Napi::Uint8Array>();
+    const char* ch = reinterpret_cast<const char*>(chars.Data());
+    for (int64_t i = 0; i < rows; i++) {
+      if (valid && !valid[i]) b.appendNull();
+      else b.appendString(std::string_view(ch + size_t(off[size_t(i)]), size_t(off[size_t(i) + 1] - off[size_t(i)])));
+    }
+    return b.finish();
+  }
   if (t == DType::String) {
     auto a = values.As<Napi::Array>();
     for (int64_t i = 0; i < rows; i++) {

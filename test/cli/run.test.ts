@@ -175,6 +175,16 @@ describe("basin run", () => {
     expect(readdirSync(dir).filter((f) => f.includes(".partial"))).toEqual([]);
   });
 
+  it("--output out.parquet writes Parquet that DuckDB reads back to the same rows and types", async () => {
+    const r = await runBasin(["run", "pipeline.ts", "--output", "out.parquet"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`wrote ${oracle.length} rows to out.parquet`);
+    const back = await query(con, `SELECT * FROM read_parquet('${join(dir, "out.parquet")}')`);
+    expectSameRows(back, oracle, [3, 4]);
+    expect(readdirSync(dir).filter((f) => f.includes(".partial"))).toEqual([]);
+  });
+
   it("--output out.arrow writes Arrow IPC with the right column types and nulls", async () => {
     const r = await runBasin(["run", "pipeline.ts", "--output", "out.arrow"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);

@@ -285,12 +285,13 @@ describe("basin run --output", () => {
   it("(i) an unsupported format: a clear error naming the formats, and no file left behind", async () => {
     writeText(dir, "ok.ts", `import { readCsv } from "basin";\nexport default readCsv("good.csv");\n`);
     const before = readdirSync(dir).sort();
-    const r = await runBasin(["run", "ok.ts", "--output", "x.parquet"], { cwd: dir });
+    const r = await runBasin(["run", "ok.ts", "--output", "x.xlsx"], { cwd: dir });
     const line = expectOneError(r, "BASIN_\\w+");
-    expect(line).toContain("x.parquet");
+    expect(line).toContain("x.xlsx");
     expect(line).toContain(".csv");
+    expect(line).toContain(".parquet");
     expect(line).toContain(".arrow");
-    expect(existsSync(join(dir, "x.parquet"))).toBe(false);
+    expect(existsSync(join(dir, "x.xlsx"))).toBe(false);
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 

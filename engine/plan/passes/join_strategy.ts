@@ -11,7 +11,8 @@ export const BROADCAST_BYTES = 64 * 1024 * 1024;
 /** An upper bound on the bytes a node produces (files on disk, or 8 bytes a cell). */
 export function estimateBytes(node: PlanNode): number {
   switch (node.kind) {
-    case "scanCsv": {
+    case "scanCsv":
+    case "scanFile": {
       const total = node.files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0);
       return (total * node.schema.length) / Math.max(1, node.fileSchema.length);
     }

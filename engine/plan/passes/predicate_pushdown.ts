@@ -1,7 +1,7 @@
 // Moves filters towards the scan: through projections (substituting the projected
 // expressions), through aggregations when they test only group keys, merging
 // adjacent filters, into the sides of joins that keep their rows, and finally
-// into the CSV scan itself.
+// into the file scan itself.
 import { columnsOf, mapChildren, type ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type NamedExpr, type PlanNode } from "../../common/plan.js";
 import type { OptimizerPass } from "../optimizer.js";
@@ -82,6 +82,7 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
     case "window":
       break; // filtering first would change which rows the windows see
     case "scanCsv":
+    case "scanFile":
       return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
     default:
       break;

@@ -6,7 +6,8 @@ import type { OptimizerPass } from "../optimizer.js";
 
 function prune(node: PlanNode, needed: Set<string>): PlanNode {
   switch (node.kind) {
-    case "scanCsv": {
+    case "scanCsv":
+    case "scanFile": {
       const read = new Set(needed);
       if (node.predicate) columnsOf(node.predicate, read);
       const fields = node.fileSchema.filter((f) => read.has(f.name));

@@ -1,0 +1,33 @@
+import type { SourceLocation } from "../common/errors.js";
+import type { Plan } from "../common/plan.js";
+import { computeStored, type ComputeOptions } from "../cluster/compute.js";
+import { native } from "../native/addon.js";
+import { checkParquetOptions, checkWritable, storeChunks, writeFile, type OutputFormat, type WriteParquetOptions, type WriteSummary } from "../io/write.js";
+import { BasinError } from "../common/errors.js";
+
+/** Options of `DataFrame.writeParquet`: how to write, and how to compute. */
+export interface WriteParquetFrameOptions extends WriteParquetOptions, ComputeOptions {}
+
+/**
+ * Runs a plan and writes its result to `path`, streaming it out of the store in
+ * chunks. The path is checked before anything runs.
+ *
+ * @example
+ * await writeFrame(df.toPlan(), "out.parquet", "parquet", { compression: "zstd" }, loc)
+ */
+export async function writeFrame(plan: Plan, path: string, format: OutputFormat, options: WriteParquetFrameOptions, loc: SourceLocation | undefined): Promise<WriteSummary> {
+  if (typeof path !== "string" || path === "") throw new BasinError("BASIN_PLAN", `write${format === "csv" ? "Csv" : format === "arrow" ? "Arrow" : "Parquet"}() needs a file path`, loc);
+  if (format === "parquet") checkParquetOptions(options, loc);
+  checkWritable(path, loc);
+  let ref;
+  try {
+    ref = (await computeStored(plan, options)).ref;
+  } catch (e) {
+    throw BasinError.from(e, loc);
+  }
+  try {
+    return await writeFile(storeChunks(ref), path, format, options, loc);
+  } finally {
+    native().release(ref);
+  }
+}

@@ -1,0 +1,254 @@
+// Newline-delimited JSON: one flat object per line. Types are inferred from a
+// sample of lines; nested objects and arrays are an error naming the file, line
+// and key (Basin has no nested types; flatten them before reading). Files are
+// split into byte ranges that end on newlines, like CSV blocks.
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { BasinError } from "../common/errors.js";
+import type { DType, Field } from "../common/types.js";
+import { native, type Handle, type JsColumn } from "../native/addon.js";
+
+const NEWLINE = 10;
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+function readAt(fd: number, pos: number, length: number): Uint8Array {
+  const b = new Uint8Array(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, b, got, length - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return b.subarray(0, got);
+}
+
+function withFile<T>(path: string, f: (fd: number, size: number) => T): T {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw new BasinError("BASIN_IO", `cannot open ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return f(fd, statSync(path).size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Byte ranges of about `blocksize` bytes, each ending just after a newline (or at
+ * the end of the file).
+ *
+ * @example
+ * jsonBlocks("events.ndjson", 64 << 20) // [{ start: 0, end: 67108901 }, ...]
+ */
+export function jsonBlocks(path: string, blocksize: number): { start: number; end: number }[] {
+  return withFile(path, (fd, size) => {
+    const blocks: { start: number; end: number }[] = [];
+    let start = 0;
+    while (start < size) {
+      let end = Math.min(size, start + blocksize);
+      // Move the cut forward to just after the next newline.
+      for (let pos = end; end < size; pos += 1 << 16) {
+        const chunk = readAt(fd, pos, 1 << 16);
+        const nl = chunk.indexOf(NEWLINE);
+        if (nl >= 0) { end = pos + nl + 1; break; }
+        if (chunk.length === 0) { end = size; break; }
+      }
+      blocks.push({ start, end });
+      start = end;
+    }
+    return blocks;
+  });
+}
+
+/** The 1-based line number of byte `pos` (counted only when an error needs it). */
+function lineAt(fd: number, pos: number): number {
+  let line = 1;
+  for (let at = 0; at < pos; at += 1 << 20) {
+    const chunk = readAt(fd, at, Math.min(1 << 20, pos - at));
+    for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, i + 1)) line++;
+  }
+  return line;
+}
+
+type Kind = "int" | "float" | "bool" | "string" | "nested";
+
+function kindOf(v: unknown): Kind | null {
+  if (v === null) return null;
+  if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "string") return "string";
+  return "nested";
+}
+
+const KIND_NAMES: Record<Kind, string> = { int: "integers", float: "numbers", bool: "booleans", string: "strings", nested: "nested values" };
+
+/** Parses one line; `where` names it in errors. */
+function parseLine(text: string, where: () => string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new BasinError("BASIN_PARSE", `${where()}: not valid JSON (${(e as Error).message}); every line must be one JSON object`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new BasinError("BASIN_PARSE", `${where()}: expected a JSON object like {"a": 1}, found ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`);
+  return v as Record<string, unknown>;
+}
+
+function nestedError(where: string, key: string): BasinError {
+  return new BasinError("BASIN_PARSE", `${where}: key "${key}" holds a nested object or array, which Basin cannot read; flatten it into plain keys (numbers, strings, booleans) first`);
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const TS_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Microseconds since the epoch of an ISO date or date-time (UTC unless it says otherwise), or null. */
+export function parseTimestamp(s: string): bigint | null {
+  const m = TS_RE.exec(s);
+  if (!m) return null;
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0));
+  if (Number.isNaN(ms)) return null;
+  let us = BigInt(ms) * 1000n + BigInt(((m[7] ?? "") + "000000").slice(0, 6));
+  const tz = m[8];
+  if (tz && tz !== "Z") {
+    const sign = tz[0] === "-" ? -1n : 1n;
+    const digits = tz.slice(1).replace(":", "");
+    us -= sign * BigInt(+digits.slice(0, 2) * 60 + +digits.slice(2, 4)) * 60_000_000n;
+  }
+  return us;
+}
+
+export interface JsonInferOptions {
+  sampleRows: number;
+  parseDates: string[];
+  dtypes: Record<string, DType>;
+}
+
+/**
+ * Column names (in order of first appearance) and types of a newline-delimited JSON
+ * file, from its first `sampleRows` lines.
+ *
+ * @example
+ * inferJson("events.ndjson", { sampleRows: 1000, parseDates: ["at"], dtypes: {} })
+ */
+export function inferJson(path: string, opts: JsonInferOptions): Field[] {
+  return withFile(path, (fd, size) => {
+    const kinds = new Map<string, { kinds: Set<Kind>; dates: boolean; firstLine: Map<Kind, number> }>();
+    let pos = 0, line = 0, seen = 0, rest = "";
+    while (seen < opts.sampleRows && pos < size) {
+      const chunk = readAt(fd, pos, 1 << 20);
+      pos += chunk.length;
+      const lines = (rest + utf8.decode(chunk, { stream: pos < size })).split("\n");
+      rest = pos < size ? (lines.pop() ?? "") : "";
+      for (const raw of lines) {
+        line++;
+        const text = raw.trim();
+        if (text === "") continue;
+        const obj = parseLine(text, () => `${path}:${line}`);
+        for (const [key, v] of Object.entries(obj)) {
+          const k = kindOf(v);
+          if (k === "nested" && !opts.dtypes[key]) throw nestedError(`${path}:${line}`, key);
+          let e = kinds.get(key);
+          if (!e) kinds.set(key, (e = { kinds: new Set(), dates: true, firstLine: new Map() }));
+          if (k === null) continue;
+          e.kinds.add(k);
+          if (!e.firstLine.has(k)) e.firstLine.set(k, line);
+          if (k !== "string" || !DATE_RE.test(v as string)) e.dates = false;
+        }
+        if (++seen >= opts.sampleRows) break;
+      }
+    }
+    const fields: Field[] = [];
+    for (const [name, e] of kinds) {
+      let type: DType;
+      const ks = e.kinds;
+      if (ks.size === 0) type = "string";
+      else if (ks.size === 1) type = ({ int: "int64", float: "float64", bool: "bool", string: "string", nested: "string" } as const)[[...ks][0]];
+      else if (ks.size === 2 && ks.has("int") && ks.has("float")) type = "float64";
+      else {
+        const which = [...ks].map((k) => `${KIND_NAMES[k]} (line ${e.firstLine.get(k)})`).join(" and ");
+        type = opts.dtypes[name] ?? fail(`${path}: key "${name}" holds ${which}; give it one type with dtypes: { ${JSON.stringify(name)}: "string" }`);
+      }
+      if (opts.parseDates.includes(name)) {
+        if (type !== "string") fail(`parseDates names key "${name}", but it holds ${[...ks].map((k) => KIND_NAMES[k]).join(" and ")}, not date strings`);
+        type = e.dates && ks.size > 0 ? "date" : "timestamp";
+      }
+      fields.push({ name, type: opts.dtypes[name] ?? type });
+    }
+    for (const name of [...opts.parseDates, ...Object.keys(opts.dtypes)])
+      if (!kinds.has(name)) fail(`${path}: no key "${name}" in the first ${seen} lines; the keys are: ${[...kinds.keys()].join(", ") || "(none)"}`);
+    if (fields.length === 0) fail(`${path}: no JSON objects with keys in the first ${opts.sampleRows} lines; is the file empty?`);
+    return fields;
+  });
+}
+
+function fail(message: string): never {
+  throw new BasinError("BASIN_PARSE", message);
+}
+
+/** Converts one JSON value to a column's type, or returns undefined when it does not fit. */
+function convert(v: unknown, t: DType): number | bigint | boolean | string | undefined {
+  switch (t) {
+    case "int64": return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : undefined;
+    case "float64": return typeof v === "number" ? v : undefined;
+    case "bool": return typeof v === "boolean" ? v : undefined;
+    case "string": return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" || typeof v === "object" ? JSON.stringify(v) : undefined;
+    case "date": {
+      if (typeof v !== "string") return undefined;
+      const us = parseTimestamp(v);
+      return us === null ? undefined : Math.floor(Number(us / 1000n) / 86_400_000);
+    }
+    case "timestamp": {
+      if (typeof v !== "string") return undefined;
+      return parseTimestamp(v) ?? undefined;
+    }
+  }
+}
+
+/**
+ * Parses the lines in bytes [start, end) of a file into a table with `columns`.
+ *
+ * @example
+ * scanJson("events.ndjson", 0, 4096, [{ name: "id", type: "int64" }])
+ */
+export function scanJson(path: string, start: number, end: number, columns: Field[]): Handle {
+  return withFile(path, (fd) => {
+    const lines = utf8.decode(readAt(fd, start, end - start)).split("\n");
+    // Line numbers are counted only for an error message.
+    const where = (i: number) => `${path}:${lineAt(fd, start) + i}`;
+    const byName = new Map(columns.map((c, i) => [c.name, i]));
+    const values: unknown[][] = columns.map(() => []);
+    let rows = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const text = lines[i].trim();
+      if (text === "") continue;
+      const obj = parseLine(text, () => where(i));
+      for (const c of values) c.push(null);
+      for (const [key, v] of Object.entries(obj)) {
+        const c = byName.get(key);
+        if (c === undefined) continue; // a column not read (projection), or a key the sample did not have
+        if (v === null) continue;
+        const t = columns[c].type;
+        if (typeof v === "object" && t !== "string") throw nestedError(where(i), key);
+        const x = convert(v, t);
+        if (x === undefined) throw new BasinError("BASIN_PARSE", `${where(i)}: key "${key}" is ${JSON.stringify(v)}, not ${t} like the lines before; fix the line, or read the key as a string with dtypes: { ${JSON.stringify(key)}: "string" }`);
+        values[c][rows] = x;
+      }
+      rows++;
+    }
+    const cols: JsColumn[] = columns.map((f, c) => {
+      const v = values[c];
+      const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
+      switch (f.type) {
+        case "int64":
+        case "timestamp": return { type: f.type, values: BigInt64Array.from(v, (x) => (x === null ? 0n : (x as bigint))), validity };
+        case "float64": return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+        case "bool": return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
+        case "date": return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+        case "string": return { type: f.type, values: v as (string | null)[], validity };
+      }
+    });
+    return native().tableFromJs({ rows, names: columns.map((f) => f.name), columns: cols });
+  });
+}

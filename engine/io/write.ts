@@ -1,0 +1,231 @@
+// Writes a result to one CSV, Parquet or Arrow IPC file, chunk by chunk in order,
+// into a temporary file in the same folder that is renamed over the real name only
+// once complete: a failure never leaves half a file behind.
+import { accessSync, constants, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
+import { once } from "node:events";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { RecordBatchFileWriter, tableToIPC, Table as ArrowTable } from "apache-arrow";
+import { Compression, Table as WasmTable, transformParquetStream, WriterPropertiesBuilder, type RecordBatch as WasmBatch } from "parquet-wasm";
+import { csvField } from "../common/csv_field.js";
+import { BasinError, type SourceLocation } from "../common/errors.js";
+import type { Field } from "../common/types.js";
+import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
+import { jsToBatch } from "./arrow_convert.js";
+import { emptyTable } from "./tables.js";
+
+export type OutputFormat = "csv" | "parquet" | "arrow";
+
+export interface WriteParquetOptions {
+  /** Default "snappy". */
+  compression?: "snappy" | "zstd" | "uncompressed";
+  /** Rows per row group (default 1,048,576, as in arrow-rs). */
+  rowGroupSize?: number;
+}
+
+/** What a writer did. */
+export interface WriteSummary {
+  path: string;
+  rows: number;
+  bytes: number;
+}
+
+/** A result to write: its schema and its rows in chunks, in order. */
+export interface ChunkSource {
+  schema: Field[];
+  rows: number;
+  chunks(): Iterable<JsTable>;
+}
+
+const EXTENSIONS: Record<string, OutputFormat> = { ".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow" };
+
+/**
+ * The output format a file name asks for, or a clear error naming the supported ones.
+ *
+ * @example
+ * outputFormat("out/result.parquet") // "parquet"
+ */
+export function outputFormat(path: string, loc?: SourceLocation): OutputFormat {
+  const f = EXTENSIONS[extname(path).toLowerCase()];
+  if (!f) throw new BasinError("BASIN_PLAN", `cannot write "${path}": use a .csv, .parquet or .arrow (Arrow IPC) file name`, loc);
+  return f;
+}
+
+/** Fails early (before any work) when `path` cannot be written: a missing or read-only folder, or a folder in the way. */
+export function checkWritable(path: string, loc?: SourceLocation): void {
+  const dir = dirname(resolve(path));
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st || !st.isDirectory()) throw new BasinError("BASIN_IO", `cannot write ${path}: the folder ${dirname(path)} does not exist; create it first`, loc);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new BasinError("BASIN_IO", `cannot write ${path}: the folder ${dirname(path)} is not writable; pick another place`, loc);
+  }
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
+}
+
+/** Rows of a table in the store, copied to JS `rowsPerChunk` at a time (the store keeps the result). */
+export function storeChunks(h: Handle, rowsPerChunk = 1 << 16): ChunkSource {
+  const info = native().tableInfo(h);
+  return {
+    schema: info.names.map((name, i) => ({ name, type: info.types[i] })),
+    rows: info.rows,
+    *chunks() {
+      for (let at = 0; at < info.rows || at === 0; at += rowsPerChunk) {
+        const part = native().slice(h, at, Math.min(rowsPerChunk, info.rows - at));
+        try {
+          yield native().tableToJs(part);
+        } finally {
+          native().release(part);
+        }
+        if (info.rows === 0) break;
+      }
+    },
+  };
+}
+
+/** A table already in JS memory as one chunk. */
+export function jsChunks(t: JsTable): ChunkSource {
+  const schema = t.names.map((name, i) => ({ name, type: t.columns[i].type }));
+  return { schema, rows: t.rows, chunks: () => [t] };
+}
+
+// ---- CSV ----
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+function dateText(days: number): string {
+  return new Date(days * 86_400_000).toISOString().slice(0, 10);
+}
+
+function timestampText(us: bigint): string {
+  const secs = us >= 0n ? us / 1_000_000n : -((-us + 999_999n) / 1_000_000n);
+  const frac = Number(us - secs * 1_000_000n);
+  const d = new Date(Number(secs) * 1000);
+  const base = `${d.toISOString().slice(0, 10)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  return frac === 0 ? base : `${base}.${pad(frac, 6)}`;
+}
+
+/** One chunk as CSV lines (RFC 4180 quoting; null is an empty field, the empty string is ""). */
+export function csvLines(t: JsTable): string {
+  const utf8 = new TextDecoder();
+  const cells = t.columns.map((c): ((i: number) => string) => {
+    const v = c.values;
+    switch (c.type) {
+      case "int64": return (i) => String((v as BigInt64Array)[i]);
+      case "float64": return (i) => String((v as Float64Array)[i]);
+      case "bool": return (i) => ((v as Uint8Array)[i] ? "true" : "false");
+      case "date": return (i) => dateText((v as Int32Array)[i]);
+      case "timestamp": return (i) => timestampText((v as BigInt64Array)[i]);
+      case "string": {
+        const s = v as JsStrings;
+        return (i) => {
+          const text = utf8.decode(s.chars.subarray(s.offsets[i], s.offsets[i + 1]));
+          return text === "" ? '""' : csvField(text);
+        };
+      }
+    }
+  });
+  let out = "";
+  for (let r = 0; r < t.rows; r++) {
+    let line = "";
+    for (let c = 0; c < cells.length; c++) {
+      const valid = t.columns[c].validity;
+      if (c > 0) line += ",";
+      if (!valid || valid[r]) line += cells[c](r);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+async function put(ws: WriteStream, data: string | Uint8Array): Promise<void> {
+  if (!ws.write(data)) await Promise.race([once(ws, "drain"), once(ws, "error")]);
+}
+
+async function writeCsv(src: ChunkSource, ws: WriteStream): Promise<void> {
+  await put(ws, src.schema.map((f) => csvField(f.name)).join(",") + "\n");
+  for (const chunk of src.chunks()) await put(ws, csvLines(chunk));
+}
+
+// ---- Arrow IPC ----
+
+async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
+  const writer = new RecordBatchFileWriter();
+  writer.pipe(ws);
+  let wrote = false;
+  for (const chunk of src.chunks()) {
+    if (chunk.rows === 0 && wrote) continue;
+    writer.write(jsToBatch(chunk));
+    wrote = true;
+    await new Promise((r) => setImmediate(r)); // let the bytes flow out before the next chunk
+  }
+  if (!wrote) writer.write(jsToBatch(emptyTable(src.schema)));
+  writer.finish();
+}
+
+// ---- Parquet ----
+
+const CODECS = { snappy: Compression.SNAPPY, zstd: Compression.ZSTD, uncompressed: Compression.UNCOMPRESSED } as const;
+
+/** Checks writer options, naming the bad one. */
+export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation): void {
+  if (o.compression !== undefined && !(o.compression in CODECS))
+    throw new BasinError("BASIN_PLAN", `compression must be one of ${Object.keys(CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`, loc);
+  if (o.rowGroupSize !== undefined && (!Number.isInteger(o.rowGroupSize) || o.rowGroupSize < 1))
+    throw new BasinError("BASIN_PLAN", `rowGroupSize must be a positive integer, got ${o.rowGroupSize}`, loc);
+}
+
+async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParquetOptions): Promise<void> {
+  const props = new WriterPropertiesBuilder()
+    .setCompression(CODECS[o.compression ?? "snappy"])
+    .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
+    .build();
+  // Chunks go to the wasm writer one at a time as it pulls them.
+  const it = src.chunks()[Symbol.iterator]();
+  let wrote = false;
+  const batches = new ReadableStream<WasmBatch>({
+    pull(controller) {
+      const next = it.next();
+      if (next.done && wrote) return controller.close();
+      const js = next.done ? emptyTable(src.schema) : next.value;
+      wrote = true;
+      const table = WasmTable.fromIPCStream(tableToIPC(new ArrowTable([jsToBatch(js)]), "stream"));
+      for (const b of table.recordBatches()) controller.enqueue(b);
+      if (next.done) controller.close();
+    },
+  });
+  const out = await transformParquetStream(batches, props);
+  for await (const bytes of out as unknown as AsyncIterable<Uint8Array>) await put(ws, bytes);
+}
+
+/**
+ * Writes `src` to `path` in `format`, through a temporary file in the same folder.
+ *
+ * @example
+ * await writeFile(storeChunks(handle), "out.parquet", "parquet", { compression: "zstd" })
+ */
+export async function writeFile(src: ChunkSource, path: string, format: OutputFormat, options: WriteParquetOptions = {}, loc?: SourceLocation): Promise<WriteSummary> {
+  checkWritable(path, loc);
+  const tmp = join(dirname(path), `.${basename(path)}.partial-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  const ws = createWriteStream(tmp);
+  const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
+  failed.catch(() => undefined);
+  try {
+    const write = format === "csv" ? writeCsv(src, ws) : format === "arrow" ? writeArrow(src, ws) : writeParquetFile(src, ws, options);
+    await Promise.race([write, failed]);
+    if (format !== "arrow") ws.end(); // the Arrow writer ends the stream it pipes into
+    await Promise.race([once(ws, "finish"), failed]);
+    const bytes = ws.bytesWritten;
+    renameSync(tmp, path);
+    return { path, rows: src.rows, bytes };
+  } catch (e) {
+    ws.destroy();
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never created
+    }
+    if (e instanceof BasinError) throw e;
+    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
+  }
+}

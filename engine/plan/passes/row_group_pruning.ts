@@ -1,0 +1,38 @@
+// Skips Parquet row groups that cannot hold a matching row: the scan's pushed-down
+// predicate is checked against each row group's min/max/null-count statistics
+// (simple `col op literal` comparisons under and/or; anything else keeps the group).
+// Runs after predicate and projection pushdown, on the predicate the scan ended with.
+import { BasinError } from "../../common/errors.js";
+import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
+import { readParquetFooter } from "../../io/parquet_footer.js";
+import { mayMatch } from "../../io/parquet_stats.js";
+import { resolveExpr } from "../resolve.js";
+import type { OptimizerPass } from "../optimizer.js";
+
+function prune(node: Extract<PlanNode, { kind: "scanFile" }>): PlanNode {
+  const names = node.columns ?? node.fileSchema.map((f) => f.name);
+  const scanned = names.map((n) => node.fileSchema.find((f) => f.name === n) ?? { name: n, type: "int64" as const });
+  const predicate = node.predicate ? resolveExpr(node.predicate, scanned, node.loc) : undefined;
+  let total = 0;
+  const kept = node.files.map((path) => {
+    let footer;
+    try {
+      footer = readParquetFooter(path);
+    } catch (e) {
+      throw BasinError.from(e, node.loc);
+    }
+    total += footer.rowGroups.length;
+    const all = footer.rowGroups.map((_, i) => i);
+    const fileIndex = names.map((n) => footer.columns.findIndex((c) => c.name === n));
+    if (!predicate || fileIndex.some((i) => i < 0)) return all;
+    return all.filter((g) => mayMatch(predicate, footer.rowGroups[g], footer.columns, fileIndex));
+  });
+  return { ...node, rowGroups: { kept, total } };
+}
+
+function run(node: PlanNode): PlanNode {
+  const n = withChildren(node, childrenOf(node).map(run));
+  return n.kind === "scanFile" && n.format === "parquet" ? prune(n) : n;
+}
+
+export const rowGroupPruning: OptimizerPass = { name: "rowGroupPruning", run };

@@ -1,0 +1,198 @@
+// Bad files and bad output paths: each a BasinError with the right code, naming the
+// file (and line, column or key where there is one), what to do, and the line of
+// this file that made the call; no partial output is ever left behind.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BasinError, closeDefaultCluster, col, fromColumns, readArrow, readJson, readParquet } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
+import { makeTempDir, removeDir } from "../helpers/cli.js";
+import { Duck } from "../helpers/oracle.js";
+
+const THIS_FILE = fileURLToPath(import.meta.url);
+const HERE = relative(process.cwd(), THIS_FILE);
+let dir: string;
+
+beforeAll(async () => {
+  dir = makeTempDir();
+  const duck = await Duck.open();
+  await duck.run(`COPY (SELECT [i, i] AS pair, {'a': i, 'b': 'x'} AS rec, i::BIGINT AS id, (i / 7)::DECIMAL(12, 2) AS price, 'n' || i AS name FROM range(100) t(i)) TO '${dir}/odd.parquet' (FORMAT parquet)`);
+  await duck.run(`COPY (SELECT i::BIGINT AS id, 'x' || i AS s FROM range(5000) t(i)) TO '${dir}/good.parquet' (FORMAT parquet)`);
+  duck.close();
+});
+
+afterAll(async () => {
+  await closeDefaultCluster();
+  removeDir(dir);
+  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+});
+
+function thrown(fn: () => unknown): BasinError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(BasinError);
+    return e as BasinError;
+  }
+  throw new Error("expected an error, got none");
+}
+
+async function rejected(p: Promise<unknown>): Promise<BasinError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(BasinError);
+    return e as BasinError;
+  }
+  throw new Error("expected an error, got none");
+}
+
+/** The error's location is a line of this file. */
+function expectHere(e: BasinError): void {
+  expect(e.location ?? "").toMatch(new RegExp(`^${HERE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+:\\d+$`));
+}
+
+describe("readParquet", () => {
+  it("a file that is not Parquet: BASIN_IO naming the file and what is wrong", () => {
+    const path = join(dir, "notes.parquet");
+    writeFileSync(path, "this is not a parquet file, just text\n");
+    const e = thrown(() => readParquet(path));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(path);
+    expect(e.detail).toMatch(/not a readable Parquet file: it does not start and end with "PAR1"/);
+    expectHere(e);
+  });
+
+  it("a truncated Parquet file and a damaged footer: BASIN_IO naming the file", () => {
+    const good = readFileSync(join(dir, "good.parquet"));
+    const cut = join(dir, "cut.parquet");
+    writeFileSync(cut, good.subarray(0, good.length - 100));
+    expect(thrown(() => readParquet(cut)).detail).toContain(cut);
+    const damaged = join(dir, "damaged.parquet");
+    const bytes = Buffer.from(good);
+    const len = bytes.readUInt32LE(bytes.length - 8);
+    bytes.fill(0xff, bytes.length - 8 - len, bytes.length - 8); // the footer, garbled
+    writeFileSync(damaged, bytes);
+    const e = thrown(() => readParquet(damaged));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(damaged);
+  });
+
+  it("corrupt column data: the run fails with BASIN_IO naming the file and row groups", async () => {
+    const good = readFileSync(join(dir, "good.parquet"));
+    const path = join(dir, "bad-pages.parquet");
+    const bytes = Buffer.from(good);
+    bytes.fill(0x55, 4, 400); // the first column chunk's pages
+    writeFileSync(path, bytes);
+    const e = await rejected(readParquet(path).compute());
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(path);
+    expect(e.detail).toMatch(/row groups 0 do not decode/);
+    expectHere(e);
+  });
+
+  it("an unsupported type names the file and column and how to leave it out; columns: [...] does", async () => {
+    const path = join(dir, "odd.parquet");
+    const e = thrown(() => readParquet(path));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(path);
+    expect(e.detail).toContain('column "pair" has Parquet type nested');
+    expect(e.detail).toContain("columns: [...]");
+    expectHere(e);
+    expect(thrown(() => readParquet(path, { columns: ["id", "price"] })).detail).toContain('column "price" has Parquet type decimal');
+    // Flat columns after nested ones (which span several column chunks) read right.
+    const t = await readParquet(path, { columns: ["name", "id"] }).filter(col("id").lt(3)).compute();
+    expect(t.toRows()).toEqual([{ name: "n0", id: 0 }, { name: "n1", id: 1 }, { name: "n2", id: 2 }]);
+    expect(thrown(() => readParquet(path, { columns: ["nope"] })).detail).toContain("the columns are: pair, rec, id, price, name");
+  });
+
+  it("a missing file or a glob with no match: BASIN_IO like readCsv", () => {
+    const e = thrown(() => readParquet(join(dir, "missing.parquet")));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain("missing.parquet: no such file");
+    expectHere(e);
+    expect(thrown(() => readParquet(join(dir, "nothing-*.parquet"))).detail).toContain("no file matches");
+  });
+});
+
+describe("readJson", () => {
+  it("a bad line: BASIN_PARSE naming the file and line number, even deep in a later partition", async () => {
+    const path = join(dir, "bad.ndjson");
+    const lines = Array.from({ length: 500 }, (_, i) => JSON.stringify({ id: i, name: `n${i}` }));
+    lines[436] = '{"id": 436, "name": "oops"'; // line 437
+    writeFileSync(path, lines.join("\n") + "\n");
+    const e = await rejected(readJson(path, { blocksize: 1024, sampleRows: 100 }).compute());
+    expect(e.code).toBe("BASIN_PARSE");
+    expect(e.detail).toContain(`${path}:437: not valid JSON`);
+    expectHere(e);
+    // Inside the sample it is found while planning.
+    expect(thrown(() => readJson(path)).detail).toContain(`${path}:437: not valid JSON`);
+  });
+
+  it("a value of another type: BASIN_PARSE naming the file, line and key", async () => {
+    const path = join(dir, "types.ndjson");
+    writeFileSync(path, '{"id": 1, "v": 2}\n{"id": 2, "v": 3}\n{"id": 3, "v": "three"}\n');
+    const e = await rejected(readJson(path, { sampleRows: 2 }).compute());
+    expect(e.detail).toContain(`${path}:3: key "v" is "three", not int64`);
+    // Within the sample, mixed types are caught while planning.
+    expect(thrown(() => readJson(path)).detail).toMatch(/key "v" holds integers \(line 1\) and strings \(line 3\)/);
+  });
+
+  it("a nested object: BASIN_PARSE naming file, line and key; dtypes string keeps its JSON text", async () => {
+    const path = join(dir, "nested.ndjson");
+    writeFileSync(path, '{"id": 1, "tags": null}\n{"id": 2, "tags": {"a": [1, 2]}}\n');
+    const e = thrown(() => readJson(path));
+    expect(e.code).toBe("BASIN_PARSE");
+    expect(e.detail).toContain(`${path}:2: key "tags" holds a nested object or array`);
+    expectHere(e);
+    const t = await readJson(path, { dtypes: { tags: "string" } }).compute();
+    expect(t.column("tags")).toEqual([null, '{"a":[1,2]}']);
+  });
+});
+
+describe("readArrow", () => {
+  it("a file that is not Arrow IPC: BASIN_IO naming the file", () => {
+    const path = join(dir, "fake.arrow");
+    writeFileSync(path, "ARROW1 but then nothing useful");
+    const e = thrown(() => readArrow(path));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(`${path} is not a readable Arrow IPC file`);
+    expectHere(e);
+  });
+});
+
+describe("writers", () => {
+  const frame = () => fromColumns({ id: [1, 2, 3], s: ["a", null, "東京"] });
+
+  it("an output folder that does not exist: BASIN_IO before anything runs, and no file", async () => {
+    const path = join(dir, "no-such-folder", "out.parquet");
+    const e = await rejected(frame().writeParquet(path));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(path);
+    expect(e.detail).toContain("does not exist; create it first");
+    expectHere(e);
+  });
+
+  it("an output path that is a folder: BASIN_IO naming it", async () => {
+    const path = join(dir, "a-folder");
+    mkdirSync(path, { recursive: true });
+    const e = await rejected(frame().writeCsv(path));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain("it is a folder");
+  });
+
+  it("a failure while running leaves no file and no temporary file", async () => {
+    const before = readdirSync(dir).sort();
+    const path = join(dir, "never.arrow");
+    const e = await rejected(readJson(join(dir, "bad.ndjson"), { blocksize: 1024, sampleRows: 100 }).writeArrow(path));
+    expect(e.code).toBe("BASIN_PARSE");
+    expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  it("bad writer options: BASIN_PLAN naming the option", async () => {
+    const bad = { compression: "lz77" } as unknown as { compression: "zstd" };
+    expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), bad))).detail).toContain("compression must be one of snappy, zstd, uncompressed");
+    expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), { rowGroupSize: 0 }))).detail).toContain("rowGroupSize must be a positive integer");
+  });
+});

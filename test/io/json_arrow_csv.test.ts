@@ -1,0 +1,144 @@
+// NDJSON and Arrow IPC reading, CSV and Arrow writing, against DuckDB and
+// apache-arrow: the same rows (nulls, unicode, dates, timestamps) with 1 and 4
+// workers, many partitions, empty results.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RecordBatchFileWriter, RecordBatchStreamWriter, tableFromArrays, tableFromIPC, type Table as ArrowTable } from "apache-arrow";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { col, count, LocalCluster, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
+import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
+import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+
+const ROWS = 4000;
+const COLS = "rid, k, city, v, f, flag, day, ts";
+// read_json_auto leaves "YYYY-MM-DD HH:MM:SS" strings as VARCHAR.
+const JSON_COLS = "rid, k, city, v, f, flag, day::DATE, ts::TIMESTAMP";
+let out: string;
+let duck: Duck;
+let one: LocalCluster;
+let four: LocalCluster;
+
+beforeAll(async () => {
+  const csv = writeTripsCsv(makeTrips(ROWS, 5), 1);
+  out = mkdtempSync(join(tmpdir(), "basin-io-"));
+  duck = await Duck.open();
+  await duck.run(`CREATE TABLE t AS SELECT *, day::TIMESTAMP + to_microseconds(rid * 1000003) AS ts FROM read_csv('${csv}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
+  await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/t.ndjson' (FORMAT json)`);
+  await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/t.parquet' (FORMAT parquet)`);
+  one = new LocalCluster({ workers: 1 });
+  four = new LocalCluster({ workers: 4 });
+});
+
+afterAll(async () => {
+  await one.close();
+  await four.close();
+  duck.close();
+  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+});
+
+async function expectDuck(frame: DataFrame, sql: string, label: string, ordered = false): Promise<void> {
+  const expected = await duck.rows(sql);
+  const a = await frame.compute({ cluster: one });
+  const b = await frame.compute({ cluster: four });
+  expectSameRows(tableRows(a), expected, label, ordered);
+  expect(tableRows(b)).toEqual(tableRows(a));
+}
+
+describe("readJson (newline-delimited)", () => {
+  it("infers types from a sample; ISO dates and timestamps are parsed only when asked", () => {
+    expect(readJson(`${out}/t.ndjson`).schema.map((f) => f.type)).toEqual(["int64", "int64", "string", "int64", "float64", "bool", "string", "string"]);
+    expect(readJson(`${out}/t.ndjson`, { parseDates: ["day", "ts"] }).schema.map((f) => f.type)).toEqual(["int64", "int64", "string", "int64", "float64", "bool", "date", "timestamp"]);
+  });
+
+  it("reads what DuckDB's read_json_auto reads, split on newlines into many partitions", async () => {
+    const df = readJson(`${out}/t.ndjson`, { parseDates: ["day", "ts"], blocksize: 8192 });
+    const t = await df.compute({ cluster: four });
+    expect(t.info.tasks).toBeGreaterThan(20);
+    await expectDuck(df, `SELECT ${JSON_COLS} FROM read_json_auto('${out}/t.ndjson')`, "ndjson", true);
+    await expectDuck(
+      df.filter(col("flag")).groupBy("city").agg(col("f").mean().alias("m"), count().alias("n")),
+      `SELECT city, avg(f), count(*) FROM read_json_auto('${out}/t.ndjson') WHERE flag GROUP BY city`,
+      "ndjson groupBy",
+    );
+  });
+
+  it("reads keys missing from some lines as null, blank lines skipped, and a glob of files", async () => {
+    writeFileSync(join(out, "a-1.ndjson"), '{"id": 1, "name": "東京", "x": 1.5}\n\n{"id": 2}\r\n{"id": 3, "name": null, "x": 2}\n');
+    writeFileSync(join(out, "a-2.ndjson"), '{"id": 4, "name": "🙂", "x": -1}');
+    const df = readJson(`${out}/a-*.ndjson`);
+    expect(df.schema).toEqual([{ name: "id", type: "int64" }, { name: "name", type: "string" }, { name: "x", type: "float64" }]);
+    await expectDuck(df, `SELECT id, name, x FROM read_json_auto('${out}/a-*.ndjson')`, "ragged keys");
+  });
+});
+
+describe("Arrow IPC", () => {
+  // One table sliced into batches: a shared schema, and batches that start at an offset.
+  function arrowFrom(rows: unknown[][]): ArrowTable {
+    return tableFromArrays({
+      rid: BigInt64Array.from(rows.map((r) => BigInt(r[0] as number))),
+      city: rows.map((r) => r[1] as string | null),
+      f: rows.map((r) => r[2] as number | null),
+    });
+  }
+
+  it("readArrow reads the file and stream formats with one partition per record batch", async () => {
+    const rows = await duck.rows("SELECT rid, city, f FROM t ORDER BY rid");
+    const whole = arrowFrom(rows);
+    const batches = [0, 1, 1000, 2500, ROWS].flatMap((lo, i, a) => (i + 1 < a.length ? whole.slice(lo, a[i + 1]).batches : []));
+    const files = { "file.arrow": RecordBatchFileWriter.writeAll(batches).toUint8Array(true), "stream.arrows": RecordBatchStreamWriter.writeAll(batches).toUint8Array(true) };
+    for (const [name, bytes] of Object.entries(files)) {
+      writeFileSync(join(out, name), bytes);
+      const df = readArrow(join(out, name));
+      expect(df.schema).toEqual([{ name: "rid", type: "int64" }, { name: "city", type: "string" }, { name: "f", type: "float64" }]);
+      const t = await df.compute({ cluster: four });
+      expect(t.info.tasks).toBe(5); // 4 batches + concat
+      await expectDuck(df, "SELECT rid, city, f FROM t ORDER BY rid", name, true);
+      await expectDuck(df.filter(col("f").lt(0)).select("city"), "SELECT city FROM t WHERE f < 0", `${name} filtered`);
+    }
+  });
+
+  it("writeArrow writes what apache-arrow reads back, nulls as nulls, and readArrow reads it again", async () => {
+    const path = join(out, "out.arrow");
+    const df = readParquet(`${out}/t.parquet`);
+    const summary = await df.writeArrow(path, { cluster: four });
+    expect(summary.rows).toBe(ROWS);
+    const table = tableFromIPC(readFileSync(path));
+    expect(table.numRows).toBe(ROWS);
+    const expected = await duck.rows(`SELECT ${COLS} FROM t ORDER BY rid`);
+    const names = COLS.split(", ");
+    const arrowRows = Array.from({ length: table.numRows }, (_, i) =>
+      names.map((n) => {
+        const v = table.getChild(n)!.get(i) as unknown;
+        if (n === "day" && typeof v === "number") return new Date(v);
+        if (n === "ts" && typeof v === "bigint") return new Date(Number(v / 1000n));
+        if (n === "ts" && typeof v === "number") return new Date(Math.floor(v));
+        return v;
+      }),
+    );
+    expectSameRows(arrowRows, expected, "apache-arrow reads Basin's file", true);
+    expect(table.getChild("city")!.nullCount).toBe(expected.filter((r) => r[2] === null).length);
+    await expectDuck(readArrow(path), `SELECT ${COLS} FROM t ORDER BY rid`, "Basin reads Basin's Arrow", true);
+  });
+});
+
+describe("writeCsv", () => {
+  it("writes a CSV that DuckDB reads back to the same rows: unicode, quotes, line breaks, µs timestamps, empty vs null strings", async () => {
+    const path = join(out, "out.csv");
+    const summary = await readParquet(`${out}/t.parquet`, { blocksize: 1 }).writeCsv(path, { cluster: four });
+    expect(summary).toMatchObject({ path, rows: ROWS });
+    expect(readFileSync(path, "utf8").split("\n")[0]).toBe(COLS.replaceAll(" ", ""));
+    const back = await duck.rows(`SELECT ${COLS} FROM read_csv('${path}', header=true, quote='"', escape='"', columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'})`);
+    expectSameRows(back, await duck.rows(`SELECT ${COLS} FROM t`), "csv");
+    const us = await duck.rows(`SELECT epoch_us(ts) FROM read_csv('${path}', header=true, columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'}) ORDER BY rid`);
+    expect(us).toEqual(await duck.rows("SELECT epoch_us(ts) FROM t ORDER BY rid"));
+  });
+
+  it("an empty result writes just the header", async () => {
+    const path = join(out, "empty.csv");
+    const s = await readParquet(`${out}/t.parquet`).filter(col("rid").lt(0)).select("rid", "city").writeCsv(path);
+    expect(s.rows).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe("rid,city\n");
+  });
+});
