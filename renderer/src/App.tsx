@@ -202,10 +202,13 @@ export function App({ client }: { client: WsEngineClient }) {
     [client, releaseView],
   );
 
-  useEffect(() => client.onConnection((s) => {
+  useEffect(() => {
+    setConnection(client.state); // it may have opened before this subscription
+    return client.onConnection((s) => {
     setConnection(s);
-    if (s === "open") void refresh();
-  }), [client, refresh]);
+      if (s === "open") void refresh();
+    });
+  }, [client, refresh]);
 
   useEffect(
     () =>
@@ -335,7 +338,7 @@ export function App({ client }: { client: WsEngineClient }) {
           <button className="icon-btn" title="Toggle light/dark theme" onClick={() => update((l) => ({ ...l, theme: l.theme === "dark" ? "light" : "dark" }))} data-testid="theme">{layout.theme === "dark" ? "☾" : "☀"}</button>
         </div>
         <div className="editor-area">
-          {layout.activeFile ? null : <div className="welcome">Open a pipeline from the explorer, or create one with ＋. <br />Ctrl/Cmd+Enter runs it; Ctrl/Cmd+S saves.</div>}
+          {layout.activeFile ? null : <div className="welcome">Open a pipeline from the explorer, or create one with +. <br />Ctrl/Cmd+Enter runs it; Ctrl/Cmd+S saves.</div>}
           <EditorPane model={activeModel} theme={layout.theme} onSave={() => void save()} onRun={() => void runActive()} onReady={(ed) => (editorRef.current = ed)} />
         </div>
         <Splitter direction="horizontal" size={layout.panelHeight} min={80} max={2000} invert onResize={(n) => update((l) => ({ ...l, panelHeight: n }))} />

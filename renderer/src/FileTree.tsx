@@ -56,7 +56,7 @@ export function FileTree(props: { files: readonly string[]; active: string | und
       <div className="sidebar-title">
         <span>EXPLORER</span>
         <span className="grow" />
-        <button className="icon-btn" title="New pipeline file" onClick={props.onNew} aria-label="New file">＋</button>
+        <button className="icon-btn" title="New pipeline file" onClick={props.onNew} aria-label="New file">+</button>
         <button className="icon-btn" title="Refresh" onClick={props.onRefresh} aria-label="Refresh">⟳</button>
       </div>
       <div className="tree">{render(nodes, 0)}</div>

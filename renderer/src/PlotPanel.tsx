@@ -39,19 +39,20 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
       let xs: (string | number)[] = [];
       if (kind === "histogram") {
         const p = await client.profile(result.id, yCol);
+        if (!live) return;
         const h = p.histogram;
         if (!h) return setNote(`${yCol} has no histogram (no values, or not numeric)`);
         data = [h.edges.slice(0, -1), h.counts];
         setNote(`histogram of ${yCol}: all ${p.rows.toLocaleString("en-US")} rows`);
       } else {
         const page = await client.page(result.id, 0, Math.min(PLOT_ROWS, result.rows), [xCol, yCol]);
-        xs = page.values[0].map((v, i) => (typeof v === "string" && numeric(v) === null ? i : (numeric(v) ?? i)));
+        if (!live) return;
+        // Text x values (or none) plot against the row number.
         const isText = page.values[0].some((v) => typeof v === "string" && numeric(v) === null);
-        if (isText) xs = page.values[0].map((_, i) => i);
+        xs = page.values[0].map((v, i) => (isText ? i : (numeric(v) ?? i)));
         data = [xs as number[], page.values[1].map(numeric)];
         setNote(`${kind} of ${yCol} by ${xCol}: first ${page.values[0].length.toLocaleString("en-US")} of ${result.rows.toLocaleString("en-US")} rows`);
       }
-      if (!live) return;
       plot.current?.destroy();
       const axis = { stroke: props.dark ? "#c8ccd4" : "#333", grid: { stroke: props.dark ? "#2c313a" : "#e6e6e6" }, ticks: { stroke: props.dark ? "#2c313a" : "#e6e6e6" } };
       const bars = kind === "bar" || kind === "histogram";

@@ -54,7 +54,8 @@ export function ResultsTable(props: ResultsTableProps) {
   const table = useTable({ features, columns, data: [] as Row[], columnResizeMode: "onChange" });
   const headers = table.getHeaderGroups()[0]?.headers ?? [];
   const widths = headers.map((h) => h.getSize());
-  const totalWidth = widths.reduce((a, b) => a + b, 56);
+  const numWidth = 18 + 8 * String(result.rows).length;
+  const totalWidth = widths.reduce((a, b) => a + b, numWidth);
 
   const virtualHeight = result.rows * ROW_HEIGHT + HEAD_HEIGHT + ROW_HEIGHT;
   const heightRef = useRef(virtualHeight);
@@ -182,7 +183,7 @@ export function ResultsTable(props: ResultsTableProps) {
         <div style={{ height: scrollHeightFor(virtualHeight), width: totalWidth, position: "relative" }}>
           <div className="results-head" style={{ width: totalWidth }}>
             <div className="tr">
-              <div className="th rownum">#</div>
+              <div className="th rownum" style={{ width: numWidth }}>#</div>
               {headers.map((h, i) => {
                 const f = result.schema[i];
                 const s = props.sort?.column === f.name ? (props.sort.descending ? "▼" : "▲") : "";
@@ -200,7 +201,7 @@ export function ResultsTable(props: ResultsTableProps) {
               })}
             </div>
             <div className="tr filter-row">
-              <div className="th rownum" title="filter: 5..10, >= 5, < 2024-01-01, = NYC, null">⌕</div>
+              <div className="th rownum" style={{ width: numWidth }} title="filter: 5..10, >= 5, < 2024-01-01, = NYC, null">⌕</div>
               {result.schema.map((f, i) => (
                 <div key={f.name} className="th" style={{ width: widths[i] }}>
                   <FilterInput column={f.name} value={props.filters[f.name] ?? ""} onCommit={props.onFilter} />
@@ -213,7 +214,7 @@ export function ResultsTable(props: ResultsTableProps) {
             const loaded = cache.has(it.index);
             return (
               <div key={it.key} className={`tr row${it.index % 2 ? " odd" : ""}`} style={{ transform: `translateY(${top}px)`, width: totalWidth }} data-row={it.index}>
-                <div className="td rownum">{it.index + 1}</div>
+                <div className="td rownum" style={{ width: numWidth }}>{it.index + 1}</div>
                 {names.map((_, c) => {
                   const v = cache.cell(it.index, c);
                   return (

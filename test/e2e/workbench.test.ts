@@ -18,6 +18,8 @@ const ARTIFACTS = join(ROOT, "test-artifacts");
 const CHROMIUM = "/usr/bin/chromium";
 /** 4000 × 2500: the large result the table scrolls through. */
 const BIG_ROWS = 10_000_000;
+/** expect.poll waits 1 s by default; the CI machine may be busy, so polls get a roomy (still bounded) budget. */
+const POLL = { timeout: 30_000 };
 
 const SMALL = `import { fromColumns, col } from "basin";
 
@@ -61,7 +63,7 @@ beforeAll(async () => {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(30_000);
   page.on("pageerror", (e) => console.error("page error:", e.message));
 });
 
@@ -80,7 +82,7 @@ async function runAndWait(status: RegExp, timeout = 30_000): Promise<void> {
   await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""), status.source, { timeout });
 }
 
-describe("workbench in the browser", () => {
+describe("workbench in the browser", { timeout: 120_000 }, () => {
   it("opens a pipeline, completes `basin` API names, runs edited text and shows the first rows", async () => {
     await page.goto(server.url);
     await page.click('[data-path="small.ts"]');
@@ -97,19 +99,19 @@ describe("workbench in the browser", () => {
     await suggest.first().waitFor({ timeout: 30_000 });
     await page.keyboard.press("Escape");
     await page.keyboard.insertText(`ge(3));\n`);
-    await expect.poll(() => page.locator('[data-tab="small.ts"] .dirty-dot').count()).toBe(1);
+    await expect.poll(() => page.locator('[data-tab="small.ts"] .dirty-dot').count(), POLL).toBe(1);
     await runAndWait(/✓/);
     await page.waitForSelector('[data-row="0"]');
-    await expect.poll(() => cellText(0, 0)).toBe("3");
-    await expect.poll(() => page.textContent('[data-testid="row-count"]')).toContain("497 rows");
-    await expect.poll(() => cellText(0, 1)).toBe("NYC");
-    await expect.poll(() => cellText(1, 1)).toBe("Zürich");
+    await expect.poll(() => cellText(0, 0), POLL).toBe("3");
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("497 rows");
+    await expect.poll(() => cellText(0, 1), POLL).toBe("NYC");
+    await expect.poll(() => cellText(1, 1), POLL).toBe("Zürich");
     await expect.poll(() => page.locator('[data-testid="profile"]').count(), { timeout: 20_000 }).toBe(3);
     await shot("results-small");
     // Ctrl+S saves: the dot goes away.
     await page.click(".monaco-editor .view-lines");
     await page.keyboard.press("Control+S");
-    await expect.poll(() => page.locator('[data-tab="small.ts"] .dirty-dot').count()).toBe(0);
+    await expect.poll(() => page.locator('[data-tab="small.ts"] .dirty-dot').count(), POLL).toBe(0);
   });
 
   it("shows a type error from the real declarations as a squiggle", async () => {
@@ -124,15 +126,15 @@ describe("workbench in the browser", () => {
     await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("left"));
     await page.click(".monaco-editor .view-lines");
     await runAndWait(/✓/, 60_000);
-    await expect.poll(() => page.textContent('[data-testid="row-count"]')).toContain("10,000,000 rows");
-    await expect.poll(() => cellText(0, 0)).toBe("0");
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("10,000,000 rows");
+    await expect.poll(() => cellText(0, 0), POLL).toBe("0");
     await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight / 2));
-    await expect.poll(() => page.locator(".tr.row .td.rownum").first().textContent()).not.toBe("1");
+    await expect.poll(() => page.locator(".tr.row .td.rownum").first().textContent(), POLL).not.toBe("1");
     await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight));
     const last = page.locator(`[data-row="${BIG_ROWS - 1}"]`);
     await last.waitFor();
-    await expect.poll(() => cellText(BIG_ROWS - 1, 0)).toBe(String(BIG_ROWS - 1));
-    await expect.poll(() => cellText(BIG_ROWS - 1, 3)).toBe("1249.5");
+    await expect.poll(() => cellText(BIG_ROWS - 1, 0), POLL).toBe(String(BIG_ROWS - 1));
+    await expect.poll(() => cellText(BIG_ROWS - 1, 3), POLL).toBe("1249.5");
     const box = await last.boundingBox();
     const scroller = await page.locator(".results-scroller").boundingBox();
     expect(box!.y + box!.height).toBeLessThanOrEqual(scroller!.y + scroller!.height + 1);
@@ -149,9 +151,9 @@ describe("workbench in the browser", () => {
     await filter.fill("10..11");
     await filter.press("Enter");
     await expect.poll(() => page.textContent('[data-testid="row-count"]'), { timeout: 60_000 }).toContain("5,000 rows of 10,000,000");
-    await expect.poll(() => cellText(0, 2)).toBe("2499");
-    await expect.poll(() => cellText(1, 2)).toBe("2499");
-    await expect.poll(() => cellText(2, 2)).toBe("2498");
+    await expect.poll(() => cellText(0, 2), POLL).toBe("2499");
+    await expect.poll(() => cellText(1, 2), POLL).toBe("2499");
+    await expect.poll(() => cellText(2, 2), POLL).toBe("2498");
     await shot("results-sorted-filtered");
   });
 
@@ -159,9 +161,9 @@ describe("workbench in the browser", () => {
     await page.click('[data-panel="plot"]');
     await page.waitForSelector('[data-testid="plot"] canvas');
     await page.selectOption('[aria-label="plot kind"]', "scatter");
-    await expect.poll(() => page.textContent('[data-testid="plot"]')).toContain("scatter");
+    await expect.poll(() => page.textContent('[data-testid="plot"]'), POLL).toContain("scatter");
     await page.selectOption('[aria-label="plot kind"]', "histogram");
-    await expect.poll(() => page.textContent('[data-testid="plot"]')).toContain("histogram of");
+    await expect.poll(() => page.textContent('[data-testid="plot"]'), POLL).toContain("histogram of");
     await page.waitForSelector('[data-testid="plot"] canvas');
     await shot("plot");
   });
@@ -200,9 +202,9 @@ describe("workbench in the browser", () => {
 
   it("shows the cluster and keeps the layout across a reload", async () => {
     await page.click('[data-panel="cluster"]');
-    await expect.poll(() => page.locator('[data-testid="cluster"] .worker').count()).toBe(2);
+    await expect.poll(() => page.locator('[data-testid="cluster"] .worker').count(), POLL).toBe(2);
     await page.click('[data-testid="theme"]');
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), POLL).toBe("light");
     await shot("cluster-light");
     await page.reload();
     await page.waitForSelector('[data-tab="loops.ts"].active');
