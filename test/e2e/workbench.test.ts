@@ -62,7 +62,8 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
   });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
+  page = await context.newPage();
   page.setDefaultTimeout(30_000);
   page.on("pageerror", (e) => console.error("page error:", e.message));
 });
@@ -108,6 +109,11 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await expect.poll(() => cellText(1, 1), POLL).toBe("Zürich");
     await expect.poll(() => page.locator('[data-testid="profile"]').count(), { timeout: 20_000 }).toBe(3);
     await shot("results-small");
+    // Select two rows × two columns and copy them as TSV.
+    await page.locator('[data-row="0"] .td').nth(2).click();
+    await page.locator('[data-row="1"] .td').nth(3).click({ modifiers: ["Shift"] });
+    await page.keyboard.press("Control+C");
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), POLL).toBe("NYC\t10.5\nZürich\t47.5");
     // Ctrl+S saves: the dot goes away.
     await page.click(".monaco-editor .view-lines");
     await page.keyboard.press("Control+S");
@@ -206,11 +212,22 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.click('[data-testid="theme"]');
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), POLL).toBe("light");
     await shot("cluster-light");
+    // Drag the splitter above the bottom panel 120 px up: the panel grows.
+    const before = (await page.locator(".panel").boundingBox())!.height;
+    const bar = (await page.locator(".splitter.horizontal").boundingBox())!;
+    await page.mouse.move(bar.x + 200, bar.y + 2);
+    await page.mouse.down();
+    await page.mouse.move(bar.x + 200, bar.y - 60, { steps: 4 });
+    await page.mouse.move(bar.x + 200, bar.y - 118, { steps: 4 });
+    await page.mouse.up();
+    const grown = (await page.locator(".panel").boundingBox())!.height;
+    expect(grown).toBeGreaterThan(before + 100);
     await page.reload();
     await page.waitForSelector('[data-tab="loops.ts"].active');
     expect(await page.locator(".tab").allTextContents()).toEqual(["small.ts×", "big.ts×", "loops.ts×"].map((t) => expect.stringContaining(t.slice(0, -1))));
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
     await page.waitForSelector('[data-testid="cluster"]');
+    expect((await page.locator(".panel").boundingBox())!.height).toBeCloseTo(grown, 0);
     await shot("reloaded");
   });
 });
