@@ -124,7 +124,10 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.keyboard.press("Control+End");
     await page.keyboard.insertText(`const wrong: number = col("n");\n`);
     await page.waitForSelector(".monaco-editor .squiggly-error", { timeout: 30_000 });
-    await page.keyboard.press("Control+Z");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("Control+Shift+K"); // delete that line again
+    await page.waitForFunction(() => !document.querySelector(".view-lines")?.textContent?.includes("wrong"));
+    await page.waitForFunction(() => !document.querySelector(".monaco-editor .squiggly-error"), undefined, { timeout: 30_000 });
   });
 
   it(`scrolls a ${BIG_ROWS.toLocaleString("en-US")}-row result to its last row, paging only what is visible`, async () => {
@@ -192,6 +195,8 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     const problem = await page.textContent('[data-testid="problems"] .problem');
     expect(problem).toContain("nope");
     expect(problem).toMatch(/small\.ts:9:\d+/);
+    // col("nope") type-checks, so this squiggle is the engine's marker.
+    expect(await page.evaluate(() => document.querySelector(".view-lines")?.textContent ?? "")).not.toContain("wrong");
     await page.waitForSelector(".monaco-editor .squiggly-error");
     await shot("problem-marker");
   });
