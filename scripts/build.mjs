@@ -1,8 +1,10 @@
 // Transpiles engine/ (and electron/) TypeScript to dist/, file by file, keeping the
 // module graph as it is so that the CLI, the worker threads and user pipelines
-// share one instance of every module.
+// share one instance of every module. Then bundles the browser workbench
+// (renderer/) into dist/renderer/.
 import { build } from "esbuild";
 import { globSync } from "tinyglobby";
+import { buildRenderer } from "./build_renderer.mjs";
 
 const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts", "bench/**/*.ts"], { ignore: ["**/*.d.ts"] });
 await build({
@@ -16,3 +18,4 @@ await build({
   sourcemap: "linked",
   logLevel: "warning",
 });
+await buildRenderer();

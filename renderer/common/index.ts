@@ -1,2 +1,8 @@
 // Pure TypeScript shared between the renderer and the engine (no Node, no DOM).
 export type { DType, Field, Schema } from "../../engine/common/types.js";
+export { PageCache, blocksFor, type BlockRequest } from "./page_cache.js";
+export { scrollHeightFor, scrollRatio, MAX_SCROLL_PX } from "./virtual_scale.js";
+export { parseFilter } from "./filter_syntax.js";
+export { parseLocation, workspaceFileOf } from "./location.js";
+export { parseLayout, DEFAULT_LAYOUT, LAYOUT_KEY, type Layout, type BottomTab } from "./layout.js";
+export { formatBytes, formatCell, formatMs, toTsv } from "./format.js";

@@ -1,0 +1,37 @@
+// Text for numbers and cells in the workbench.
+import type { WireValue } from "../../engine/common/rpc.js";
+
+/**
+ * @example
+ * formatBytes(1536) // "1.5 KiB"
+ */
+export function formatBytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) (n /= 1024), i++;
+  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
+}
+
+/**
+ * @example
+ * formatCell(0.1 + 0.2) // "0.3"
+ */
+export function formatCell(v: WireValue | undefined): string {
+  if (v === undefined) return "";
+  if (v === null) return "null";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(12)));
+  return String(v);
+}
+
+/**
+ * @example
+ * formatMs(1234) // "1.23 s"
+ */
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** Tab-separated text of rows of cells, as spreadsheets paste it. */
+export function toTsv(rows: WireValue[][]): string {
+  return rows.map((r) => r.map((v) => (v === null ? "" : String(v).replace(/[\t\n]/g, " "))).join("\t")).join("\n");
+}

@@ -1,0 +1,44 @@
+// The cluster's workers and the native store's memory, polled every second while shown.
+import { useEffect, useState } from "react";
+import type { ClusterStatus, EngineClient } from "../../engine/common/rpc.js";
+import { formatBytes } from "../common/format.js";
+
+export function ClusterPanel({ client }: { client: EngineClient }) {
+  const [status, setStatus] = useState<ClusterStatus | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let live = true;
+    const poll = () =>
+      client.cluster().then(
+        (s) => live && (setStatus(s), setError(undefined)),
+        (e: Error) => live && setError(e.message),
+      );
+    void poll();
+    const timer = setInterval(poll, 1000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [client]);
+  if (error) return <div className="empty error-text">{error}</div>;
+  if (!status) return <div className="empty">Connecting…</div>;
+  const busy = status.workers.filter((w) => w.busy).length;
+  return (
+    <div className="cluster" data-testid="cluster">
+      <div className="cluster-stats">
+        <div className="stat"><div className="stat-v">{status.workers.length}</div><div className="stat-k">{status.kind} workers</div></div>
+        <div className="stat"><div className="stat-v">{busy}</div><div className="stat-k">busy</div></div>
+        <div className="stat"><div className="stat-v">{formatBytes(status.store.bytes)}</div><div className="stat-k">store ({status.store.tables} tables)</div></div>
+        <div className="stat"><div className="stat-v">{formatBytes(status.store.peakBytes)}</div><div className="stat-k">peak</div></div>
+      </div>
+      <div className="workers">
+        {status.workers.map((w) => (
+          <div key={w.name} className={`worker${w.busy ? " busy" : ""}`} title={w.busy ? "running a task" : "idle"}>
+            <span className="worker-dot" />
+            {w.name} <span className="muted">{w.kind}</span>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+// Run / Stop, the run's elapsed time and its progress per group of tasks.
+import { useEffect, useState } from "react";
+import type { RunProgress } from "../../engine/common/rpc.js";
+import { formatMs } from "../common/format.js";
+
+export interface RunState {
+  runId: string | undefined;
+  file: string;
+  startedAt: number;
+  status: "starting" | "running" | "done" | "failed" | "cancelled";
+  progress: Record<string, RunProgress>;
+  elapsedMs?: number;
+  tasks?: number;
+}
+
+export function RunBar(props: { run: RunState | undefined; canRun: boolean; connection: string; onRun(): void; onStop(): void }) {
+  const { run } = props;
+  const running = run?.status === "running" || run?.status === "starting";
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => setNow(Date.now()), 100);
+    return () => clearInterval(t);
+  }, [running]);
+  const elapsed = run ? (run.elapsedMs ?? now - run.startedAt) : 0;
+  return (
+    <div className="runbar">
+      <button className="btn primary" onClick={props.onRun} disabled={!props.canRun || running} title="Run the active file (Ctrl/Cmd+Enter)" data-testid="run">▶ Run</button>
+      <button className="btn" onClick={props.onStop} disabled={!running} title="Stop the run" data-testid="stop">■ Stop</button>
+      {run && (
+        <span className={`run-status ${run.status}`} data-testid="run-status">
+          {run.status === "done" ? `✓ ${run.file} · ${formatMs(elapsed)} · ${run.tasks ?? 0} tasks` : run.status === "failed" ? `✕ failed after ${formatMs(elapsed)}` : run.status === "cancelled" ? `stopped after ${formatMs(elapsed)}` : `running ${run.file} · ${formatMs(elapsed)}`}
+        </span>
+      )}
+      <div className="progress-groups">
+        {run &&
+          running &&
+          Object.values(run.progress).map((p) => (
+            <div key={p.group} className="progress-group" title={`${p.group}: ${p.done}/${p.total}`}>
+              <span className="pg-name">{p.group}</span>
+              <span className="pg-bar"><span style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} /></span>
+              <span className="pg-num">{p.done}/{p.total}</span>
+            </div>
+          ))}
+      </div>
+      <span className="grow" />
+      <span className={`conn ${props.connection}`} title={`engine connection: ${props.connection}`}>● {props.connection === "open" ? "engine" : props.connection}</span>
+    </div>
+  );
+}

@@ -1,0 +1,238 @@
+// The browser workbench end to end: a real `serve()` on 127.0.0.1, Debian's
+// chromium driven by playwright-core. Opens a pipeline, types into Monaco (with
+// the `basin` typings answering), runs it, scrolls a 10-million-row result to its
+// last row, sorts and filters in the engine, plots, shows an engine error as a
+// marker and a problem, stops a long run, and keeps the layout across a reload.
+// Screenshots of the main views go to test-artifacts/.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalCluster } from "../../engine/api/index.js";
+import { serve, type RunningServer } from "../../engine/server/http_server.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const ARTIFACTS = join(ROOT, "test-artifacts");
+const CHROMIUM = "/usr/bin/chromium";
+/** 4000 × 2500: the large result the table scrolls through. */
+const BIG_ROWS = 10_000_000;
+/** expect.poll waits 1 s by default; the CI machine may be busy, so polls get a roomy (still bounded) budget. */
+const POLL = { timeout: 30_000 };
+
+const SMALL = `import { fromColumns, col } from "basin";
+
+const n = Array.from({ length: 500 }, (_, i) => i);
+export default fromColumns({
+  n,
+  city: n.map((i) => (i % 7 === 0 ? null : ["Zürich", "東京", "São Paulo", "NYC"][i % 4])),
+  fare: n.map((i) => (i % 11 === 0 ? null : (i * 37) % 101 + 0.5)),
+}, { partitions: [0, 1, 495, 0, 4] });
+`;
+
+const BIG = `import { fromColumns, col } from "basin";
+
+const A = 4000, B = 2500;
+const left = fromColumns({ k: new Array(A).fill(0), a: Array.from({ length: A }, (_, i) => i) }, { partitions: 4 });
+const right = fromColumns({ k: new Array(B).fill(0), b: Array.from({ length: B }, (_, i) => i) });
+
+export default left
+  .join(right, { on: "k" })
+  .withColumns({ i: col("a").mul(B).add(col("b")), x: col("b").mul(0.5) })
+  .select("i", "a", "b", "x");
+`;
+
+let dir: string;
+let server: RunningServer;
+let cluster: LocalCluster;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, "dist/renderer/index.html"))) execFileSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: "inherit" });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  dir = mkdtempSync(join(tmpdir(), "basin-e2e-"));
+  writeFileSync(join(dir, "small.ts"), SMALL);
+  writeFileSync(join(dir, "big.ts"), BIG);
+  writeFileSync(join(dir, "loops.ts"), `// never finishes evaluating: for Stop\nwhile (true) {}\nexport default 1;\n`);
+  cluster = new LocalCluster({ workers: 2 });
+  server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
+  page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await cluster?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+const cellText = (row: number, col: number) => page.locator(`[data-row="${row}"] .td`).nth(col + 1).textContent();
+
+async function runAndWait(status: RegExp, timeout = 30_000): Promise<void> {
+  await page.keyboard.press("Control+Enter");
+  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""), status.source, { timeout });
+}
+
+describe("workbench in the browser", { timeout: 120_000 }, () => {
+  it("opens a pipeline, completes `basin` API names, runs edited text and shows the first rows", async () => {
+    await page.goto(server.url);
+    await page.click('[data-path="small.ts"]');
+    await page.waitForSelector(".monaco-editor .view-lines");
+    await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("fromColumns"));
+    // Type at the end of the default export: a filter, then ask for completions on col(…).
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Backspace"); // the trailing newline
+    await page.keyboard.press("Backspace"); // the ';'
+    await page.keyboard.insertText(`\n  .filter(col("n").`);
+    await page.keyboard.press("Control+Space");
+    const suggest = page.locator(".suggest-widget .monaco-list-row", { hasText: "isNotNull" });
+    await suggest.first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press("Escape");
+    await page.keyboard.insertText(`ge(3));\n`);
+    await expect.poll(() => page.locator('[data-tab="small.ts"] .dirty-dot').count(), POLL).toBe(1);
+    await runAndWait(/✓/);
+    await page.waitForSelector('[data-row="0"]');
+    await expect.poll(() => cellText(0, 0), POLL).toBe("3");
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("497 rows");
+    await expect.poll(() => cellText(0, 1), POLL).toBe("NYC");
+    await expect.poll(() => cellText(1, 1), POLL).toBe("Zürich");
+    await expect.poll(() => page.locator('[data-testid="profile"]').count(), { timeout: 20_000 }).toBe(3);
+    await shot("results-small");
+    // Select two rows × two columns and copy them as TSV.
+    await page.locator('[data-row="0"] .td').nth(2).click();
+    await page.locator('[data-row="1"] .td').nth(3).click({ modifiers: ["Shift"] });
+    await page.keyboard.press("Control+C");
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), POLL).toBe("NYC\t10.5\nZürich\t47.5");
+    // Ctrl+S saves: the dot goes away.
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+S");
+    await expect.poll(() => page.locator('[data-tab="small.ts"] .dirty-dot').count(), POLL).toBe(0);
+  });
+
+  it("shows a type error from the real declarations as a squiggle", async () => {
+    await page.keyboard.press("Control+End");
+    await page.keyboard.insertText(`const wrong: number = col("n");\n`);
+    await page.waitForSelector(".monaco-editor .squiggly-error", { timeout: 30_000 });
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("Control+Shift+K"); // delete that line again
+    await page.waitForFunction(() => !document.querySelector(".view-lines")?.textContent?.includes("wrong"));
+    await page.waitForFunction(() => !document.querySelector(".monaco-editor .squiggly-error"), undefined, { timeout: 30_000 });
+  });
+
+  it(`scrolls a ${BIG_ROWS.toLocaleString("en-US")}-row result to its last row, paging only what is visible`, async () => {
+    await page.click('[data-path="big.ts"]');
+    await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("left"));
+    await page.click(".monaco-editor .view-lines");
+    await runAndWait(/✓/, 60_000);
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("10,000,000 rows");
+    await expect.poll(() => cellText(0, 0), POLL).toBe("0");
+    await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight / 2));
+    await expect.poll(() => page.locator(".tr.row .td.rownum").first().textContent(), POLL).not.toBe("1");
+    await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight));
+    const last = page.locator(`[data-row="${BIG_ROWS - 1}"]`);
+    await last.waitFor();
+    await expect.poll(() => cellText(BIG_ROWS - 1, 0), POLL).toBe(String(BIG_ROWS - 1));
+    await expect.poll(() => cellText(BIG_ROWS - 1, 3), POLL).toBe("1249.5");
+    const box = await last.boundingBox();
+    const scroller = await page.locator(".results-scroller").boundingBox();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(scroller!.y + scroller!.height + 1);
+    await shot("results-10m-last-row");
+  });
+
+  it("sorts by a column and filters in the engine", async () => {
+    await page.click('.th[data-column="b"] .th-sort'); // ascending
+    await page.click('.th[data-column="b"] .th-sort'); // descending
+    await expect.poll(() => page.locator('.th[data-column="b"] .th-sortmark').textContent(), { timeout: 60_000 }).toBe("▼");
+    await page.waitForFunction(() => !document.querySelector(".spinner-text"), undefined, { timeout: 60_000 });
+    await expect.poll(() => cellText(0, 2), { timeout: 30_000 }).toBe("2499");
+    const filter = page.getByLabel("filter a");
+    await filter.fill("10..11");
+    await filter.press("Enter");
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), { timeout: 60_000 }).toContain("5,000 rows of 10,000,000");
+    await expect.poll(() => cellText(0, 2), POLL).toBe("2499");
+    await expect.poll(() => cellText(1, 2), POLL).toBe("2499");
+    await expect.poll(() => cellText(2, 2), POLL).toBe("2498");
+    await shot("results-sorted-filtered");
+  });
+
+  it("plots result columns with uPlot", async () => {
+    await page.click('[data-panel="plot"]');
+    await page.waitForSelector('[data-testid="plot"] canvas');
+    await page.selectOption('[aria-label="plot kind"]', "scatter");
+    await expect.poll(() => page.textContent('[data-testid="plot"]'), POLL).toContain("scatter");
+    await page.selectOption('[aria-label="plot kind"]', "histogram");
+    await expect.poll(() => page.textContent('[data-testid="plot"]'), POLL).toContain("histogram of");
+    await page.waitForSelector('[data-testid="plot"] canvas');
+    await shot("plot");
+  });
+
+  it("marks the line of an engine error and lists it in Problems", async () => {
+    await page.click('[data-tab="small.ts"]');
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.insertText(`export const unused = 1;\n`);
+    // Line 9 then filters on a column that does not exist: valid TypeScript, an engine error.
+    const text = await page.evaluate(() => document.querySelector(".view-lines")?.textContent ?? "");
+    expect(text).toContain("ge(3)");
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Control+F");
+    await page.keyboard.insertText(`col("n").ge(3)`);
+    await page.keyboard.press("Escape");
+    await page.keyboard.insertText(`col("nope").ge(3)`);
+    await runAndWait(/failed/);
+    await page.waitForSelector('[data-testid="problems"] .problem');
+    const problem = await page.textContent('[data-testid="problems"] .problem');
+    expect(problem).toContain("nope");
+    expect(problem).toMatch(/small\.ts:9:\d+/);
+    // col("nope") type-checks, so this squiggle is the engine's marker.
+    expect(await page.evaluate(() => document.querySelector(".view-lines")?.textContent ?? "")).not.toContain("wrong");
+    await page.waitForSelector(".monaco-editor .squiggly-error");
+    await shot("problem-marker");
+  });
+
+  it("stops a long run", async () => {
+    await page.click('[data-path="loops.ts"]');
+    await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("while"));
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+Enter");
+    await page.waitForFunction(() => /running/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""));
+    await page.click('[data-testid="stop"]');
+    await page.waitForFunction(() => /stopped/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""), undefined, { timeout: 20_000 });
+  });
+
+  it("shows the cluster and keeps the layout across a reload", async () => {
+    await page.click('[data-panel="cluster"]');
+    await expect.poll(() => page.locator('[data-testid="cluster"] .worker').count(), POLL).toBe(2);
+    await page.click('[data-testid="theme"]');
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), POLL).toBe("light");
+    await shot("cluster-light");
+    // Drag the splitter above the bottom panel 120 px up: the panel grows.
+    const before = (await page.locator(".panel").boundingBox())!.height;
+    const bar = (await page.locator(".splitter.horizontal").boundingBox())!;
+    await page.mouse.move(bar.x + 200, bar.y + 2);
+    await page.mouse.down();
+    await page.mouse.move(bar.x + 200, bar.y - 60, { steps: 4 });
+    await page.mouse.move(bar.x + 200, bar.y - 118, { steps: 4 });
+    await page.mouse.up();
+    const grown = (await page.locator(".panel").boundingBox())!.height;
+    expect(grown).toBeGreaterThan(before + 100);
+    await page.reload();
+    await page.waitForSelector('[data-tab="loops.ts"].active');
+    expect(await page.locator(".tab").allTextContents()).toEqual(["small.ts×", "big.ts×", "loops.ts×"].map((t) => expect.stringContaining(t.slice(0, -1))));
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await page.waitForSelector('[data-testid="cluster"]');
+    expect((await page.locator(".panel").boundingBox())!.height).toBeCloseTo(grown, 0);
+    await shot("reloaded");
+  });
+});

@@ -1,0 +1,128 @@
+// The workbench's pure logic: viewport → page blocks and their cache, scroll
+// scaling for millions of rows, the filter row's syntax, error locations,
+// persisted layout, and cell text.
+import { describe, expect, it } from "vitest";
+import { parseFilter } from "../../renderer/common/filter_syntax.js";
+import { formatBytes, formatCell, formatMs, toTsv } from "../../renderer/common/format.js";
+import { DEFAULT_LAYOUT, parseLayout } from "../../renderer/common/layout.js";
+import { parseLocation, workspaceFileOf } from "../../renderer/common/location.js";
+import { blocksFor, PageCache } from "../../renderer/common/page_cache.js";
+import { MAX_SCROLL_PX, scrollHeightFor, scrollRatio } from "../../renderer/common/virtual_scale.js";
+
+describe("viewport → page blocks", () => {
+  it("covers the visible rows plus overscan, clipped to the result", () => {
+    expect(blocksFor(250, 300, 1000, 100, 0)).toEqual([{ offset: 200, limit: 100 }, { offset: 300, limit: 100 }]);
+    expect(blocksFor(0, 10, 1000, 100, 1)).toEqual([{ offset: 0, limit: 100 }, { offset: 100, limit: 100 }]);
+    expect(blocksFor(990, 1200, 1050, 100, 2)).toEqual([{ offset: 700, limit: 100 }, { offset: 800, limit: 100 }, { offset: 900, limit: 100 }, { offset: 1000, limit: 50 }]);
+    expect(blocksFor(0, 0, 0, 100, 1)).toEqual([]);
+    expect(blocksFor(0, 0, 1, 100, 1)).toEqual([{ offset: 0, limit: 1 }]);
+    expect(blocksFor(5, 4, 100, 10, 0)).toEqual([]);
+  });
+
+  it("asks only for blocks neither cached nor in flight, and serves cells from them", () => {
+    const cache = new PageCache(1000, { blockRows: 100, overscanBlocks: 0 });
+    const want = cache.missing(150, 250);
+    expect(want).toEqual([{ offset: 100, limit: 100 }, { offset: 200, limit: 100 }]);
+    for (const w of want) cache.loading(w.offset);
+    expect(cache.missing(150, 250)).toEqual([]);
+    cache.put(100, [Array.from({ length: 100 }, (_, i) => 100 + i), Array.from({ length: 100 }, (_, i) => (i % 2 ? null : `r${100 + i}`))]);
+    expect(cache.cell(150, 0)).toBe(150);
+    expect(cache.cell(150, 1)).toBe("r150");
+    expect(cache.cell(151, 1)).toBeNull();
+    expect(cache.cell(250, 0)).toBeUndefined();
+    expect(cache.has(199)).toBe(true);
+    expect(cache.has(200)).toBe(false);
+    cache.failed(200);
+    expect(cache.missing(150, 250)).toEqual([{ offset: 200, limit: 100 }]);
+  });
+
+  it("keeps a bounded number of blocks, dropping the least recently seen", () => {
+    const cache = new PageCache(10_000_000, { blockRows: 10, maxBlocks: 3, overscanBlocks: 0 });
+    for (const o of [0, 10, 20]) cache.put(o, [[o]]);
+    cache.missing(0, 0); // block 0 seen again: block 10 is now the oldest
+    cache.put(9_999_990, [[1]]);
+    expect(cache.cachedBlocks).toBe(3);
+    expect(cache.has(0)).toBe(true);
+    expect(cache.has(10)).toBe(false);
+    expect(cache.has(9_999_999)).toBe(true);
+    expect(cache.missing(9_999_995, 9_999_999)).toEqual([]);
+    expect(cache.missing(10, 15)).toEqual([{ offset: 10, limit: 10 }]);
+  });
+});
+
+describe("scroll scaling", () => {
+  it("is 1:1 while the rows fit and maps both ends when they do not", () => {
+    expect(scrollHeightFor(24_000)).toBe(24_000);
+    expect(scrollRatio(24_000, 24_000, 600)).toBe(1);
+    const virtual = 10_000_000 * 24 + 78;
+    const real = scrollHeightFor(virtual);
+    expect(real).toBe(MAX_SCROLL_PX);
+    const r = scrollRatio(virtual, real, 600);
+    expect((real - 600) * r).toBeCloseTo(virtual - 600, 3); // the real bottom is the virtual bottom
+    expect(r).toBeGreaterThan(29);
+  });
+});
+
+describe("filter row syntax", () => {
+  it("reads ranges, comparisons, equality and null per type", () => {
+    expect(parseFilter("fare", "float64", "5..10")).toEqual({ column: "fare", kind: "range", min: 5, max: 10 });
+    expect(parseFilter("fare", "float64", " 5.. ")).toEqual({ column: "fare", kind: "range", min: 5 });
+    expect(parseFilter("fare", "float64", "..-2.5")).toEqual({ column: "fare", kind: "range", max: -2.5 });
+    expect(parseFilter("n", "int64", ">= 3")).toEqual({ column: "n", kind: "range", min: 3 });
+    expect(parseFilter("n", "int64", "<7")).toEqual({ column: "n", kind: "range", max: 7 });
+    expect(parseFilter("n", "int64", "7")).toEqual({ column: "n", kind: "range", min: 7, max: 7 });
+    expect(parseFilter("day", "date", "2024-01-01..2024-02-01")).toEqual({ column: "day", kind: "range", min: "2024-01-01", max: "2024-02-01" });
+    expect(parseFilter("city", "string", "= Zürich")).toEqual({ column: "city", kind: "range", min: "Zürich", max: "Zürich" });
+    expect(parseFilter("city", "string", "a..b")).toEqual({ column: "city", kind: "range", min: "a..b", max: "a..b" });
+    expect(parseFilter("ok", "bool", "true")).toEqual({ column: "ok", kind: "range", min: true, max: true });
+    expect(parseFilter("city", "string", "NULL")).toEqual({ column: "city", kind: "isNull" });
+    expect(parseFilter("city", "string", "  ")).toBeUndefined();
+  });
+
+  it("says what is wrong with nonsense", () => {
+    expect(() => parseFilter("n", "int64", "abc")).toThrow(/"abc" is not a number/);
+    expect(() => parseFilter("n", "int64", "..")).toThrow(/lower or an upper end/);
+    expect(() => parseFilter("ok", "bool", "yes")).toThrow(/true or false/);
+    expect(() => parseFilter("d", "date", "soon")).toThrow(/YYYY-MM-DD/);
+  });
+});
+
+describe("error locations", () => {
+  it("parses file:line:col and matches workspace files by path suffix", () => {
+    expect(parseLocation("/w/pipes/taxi.ts:4:12")).toEqual({ file: "/w/pipes/taxi.ts", line: 4, column: 12 });
+    expect(parseLocation("C:\\w\\taxi.ts:4")).toEqual({ file: "C:\\w\\taxi.ts", line: 4, column: 1 });
+    expect(parseLocation("taxi.ts")).toEqual({ file: "taxi.ts", line: 1, column: 1 });
+    expect(parseLocation(undefined)).toBeUndefined();
+    const files = ["pipes/", "pipes/taxi.ts", "taxi.ts", "axi.ts"];
+    expect(workspaceFileOf("/home/me/w/pipes/taxi.ts", files)).toBe("pipes/taxi.ts");
+    expect(workspaceFileOf("/home/me/w/taxi.ts", files)).toBe("taxi.ts");
+    expect(workspaceFileOf("taxi.ts", files)).toBe("taxi.ts");
+    expect(workspaceFileOf("C:\\w\\pipes\\taxi.ts", files)).toBe("pipes/taxi.ts");
+    expect(workspaceFileOf("/elsewhere/other.ts", files)).toBeUndefined();
+  });
+});
+
+describe("persisted layout", () => {
+  it("round-trips and falls back field by field on bad entries", () => {
+    const l = { ...DEFAULT_LAYOUT, sidebarWidth: 300, openFiles: ["a.ts", "b.ts"], activeFile: "b.ts", bottomTab: "plot" as const, theme: "light" as const };
+    expect(parseLayout(JSON.stringify(l))).toEqual(l);
+    expect(parseLayout(null)).toEqual(DEFAULT_LAYOUT);
+    expect(parseLayout("{not json")).toEqual(DEFAULT_LAYOUT);
+    const bad = parseLayout(JSON.stringify({ sidebarWidth: 5, panelHeight: "x", openFiles: ["a.ts", 3], activeFile: "gone.ts", bottomTab: "nope", theme: "blue" }));
+    expect(bad).toEqual({ ...DEFAULT_LAYOUT, sidebarWidth: 120, openFiles: ["a.ts"], activeFile: "a.ts" });
+  });
+});
+
+describe("cell text", () => {
+  it("formats numbers, nulls, sizes, durations and TSV for the clipboard", () => {
+    expect(formatCell(0.1 + 0.2)).toBe("0.3");
+    expect(formatCell(null)).toBe("null");
+    expect(formatCell(undefined)).toBe("");
+    expect(formatCell("9007199254740993")).toBe("9007199254740993");
+    expect(formatBytes(1536)).toBe("1.5 KiB");
+    expect(formatBytes(12)).toBe("12 B");
+    expect(formatMs(1234)).toBe("1.23 s");
+    expect(formatMs(42)).toBe("42 ms");
+    expect(toTsv([[1, "a\tb", null], [true, "東京", 2.5]])).toBe("1\ta b\t\ntrue\t東京\t2.5");
+  });
+});
