@@ -3,7 +3,7 @@ import type { SourceLocation } from "./errors.js";
 import type { DType, Field } from "./types.js";
 
 /** Bumped whenever the shape of a plan changes; consumers reject other versions. */
-export const PLAN_VERSION = 1;
+export const PLAN_VERSION = 2;
 
 export interface CsvSourceOptions {
   delimiter: string;
