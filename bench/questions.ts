@@ -118,7 +118,7 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
         .groupBy("id6")
         .agg(c("v3").sort({ descending: true }).head(2).alias("largest2_v3"))
         .explode("largest2_v3"),
-    basin: null, // needs top-k per group
+    basin: ({ x }, { col }) => x.dropNulls(["v3"]).groupBy("id6").topK(2, "v3").select("id6", col("v3").alias("largest2_v3")),
   },
   {
     id: "q9",
@@ -126,7 +126,12 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     keys: ["id2", "id4"],
     duckdb: "SELECT id2, id4, pow(corr(v1, v2), 2) AS r2 FROM x GROUP BY id2, id4",
     polars: ({ x }) => x.groupBy(["id2", "id4"]).agg(pl.pearsonCorr("v1", "v2").pow(2).alias("r2")),
-    basin: null, // needs corr()
+    basin: ({ x }, { col, corr }) =>
+      x
+        .groupBy("id2", "id4")
+        .agg(corr("v1", "v2").alias("r"))
+        .withColumns({ r2: col("r").pow(2) })
+        .select("id2", "id4", "r2"),
   },
   {
     id: "q10",
