@@ -1,52 +1,12 @@
 // Every operation of the engine core against DuckDB, on generated data with nulls,
 // unicode, a skewed key, empty and one-row partitions, read from CSV (many small
 // blocks) and from in-memory columns; 1 and 4 workers must agree exactly.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, LocalCluster, readCsv, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
-import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv, type Trips } from "../helpers/data.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { col, count } from "../../engine/api/index.js";
+import { describeTripsCases, tripsFixture, type TripsCase } from "../helpers/trips_fixture.js";
 
-const ROWS = 3000;
-let data: Trips;
-let dir: string;
-let duck: Duck;
-let one: LocalCluster;
-let four: LocalCluster;
+const fx = tripsFixture({ rows: 3000, seed: 7 });
 
-beforeAll(async () => {
-  data = makeTrips(ROWS);
-  dir = writeTripsCsv(data, 3);
-  duck = await Duck.open();
-  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
-  one = new LocalCluster({ workers: 1 });
-  four = new LocalCluster({ workers: 4 });
-});
-
-afterAll(async () => {
-  await one.close();
-  await four.close();
-  duck.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
-
-const sources: Record<string, () => DataFrame> = {
-  "readCsv, 3 files in ~2 KB blocks": () => readCsv(`${dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
-  "fromColumns with empty and one-row partitions": () =>
-    fromColumns(
-      { ...data, day: data.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
-      { partitions: [0, 1, ROWS - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } },
-    ),
-};
-
-interface Case {
-  name: string;
-  basin: (t: DataFrame) => DataFrame;
-  sql: string;
-  ordered?: boolean;
-}
-
-const cases: Case[] = [
+const cases: TripsCase[] = [
   { name: "filter with and/comparison", basin: (t) => t.filter(col("v").gt(0).and(col("city").ne("plain"))), sql: "SELECT * FROM t WHERE v > 0 AND city <> 'plain'" },
   { name: "filter with three-valued or", basin: (t) => t.filter(col("flag").or(col("v").lt(-500))), sql: "SELECT * FROM t WHERE flag OR v < -500" },
   { name: "filter with not", basin: (t) => t.filter(col("flag").not()), sql: "SELECT * FROM t WHERE NOT flag" },
@@ -106,14 +66,4 @@ const cases: Case[] = [
   { name: "head after filter and withColumns", basin: (t) => t.filter(col("k").eq(1)).withColumns({ v: col("v").mul(2), w: col("f").add(1) }).head(25), sql: "SELECT rid, k, city, v * 2 AS v, f, flag, day, f + 1 AS w FROM t WHERE k = 1 ORDER BY rid LIMIT 25", ordered: true },
 ];
 
-describe.each(Object.entries(sources))("%s", (_, source) => {
-  it.each(cases)("$name matches DuckDB, with 1 and 4 workers alike", async (c) => {
-    const frame = c.basin(source());
-    const expected = await duck.rows(c.sql);
-    const a = await frame.compute({ cluster: one });
-    const b = await frame.compute({ cluster: four });
-    expectSameRows(tableRows(a), expected, c.name, c.ordered);
-    expect(tableRows(b)).toEqual(tableRows(a));
-    expect(b.schema).toEqual(a.schema);
-  });
-});
+describeTripsCases(fx, cases);

@@ -2,53 +2,16 @@
 // row_number()), valueCounts, dropNulls, fillNull, rename, drop, tail, concat, per-group
 // and frame top-k; and sample's guarantees. Data with nulls, unicode, a key holding
 // half the rows, empty and one-row partitions; 1 and 4 workers must agree exactly.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, concat, count, fromColumns, LocalCluster, readCsv, type DataFrame, type Table } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
-import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv, type Trips } from "../helpers/data.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { describe, expect, it } from "vitest";
+import { col, concat, count, fromColumns, type Table } from "../../engine/api/index.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { describeTripsCases, tripsFixture, type TripsCase } from "../helpers/trips_fixture.js";
 
 const ROWS = 3000;
 const COLS = "rid, k, city, v, f, flag, day";
-let data: Trips;
-let dir: string;
-let duck: Duck;
-let one: LocalCluster;
-let four: LocalCluster;
+const fx = tripsFixture({ rows: ROWS, seed: 11 });
 
-beforeAll(async () => {
-  data = makeTrips(ROWS, 11);
-  dir = writeTripsCsv(data, 3);
-  duck = await Duck.open();
-  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
-  one = new LocalCluster({ workers: 1 });
-  four = new LocalCluster({ workers: 4 });
-});
-
-afterAll(async () => {
-  await one.close();
-  await four.close();
-  duck.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
-
-const sources: Record<string, () => DataFrame> = {
-  "readCsv, 3 files in ~2 KB blocks": () => readCsv(`${dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
-  "fromColumns with empty and one-row partitions": () =>
-    fromColumns(
-      { ...data, day: data.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
-      { partitions: [0, 1, ROWS - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } },
-    ),
-};
-
-interface Case {
-  name: string;
-  basin: (t: DataFrame) => DataFrame;
-  sql: string;
-  ordered?: boolean;
-}
-
-const cases: Case[] = [
+const cases: TripsCase[] = [
   { name: "unique() over every column", basin: (t) => t.select("k", "city", "flag").unique(), sql: "SELECT DISTINCT k, city, flag FROM t" },
   {
     name: "unique(subset) keeps each key's first row in frame order",
@@ -132,16 +95,10 @@ const cases: Case[] = [
   { name: "count(*) over a concat", basin: (t) => concat([t, t.tail(3)]).select(count().alias("n")), sql: "SELECT count(*) + 3 FROM t" },
 ];
 
-describe.each(Object.entries(sources))("%s", (_, source) => {
-  it.each(cases)("$name matches DuckDB, with 1 and 4 workers alike", async (c) => {
-    const frame = c.basin(source());
-    const expected = await duck.rows(c.sql);
-    const a = await frame.compute({ cluster: one });
-    const b = await frame.compute({ cluster: four });
-    expectSameRows(tableRows(a), expected, c.name, c.ordered);
-    expect(tableRows(b)).toEqual(tableRows(a));
-    expect(b.schema).toEqual(a.schema);
-  });
+describeTripsCases(fx, cases);
+
+describe.each(Object.keys(fx.sources))("%s", (name) => {
+  const source = () => fx.sources[name]();
 
   describe("sample", () => {
     const rids = (t: Table) => t.column("rid") as number[];
@@ -149,31 +106,31 @@ describe.each(Object.entries(sources))("%s", (_, source) => {
 
     it("{ n } takes exactly n distinct rows, in frame order, the same for a seed on any number of workers", async () => {
       const df = source().sample({ n: 100 }, { seed: 42 });
-      const a = await df.compute({ cluster: one });
-      const b = await df.compute({ cluster: four });
+      const a = await df.compute({ cluster: fx.one });
+      const b = await df.compute({ cluster: fx.four });
       expect(a.numRows).toBe(100);
       expect(tableRows(b)).toEqual(tableRows(a));
       expect(increasing(rids(a))).toBe(true);
       // Every sampled row is a whole row of the input.
-      expectSameRows(tableRows(a), await duck.rows(`SELECT ${COLS} FROM t WHERE rid IN (${rids(a).join(", ")}) ORDER BY rid`), "sample rows", true);
-      const other = await source().sample({ n: 100 }, { seed: 43 }).compute({ cluster: four });
+      expectSameRows(tableRows(a), await fx.duck.rows(`SELECT ${COLS} FROM t WHERE rid IN (${rids(a).join(", ")}) ORDER BY rid`), "sample rows", true);
+      const other = await source().sample({ n: 100 }, { seed: 43 }).compute({ cluster: fx.four });
       expect(rids(other)).not.toEqual(rids(a));
-      expect((await source().sample({ n: ROWS + 10 }).compute({ cluster: four })).numRows).toBe(ROWS);
-      expect((await source().sample({ n: 0 }).compute({ cluster: one })).numRows).toBe(0);
+      expect((await source().sample({ n: ROWS + 10 }).compute({ cluster: fx.four })).numRows).toBe(ROWS);
+      expect((await source().sample({ n: 0 }).compute({ cluster: fx.one })).numRows).toBe(0);
     });
 
     it("{ fraction } keeps each row with that probability, deterministically", async () => {
       const df = source().sample({ fraction: 0.3 }, { seed: 7 });
-      const a = await df.compute({ cluster: one });
-      const b = await df.compute({ cluster: four });
+      const a = await df.compute({ cluster: fx.one });
+      const b = await df.compute({ cluster: fx.four });
       expect(tableRows(b)).toEqual(tableRows(a));
       expect(a.numRows).toBeGreaterThan(ROWS * 0.3 - 120);
       expect(a.numRows).toBeLessThan(ROWS * 0.3 + 120);
       expect(increasing(rids(a))).toBe(true);
-      expect((await source().sample({ fraction: 0 }).compute({ cluster: one })).numRows).toBe(0);
-      expect((await source().sample({ fraction: 1 }).compute({ cluster: one })).numRows).toBe(ROWS);
+      expect((await source().sample({ fraction: 0 }).compute({ cluster: fx.one })).numRows).toBe(0);
+      expect((await source().sample({ fraction: 1 }).compute({ cluster: fx.one })).numRows).toBe(ROWS);
       // A column subset samples the same rows: keys depend on row positions only.
-      const narrow = await source().sample({ fraction: 0.3 }, { seed: 7 }).select("rid").compute({ cluster: four });
+      const narrow = await source().sample({ fraction: 0.3 }, { seed: 7 }).select("rid").compute({ cluster: fx.four });
       expect(rids(narrow)).toEqual(rids(a));
     });
   });

@@ -2,50 +2,13 @@
 // and combinable aggregation, describe() and the frame-level correlation matrix. Data
 // with nulls, a key holding half the rows, empty and one-row partitions; 1 and 4
 // workers must agree exactly.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, corr, fromColumns, LocalCluster, readCsv, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
-import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv, type Trips } from "../helpers/data.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { describe, expect, it } from "vitest";
+import { col, corr, fromColumns, type DataFrame } from "../../engine/api/index.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { describeTripsCases, tripsFixture, type TripsCase } from "../helpers/trips_fixture.js";
 
 const ROWS = 3000;
-let data: Trips;
-let dir: string;
-let duck: Duck;
-let one: LocalCluster;
-let four: LocalCluster;
-
-beforeAll(async () => {
-  data = makeTrips(ROWS, 5);
-  dir = writeTripsCsv(data, 3);
-  duck = await Duck.open();
-  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
-  one = new LocalCluster({ workers: 1 });
-  four = new LocalCluster({ workers: 4 });
-});
-
-afterAll(async () => {
-  await one.close();
-  await four.close();
-  duck.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
-
-const sources: Record<string, () => DataFrame> = {
-  "readCsv, 3 files in ~2 KB blocks": () => readCsv(`${dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
-  "fromColumns with empty and one-row partitions": () =>
-    fromColumns(
-      { ...data, day: data.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
-      { partitions: [0, 1, ROWS - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } },
-    ),
-};
-
-interface Case {
-  name: string;
-  basin: (t: DataFrame) => DataFrame;
-  sql: string | (() => Promise<unknown[][]>);
-  ordered?: boolean;
-}
+const fx = tripsFixture({ rows: ROWS, seed: 5 });
 
 const NUMERIC = ["rid", "k", "v", "f"];
 const STATS = ["count", "null_count", "mean", "std", "min", "25%", "50%", "75%", "max"];
@@ -60,7 +23,7 @@ async function describeSql(): Promise<unknown[][]> {
   const days = "(day - DATE '1970-01-01')";
   const rows: unknown[][] = [];
   for (const s of STATS) {
-    const [r] = await duck.rows(`SELECT ${NUMERIC.map((c) => `(${num(s, c)})::DOUBLE`).join(", ")}, ${num(s, days)}::DOUBLE FROM t`);
+    const [r] = await fx.duck.rows(`SELECT ${NUMERIC.map((c) => `(${num(s, c)})::DOUBLE`).join(", ")}, ${num(s, days)}::DOUBLE FROM t`);
     const d = r[NUMERIC.length] as number | null;
     // Day numbers back to dates, rounding half to even like the cast.
     const even = (x: number) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
@@ -71,7 +34,7 @@ async function describeSql(): Promise<unknown[][]> {
   return rows;
 }
 
-const cases: Case[] = [
+const cases: TripsCase[] = [
   {
     name: "quantile per skewed int key: interior, 0 and 1",
     basin: (t) => t.groupBy("k").agg(col("f").quantile(0.1).alias("a"), col("v").quantile(0.9).alias("b"), col("f").quantile(0).alias("c"), col("v").quantile(1).alias("d")),
@@ -103,23 +66,12 @@ const cases: Case[] = [
   {
     name: "corr() matrix of the numeric columns",
     basin: (t) => t.corr(),
-    sql: `SELECT * FROM (${NUMERIC.map((a, i) => `SELECT ${i} AS i, '${a}' AS column, ${NUMERIC.map((b) => `corr(${a}, ${b})`).join(", ")} FROM t`).join(" UNION ALL ")}) ORDER BY i`,
+    sql: `SELECT * EXCLUDE (i) FROM (${NUMERIC.map((a, i) => `SELECT ${i} AS i, '${a}' AS column, ${NUMERIC.map((b) => `corr(${a}, ${b})`).join(", ")} FROM t`).join(" UNION ALL ")}) ORDER BY i`,
     ordered: true,
   },
 ];
 
-describe.each(Object.entries(sources))("%s", (_, source) => {
-  it.each(cases)("$name matches DuckDB, with 1 and 4 workers alike", async (c) => {
-    const frame = c.basin(source());
-    let expected = typeof c.sql === "string" ? await duck.rows(c.sql) : await c.sql();
-    if (c.name.startsWith("corr() matrix")) expected = expected.map((r) => r.slice(1));
-    const a = await frame.compute({ cluster: one });
-    const b = await frame.compute({ cluster: four });
-    expectSameRows(tableRows(a), expected, c.name, c.ordered);
-    expectSameRows(tableRows(b), tableRows(a), `${c.name}: 4 workers`, c.ordered);
-    expect(b.schema).toEqual(a.schema);
-  });
-});
+describeTripsCases(fx, cases, { exactAcrossWorkers: false });
 
 describe("result types", () => {
   it("quantile and corr are float64; describe has a string statistic column first; corr() a string column first", () => {
@@ -137,8 +89,8 @@ describe("result types", () => {
     const many = fromColumns({ g, x, y }, { partitions: 40 });
     const single = fromColumns({ g, x, y });
     const q = (df: DataFrame) => df.groupBy("g").agg(corr("x", "y").alias("r")).sort("g");
-    const a = await q(many).compute({ cluster: four });
-    const b = await q(single).compute({ cluster: one });
+    const a = await q(many).compute({ cluster: fx.four });
+    const b = await q(single).compute({ cluster: fx.one });
     expectSameRows(tableRows(a), tableRows(b), "partials vs one pass", true);
   });
 });

@@ -2,43 +2,13 @@
 // order: ORDER BY rid), on data with nulls, unicode and skewed group keys, read from
 // CSV in many small blocks and from columns with empty and one-row partitions, on 1
 // and 4 workers. Results are compared in order: windows must keep the frame's order.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, fromColumns, LocalCluster, readCsv, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
-import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv, type Trips } from "../helpers/data.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { describe, expect, it } from "vitest";
+import { col, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { tripsFixture } from "../helpers/trips_fixture.js";
 
 const ROWS = 3000;
-let data: Trips;
-let dir: string;
-let duck: Duck;
-let one: LocalCluster;
-let four: LocalCluster;
-
-beforeAll(async () => {
-  data = makeTrips(ROWS, 11);
-  dir = writeTripsCsv(data, 3);
-  duck = await Duck.open();
-  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
-  one = new LocalCluster({ workers: 1 });
-  four = new LocalCluster({ workers: 4 });
-});
-
-afterAll(async () => {
-  await one.close();
-  await four.close();
-  duck.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
-
-const sources: Record<string, () => DataFrame> = {
-  "readCsv in ~2 KB blocks": () => readCsv(`${dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
-  "fromColumns with empty and one-row partitions": () =>
-    fromColumns(
-      { ...data, day: data.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
-      { partitions: [0, 1, ROWS - 7, 0, 1, 2, 0, 3], types: { k: "int64", v: "int64", f: "float64", day: "date" } },
-    ),
-};
+const fx = tripsFixture({ rows: ROWS, seed: 11, partitions: [0, 1, ROWS - 7, 0, 1, 2, 0, 3] });
 
 /** `frame` over window `w` (DuckDB), guarded by the rolling minPeriods rule: enough non-null values. */
 const rolling = (agg: string, x: string, n: number, minPeriods: number, over = "") => {
@@ -144,12 +114,13 @@ const cases: Case[] = [
   },
 ];
 
-describe.each(Object.entries(sources))("windows from %s", (_, source) => {
+describe.each(Object.keys(fx.sources))("windows from %s", (name) => {
+  const source = () => fx.sources[name]();
   it.each(cases)("$name", async ({ basin, sql, name }) => {
-    const expected = await duck.rows(sql);
+    const expected = await fx.duck.rows(sql);
     const frame = basin(source());
-    const a = await frame.compute({ cluster: one });
-    const b = await frame.compute({ cluster: four });
+    const a = await frame.compute({ cluster: fx.one });
+    const b = await frame.compute({ cluster: fx.four });
     expectSameRows(tableRows(a), expected, `${name} (1 worker)`, true);
     expectSameRows(tableRows(b), expected, `${name} (4 workers)`, true);
   });
@@ -160,11 +131,11 @@ describe.each(Object.entries(sources))("windows from %s", (_, source) => {
       .select("rid", "k", col("v").cumSum().alias("cs"), col("f").rolling(4, { minPeriods: 2 }).max().alias("r"), col("city").shift(-1).over("k").alias("nxt"));
     const w = "(ORDER BY k DESC NULLS LAST, rid ROWS UNBOUNDED PRECEDING)";
     const r = "(ORDER BY k DESC NULLS LAST, rid ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)";
-    const expected = await duck.rows(
+    const expected = await fx.duck.rows(
       `SELECT rid, k, sum(v) OVER ${w}, CASE WHEN count(f) OVER ${r} >= 2 THEN max(f) OVER ${r} END, lead(city) OVER (PARTITION BY k ORDER BY rid) FROM t ORDER BY k DESC NULLS LAST, rid`,
     );
-    expectSameRows(tableRows(await frame.compute({ cluster: one })), expected, "after sort (1 worker)", true);
-    expectSameRows(tableRows(await frame.compute({ cluster: four })), expected, "after sort (4 workers)", true);
+    expectSameRows(tableRows(await frame.compute({ cluster: fx.one })), expected, "after sort (1 worker)", true);
+    expectSameRows(tableRows(await frame.compute({ cluster: fx.four })), expected, "after sort (4 workers)", true);
   });
 });
 
@@ -173,42 +144,42 @@ describe("windows on small frames", () => {
     const types = { g: "string", x: "int64" } as const;
     const empty = fromColumns({ g: [] as string[], x: [] as number[] }, { types, partitions: [0, 0] });
     const exprs = { s: col("x").cumSum(), p: col("x").shift(), r: col("x").rolling(2, { minPeriods: 1 }).mean(), o: col("x").cumSum().over("g") };
-    const e = await empty.withColumns(exprs).compute({ cluster: four });
+    const e = await empty.withColumns(exprs).compute({ cluster: fx.four });
     expect(e.numRows).toBe(0);
     expect(e.columnNames).toEqual(["g", "x", "s", "p", "r", "o"]);
     const single = fromColumns({ g: ["ü"], x: [5] }, { types, partitions: [0, 1, 0] });
-    expect(tableRows(await single.withColumns(exprs).compute({ cluster: four }))).toEqual([["ü", 5, 5, null, 5, 5]]);
+    expect(tableRows(await single.withColumns(exprs).compute({ cluster: fx.four }))).toEqual([["ü", 5, 5, null, 5, 5]]);
   });
 
   it("carries reach across many tiny partitions (a window longer than several partitions)", async () => {
     const x = Array.from({ length: 40 }, (_, i) => (i % 7 === 3 ? null : i * 1.5));
     const frame = fromColumns({ rid: x.map((_, i) => i), x }, { partitions: [1, 0, 2, 1, 0, 0, 5, 1, 1, 3, 26], types: { x: "float64" } });
-    await duck.run(`CREATE TABLE tiny AS SELECT * FROM (VALUES ${x.map((v, i) => `(${i}, ${v ?? "NULL"})`).join(", ")}) AS v(rid, x)`);
-    const expected = await duck.rows(
+    await fx.duck.run(`CREATE TABLE tiny AS SELECT * FROM (VALUES ${x.map((v, i) => `(${i}, ${v ?? "NULL"})`).join(", ")}) AS v(rid, x)`);
+    const expected = await fx.duck.rows(
       `SELECT rid, ${rolling("sum", "x", 6, 3)}, lag(x, 4) OVER (ORDER BY rid), lead(x, 5) OVER (ORDER BY rid), max(x) OVER ${RUNNING} FROM tiny ORDER BY rid`,
     );
     const out = frame.select("rid", col("x").rolling(6, { minPeriods: 3 }).sum().alias("r"), col("x").shift(4).alias("p"), col("x").shift(-5).alias("n"), col("x").cumMax().alias("m"));
-    expectSameRows(tableRows(await out.compute({ cluster: four })), expected, "tiny partitions", true);
+    expectSameRows(tableRows(await out.compute({ cluster: fx.four })), expected, "tiny partitions", true);
   });
 
   it("orders NaN after every number in min/max, as DuckDB does", async () => {
     const x = [3, Number.NaN, 1, null, 5, 2, Number.NaN, 0];
     const frame = fromColumns({ rid: x.map((_, i) => i), x }, { partitions: [2, 3, 3], types: { x: "float64" } });
-    await duck.run(`CREATE TABLE nan AS SELECT * FROM (VALUES ${x.map((v, i) => `(${i}, ${v === null ? "NULL" : Number.isNaN(v) ? "'NaN'::DOUBLE" : v}::DOUBLE)`).join(", ")}) AS v(rid, x)`);
-    const expected = await duck.rows(`SELECT rid, min(x) OVER ${RUNNING}, max(x) OVER ${RUNNING}, ${rolling("min", "x", 2, 1)}, ${rolling("max", "x", 3, 1)} FROM nan ORDER BY rid`);
+    await fx.duck.run(`CREATE TABLE nan AS SELECT * FROM (VALUES ${x.map((v, i) => `(${i}, ${v === null ? "NULL" : Number.isNaN(v) ? "'NaN'::DOUBLE" : v}::DOUBLE)`).join(", ")}) AS v(rid, x)`);
+    const expected = await fx.duck.rows(`SELECT rid, min(x) OVER ${RUNNING}, max(x) OVER ${RUNNING}, ${rolling("min", "x", 2, 1)}, ${rolling("max", "x", 3, 1)} FROM nan ORDER BY rid`);
     const out = frame.select("rid", col("x").cumMin().alias("a"), col("x").cumMax().alias("b"), col("x").rolling(2, { minPeriods: 1 }).min().alias("c"), col("x").rolling(3, { minPeriods: 1 }).max().alias("d"));
-    expectSameRows(tableRows(await out.compute({ cluster: four })), expected, "NaN", true);
+    expectSameRows(tableRows(await out.compute({ cluster: fx.four })), expected, "NaN", true);
   });
 
   it("lets infinities leave a rolling float sum again", async () => {
     const x = [1, Infinity, 2, 3, 4, -Infinity, 5, 6, 7];
-    const out = await fromColumns({ x }, { partitions: [3, 3, 3] }).select(col("x").rolling(2).sum().alias("s")).compute({ cluster: one });
+    const out = await fromColumns({ x }, { partitions: [3, 3, 3] }).select(col("x").rolling(2).sum().alias("s")).compute({ cluster: fx.one });
     expect(tableRows(out).map((r) => r[0])).toEqual([null, Infinity, Infinity, 5, 7, -Infinity, -Infinity, 11, 13]);
   });
 });
 
 describe("window plans", () => {
-  const frame = () => readCsv(`${dir}/*.csv`, { dtypes: { k: "int64", v: "int64" } });
+  const frame = () => readCsv(`${fx.dir}/*.csv`, { dtypes: { k: "int64", v: "int64" } });
 
   it("explain() shows the window node, with filters kept above it", () => {
     const text = frame().withColumns({ cs: col("v").cumSum().over("k") }).filter(col("v").gt(0)).explain();
@@ -229,8 +200,8 @@ describe("window plans", () => {
 
   it("gives the same answers with the optimizer off", async () => {
     const f = frame().withColumns({ cs: col("v").cumSum(), p: col("city").shift().over("k") }).filter(col("k").eq(1)).select("rid", "cs", "p");
-    const on = await f.compute({ cluster: four });
-    const off = await f.compute({ cluster: four, optimize: { predicatePushdown: false, projectionPushdown: false } });
+    const on = await f.compute({ cluster: fx.four });
+    const off = await f.compute({ cluster: fx.four, optimize: { predicatePushdown: false, projectionPushdown: false } });
     expect(tableRows(on)).toEqual(tableRows(off));
   });
 });
