@@ -1,7 +1,7 @@
 // Arrow IPC files (file and stream formats) without reading them whole: the
 // message headers are walked to find the schema, dictionary and record batch
 // messages, and a worker reads only the bytes of the batches it decodes.
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { Message, MessageHeader, tableFromIPC, type Schema as ArrowSchema } from "apache-arrow";
 import { Footer } from "apache-arrow/ipc/metadata/file";
 import { BasinError } from "../common/errors.js";
@@ -9,6 +9,7 @@ import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
 import { batchToJs, dtypeOfArrow } from "./arrow_convert.js";
 import { tablesToHandle } from "./tables.js";
+import { readAt } from "./read_at.js";
 
 export type ByteRange = [number, number];
 
@@ -23,17 +24,6 @@ const cache = new Map<string, ArrowLayout>();
 
 function bad(path: string, what: string): never {
   throw new BasinError("BASIN_IO", `${path} is not a readable Arrow IPC file: ${what}; check that it is an Arrow IPC file or stream and was written completely`);
-}
-
-function readAt(fd: number, pos: number, length: number): Uint8Array {
-  const b = new Uint8Array(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, b, got, length - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return b.subarray(0, got);
 }
 
 /**

@@ -2,24 +2,14 @@
 // sample of lines; nested objects and arrays are an error naming the file, line
 // and key (Basin has no nested types; flatten them before reading). Files are
 // split into byte ranges that end on newlines, like CSV blocks.
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import { native, type Handle, type JsColumn } from "../native/addon.js";
+import { readAt } from "./read_at.js";
 
 const NEWLINE = 10;
 const utf8 = new TextDecoder("utf-8", { fatal: false });
-
-function readAt(fd: number, pos: number, length: number): Uint8Array {
-  const b = new Uint8Array(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, b, got, length - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return b.subarray(0, got);
-}
 
 function withFile<T>(path: string, f: (fd: number, size: number) => T): T {
   let fd: number;

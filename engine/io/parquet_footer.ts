@@ -2,13 +2,14 @@
 // types), row groups, and their column chunks with byte ranges and min/max/null
 // statistics. Also cuts a smaller, valid Parquet file out of a big one holding only
 // some row groups and columns, so a worker reads just the bytes it needs.
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import {
   decodeStruct, encodeStruct, fieldBig, fieldBool, fieldBytes, fieldInt, fieldString, fieldStruct, fieldStructs,
   T, ThriftError, type TStruct, type TValue,
 } from "./thrift.js";
+import { readAt } from "./read_at.js";
 
 /** Parquet physical types (parquet.thrift `Type`). */
 const PHYS = ["BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"] as const;
@@ -54,17 +55,6 @@ export interface ParquetFooter {
 
 function corrupt(path: string, what: string): never {
   throw new BasinError("BASIN_IO", `${path} is not a readable Parquet file: ${what}; check that the file is Parquet and was written completely`);
-}
-
-function readAt(fd: number, pos: number, length: number): Uint8Array {
-  const b = new Uint8Array(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, b, got, length - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return b.subarray(0, got);
 }
 
 const MAGIC = "PAR1";

@@ -1,48 +1,14 @@
 // The same mistakes as bad_input.test.ts, in-process through the API: cheaper, and
 // the error's `location` must point at the line of this file that made the call.
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasinError, closeDefaultCluster, col, count, fromColumns, readCsv } from "../../engine/api/index.js";
+import { closeDefaultCluster, col, count, fromColumns, readCsv } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
+import { thrown, rejected, sourceLocator } from "../helpers/errors.js";
 
-const THIS_FILE = fileURLToPath(import.meta.url);
-const THIS_SOURCE = readFileSync(THIS_FILE, "utf8").split("\n");
-
-/**
- * The location callerLocation() should report for the call `needle` on the line
- * tagged with `// @<tag>`: "test/errors/api_errors.test.ts:LINE:COL", relative to the cwd.
- */
-function loc(tag: string, needle: string): string {
-  const lines = THIS_SOURCE.map((l, i) => [l, i] as const).filter(([l]) => l.includes(`// @${tag}`) && !l.includes("loc("));
-  if (lines.length !== 1) throw new Error(`tag @${tag} must tag exactly one line`);
-  const [text, i] = lines[0];
-  const col = text.indexOf(needle);
-  if (col < 0) throw new Error(`"${needle}" is not on the line tagged @${tag}`);
-  return `${relative(process.cwd(), THIS_FILE)}:${i + 1}:${col + 1}`;
-}
-
-function thrown(fn: () => unknown): BasinError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
-
-async function rejected(p: Promise<unknown>): Promise<BasinError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected a rejection, got a result");
-}
+const loc = sourceLocator(import.meta.url);
 
 let dir: string;
 beforeAll(() => {

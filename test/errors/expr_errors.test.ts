@@ -1,39 +1,12 @@
 // Mistakes in scalar expressions: wrong types and bad literals fail when the pipeline
 // is written (BASIN_PLAN, located at the call); values that do not parse fail the
 // compute (BASIN_CAST) naming the value, the expression and the way out.
-import { readFileSync } from "node:fs";
-import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { BasinError, closeDefaultCluster, col, fromColumns, when } from "../../engine/api/index.js";
+import { closeDefaultCluster, col, fromColumns, when } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
+import { thrown, rejected, sourceLocator } from "../helpers/errors.js";
 
-const THIS_FILE = fileURLToPath(import.meta.url);
-const THIS_SOURCE = readFileSync(THIS_FILE, "utf8").split("\n");
-
-/** "test/errors/expr_errors.test.ts:LINE:COL" of `needle` on the line tagged `// @<tag>`. */
-function loc(tag: string, needle: string): string {
-  const i = THIS_SOURCE.findIndex((l) => l.includes(`// @${tag}`) && !l.includes("loc("));
-  const column = THIS_SOURCE[i].indexOf(needle);
-  if (i < 0 || column < 0) throw new Error(`no "${needle}" on a line tagged @${tag}`);
-  return `${relative(process.cwd(), THIS_FILE)}:${i + 1}:${column + 1}`;
-}
-
-function thrown(fn: () => unknown): BasinError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
-
-async function rejected(p: Promise<unknown>): Promise<BasinError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
-  expect(e).toBeInstanceOf(BasinError);
-  return e as BasinError;
-}
+const loc = sourceLocator(import.meta.url);
 
 afterAll(async () => {
   await closeDefaultCluster();

@@ -1,34 +1,12 @@
 // Mistakes with window functions fail before anything runs, with a BASIN_PLAN error
 // that names the column or argument, says what to do, and points at the line of
 // this file that made the call.
-import { readFileSync } from "node:fs";
-import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { BasinError, col, fromColumns } from "../../engine/api/index.js";
+import { col, fromColumns } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
+import { thrown, sourceLocator } from "../helpers/errors.js";
 
-const THIS_FILE = fileURLToPath(import.meta.url);
-const THIS_SOURCE = readFileSync(THIS_FILE, "utf8").split("\n");
-
-/** "test/errors/window_errors.test.ts:LINE:COL" of `needle` on the line tagged `// @<tag>`. */
-function loc(tag: string, needle: string): string {
-  const i = THIS_SOURCE.findIndex((l) => l.includes(`// @${tag}`) && !l.includes("loc("));
-  const column = THIS_SOURCE[i].indexOf(needle);
-  if (i < 0 || column < 0) throw new Error(`no line tagged @${tag} with "${needle}"`);
-  return `${relative(process.cwd(), THIS_FILE)}:${i + 1}:${column + 1}`;
-}
-
-function thrown(fn: () => unknown): BasinError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    expect((e as BasinError).code).toBe("BASIN_PLAN");
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
+const loc = sourceLocator(import.meta.url);
 
 const df = () => fromColumns({ k: [1, 1, 2], s: ["a", "ü", null], x: [1.5, null, 3], d: [new Date("2024-01-01"), null, new Date("2024-01-03")] });
 

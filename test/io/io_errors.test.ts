@@ -9,6 +9,7 @@ import { BasinError, closeDefaultCluster, col, fromColumns, readArrow, readJson,
 import { native } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { Duck } from "../helpers/oracle.js";
+import { thrown, rejected } from "../helpers/errors.js";
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const HERE = relative(process.cwd(), THIS_FILE);
@@ -27,26 +28,6 @@ afterAll(async () => {
   removeDir(dir);
   expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
 });
-
-function thrown(fn: () => unknown): BasinError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
-
-async function rejected(p: Promise<unknown>): Promise<BasinError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
 
 /** The error's location is a line of this file. */
 function expectHere(e: BasinError): void {
