@@ -106,31 +106,31 @@ describe.each(Object.keys(fx.sources))("%s", (name) => {
 
     it("{ n } takes exactly n distinct rows, in frame order, the same for a seed on any number of workers", async () => {
       const df = source().sample({ n: 100 }, { seed: 42 });
-      const a = await df.compute({ cluster: fx.one });
-      const b = await df.compute({ cluster: fx.four });
+      const a = await df.compute({ cluster: fx.clusters.one });
+      const b = await df.compute({ cluster: fx.clusters.four });
       expect(a.numRows).toBe(100);
       expect(tableRows(b)).toEqual(tableRows(a));
       expect(increasing(rids(a))).toBe(true);
       // Every sampled row is a whole row of the input.
       expectSameRows(tableRows(a), await fx.duck.rows(`SELECT ${COLS} FROM t WHERE rid IN (${rids(a).join(", ")}) ORDER BY rid`), "sample rows", true);
-      const other = await source().sample({ n: 100 }, { seed: 43 }).compute({ cluster: fx.four });
+      const other = await source().sample({ n: 100 }, { seed: 43 }).compute({ cluster: fx.clusters.four });
       expect(rids(other)).not.toEqual(rids(a));
-      expect((await source().sample({ n: ROWS + 10 }).compute({ cluster: fx.four })).numRows).toBe(ROWS);
-      expect((await source().sample({ n: 0 }).compute({ cluster: fx.one })).numRows).toBe(0);
+      expect((await source().sample({ n: ROWS + 10 }).compute({ cluster: fx.clusters.four })).numRows).toBe(ROWS);
+      expect((await source().sample({ n: 0 }).compute({ cluster: fx.clusters.one })).numRows).toBe(0);
     });
 
     it("{ fraction } keeps each row with that probability, deterministically", async () => {
       const df = source().sample({ fraction: 0.3 }, { seed: 7 });
-      const a = await df.compute({ cluster: fx.one });
-      const b = await df.compute({ cluster: fx.four });
+      const a = await df.compute({ cluster: fx.clusters.one });
+      const b = await df.compute({ cluster: fx.clusters.four });
       expect(tableRows(b)).toEqual(tableRows(a));
       expect(a.numRows).toBeGreaterThan(ROWS * 0.3 - 120);
       expect(a.numRows).toBeLessThan(ROWS * 0.3 + 120);
       expect(increasing(rids(a))).toBe(true);
-      expect((await source().sample({ fraction: 0 }).compute({ cluster: fx.one })).numRows).toBe(0);
-      expect((await source().sample({ fraction: 1 }).compute({ cluster: fx.one })).numRows).toBe(ROWS);
+      expect((await source().sample({ fraction: 0 }).compute({ cluster: fx.clusters.one })).numRows).toBe(0);
+      expect((await source().sample({ fraction: 1 }).compute({ cluster: fx.clusters.one })).numRows).toBe(ROWS);
       // A column subset samples the same rows: keys depend on row positions only.
-      const narrow = await source().sample({ fraction: 0.3 }, { seed: 7 }).select("rid").compute({ cluster: fx.four });
+      const narrow = await source().sample({ fraction: 0.3 }, { seed: 7 }).select("rid").compute({ cluster: fx.clusters.four });
       expect(rids(narrow)).toEqual(rids(a));
     });
   });

@@ -89,8 +89,8 @@ describe("result types", () => {
     const many = fromColumns({ g, x, y }, { partitions: 40 });
     const single = fromColumns({ g, x, y });
     const q = (df: DataFrame) => df.groupBy("g").agg(corr("x", "y").alias("r")).sort("g");
-    const a = await q(many).compute({ cluster: fx.four });
-    const b = await q(single).compute({ cluster: fx.one });
+    const a = await q(many).compute({ cluster: fx.clusters.four });
+    const b = await q(single).compute({ cluster: fx.clusters.one });
     expectSameRows(tableRows(a), tableRows(b), "partials vs one pass", true);
   });
 });

@@ -119,8 +119,8 @@ describe.each(Object.keys(fx.sources))("windows from %s", (name) => {
   it.each(cases)("$name", async ({ basin, sql, name }) => {
     const expected = await fx.duck.rows(sql);
     const frame = basin(source());
-    const a = await frame.compute({ cluster: fx.one });
-    const b = await frame.compute({ cluster: fx.four });
+    const a = await frame.compute({ cluster: fx.clusters.one });
+    const b = await frame.compute({ cluster: fx.clusters.four });
     expectSameRows(tableRows(a), expected, `${name} (1 worker)`, true);
     expectSameRows(tableRows(b), expected, `${name} (4 workers)`, true);
   });
@@ -134,8 +134,8 @@ describe.each(Object.keys(fx.sources))("windows from %s", (name) => {
     const expected = await fx.duck.rows(
       `SELECT rid, k, sum(v) OVER ${w}, CASE WHEN count(f) OVER ${r} >= 2 THEN max(f) OVER ${r} END, lead(city) OVER (PARTITION BY k ORDER BY rid) FROM t ORDER BY k DESC NULLS LAST, rid`,
     );
-    expectSameRows(tableRows(await frame.compute({ cluster: fx.one })), expected, "after sort (1 worker)", true);
-    expectSameRows(tableRows(await frame.compute({ cluster: fx.four })), expected, "after sort (4 workers)", true);
+    expectSameRows(tableRows(await frame.compute({ cluster: fx.clusters.one })), expected, "after sort (1 worker)", true);
+    expectSameRows(tableRows(await frame.compute({ cluster: fx.clusters.four })), expected, "after sort (4 workers)", true);
   });
 });
 
@@ -144,11 +144,11 @@ describe("windows on small frames", () => {
     const types = { g: "string", x: "int64" } as const;
     const empty = fromColumns({ g: [] as string[], x: [] as number[] }, { types, partitions: [0, 0] });
     const exprs = { s: col("x").cumSum(), p: col("x").shift(), r: col("x").rolling(2, { minPeriods: 1 }).mean(), o: col("x").cumSum().over("g") };
-    const e = await empty.withColumns(exprs).compute({ cluster: fx.four });
+    const e = await empty.withColumns(exprs).compute({ cluster: fx.clusters.four });
     expect(e.numRows).toBe(0);
     expect(e.columnNames).toEqual(["g", "x", "s", "p", "r", "o"]);
     const single = fromColumns({ g: ["ü"], x: [5] }, { types, partitions: [0, 1, 0] });
-    expect(tableRows(await single.withColumns(exprs).compute({ cluster: fx.four }))).toEqual([["ü", 5, 5, null, 5, 5]]);
+    expect(tableRows(await single.withColumns(exprs).compute({ cluster: fx.clusters.four }))).toEqual([["ü", 5, 5, null, 5, 5]]);
   });
 
   it("carries reach across many tiny partitions (a window longer than several partitions)", async () => {
@@ -159,7 +159,7 @@ describe("windows on small frames", () => {
       `SELECT rid, ${rolling("sum", "x", 6, 3)}, lag(x, 4) OVER (ORDER BY rid), lead(x, 5) OVER (ORDER BY rid), max(x) OVER ${RUNNING} FROM tiny ORDER BY rid`,
     );
     const out = frame.select("rid", col("x").rolling(6, { minPeriods: 3 }).sum().alias("r"), col("x").shift(4).alias("p"), col("x").shift(-5).alias("n"), col("x").cumMax().alias("m"));
-    expectSameRows(tableRows(await out.compute({ cluster: fx.four })), expected, "tiny partitions", true);
+    expectSameRows(tableRows(await out.compute({ cluster: fx.clusters.four })), expected, "tiny partitions", true);
   });
 
   it("orders NaN after every number in min/max, as DuckDB does", async () => {
@@ -168,12 +168,12 @@ describe("windows on small frames", () => {
     await fx.duck.run(`CREATE TABLE nan AS SELECT * FROM (VALUES ${x.map((v, i) => `(${i}, ${v === null ? "NULL" : Number.isNaN(v) ? "'NaN'::DOUBLE" : v}::DOUBLE)`).join(", ")}) AS v(rid, x)`);
     const expected = await fx.duck.rows(`SELECT rid, min(x) OVER ${RUNNING}, max(x) OVER ${RUNNING}, ${rolling("min", "x", 2, 1)}, ${rolling("max", "x", 3, 1)} FROM nan ORDER BY rid`);
     const out = frame.select("rid", col("x").cumMin().alias("a"), col("x").cumMax().alias("b"), col("x").rolling(2, { minPeriods: 1 }).min().alias("c"), col("x").rolling(3, { minPeriods: 1 }).max().alias("d"));
-    expectSameRows(tableRows(await out.compute({ cluster: fx.four })), expected, "NaN", true);
+    expectSameRows(tableRows(await out.compute({ cluster: fx.clusters.four })), expected, "NaN", true);
   });
 
   it("lets infinities leave a rolling float sum again", async () => {
     const x = [1, Infinity, 2, 3, 4, -Infinity, 5, 6, 7];
-    const out = await fromColumns({ x }, { partitions: [3, 3, 3] }).select(col("x").rolling(2).sum().alias("s")).compute({ cluster: fx.one });
+    const out = await fromColumns({ x }, { partitions: [3, 3, 3] }).select(col("x").rolling(2).sum().alias("s")).compute({ cluster: fx.clusters.one });
     expect(tableRows(out).map((r) => r[0])).toEqual([null, Infinity, Infinity, 5, 7, -Infinity, -Infinity, 11, 13]);
   });
 });
@@ -200,8 +200,8 @@ describe("window plans", () => {
 
   it("gives the same answers with the optimizer off", async () => {
     const f = frame().withColumns({ cs: col("v").cumSum(), p: col("city").shift().over("k") }).filter(col("k").eq(1)).select("rid", "cs", "p");
-    const on = await f.compute({ cluster: fx.four });
-    const off = await f.compute({ cluster: fx.four, optimize: { predicatePushdown: false, projectionPushdown: false } });
+    const on = await f.compute({ cluster: fx.clusters.four });
+    const off = await f.compute({ cluster: fx.clusters.four, optimize: { predicatePushdown: false, projectionPushdown: false } });
     expect(tableRows(on)).toEqual(tableRows(off));
   });
 });

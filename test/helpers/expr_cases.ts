@@ -1,10 +1,10 @@
 // Differential cases for scalar expressions: the same in-memory columns go to Basin
 // (fromColumns, with empty and one-row partitions) and to a DuckDB table `t`; every
 // case must match DuckDB and give the same rows on 1 and 4 workers.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromColumns, LocalCluster, type DataFrame, type DType, type InputValue } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
-import { Duck, expectSameRows, tableRows } from "./oracle.js";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { fromColumns, type DataFrame, type DType, type InputValue } from "../../engine/api/index.js";
+import { Duck } from "./oracle.js";
+import { expectOnBoth, twoClusters } from "./clusters.js";
 
 export interface ExprCase {
   name: string;
@@ -41,33 +41,20 @@ export async function loadDuck(duck: Duck, name: string, cols: Record<string, In
  */
 export function describeExprCases(title: string, cols: Record<string, InputValue[]>, types: Record<string, DType>, cases: ExprCase[]): void {
   let duck: Duck;
-  let one: LocalCluster;
-  let four: LocalCluster;
+  const clusters = twoClusters();
   const rows = cols[Object.keys(cols)[0]].length;
 
   beforeAll(async () => {
     duck = await Duck.open();
     await loadDuck(duck, "t", cols, types);
-    one = new LocalCluster({ workers: 1 });
-    four = new LocalCluster({ workers: 4 });
   });
 
-  afterAll(async () => {
-    await one.close();
-    await four.close();
-    duck.close();
-    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-  });
+  afterAll(() => duck.close());
 
   describe(title, () => {
     it.each(cases)("$name matches DuckDB, with 1 and 4 workers alike", async (c) => {
       const frame = c.basin(fromColumns(cols, { partitions: [0, 1, rows - 4, 0, 1, 2, 0], types }));
-      const expected = await duck.rows(c.sql);
-      const a = await frame.compute({ cluster: one });
-      const b = await frame.compute({ cluster: four });
-      expectSameRows(tableRows(a), expected, c.name);
-      expect(tableRows(b)).toEqual(tableRows(a));
-      expect(b.schema).toEqual(a.schema);
+      await expectOnBoth(clusters, frame, await duck.rows(c.sql), c.name);
     });
   });
 }

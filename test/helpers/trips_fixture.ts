@@ -2,18 +2,17 @@
 // key holding half the rows) as CSV files and as DuckDB table `t`, two Basin
 // sources over them (CSV in small blocks; columns with empty and one-row
 // partitions), 1- and 4-worker clusters, and the loop that checks each case.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromColumns, LocalCluster, readCsv, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv, type Trips } from "./data.js";
-import { Duck, expectSameRows, tableRows } from "./oracle.js";
+import { Duck } from "./oracle.js";
+import { expectOnBoth, twoClusters, type TwoClusters } from "./clusters.js";
 
 export interface TripsFixture {
   data: Trips;
   dir: string;
   duck: Duck;
-  one: LocalCluster;
-  four: LocalCluster;
+  clusters: TwoClusters;
   /** The same rows as two Basin sources, by description. */
   sources: Record<string, () => DataFrame>;
 }
@@ -38,7 +37,7 @@ export interface TripsCase {
 export function tripsFixture(options: { rows: number; seed: number; partitions?: number[] }): TripsFixture {
   const { rows, seed } = options;
   const partitions = options.partitions ?? [0, 1, rows - 4, 0, 1, 2, 0];
-  const fx = {} as TripsFixture;
+  const fx = { clusters: twoClusters() } as TripsFixture;
   fx.sources = {
     "readCsv, 3 files in ~2 KB blocks": () => readCsv(`${fx.dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
     "fromColumns with empty and one-row partitions": () =>
@@ -52,15 +51,8 @@ export function tripsFixture(options: { rows: number; seed: number; partitions?:
     fx.dir = writeTripsCsv(fx.data, 3);
     fx.duck = await Duck.open();
     await fx.duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${fx.dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
-    fx.one = new LocalCluster({ workers: 1 });
-    fx.four = new LocalCluster({ workers: 4 });
   });
-  afterAll(async () => {
-    await fx.one.close();
-    await fx.four.close();
-    fx.duck.close();
-    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-  });
+  afterAll(() => fx.duck.close());
   return fx;
 }
 
@@ -74,12 +66,7 @@ export function describeTripsCases(fx: TripsFixture, cases: TripsCase[], options
     it.each(cases)("$name matches DuckDB, with 1 and 4 workers alike", async (c) => {
       const frame = c.basin(fx.sources[source]());
       const expected = typeof c.sql === "string" ? await fx.duck.rows(c.sql) : await c.sql(fx);
-      const a = await frame.compute({ cluster: fx.one });
-      const b = await frame.compute({ cluster: fx.four });
-      expectSameRows(tableRows(a), expected, c.name, c.ordered);
-      if (options.exactAcrossWorkers === false) expectSameRows(tableRows(b), tableRows(a), `${c.name}: 4 workers`, c.ordered);
-      else expect(tableRows(b)).toEqual(tableRows(a));
-      expect(b.schema).toEqual(a.schema);
+      await expectOnBoth(fx.clusters, frame, expected, c.name, { ordered: c.ordered, exact: options.exactAcrossWorkers });
     });
   });
 }

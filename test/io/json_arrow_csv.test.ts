@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordBatchFileWriter, RecordBatchStreamWriter, tableFromArrays, tableFromIPC, type Table as ArrowTable } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, LocalCluster, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
+import { col, count, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { Duck, expectSameRows } from "../helpers/oracle.js";
+import { expectOnBoth, twoClusters } from "../helpers/clusters.js";
 
 const ROWS = 4000;
 const COLS = "rid, k, city, v, f, flag, day, ts";
@@ -17,8 +17,7 @@ const COLS = "rid, k, city, v, f, flag, day, ts";
 const JSON_COLS = "rid, k, city, v, f, flag, day::DATE, ts::TIMESTAMP";
 let out: string;
 let duck: Duck;
-let one: LocalCluster;
-let four: LocalCluster;
+const clusters = twoClusters();
 
 beforeAll(async () => {
   const csv = writeTripsCsv(makeTrips(ROWS, 5), 1);
@@ -27,23 +26,13 @@ beforeAll(async () => {
   await duck.run(`CREATE TABLE t AS SELECT *, day::TIMESTAMP + to_microseconds(rid * 1000003) AS ts FROM read_csv('${csv}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
   await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/t.ndjson' (FORMAT json)`);
   await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/t.parquet' (FORMAT parquet)`);
-  one = new LocalCluster({ workers: 1 });
-  four = new LocalCluster({ workers: 4 });
 });
 
-afterAll(async () => {
-  await one.close();
-  await four.close();
-  duck.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
+afterAll(() => duck.close());
 
+/** Same rows as DuckDB with 1 and 4 workers, and the same result on both. */
 async function expectDuck(frame: DataFrame, sql: string, label: string, ordered = false): Promise<void> {
-  const expected = await duck.rows(sql);
-  const a = await frame.compute({ cluster: one });
-  const b = await frame.compute({ cluster: four });
-  expectSameRows(tableRows(a), expected, label, ordered);
-  expect(tableRows(b)).toEqual(tableRows(a));
+  await expectOnBoth(clusters, frame, await duck.rows(sql), label, { ordered });
 }
 
 describe("readJson (newline-delimited)", () => {
@@ -54,7 +43,7 @@ describe("readJson (newline-delimited)", () => {
 
   it("reads what DuckDB's read_json_auto reads, split on newlines into many partitions", async () => {
     const df = readJson(`${out}/t.ndjson`, { parseDates: ["day", "ts"], blocksize: 8192 });
-    const t = await df.compute({ cluster: four });
+    const t = await df.compute({ cluster: clusters.four });
     expect(t.info.tasks).toBeGreaterThan(20);
     await expectDuck(df, `SELECT ${JSON_COLS} FROM read_json_auto('${out}/t.ndjson')`, "ndjson", true);
     await expectDuck(
@@ -92,7 +81,7 @@ describe("Arrow IPC", () => {
       writeFileSync(join(out, name), bytes);
       const df = readArrow(join(out, name));
       expect(df.schema).toEqual([{ name: "rid", type: "int64" }, { name: "city", type: "string" }, { name: "f", type: "float64" }]);
-      const t = await df.compute({ cluster: four });
+      const t = await df.compute({ cluster: clusters.four });
       expect(t.info.tasks).toBe(5); // 4 batches + concat
       await expectDuck(df, "SELECT rid, city, f FROM t ORDER BY rid", name, true);
       await expectDuck(df.filter(col("f").lt(0)).select("city"), "SELECT city FROM t WHERE f < 0", `${name} filtered`);
@@ -102,7 +91,7 @@ describe("Arrow IPC", () => {
   it("writeArrow writes what apache-arrow reads back, nulls as nulls, and readArrow reads it again", async () => {
     const path = join(out, "out.arrow");
     const df = readParquet(`${out}/t.parquet`);
-    const summary = await df.writeArrow(path, { cluster: four });
+    const summary = await df.writeArrow(path, { cluster: clusters.four });
     expect(summary.rows).toBe(ROWS);
     const table = tableFromIPC(readFileSync(path));
     expect(table.numRows).toBe(ROWS);
@@ -126,7 +115,7 @@ describe("Arrow IPC", () => {
 describe("writeCsv", () => {
   it("writes a CSV that DuckDB reads back to the same rows: unicode, quotes, line breaks, µs timestamps, empty vs null strings", async () => {
     const path = join(out, "out.csv");
-    const summary = await readParquet(`${out}/t.parquet`, { blocksize: 1 }).writeCsv(path, { cluster: four });
+    const summary = await readParquet(`${out}/t.parquet`, { blocksize: 1 }).writeCsv(path, { cluster: clusters.four });
     expect(summary).toMatchObject({ path, rows: ROWS });
     expect(readFileSync(path, "utf8").split("\n")[0]).toBe(COLS.replaceAll(" ", ""));
     const back = await duck.rows(`SELECT ${COLS} FROM read_csv('${path}', header=true, quote='"', escape='"', columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'})`);

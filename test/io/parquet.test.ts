@@ -6,18 +6,17 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, LocalCluster, readParquet, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
+import { col, count, fromColumns, readParquet, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv, type Trips } from "../helpers/data.js";
 import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { expectOnBoth, twoClusters } from "../helpers/clusters.js";
 
 const ROWS = 9000;
 const COLS = "rid, k, city, v, f, flag, day, ts";
 let data: Trips;
 let out: string;
 let duck: Duck;
-let one: LocalCluster;
-let four: LocalCluster;
+const clusters = twoClusters();
 
 beforeAll(async () => {
   data = makeTrips(ROWS, 11);
@@ -30,24 +29,13 @@ beforeAll(async () => {
   await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/duck.parquet' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
   for (let i = 0; i < 3; i++)
     await duck.run(`COPY (SELECT * FROM t WHERE rid % 3 = ${i} ORDER BY rid) TO '${out}/part-${i}.parquet' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
-  one = new LocalCluster({ workers: 1 });
-  four = new LocalCluster({ workers: 4 });
 });
 
-afterAll(async () => {
-  await one.close();
-  await four.close();
-  duck.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
+afterAll(() => duck.close());
 
 /** Same rows as DuckDB with 1 and 4 workers, and the same result on both. */
 async function expectDuck(frame: DataFrame, sql: string, label: string, ordered = false): Promise<void> {
-  const expected = await duck.rows(sql);
-  const a = await frame.compute({ cluster: one });
-  const b = await frame.compute({ cluster: four });
-  expectSameRows(tableRows(a), expected, label, ordered);
-  expect(tableRows(b)).toEqual(tableRows(a));
+  await expectOnBoth(clusters, frame, await duck.rows(sql), label, { ordered });
 }
 
 describe("reading Parquet written by DuckDB", () => {
@@ -61,12 +49,12 @@ describe("reading Parquet written by DuckDB", () => {
   it("reads every row and type identically, one partition per row group", async () => {
     const df = readParquet(`${out}/duck.parquet`, { blocksize: 1 });
     await expectDuck(df, `SELECT ${COLS} FROM t`, "all rows");
-    const t = await df.compute({ cluster: four });
+    const t = await df.compute({ cluster: clusters.four });
     expect(t.info.tasks).toBeGreaterThan(4); // ≥ 5 row-group scans plus the concat
   });
 
   it("merges small row groups into one partition by default", async () => {
-    const t = await readParquet(`${out}/duck.parquet`).compute({ cluster: one });
+    const t = await readParquet(`${out}/duck.parquet`).compute({ cluster: clusters.one });
     expect(t.info.tasks).toBe(1);
     expect(t.numRows).toBe(ROWS);
   });
@@ -103,11 +91,11 @@ describe("row-group pruning", () => {
     expect(Number(total)).toBeGreaterThanOrEqual(4);
     expect(Number(kept)).toBe(1);
     await expectDuck(q, `SELECT ${COLS} FROM t WHERE rid < 1500`, "pruned");
-    const pruned = await q.compute({ cluster: one });
-    const full = await base.compute({ cluster: one });
+    const pruned = await q.compute({ cluster: clusters.one });
+    const full = await base.compute({ cluster: clusters.one });
     expect(pruned.info.tasks).toBeLessThan(full.info.tasks);
     // Switched off, every row group is read and the answer is the same.
-    const unpruned = await q.compute({ cluster: one, optimize: { rowGroupPruning: false } });
+    const unpruned = await q.compute({ cluster: clusters.one, optimize: { rowGroupPruning: false } });
     expect(unpruned.info.tasks).toBe(full.info.tasks + 0);
     expect(tableRows(unpruned)).toEqual(tableRows(pruned));
   });
@@ -136,7 +124,7 @@ describe("writing Parquet that DuckDB reads", () => {
   it("from columns with empty and one-row partitions: same rows and types in DuckDB", async () => {
     const df = fromColumns(withTs(), { partitions: [0, 1, ROWS - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } });
     const path = join(out, "basin.parquet");
-    const summary = await df.writeParquet(path, { cluster: four });
+    const summary = await df.writeParquet(path, { cluster: clusters.four });
     expect(summary).toMatchObject({ path, rows: ROWS });
     expect(summary.bytes).toBeGreaterThan(0);
     const types = await duck.rows(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${path}'))`);
@@ -147,13 +135,13 @@ describe("writing Parquet that DuckDB reads", () => {
 
   it("a read → write round trip keeps timestamps with microseconds, in order, over several row groups", async () => {
     const path = join(out, "roundtrip.parquet");
-    await readParquet(`${out}/duck.parquet`, { blocksize: 1 }).writeParquet(path, { cluster: four, rowGroupSize: 1000, compression: "zstd" });
+    await readParquet(`${out}/duck.parquet`, { blocksize: 1 }).writeParquet(path, { cluster: clusters.four, rowGroupSize: 1000, compression: "zstd" });
     const groups = await duck.rows(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata('${path}')`);
     expect(Number(groups[0][0])).toBe(9);
     const us = "epoch_us(ts)";
     expectSameRows(await duck.rows(`SELECT rid, ${us}, city FROM read_parquet('${path}')`), await duck.rows(`SELECT rid, ${us}, city FROM t ORDER BY rid`), "round trip", true);
     // And Basin reads its own file back identically, one partition per row group.
-    const back = await readParquet(path, { blocksize: 1 }).compute({ cluster: four });
+    const back = await readParquet(path, { blocksize: 1 }).compute({ cluster: clusters.four });
     expect(back.info.tasks).toBe(10);
     expectSameRows(tableRows(back), await duck.rows(`SELECT ${COLS} FROM t ORDER BY rid`), "basin reads basin", true);
   });
@@ -165,6 +153,6 @@ describe("writing Parquet that DuckDB reads", () => {
     expect(await duck.rows(`SELECT count(*) FROM read_parquet('${path}')`)).toEqual([[0n]]);
     const back = readParquet(path);
     expect(back.schema).toEqual([{ name: "rid", type: "int64" }, { name: "city", type: "string" }, { name: "ts", type: "timestamp" }]);
-    expect((await back.compute({ cluster: one })).numRows).toBe(0);
+    expect((await back.compute({ cluster: clusters.one })).numRows).toBe(0);
   });
 });
