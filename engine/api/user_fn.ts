@@ -222,7 +222,8 @@ function notJson(v: unknown, path: string): string | undefined {
     }
     return undefined;
   }
-  const what = typeof v === "object" ? (v as object).constructor?.name ?? "object" : typeof v;
+  if (v === undefined) return `${path} is undefined`;
+  const what = typeof v === "object" ? ((v as object).constructor?.name ?? "object") : typeof v;
   return `${path} is ${what === "Object" ? "an object" : `a ${what}`}`;
 }
 

@@ -40,7 +40,7 @@ export function readBagLines(path: string, start: number, end: number, format: "
       try {
         out.push(JSON.parse(line) as JsonValue);
       } catch (e) {
-        throw new BasinError("BASIN_PARSE", `${path}:${lineAt(fd, start) + i}: not valid JSON (${(e as Error).message}): ${show(line)}; every line must be one JSON value`);
+        throw new BasinError("BASIN_PARSE", `${path}:${lineAt(fd, start) + i}: not valid JSON (${(e as Error).message}): ${line.length > 60 ? `${line.slice(0, 60)}…` : line}; every line must be one JSON value`);
       }
     }
     return out;
