@@ -2,6 +2,7 @@
 // arguments may be the results of other tasks (the task's inputs), nested in arrays
 // and plain objects.
 import type { FnSpec } from "./bag.js";
+import type { SerializedError } from "./errors.js";
 
 /** An argument: task input `dep`'s value, a literal (structured-clonable), or an array / plain object of those. */
 export type ArgTemplate = { dep: number } | { value: unknown } | { array: ArgTemplate[] } | { object: [string, ArgTemplate][] };
@@ -14,4 +15,4 @@ export interface DelayedCall {
 }
 
 /** What a call task leaves in the store (v8-serialized, structured-clone semantics). */
-export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: { code: string; message: string; location?: string } };
+export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: SerializedError };
