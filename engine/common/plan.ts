@@ -82,7 +82,8 @@ export type PlanNode =
       loc?: SourceLocation;
     }
   /** A bag's items (objects) as rows: the field of each column's name, converted to its type. */
-  | { kind: "fromBag"; bag: BagNode; schema: Field[]; loc?: SourceLocation }
+  /** With `raw`, the items themselves as one string column "item" of JSON text (a bag shown as a result). */
+  | { kind: "fromBag"; bag: BagNode; schema: Field[]; raw?: boolean; loc?: SourceLocation }
   | { kind: "project"; input: PlanNode; exprs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
   | { kind: "filter"; input: PlanNode; predicate: ExprNode; schema: Field[]; loc?: SourceLocation }
   | { kind: "aggregate"; input: PlanNode; keys: NamedExpr[]; aggs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }

@@ -46,7 +46,7 @@ class GraphBuilder {
           deps: [],
           steps: [{ kind: "values", schema: node.schema, columns, rows: columns[node.schema[0].name]?.length ?? 0, loc: node.loc }],
         }));
-      case "fromBag": return lowerBag(this, node.bag).map((c) => append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc }));
+      case "fromBag": return lowerBag(this, node.bag).map((c) => (node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc })));
       case "stored": return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {
         const predicate = resolveExpr(node.predicate, node.input.schema, node.loc);

@@ -1,6 +1,7 @@
 // Bag: a lazy, partitioned collection of JSON values (like dask.bag), transformed by
 // ordinary TypeScript functions that run on the worker threads.
-import type { BagNode, FnSpec, JsonValue, KeySpec, Maybe, Reducer } from "../../common/bag.js";
+import { BAG_SCHEMA, type BagNode, type FnSpec, type JsonValue, type KeySpec, type Maybe, type Reducer } from "../../common/bag.js";
+import { PLAN_VERSION, type Plan } from "../../common/plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { isDType, type DType, type Field } from "../../common/types.js";
 import { defaultCluster } from "../../cluster/default.js";
@@ -206,6 +207,17 @@ export class Bag<T = unknown> {
       return { name, type: t };
     });
     return new DataFrame({ kind: "fromBag", bag: this.node, schema, loc });
+  }
+
+  /**
+   * The bag as a frame plan with one string column "item" (each item's JSON text):
+   * how the workbench and the engine server show a bag result.
+   *
+   * @example
+   * const plan = bag.fromItems([{ a: 1 }]).toPlan();
+   */
+  toPlan(): Plan {
+    return { version: PLAN_VERSION, root: { kind: "fromBag", bag: this.node, schema: BAG_SCHEMA, raw: true, loc: this.node.loc } };
   }
 
   /**
