@@ -55,7 +55,7 @@ function toCell(v: InputValue, type: DType, name: string, loc: string | undefine
   }
 }
 
-function partitionSizes(rows: number, p: number | number[] | undefined, loc: string | undefined): number[] {
+export function partitionSizes(rows: number, p: number | number[] | undefined, loc: string | undefined): number[] {
   if (Array.isArray(p)) {
     if (p.some((n) => !Number.isInteger(n) || n < 0) || p.reduce((a, b) => a + b, 0) !== rows)
       throw new BasinError("BASIN_PLAN", `partition sizes ${JSON.stringify(p)} must be non-negative integers adding up to ${rows} rows`, loc);

@@ -28,3 +28,7 @@ export type { ProgressEvent } from "../scheduler/shell.js";
 export { BasinError, type ErrorCode } from "../common/errors.js";
 export type { DType, Field, Schema } from "../common/types.js";
 export type { JoinHow } from "../common/plan.js";
+export { bag, Bag, type FoldByOptions, type KeyArg, type PluckOptions, type TopKOptions as BagTopKOptions, type FromItemsOptions, type ReadTextOptions } from "./bag/index.js";
+export type { UserFnOptions } from "./user_fn.js";
+export type { JsonValue } from "../common/bag.js";
+export { delayed, compute, computeWith, submit, Delayed, Future, type Lazy, type Computed } from "./delayed/delayed.js";

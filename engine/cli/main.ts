@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DataFrame } from "../api/dataframe.js";
+import { Bag } from "../api/bag/bag.js";
 import { Table } from "../api/table.js";
 import { BasinError } from "../common/errors.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
@@ -39,7 +40,9 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
   // The output's format and folder are checked before any work, not after it.
   const format = opts.output ? outputFormat(opts.output) : undefined;
   if (opts.output) checkWritable(opts.output);
-  const value = await loadPipeline(file);
+  const exported = await loadPipeline(file);
+  // A bag runs as a frame of its items' JSON text (column "item"), printed or written like any frame.
+  const value = exported instanceof Bag ? new DataFrame(exported.toPlan().root) : exported;
   let table: Table;
   if (value instanceof DataFrame) {
     if (opts.explain) process.stderr.write(`${value.explain()}\n\n`);

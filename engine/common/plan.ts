@@ -1,3 +1,4 @@
+import type { BagNode } from "./bag.js";
 import type { ExprNode } from "./expr.js";
 import type { SourceLocation } from "./errors.js";
 import type { DType, Field } from "./types.js";
@@ -80,6 +81,9 @@ export type PlanNode =
       schema: Field[];
       loc?: SourceLocation;
     }
+  /** A bag's items (objects) as rows: the field of each column's name, converted to its type. */
+  /** With `raw`, the items themselves as one string column "item" of JSON text (a bag shown as a result). */
+  | { kind: "fromBag"; bag: BagNode; schema: Field[]; raw?: boolean; loc?: SourceLocation }
   | { kind: "project"; input: PlanNode; exprs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
   | { kind: "filter"; input: PlanNode; predicate: ExprNode; schema: Field[]; loc?: SourceLocation }
   | { kind: "aggregate"; input: PlanNode; keys: NamedExpr[]; aggs: NamedExpr[]; schema: Field[]; loc?: SourceLocation }

@@ -14,6 +14,8 @@ export interface ResultInfo {
   rows: number;
   /** The run that made it, or the result it was sorted/filtered from. */
   source: string;
+  /** What the pipeline's default export was: a frame (absent), or a bag whose items are the JSON texts of column "item". */
+  kind?: "table" | "bag";
 }
 
 /** Rows [offset, offset + values[0].length) of some columns of a result. */

@@ -11,7 +11,7 @@ import { readAt } from "./read_at.js";
 const NEWLINE = 10;
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
-function withFile<T>(path: string, f: (fd: number, size: number) => T): T {
+export function withFile<T>(path: string, f: (fd: number, size: number) => T): T {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -53,7 +53,7 @@ export function jsonBlocks(path: string, blocksize: number): { start: number; en
 }
 
 /** The 1-based line number of byte `pos` (counted only when an error needs it). */
-function lineAt(fd: number, pos: number): number {
+export function lineAt(fd: number, pos: number): number {
   let line = 1;
   for (let at = 0; at < pos; at += 1 << 20) {
     const chunk = readAt(fd, at, Math.min(1 << 20, pos - at));
@@ -178,7 +178,7 @@ function fail(message: string): never {
 }
 
 /** Converts one JSON value to a column's type, or returns undefined when it does not fit. */
-function convert(v: unknown, t: DType): number | bigint | boolean | string | undefined {
+export function convert(v: unknown, t: DType): number | bigint | boolean | string | undefined {
   switch (t) {
     case "int64": return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : undefined;
     case "float64": return typeof v === "number" ? v : undefined;
@@ -227,18 +227,28 @@ export function scanJson(path: string, start: number, end: number, columns: Fiel
       }
       rows++;
     }
-    const cols: JsColumn[] = columns.map((f, c) => {
-      const v = values[c];
-      const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
-      switch (f.type) {
-        case "int64":
-        case "timestamp": return { type: f.type, values: BigInt64Array.from(v, (x) => (x === null ? 0n : (x as bigint))), validity };
-        case "float64": return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
-        case "bool": return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
-        case "date": return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
-        case "string": return { type: f.type, values: v as (string | null)[], validity };
-      }
-    });
-    return native().tableFromJs({ rows, names: columns.map((f) => f.name), columns: cols });
+    return columnsTable(columns, values, rows);
   });
+}
+
+/**
+ * A table in the store from values `convert` made, column by column (null: no value).
+ *
+ * @example
+ * columnsTable([{ name: "n", type: "int64" }], [[1n, null]], 2)
+ */
+export function columnsTable(columns: Field[], values: unknown[][], rows: number): Handle {
+  const cols: JsColumn[] = columns.map((f, c) => {
+    const v = values[c];
+    const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
+    switch (f.type) {
+      case "int64":
+      case "timestamp": return { type: f.type, values: BigInt64Array.from(v, (x) => (x === null ? 0n : (x as bigint))), validity };
+      case "float64": return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "bool": return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
+      case "date": return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "string": return { type: f.type, values: v as (string | null)[], validity };
+    }
+  });
+  return native().tableFromJs({ rows, names: columns.map((f) => f.name), columns: cols });
 }

@@ -11,6 +11,7 @@ import { fileScanSteps } from "../io/scan_steps.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 import { lowerWindow } from "./window.js";
+import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 
 /** Upper bound on output partitions of a shuffle. */
@@ -45,6 +46,7 @@ class GraphBuilder {
           deps: [],
           steps: [{ kind: "values", schema: node.schema, columns, rows: columns[node.schema[0].name]?.length ?? 0, loc: node.loc }],
         }));
+      case "fromBag": return lowerBag(this, node.bag).map((c) => (node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc })));
       case "stored": return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {
         const predicate = resolveExpr(node.predicate, node.input.schema, node.loc);

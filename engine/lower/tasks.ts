@@ -1,5 +1,7 @@
 // The task graph: what the scheduler orders and the workers execute. Plain JSON.
+import type { BagOp } from "../common/bag.js";
 import type { SourceLocation } from "../common/errors.js";
+import type { DelayedCall } from "../common/delayed.js";
 import type { Field } from "../common/types.js";
 import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "../native/addon.js";
 
@@ -45,6 +47,14 @@ export type Step = (
   | { kind: "sampleKeys"; seed: number; part: number }
   /** Evaluates each block of expressions and concatenates the results. */
   | { kind: "stack"; blocks: NativeExpr[][]; names: string[] }
+  /** Bag: the lines ("text") or JSON values ("json") in bytes [start, end) of a file, one item each. */
+  | { kind: "bagRead"; path: string; start: number; end: number; format: "text" | "json" }
+  /** Bag: runs `ops` on the current table's items; `keyed` outputs [key, value] pairs with a key column for a shuffle. */
+  | { kind: "bag"; ops: BagOp[]; keyed: boolean }
+  /** Bag → frame: fields of the current table's items (objects) as columns of `schema`. */
+  | { kind: "bagToTable"; schema: Field[] }
+  /** Delayed: calls a user function on arguments built from `args` and the task's inputs (engine/common/delayed.ts). */
+  | { kind: "call"; call: DelayedCall }
 ) & { loc?: SourceLocation };
 
 /** An input of a task: output `index` of task `key`. */

@@ -24,6 +24,7 @@ function line(node: PlanNode): string {
       return `Scan${FORMAT_NAMES[node.format]} ${files}${cols}${pred}${groups}`;
     }
     case "values": return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+    case "fromBag": return `FromBag ${node.bag.kind} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
     case "stored": return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
     case "project": return `Project ${list(node.exprs)}`;
     case "filter": return `Filter ${exprToString(node.predicate)}`;

@@ -66,7 +66,7 @@ export class EngineService implements EngineClient {
           onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }),
         });
         if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}: skipped ${out.skippedLines} malformed line(s)` });
-        const result = this.results.keep(out.ref, runId);
+        const result = this.results.keep(out.ref, runId, plan.root.kind === "fromBag" && plan.root.raw ? "bag" : undefined);
         this.options.emit({ type: "runFinished", runId, result, elapsedMs: elapsedMs(), tasks: out.tasks });
       } catch (e) {
         this.options.emit({ type: "runFailed", runId, error: BasinError.from(e).toJSON(), elapsedMs: elapsedMs() });

@@ -38,9 +38,10 @@ export class ResultStore {
   constructor(private readonly compute: Pick<ComputeOptions, "cluster">) {}
 
   /** Takes ownership of `ref` (a table in the store) and gives it an id. */
-  keep(ref: Handle, source: string): ResultInfo {
+  keep(ref: Handle, source: string, kind?: ResultInfo["kind"]): ResultInfo {
     const t = native().tableInfo(ref);
     const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: t.rows, source };
+    if (kind) info.kind = kind;
     this.kept.set(info.id, { info, ref });
     return info;
   }
@@ -69,7 +70,7 @@ export class ResultStore {
     if (sort.length > 0)
       df = df.sort(sort.map((s) => s.column), { descending: sort.map((s) => s.descending) });
     const { ref } = await computeStored(df.toPlan(), this.compute);
-    return this.keep(ref, id);
+    return this.keep(ref, id, this.get(id).info.kind);
   }
 
   async profile(id: string, column: string): Promise<ColumnProfile> {

@@ -7,6 +7,8 @@ import { native, type Handle, type JsColumn, type JsTable } from "../native/addo
 import { scanArrow } from "../io/arrow_ipc.js";
 import { scanJson } from "../io/ndjson.js";
 import { scanParquet } from "../io/parquet_scan.js";
+import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from "./bag_steps.js";
+import { runCall } from "./call_step.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -127,6 +129,10 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
         case "distinct": replace([addon.distinctRows(current[0], step.keys)]); break;
         case "topK": replace([addon.topKRows(current[0], step.keys, step.column, step.k, step.descending)]); break;
         case "sampleKeys": replace([addon.sampleKeys(current[0], step.seed, step.part)]); break;
+        case "bagRead": replace([encodeItems(readBagLines(step.path, step.start, step.end, step.format), false)]); break;
+        case "bag": replace([encodeItems(runBagOps(decodeItems(current[0]), step.ops), step.keyed)]); break;
+        case "bagToTable": replace([itemsToTable(decodeItems(current[0]), step.schema, step.loc)]); break;
+        case "call": replace([runCall(step.call, inputs, step.loc)]); break;
         case "stack": {
           const h = current[0];
           const parts: Handle[] = [];

@@ -6,3 +6,4 @@ export { parseFilter } from "./filter_syntax.js";
 export { parseLocation, workspaceFileOf } from "./location.js";
 export { parseLayout, DEFAULT_LAYOUT, LAYOUT_KEY, type Layout, type BottomTab } from "./layout.js";
 export { formatBytes, formatCell, formatMs, toTsv } from "./format.js";
+export { bagItemViews, BAG_PREVIEW_ITEMS, BAG_ITEM_MAX_CHARS, type BagItemView } from "./bag_items.js";

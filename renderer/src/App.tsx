@@ -14,6 +14,7 @@ import { OutputPanel, type LogLine } from "./OutputPanel.js";
 import { PlotPanel } from "./PlotPanel.js";
 import { ProblemsPanel, type Problem } from "./ProblemsPanel.js";
 import { ResultsTable } from "./ResultsTable.js";
+import { BagView } from "./BagView.js";
 import { RunBar, type RunState } from "./RunBar.js";
 import { Splitter } from "./Splitter.js";
 
@@ -354,7 +355,9 @@ export function App({ client }: { client: WsEngineClient }) {
           </div>
           <div className="panel-body">
             {layout.bottomTab === "results" &&
-              (shown && base ? (
+              (shown && base && shown.kind === "bag" ? (
+                <BagView client={client} result={shown} onError={(m) => log("error", m)} />
+              ) : shown && base ? (
                 <ResultsTable client={client} result={shown} baseRows={base.rows} sort={sort} filters={filters} filterError={filterError} busy={viewBusy} onSort={onSort} onFilter={onFilter} onError={(m) => log("error", m)} />
               ) : (
                 <div className="empty">Run a pipeline (Ctrl/Cmd+Enter) to see its result here.</div>

@@ -18,6 +18,7 @@ export function estimateBytes(node: PlanNode): number {
     }
     case "values": return node.partitions.reduce((n, p) => n + (Object.values(p)[0]?.length ?? 0), 0) * node.schema.length * 8;
     case "stored": return node.bytes;
+    case "fromBag": return Number.POSITIVE_INFINITY; // unknown until run: never broadcast
     case "head": return Math.min(estimateBytes(node.input), node.n * node.schema.length * 8);
     case "union": return node.inputs.reduce((n, i) => n + estimateBytes(i), 0);
     case "join": return estimateBytes(node.left) + estimateBytes(node.right) * (node.how === "semi" || node.how === "anti" ? 0 : 1);

@@ -17,6 +17,7 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
     }
     case "values":
     case "stored":
+    case "fromBag":
       return node;
     case "project": {
       const exprs = node.exprs.filter((e) => needed.has(e.name));
