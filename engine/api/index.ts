@@ -28,3 +28,4 @@ export type { ProgressEvent } from "../scheduler/shell.js";
 export { BasinError, type ErrorCode } from "../common/errors.js";
 export type { DType, Field, Schema } from "../common/types.js";
 export type { JoinHow } from "../common/plan.js";
+export * as array from "./array/index.js";

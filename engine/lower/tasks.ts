@@ -1,6 +1,7 @@
 // The task graph: what the scheduler orders and the workers execute. Plain JSON.
 import type { SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
+import type { ArrayStep } from "./array_tasks.js";
 import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "../native/addon.js";
 
 /** One step of a task; a task runs its steps in order on one partition. */
@@ -45,6 +46,8 @@ export type Step = (
   | { kind: "sampleKeys"; seed: number; part: number }
   /** Evaluates each block of expressions and concatenates the results. */
   | { kind: "stack"; blocks: NativeExpr[][]; names: string[] }
+  /** One step of an array chunk task (engine/lower/array_tasks.ts). */
+  | { kind: "array"; step: ArrayStep }
 ) & { loc?: SourceLocation };
 
 /** An input of a task: output `index` of task `key`. */

@@ -7,6 +7,7 @@ import { native, type Handle, type JsColumn, type JsTable } from "../native/addo
 import { scanArrow } from "../io/arrow_ipc.js";
 import { scanJson } from "../io/ndjson.js";
 import { scanParquet } from "../io/parquet_scan.js";
+import { runArrayStep } from "./array_steps.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -127,6 +128,7 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
         case "distinct": replace([addon.distinctRows(current[0], step.keys)]); break;
         case "topK": replace([addon.topKRows(current[0], step.keys, step.column, step.k, step.descending)]); break;
         case "sampleKeys": replace([addon.sampleKeys(current[0], step.seed, step.part)]); break;
+        case "array": replace([runArrayStep(step.step, inputs)]); break;
         case "stack": {
           const h = current[0];
           const parts: Handle[] = [];
