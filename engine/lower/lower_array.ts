@@ -154,9 +154,10 @@ class ArrayLowering {
         return { chunks: node.chunks, dep: (idx) => out.get(idx.join(","))! };
       }
       case "mask": {
-        const input = this.lower(node.input);
-        const mask = this.lower(node.mask);
-        const m = mask.chunks.every((c, d) => same(c, input.chunks[d])) ? mask : this.rechunk(mask, node.mask.shape, input.chunks, loc);
+        // Chunks whole along every axis but the first: their grid order is then C order.
+        const target = node.input.chunks.map((c, d) => (d === 0 ? c : [node.input.shape[d]]));
+        const input = this.rechunk(this.lower(node.input), node.input.shape, target, loc);
+        const m = this.rechunk(this.lower(node.mask), node.mask.shape, target, loc);
         const deps = gridIndices(input.chunks).map((idx) => this.task("mask", [input.dep(idx), m.dep(idx)], { op: "mask" }, loc));
         // Lengths are known only after running: a one-chunk result made from the pieces by concat.
         const key = `array-${this.seq++}`;

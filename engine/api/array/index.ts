@@ -4,3 +4,4 @@ export { zeros, ones, full, arange, linspace, random, fromTypedArray, where, con
 export type { ArrayResult, ArrayData } from "./compute.js";
 export type { ChunksSpec } from "./shape.js";
 export type { ArrayDType } from "../../common/array_plan.js";
+export { readNpy, writeNpy } from "./npy.js";
