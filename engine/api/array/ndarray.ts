@@ -1,6 +1,6 @@
 // The lazy chunked n-dimensional array of the `array` namespace.
 import {
-  isFloat, promote, promoteScalar, reduceDType, sizeOf,
+  ARRAY_DTYPES, isFloat, promote, promoteScalar, reduceDType, sizeOf,
   type ArrayDType, type ArrayNode, type AxisIndex, type Chunks, type MapOp, type ReduceOp,
 } from "../../common/array_plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
@@ -155,7 +155,12 @@ export class NDArray {
   /** @example x.isinf() */
   isinf(): NDArray { return NDArray.map("isinf", [this], callerLocation()); }
   /** Converts the elements (float → int truncates toward zero). @example x.astype("int32") */
-  astype(dtype: ArrayDType): NDArray { return NDArray.map("astype", [this], callerLocation(), dtype); }
+  astype(dtype: ArrayDType): NDArray {
+    const loc = callerLocation();
+    if (!(ARRAY_DTYPES as readonly string[]).includes(dtype))
+      throw new BasinError("BASIN_PLAN", `unknown array dtype "${dtype}"; use one of ${ARRAY_DTYPES.join(", ")}`, loc);
+    return NDArray.map("astype", [this], loc, dtype);
+  }
 
   private reduce(op: ReduceOp, o: VarOptions, loc: SourceLocation | undefined): NDArray {
     this.known(op, loc);
