@@ -372,7 +372,7 @@ function children(n: ArrayNode): ArrayNode[] {
 export function lowerArray(root: ArrayNode): TaskGraph {
   const low = new ArrayLowering(root);
   const l = low.lower(root);
-  if (root.kind === "mask") return { tasks: low.tasks, output: l.dep([0]).key };
+  if (root.kind === "mask") return pruned(low.tasks, l.dep([0]).key);
   const st = l.chunks.map(starts);
   const deps: Dep[] = [];
   const pieces: Piece[] = [];
@@ -383,5 +383,19 @@ export function lowerArray(root: ArrayNode): TaskGraph {
     pieces.push({ input: deps.length - 1, shape, start: shape.map(() => 0), step: shape.map(() => 1), count: shape, dst: idx.map((i, d) => st[d][i]) });
   }
   const out = low.task("result", deps, { op: "assemble", shape: root.shape, pieces }, root.loc);
-  return { tasks: low.tasks, output: out.key };
+  return pruned(low.tasks, out.key);
+}
+
+/** Only the tasks the output needs: a slice uses some chunks of its input, and a task no one waits for would hold its output forever. */
+function pruned(tasks: Task[], output: string): TaskGraph {
+  const byKey = new Map(tasks.map((t) => [t.key, t]));
+  const keep = new Set([output]);
+  const stack = [output];
+  while (stack.length)
+    for (const d of byKey.get(stack.pop()!)!.deps)
+      if (!keep.has(d.key)) {
+        keep.add(d.key);
+        stack.push(d.key);
+      }
+  return { tasks: tasks.filter((t) => keep.has(t.key)), output };
 }
