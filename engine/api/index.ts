@@ -32,3 +32,4 @@ export { bag, Bag, type FoldByOptions, type KeyArg, type PluckOptions, type TopK
 export type { UserFnOptions } from "./user_fn.js";
 export type { JsonValue } from "../common/bag.js";
 export { delayed, compute, computeWith, submit, Delayed, Future, type Lazy, type Computed } from "./delayed/delayed.js";
+export * as array from "./array/index.js";

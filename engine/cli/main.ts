@@ -15,12 +15,14 @@ import { formatTable } from "./format_table.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { ProgressBar } from "./progress.js";
 import { serveCommand } from "./serve.js";
+import { NDArray } from "../api/array/ndarray.js";
+import { runArray } from "./run_array.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
-  basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow] [--explain] [--no-optimize]
+  basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -38,9 +40,12 @@ function workersOption(v: string | undefined): number | undefined {
 
 async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean }): Promise<void> {
   // The output's format and folder are checked before any work, not after it.
-  const format = opts.output ? outputFormat(opts.output) : undefined;
+  const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
+  const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
   if (opts.output) checkWritable(opts.output);
   const exported = await loadPipeline(file);
+  if (exported instanceof NDArray) return runArray(exported, opts.output);
+  if (npy) throw new BasinError("BASIN_PLAN", `${file}: --output ${opts.output} writes arrays, but the default export is not an array; use .csv, .parquet or .arrow`);
   // A bag runs as a frame of its items' JSON text (column "item"), printed or written like any frame.
   const value = exported instanceof Bag ? new DataFrame(exported.toPlan().root) : exported;
   let table: Table;

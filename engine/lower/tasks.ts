@@ -3,6 +3,7 @@ import type { BagOp } from "../common/bag.js";
 import type { SourceLocation } from "../common/errors.js";
 import type { DelayedCall } from "../common/delayed.js";
 import type { Field } from "../common/types.js";
+import type { ArrayStep } from "./array_tasks.js";
 import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "../native/addon.js";
 
 /** One step of a task; a task runs its steps in order on one partition. */
@@ -55,6 +56,8 @@ export type Step = (
   | { kind: "bagToTable"; schema: Field[] }
   /** Delayed: calls a user function on arguments built from `args` and the task's inputs (engine/common/delayed.ts). */
   | { kind: "call"; call: DelayedCall }
+  /** One step of an array chunk task (engine/lower/array_tasks.ts). */
+  | { kind: "array"; step: ArrayStep }
 ) & { loc?: SourceLocation };
 
 /** An input of a task: output `index` of task `key`. */

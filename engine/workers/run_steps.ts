@@ -9,6 +9,7 @@ import { scanJson } from "../io/ndjson.js";
 import { scanParquet } from "../io/parquet_scan.js";
 import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from "./bag_steps.js";
 import { runCall } from "./call_step.js";
+import { runArrayStep } from "./array_steps.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -133,6 +134,7 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
         case "bag": replace([encodeItems(runBagOps(decodeItems(current[0]), step.ops), step.keyed)]); break;
         case "bagToTable": replace([itemsToTable(decodeItems(current[0]), step.schema, step.loc)]); break;
         case "call": replace([runCall(step.call, inputs, step.loc)]); break;
+        case "array": replace([runArrayStep(step.step, inputs)]); break;
         case "stack": {
           const h = current[0];
           const parts: Handle[] = [];

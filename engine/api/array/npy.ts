@@ -1,0 +1,48 @@
+// .npy files in and out of arrays.
+import { readFileSync, writeFileSync } from "node:fs";
+import { BasinError } from "../../common/errors.js";
+import { decodeNpy, encodeNpy } from "../../io/npy.js";
+import type { ComputeOptions } from "../../cluster/compute.js";
+import { callerLocation } from "../source_location.js";
+import { NDArray } from "./ndarray.js";
+import { fromTypedArray } from "./create.js";
+import type { ChunksSpec } from "./shape.js";
+
+/**
+ * An array from a .npy file (read when called; chunked as given).
+ *
+ * @example
+ * const x = array.readNpy("x.npy", { chunks: 1000 });
+ */
+export function readNpy(path: string, o: { chunks?: ChunksSpec } = {}): NDArray {
+  const loc = callerLocation();
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new BasinError("BASIN_IO", `cannot read ${path}: ${(e as Error).message}`, loc);
+  }
+  let a;
+  try {
+    a = decodeNpy(bytes, path);
+  } catch (e) {
+    throw BasinError.from(e, loc);
+  }
+  return fromTypedArray(a.data, { shape: a.shape, dtype: a.dtype, chunks: o.chunks });
+}
+
+/**
+ * Computes the array and writes it as a .npy file.
+ *
+ * @example
+ * await array.writeNpy(x.sum({ axis: 0 }), "out.npy");
+ */
+export async function writeNpy(x: NDArray, path: string, options: ComputeOptions = {}): Promise<void> {
+  const loc = callerLocation();
+  const r = await x.compute(options);
+  try {
+    writeFileSync(path, encodeNpy(r));
+  } catch (e) {
+    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message}`, loc);
+  }
+}
