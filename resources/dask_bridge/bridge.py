@@ -62,7 +62,7 @@ class Bridge:
             except (OSError, TimeoutError) as e:
                 raise BridgeError(
                     "BASIN_IO",
-                    f"cannot reach the Dask scheduler at {self.args.scheduler} within {self.args.timeout} s ({e}); "
+                    f"cannot reach the Dask scheduler at {self.args.scheduler} within {self.args.timeout:g} s ({e}); "
                     "check the address, that the scheduler is running (dask scheduler), and any tunnel or firewall on the way",
                 )
             return self.client
