@@ -15,13 +15,14 @@ import { formatInfo, machineInfo } from "./info.js";
 import { ProgressBar } from "./progress.js";
 import { serveCommand } from "./serve.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
-import { DaskCluster } from "../cluster/dask/dask_cluster.js";
+import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
+import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow] [--explain] [--no-optimize]
-            [--cluster tcp://host:8786]   run on a Dask cluster (its Python: BASIN_PYTHON)
+            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON)
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -37,11 +38,11 @@ function workersOption(v: string | undefined): number | undefined {
   return n;
 }
 
-/** The cluster named by --cluster: a Dask scheduler address. */
-function clusterOption(v: string | undefined): DaskCluster | undefined {
+/** The cluster named by --cluster: a Dask scheduler address or a saved profile's name. */
+async function clusterOption(v: string | undefined): Promise<OpenCluster | undefined> {
   if (v === undefined) return undefined;
-  if (!/^[a-z]+:\/\//.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786, got "${v}"`);
-  return new DaskCluster(v);
+  if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
+  return openCluster(v);
 }
 
 async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: DaskCluster }): Promise<void> {
@@ -129,9 +130,9 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "run": {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
-        const cluster = clusterOption(values.cluster);
+        const cluster = await clusterOption(values.cluster);
         try {
-          await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster });
+          await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster: cluster?.cluster });
         } finally {
           await cluster?.close();
         }

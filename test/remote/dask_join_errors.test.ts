@@ -3,6 +3,7 @@
 // submitted, naming it and its source line; a task's cast error keeps its code; an
 // unreachable scheduler fails within the connect timeout; a worker killed mid-run
 // does not change the result (Dask recomputes its tasks).
+import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BasinError, col, DaskCluster, fromColumns, LocalCluster, type DataFrame } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
@@ -148,9 +149,16 @@ export default readCsv("data.csv").groupBy("city").agg(col("v").sum().alias("s")
       expect(daskRun.stderr).toMatch(new RegExp(`ran on Dask at ${procs.address}`));
       expect(daskRun.code).toBe(0);
       expect(daskRun.stdout).toBe(localRun.stdout);
-      const bad = await runBasin(["run", "p.ts", "--cluster", "nowhere"], { cwd: dir });
-      expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/--cluster needs a Dask scheduler address such as tcp:\/\/127.0.0.1:8786, got "nowhere"/);
+      // A saved profile by name (profiles live in BASIN_CONFIG_DIR here).
+      mkdirSync(`${dir}/config`);
+      writeText(dir, "config/profiles.json", JSON.stringify([{ kind: "dask", name: "lab", scheduler: procs.address }]));
+      const env = { ...process.env, BASIN_PYTHON: PYTHON, BASIN_CONFIG_DIR: `${dir}/config` };
+      const byName = await runBasin(["run", "p.ts", "--cluster", "lab"], { cwd: dir, env, timeoutMs: 60_000 });
+      expect(byName.code).toBe(0);
+      expect(byName.stdout).toBe(localRun.stdout);
+      const bad = await runBasin(["run", "p.ts", "--cluster", "nowhere"], { cwd: dir, env });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/no cluster profile named "nowhere" in .*profiles\.json; saved: lab/);
     } finally {
       removeDir(dir);
     }

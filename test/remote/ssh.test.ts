@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, DaskCluster, fromColumns, LocalCluster } from "../../engine/api/index.js";
+import { col, count, fromColumns, LocalCluster } from "../../engine/api/index.js";
+import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
 import { fingerprint } from "../../engine/cluster/remote/known_hosts.js";
 import { findProfile, loadProfiles, saveProfile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
 import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
@@ -94,9 +95,9 @@ describe.skipIf(!enabled || !haveDask())("Dask through an SSH tunnel", () => {
   });
 
   it("runs a pipeline on a scheduler reached only through the tunnel", async () => {
-    const ssh = await SshSession.connect(profile);
-    const tunnel = await ssh.tunnel("127.0.0.1", dask.port);
-    const cluster = new DaskCluster(`tcp://127.0.0.1:${tunnel.port}`, { python: PYTHON, viaScheduler: true });
+    const open = await openCluster({ ...profile, scheduler: `tcp://127.0.0.1:${dask.port}` }, { python: PYTHON });
+    const { cluster } = open;
+    expect(open.label).toMatch(/via ssh/);
     const local = new LocalCluster({ workers: 1 });
     try {
       const n = 500;
@@ -106,15 +107,17 @@ describe.skipIf(!enabled || !haveDask())("Dask through an SSH tunnel", () => {
       expectSameRows(tableRows(await df.compute({ cluster })), tableRows(await df.compute({ cluster: local })), "tunnelled Dask");
       expect((await cluster.status()).workers.length).toBe(2);
     } finally {
-      await cluster.close();
+      await open.close();
       await local.close();
-      await tunnel.close();
-      ssh.close();
     }
   });
 });
 
 describe.skipIf(!enabled)("profiles", () => {
+  it("an ssh profile without a scheduler is refused with what to add", async () => {
+    await expect(openCluster(profile)).rejects.toThrow(/ssh profile "local" has no Dask scheduler; add "scheduler"/);
+  });
+
   it("saves profiles privately, finds them by name, and refuses secrets", () => {
     const dir = mkdtempSync(join(tmpdir(), "basin-profiles-"));
     const file = join(dir, "basin", "profiles.json");
