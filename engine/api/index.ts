@@ -23,6 +23,7 @@ export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_co
 export { Table, type Value, type TableInfo } from "./table.js";
 export { LocalCluster, type LocalClusterOptions } from "../cluster/local.js";
 export { configureDefaultCluster, closeDefaultCluster } from "../cluster/default.js";
+export { DaskCluster, type DaskClusterOptions, type DaskStatus } from "../cluster/dask/dask_cluster.js";
 export type { ComputeOptions } from "../cluster/compute.js";
 export type { ProgressEvent } from "../scheduler/shell.js";
 export { BasinError, type ErrorCode } from "../common/errors.js";

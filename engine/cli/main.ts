@@ -18,11 +18,14 @@ import { serveCommand } from "./serve.js";
 import { NDArray } from "../api/array/ndarray.js";
 import { runArray } from "./run_array.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
+import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
+import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
+            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON)
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -38,7 +41,14 @@ function workersOption(v: string | undefined): number | undefined {
   return n;
 }
 
-async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean }): Promise<void> {
+/** The cluster named by --cluster: a Dask scheduler address or a saved profile's name. */
+async function clusterOption(v: string | undefined): Promise<OpenCluster | undefined> {
+  if (v === undefined) return undefined;
+  if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
+  return openCluster(v);
+}
+
+async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: DaskCluster }): Promise<void> {
   // The output's format and folder are checked before any work, not after it.
   const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
   const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
@@ -58,6 +68,7 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
     process.once("SIGINT", onSigint);
     try {
       table = await value.compute({
+        cluster: opts.cluster,
         onProgress: (e) => bar.update(e),
         signal: ac.signal,
         optimize: opts.optimize ? undefined : { predicatePushdown: false, projectionPushdown: false },
@@ -67,7 +78,7 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
       process.off("SIGINT", onSigint);
     }
     const secs = ((performance.now() - t0) / 1000).toFixed(2);
-    process.stderr.write(`${table.info.tasks} tasks in ${secs} s\n`);
+    process.stderr.write(opts.cluster ? `ran on Dask at ${opts.cluster.address} in ${secs} s\n` : `${table.info.tasks} tasks in ${secs} s\n`);
   } else if (value instanceof Table) {
     table = value;
   } else {
@@ -114,6 +125,7 @@ export async function main(argv: string[]): Promise<number> {
         json: { type: "boolean" },
         explain: { type: "boolean" },
         "no-optimize": { type: "boolean" },
+        cluster: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -124,10 +136,16 @@ export async function main(argv: string[]): Promise<number> {
     }
     configureDefaultCluster({ workers: workersOption(values.workers) });
     switch (command) {
-      case "run":
+      case "run": {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
-        await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"] });
+        const cluster = await clusterOption(values.cluster);
+        try {
+          await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster: cluster?.cluster });
+        } finally {
+          await cluster?.close();
+        }
         return 0;
+      }
       case "serve": {
         if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");
         const port = values.port === undefined ? undefined : Number(values.port);

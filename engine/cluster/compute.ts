@@ -7,14 +7,28 @@ import type { ProgressEvent } from "../scheduler/shell.js";
 import { Table } from "../api/table.js";
 import { defaultCluster } from "./default.js";
 import type { LocalCluster } from "./local.js";
+import { DaskCluster } from "./dask/dask_cluster.js";
 
 export interface ComputeOptions {
-  /** Where to run (default: the process's local cluster). */
-  cluster?: LocalCluster;
+  /** Where to run (default: the process's local cluster); a DaskCluster runs it on Dask. */
+  cluster?: LocalCluster | DaskCluster;
   optimize?: OptimizeOptions;
   onProgress?: (e: ProgressEvent) => void;
   /** Aborting cancels every queued task of the run. */
   signal?: AbortSignal;
+}
+
+/**
+ * The local cluster a task graph runs on. Arrays, bags and delayed calls run on
+ * Basin's own workers only: a DaskCluster is refused with a clear error.
+ *
+ * @example
+ * const cluster = localCluster(options, "arrays");
+ */
+export function localCluster(options: Pick<ComputeOptions, "cluster">, what: string): LocalCluster {
+  if (options.cluster instanceof DaskCluster)
+    throw new BasinError("BASIN_PLAN", `${what} run on Basin's local cluster only; compute them without the Dask cluster option`);
+  return options.cluster ?? defaultCluster();
 }
 
 /** A result left in the store: the caller owns `ref` and must release it. */
@@ -34,9 +48,12 @@ export interface StoredResult {
 export async function computeStored(plan: Plan, options: ComputeOptions = {}): Promise<StoredResult> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
+  if (options.cluster instanceof DaskCluster) {
+    const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
+    return { ref, skippedLines: 0, tasks: 0 };
+  }
   const graph = lowerPlan(optimize(plan.root, options.optimize));
-  const cluster = options.cluster ?? defaultCluster();
-  const { ref, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  const { ref, skippedLines } = await localCluster(options, "dataframes").run(graph, { onProgress: options.onProgress, signal: options.signal });
   return { ref, skippedLines, tasks: graph.tasks.length };
 }
 

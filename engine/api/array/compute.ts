@@ -1,7 +1,6 @@
 // Runs an array plan on a cluster and brings the result into JS memory.
 import { sizeOf, type ArrayDType, type ArrayNode } from "../../common/array_plan.js";
-import { defaultCluster } from "../../cluster/default.js";
-import type { ComputeOptions } from "../../cluster/compute.js";
+import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
 import { lowerArray } from "../../lower/lower_array.js";
 import { native } from "../../native/addon.js";
 
@@ -34,8 +33,7 @@ export function toTyped(values: Float64Array, dtype: ArrayDType): ArrayData {
  */
 export async function computeArray(node: ArrayNode, options: ComputeOptions = {}): Promise<ArrayResult> {
   const graph = lowerArray(node);
-  const cluster = options.cluster ?? defaultCluster();
-  const { ref } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  const { ref } = await localCluster(options, "arrays").run(graph, { onProgress: options.onProgress, signal: options.signal });
   let values: Float64Array;
   try {
     values = native().tableToJs(ref).columns[0].values as Float64Array;

@@ -4,8 +4,7 @@ import { BAG_SCHEMA, type BagNode, type FnSpec, type JsonValue, type KeySpec, ty
 import { PLAN_VERSION, type Plan } from "../../common/plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { isDType, type DType, type Field } from "../../common/types.js";
-import { defaultCluster } from "../../cluster/default.js";
-import type { ComputeOptions } from "../../cluster/compute.js";
+import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
 import { bagGraph } from "../../lower/lower_bag.js";
 import { native } from "../../native/addon.js";
 import { decodeItems } from "../../workers/bag_steps.js";
@@ -228,8 +227,7 @@ export class Bag<T = unknown> {
    * const items = await bag.fromItems([1, 2, 3], { partitions: 2 }).map((x) => x + 1).compute();
    */
   async compute(options: Pick<ComputeOptions, "cluster" | "onProgress" | "signal"> = {}): Promise<T[]> {
-    const cluster = options.cluster ?? defaultCluster();
-    const { ref } = await cluster.run(bagGraph(this.node), { onProgress: options.onProgress, signal: options.signal });
+    const { ref } = await localCluster(options, "bags").run(bagGraph(this.node), { onProgress: options.onProgress, signal: options.signal });
     try {
       return decodeItems(ref) as T[];
     } finally {

@@ -5,8 +5,7 @@
 import type { FnSpec } from "../../common/bag.js";
 import type { ArgTemplate, CallOutcome } from "../../common/delayed.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
-import { defaultCluster } from "../../cluster/default.js";
-import type { ComputeOptions } from "../../cluster/compute.js";
+import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
 import { concatAll } from "../../lower/lower.js";
 import type { Task, TaskGraph } from "../../lower/tasks.js";
 import { native } from "../../native/addon.js";
@@ -133,8 +132,7 @@ async function runCalls(roots: Delayed[], catchErrors: Set<Delayed>, options: Pi
   const tasks = callTasks(roots, catchErrors);
   const gather: Task = { key: "gather", group: "gather", deps: roots.map((d) => ({ key: tasks.get(d)!.key, index: 0 })), steps: [concatAll(roots.length)] };
   const graph: TaskGraph = { tasks: [...tasks.values(), gather], output: gather.key };
-  const cluster = options.cluster ?? defaultCluster();
-  const { ref } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  const { ref } = await localCluster(options, "delayed calls").run(graph, { onProgress: options.onProgress, signal: options.signal });
   try {
     return decodeOutcomes(ref);
   } finally {

@@ -1,0 +1,181 @@
+// A Dask cluster as a place to run pipelines: a Python bridge process
+// (resources/dask_bridge/bridge.py, the cluster's Python with dask + pandas) holds one
+// distributed.Client, translates each plan into dask.dataframe and returns the result,
+// which lands in the native store like a local run's.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { BasinError, type SerializedError } from "../../common/errors.js";
+import type { Plan } from "../../common/plan.js";
+import { native, type Handle } from "../../native/addon.js";
+import { optimize, type OptimizeOptions } from "../../plan/optimizer.js";
+import { bridgePlan } from "./bridge_plan.js";
+import { decodeWireTable, type WireTable } from "./wire.js";
+
+export interface DaskClusterOptions {
+  /** The Python with dask, distributed and pandas (default: BASIN_PYTHON, else /usr/bin/python3 where it exists, else python3). */
+  python?: string;
+  /** Seconds to wait for the scheduler before failing (default 10). */
+  connectTimeout?: number;
+  /**
+   * Fetch results through the scheduler rather than from the workers directly: for a
+   * scheduler reached through a tunnel, whose workers are not reachable from here.
+   */
+  viaScheduler?: boolean;
+}
+
+/** One worker as the scheduler reports it. */
+export interface DaskWorkerStatus {
+  address: string;
+  name: string;
+  threads: number;
+  /** Bytes in use, and the worker's limit. */
+  memory: number;
+  memoryLimit: number;
+  /** Tasks executing or ready on it. */
+  tasks: number;
+}
+
+export interface DaskStatus {
+  scheduler: string;
+  /** The scheduler's own dashboard (as the scheduler sees its address). */
+  dashboard: string;
+  workers: DaskWorkerStatus[];
+}
+
+interface Reply {
+  id: number | null;
+  ok: boolean;
+  error?: SerializedError;
+  [key: string]: unknown;
+}
+
+/** resources/dask_bridge/bridge.py, found from the source tree and from dist/ alike. */
+export function bridgeScript(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    const p = join(dir, "resources", "dask_bridge", "bridge.py");
+    if (existsSync(p)) return p;
+  }
+  throw new BasinError("BASIN_INTERNAL", "resources/dask_bridge/bridge.py is missing from this Basin installation; reinstall Basin");
+}
+
+function defaultPython(): string {
+  return process.env.BASIN_PYTHON ?? (existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
+}
+
+/**
+ * @example
+ * const cluster = new DaskCluster("tcp://127.0.0.1:8786");
+ * const table = await df.compute({ cluster });
+ * await cluster.close();
+ */
+export class DaskCluster {
+  readonly address: string;
+  private readonly options: DaskClusterOptions;
+  private proc?: ChildProcessWithoutNullStreams;
+  private pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: BasinError) => void }>();
+  private nextId = 1;
+  private stderrTail = "";
+  private exited?: BasinError;
+
+  constructor(address: string, options: DaskClusterOptions = {}) {
+    if (!/^(tcp|tls|ucx|inproc):\/\/\S+$/.test(address))
+      throw new BasinError("BASIN_PLAN", `"${address}" is not a Dask scheduler address; write it as tcp://host:8786`);
+    this.address = address;
+    this.options = options;
+  }
+
+  /** Connects to the scheduler (the first run does so too); fails within connectTimeout when it is unreachable. */
+  async connect(): Promise<{ dashboard: string; workers: number }> {
+    const r = await this.request({ op: "connect" });
+    return { dashboard: String(r.dashboard), workers: Number(r.workers) };
+  }
+
+  /** Workers, their memory and tasks. */
+  async status(): Promise<DaskStatus> {
+    const r = await this.request({ op: "status" });
+    return { scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[] };
+  }
+
+  /**
+   * Optimizes the plan, runs it on Dask and puts the result in the native store; the
+   * caller owns the handle. Operations the bridge cannot translate fail before any
+   * work is submitted, naming the operation.
+   */
+  async runPlan(plan: Plan, options: { optimize?: OptimizeOptions; signal?: AbortSignal } = {}): Promise<Handle> {
+    const wire = bridgePlan(optimize(plan.root, options.optimize));
+    const id = this.nextId;
+    const onAbort = () => void this.request({ op: "cancel", target: id }).catch(() => {});
+    options.signal?.throwIfAborted();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const r = await this.request({ op: "run", plan: wire });
+      return native().tableFromJs(decodeWireTable(r.table as WireTable));
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Disconnects from the scheduler (which keeps running) and stops the bridge. */
+  async close(): Promise<void> {
+    const p = this.proc;
+    if (!p) return;
+    this.proc = undefined;
+    if (p.exitCode !== null) return;
+    const gone = new Promise<void>((resolve) => p.once("exit", () => resolve()));
+    p.stdin.end(`${JSON.stringify({ op: "close" })}\n`);
+    const timer = setTimeout(() => p.kill("SIGKILL"), 8000);
+    await gone;
+    clearTimeout(timer);
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.proc) return this.proc;
+    const args = [bridgeScript(), "--scheduler", this.address, "--timeout", String(this.options.connectTimeout ?? 10)];
+    if (this.options.viaScheduler) args.push("--no-direct");
+    const python = this.options.python ?? defaultPython();
+    const proc = spawn(python, args, { stdio: ["pipe", "pipe", "pipe"] });
+    this.proc = proc;
+    this.exited = undefined;
+    proc.stderr.setEncoding("utf8");
+    proc.stderr.on("data", (s: string) => (this.stderrTail = (this.stderrTail + s).slice(-4000)));
+    createInterface({ input: proc.stdout }).on("line", (line) => this.onLine(line));
+    const fail = (why: string) => {
+      this.exited = new BasinError("BASIN_WORKER", `the Dask bridge (${python}) ${why}${this.stderrTail ? `:\n${this.stderrTail.trim().split("\n").slice(-6).join("\n")}` : ""}; check that this Python has dask, distributed and pandas (set BASIN_PYTHON to choose another)`);
+      if (this.proc === proc) this.proc = undefined;
+      for (const p of this.pending.values()) p.reject(this.exited);
+      this.pending.clear();
+    };
+    proc.on("error", (e) => fail(`could not start (${e.message})`));
+    proc.on("exit", (code, signal) => fail(`exited (${signal ?? `code ${code}`})`));
+    return proc;
+  }
+
+  private onLine(line: string): void {
+    let reply: Reply;
+    try {
+      reply = JSON.parse(line) as Reply;
+    } catch {
+      this.stderrTail = (this.stderrTail + line + "\n").slice(-4000); // stray output from a library
+      return;
+    }
+    if (reply.id === null) return; // hello
+    const p = this.pending.get(reply.id);
+    if (!p) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) p.resolve(reply);
+    else p.reject(BasinError.fromJSON(reply.error ?? { name: "BasinError", code: "BASIN_INTERNAL", message: "the Dask bridge failed" }));
+  }
+
+  private request(body: Record<string, unknown>): Promise<Reply> {
+    const proc = this.start();
+    const id = this.nextId++;
+    return new Promise<Reply>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      proc.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
+    });
+  }
+}

@@ -1,0 +1,324 @@
+"""Translates a Basin plan (engine/common/plan.ts, PLAN_VERSION 2, with the expressions
+resolved by the engine in each node's `native` field) into dask.dataframe calls.
+
+`check` walks the whole plan first: a node or function the bridge cannot translate
+fails before anything is submitted, naming the operation and its source location.
+Partition order is kept wherever Basin defines an order (head, first/last, sort ties).
+"""
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from basin_exprs import evaluate, unsupported_fn
+from basin_types import BridgeError, conform, conform_frame, empty_frame, from_plan_values
+
+PLAN_VERSION = 2
+SUPPORTED_NODES = {"scanCsv", "values", "project", "filter", "aggregate", "head", "sort", "join"}
+SUPPORTED_AGGS = {"sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last", "quantile", "corr"}
+
+ORDER_P, ORDER_R = "__basin_part", "__basin_row"
+
+
+def inputs_of(node):
+    if node["kind"] == "join":
+        return [node["left"], node["right"]]
+    return [node["input"]] if "input" in node else []
+
+
+def node_exprs(node):
+    nat = node.get("native") or {}
+    out = []
+    for key in ("exprs", "keys"):
+        out += [x["expr"] for x in nat.get(key, [])]
+    for a in nat.get("aggs", []):
+        out += [x for x in (a.get("arg"), a.get("arg2")) if x]
+    if nat.get("predicate"):
+        out.append(nat["predicate"])
+    return out
+
+
+def check(plan):
+    """Fails, naming the operation, when any part of the plan has no Dask translation."""
+    if plan.get("version") != PLAN_VERSION:
+        raise BridgeError("BASIN_PLAN", f"this plan has version {plan.get('version')}, but the Dask bridge reads version {PLAN_VERSION}; use the bridge shipped with this Basin")
+    stack = [plan["root"]]
+    while stack:
+        node = stack.pop()
+        kind, loc = node["kind"], node.get("loc")
+        if kind not in SUPPORTED_NODES:
+            raise BridgeError("BASIN_PLAN", f"{kind}() cannot run on a Dask cluster yet (the Dask backend translates {', '.join(sorted(SUPPORTED_NODES))}); compute this pipeline on the local cluster", loc)
+        for e in node_exprs(node):
+            bad = unsupported_fn(e)
+            if bad:
+                raise BridgeError("BASIN_PLAN", f"{bad}() cannot run on a Dask cluster yet; compute this pipeline on the local cluster", loc)
+        for a in (node.get("native") or {}).get("aggs", []):
+            if a["op"] not in SUPPORTED_AGGS:
+                raise BridgeError("BASIN_PLAN", f"{a['op']}() cannot run on a Dask cluster yet", loc)
+        stack.extend(inputs_of(node))
+
+
+def translate(node):
+    """The dask DataFrame computing `node`."""
+    kind = node["kind"]
+    schema = node["schema"]
+    meta = empty_frame(schema)
+    if kind == "scanCsv":
+        return scan_csv(node, meta)
+    if kind == "values":
+        parts = [dask.delayed(values_partition)(p, schema) for p in node["partitions"]] or [dask.delayed(values_partition)({}, schema)]
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
+    child = translate(node["input"]) if "input" in node else None
+    nat = node.get("native") or {}
+    if kind == "project":
+        return child.map_partitions(project_partition, nat["exprs"], schema, meta=meta)
+    if kind == "filter":
+        return child.map_partitions(filter_partition, nat["predicate"], meta=meta)
+    if kind == "head":
+        return child.head(node["n"], npartitions=-1, compute=False)
+    if kind == "sort":
+        return sort(child, node, meta)
+    if kind == "aggregate":
+        return aggregate(child, node, nat, meta)
+    if kind == "join":
+        return join(translate(node["left"]), translate(node["right"]), node, meta)
+    raise BridgeError("BASIN_PLAN", f"{kind}() cannot run on a Dask cluster", node.get("loc"))
+
+
+# --- sources -------------------------------------------------------------------------
+
+def values_partition(part, schema):
+    n = len(next(iter(part.values()))) if part else 0
+    return pd.DataFrame({f["name"]: from_plan_values(part.get(f["name"], [None] * n), f["type"]) for f in schema}) if schema else pd.DataFrame(index=range(n))
+
+
+def scan_csv(node, meta):
+    opts = node["options"]
+    file_schema = node["fileSchema"]
+    columns = node.get("columns") or [f["name"] for f in file_schema]
+    read = [f for f in file_schema if f["name"] in columns]
+    parts = [dask.delayed(read_csv_file)(path, opts, file_schema, read, node.get("loc")) for path in node["files"]]
+    ddf = dd.from_delayed(parts, meta=empty_frame(read), verify_meta=False)
+    pred = (node.get("native") or {}).get("predicate")
+    if pred:
+        ddf = ddf.map_partitions(filter_partition, pred, meta=ddf._meta)
+    return ddf
+
+
+def read_csv_file(path, opts, file_schema, read, loc):
+    """One whole file (a quoted field may hold a newline, so files are not split at bytes)."""
+    try:
+        raw = pd.read_csv(
+            path, sep=opts["delimiter"], header=0 if opts["header"] else None,
+            names=None if opts["header"] else [f["name"] for f in file_schema],
+            dtype=str, keep_default_na=False, na_values=opts["nullValues"], usecols=[f["name"] for f in read],
+            on_bad_lines="skip" if opts.get("onBadLines") == "skip" else "error", engine="c",
+        )
+    except FileNotFoundError:
+        raise BridgeError("BASIN_IO", f"{path} does not exist on the Dask workers; put the data where every worker can read it (a shared file system)", loc)
+    except (pd.errors.ParserError, ValueError) as e:
+        raise BridgeError("BASIN_PARSE", f"{path}: {e}", loc)
+    from basin_exprs import cast
+    out = {}
+    for f in read:
+        s = raw[f["name"]].astype("string")
+        try:
+            out[f["name"]] = s if f["type"] == "string" else cast(s, "string", f["type"], True, f'column "{f["name"]}"')
+        except BridgeError as e:
+            raise BridgeError("BASIN_PARSE", f"{path}: {e.message}", loc)
+    return pd.DataFrame(out, columns=[f["name"] for f in read]).reset_index(drop=True)
+
+
+# --- row operations ------------------------------------------------------------------
+
+def project_partition(df, exprs, schema):
+    cols = [conform(evaluate(x["expr"], df), f["type"]).reset_index(drop=True) for x, f in zip(exprs, schema)]
+    out = pd.concat(cols, axis=1) if cols else pd.DataFrame(index=range(len(df)))
+    out.columns = [f["name"] for f in schema]
+    return out
+
+
+def filter_partition(df, predicate):
+    keep = evaluate(predicate, df).fillna(False).astype(bool).to_numpy()
+    return df[keep].reset_index(drop=True)
+
+
+def sort_frame(df, keys, limit):
+    """A stable sort by the keys, each with its direction and null placement."""
+    if len(df) == 0:
+        return df
+    by = {}
+    for i, k in enumerate(keys):
+        col = df.iloc[:, k["index"]]
+        nulls = col.isna().to_numpy()
+        by[f"n{i}"] = np.where(nulls, 0 if k["nullsFirst"] else 1, 1 if k["nullsFirst"] else 0)
+        rank = col.rank(method="dense").to_numpy(dtype="float64", na_value=0.0)
+        by[f"v{i}"] = np.nan_to_num(-rank if k["descending"] else rank)
+    order = np.lexsort([by[c] for c in reversed(list(by))])
+    out = df.iloc[order].reset_index(drop=True)
+    return out if limit is None else out.head(limit)
+
+
+def sort(child, node, meta):
+    keys = [{**k, "index": [f["name"] for f in node["input"]["schema"]].index(k["name"])} for k in node["keys"]]
+    limit = node.get("limit")
+    if limit is not None:  # top-n: each partition's first `limit`, then the first `limit` of those
+        child = child.map_partitions(sort_frame, keys, limit, meta=meta)
+    return child.repartition(npartitions=1).map_partitions(sort_frame, keys, limit, meta=meta)
+
+
+# --- aggregation ---------------------------------------------------------------------
+
+def with_order(df, partition_info=None):
+    out = df.copy()
+    out[ORDER_P] = (partition_info or {}).get("number", 0)
+    out[ORDER_R] = np.arange(len(df), dtype="int64")
+    return out
+
+
+def aggregate_inputs(df, keys, aggs):
+    """The key columns k0.., and each aggregation's inputs a0.., b0.. (corr)."""
+    cols = {f"k{i}": conform(evaluate(k["expr"], df), k["type"]) for i, k in enumerate(keys)}
+    for i, a in enumerate(aggs):
+        if a.get("arg"):
+            cols[f"a{i}"] = evaluate(a["arg"], df)
+        if a.get("arg2"):
+            cols[f"b{i}"] = evaluate(a["arg2"], df)
+    out = pd.DataFrame(cols, index=df.index) if cols else pd.DataFrame(index=df.index)
+    for c in (ORDER_P, ORDER_R):
+        if c in df.columns:
+            out[c] = df[c]
+    return out.reset_index(drop=True)
+
+
+def corr(frame):
+    both = frame.dropna().astype("float64")
+    if len(both) < 2:
+        return None
+    x, y = both.iloc[:, 0], both.iloc[:, 1]
+    if x.std(ddof=0) == 0 or y.std(ddof=0) == 0:
+        return None
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def as_float(s, nulls):
+    """A Float64 result whose NaNs (pandas' "no value") are nulls where `nulls`."""
+    v = s.to_numpy(dtype="float64", na_value=np.nan)
+    return pd.Series(pd.array(np.where(nulls, 0.0, v), dtype="Float64"), index=s.index).mask(nulls)
+
+
+def one_agg(a, i, g, whole):
+    """One aggregation per group, vectorized by pandas (`g` groups `whole`, or is None for one group)."""
+    op = a["op"]
+    if op == "count" and not a.get("arg"):
+        return g.size() if g is not None else pd.Series([len(whole)])
+    s = g[f"a{i}"] if g is not None else whole[f"a{i}"]
+    single = g is None
+    n = s.count()
+    n = pd.Series([n]) if single else n
+    if op == "corr":
+        cols = [f"a{i}", f"b{i}"]
+        vals = [corr(whole[cols])] if single else g[cols].apply(corr)
+        return pd.Series(pd.array(list(vals), dtype="Float64"), index=n.index)
+    call = {
+        "count": lambda: s.count(), "nunique": lambda: s.nunique(dropna=True),
+        "sum": lambda: s.sum(min_count=1), "min": lambda: s.min(), "max": lambda: s.max(),
+        "first": lambda: s.first() if not single else (s.dropna().iloc[0] if n[0] else None),
+        "last": lambda: s.last() if not single else (s.dropna().iloc[-1] if n[0] else None),
+        "mean": lambda: s.mean(), "median": lambda: s.median(), "quantile": lambda: s.quantile(a["q"]),
+        "std": lambda: s.std(ddof=1), "var": lambda: s.var(ddof=1),
+    }[op]
+    r = call()
+    if single:
+        r = pd.Series([None if (op not in ("count", "nunique") and n[0] == 0) else r], dtype="object")
+    if op in ("mean", "median", "quantile", "std", "var"):
+        return as_float(r.astype("object").where(r.notna(), np.nan).astype("float64"), (n < (2 if op in ("std", "var") else 1)).to_numpy())
+    return r
+
+
+def aggregate_partition(df, keys, aggs, schema):
+    """Every group's aggregations, in first-seen order (df holds whole groups)."""
+    if ORDER_P in df.columns:
+        df = df.sort_values([ORDER_P, ORDER_R], kind="mergesort")
+    key_cols = [f"k{i}" for i in range(len(keys))]
+    g = df.groupby(key_cols if len(key_cols) > 1 else key_cols[0], dropna=False, sort=False) if key_cols else None
+    results = [one_agg(a, i, g, df) for i, a in enumerate(aggs)]
+    if g is not None:
+        index = g.size().index
+        frame = index.to_frame(index=False) if isinstance(index, pd.MultiIndex) else pd.DataFrame({key_cols[0]: index})
+        cols = [frame[c] for c in key_cols] + [r.reindex(index).reset_index(drop=True) for r in results]
+    else:
+        cols = [r.reset_index(drop=True) for r in results]
+    out = {}
+    for c, f in zip(cols, schema):
+        out[f["name"]] = conform(c.astype("object").where(c.notna(), None) if f["type"] != "float64" and str(c.dtype) == "object" else c, f["type"]).reset_index(drop=True)
+    return pd.DataFrame(out, columns=[f["name"] for f in schema])
+
+
+def aggregate(child, node, nat, meta):
+    keys = [{**k, "type": f["type"]} for k, f in zip(nat["keys"], node["schema"])]
+    aggs = nat["aggs"]
+    if any(a["op"] in ("first", "last") for a in aggs):
+        child = child.map_partitions(with_order, meta={**{c: child._meta[c].dtype for c in child.columns}, ORDER_P: "int64", ORDER_R: "int64"})
+    inputs = child.map_partitions(aggregate_inputs, keys, aggs)
+    if keys:
+        # Every group in one partition: a hash shuffle on the keys (dask's own), then pandas per partition.
+        grouped = inputs.shuffle([f"k{i}" for i in range(len(keys))], npartitions=max(inputs.npartitions, 1))
+    else:
+        grouped = inputs.repartition(npartitions=1)
+    return grouped.map_partitions(aggregate_partition, keys, aggs, node["schema"], meta=meta)
+
+
+# --- joins ---------------------------------------------------------------------------
+
+NULL_KEY = "__basin_nullkey"
+
+
+def join_side(df, on, prefix, null_code):
+    """The side's columns renamed by position, plus a code that keeps null keys from matching."""
+    out = df.copy()
+    out.columns = [f"{prefix}{i}" for i in range(len(df.columns))]
+    has_null = out[[f"{prefix}{i}" for i in on]].isna().any(axis=1).to_numpy() if len(out) else np.zeros(0, dtype=bool)
+    out[NULL_KEY] = np.where(has_null, null_code, 0).astype("int64")
+    return out
+
+
+def join_output(df, node, left_names, right_names, schema):
+    cols = []
+    for o in node["output"]:
+        if o["side"] == "left":
+            s = df[f"l{left_names.index(o['source'])}"]
+        elif o["side"] == "right":
+            s = df[f"r{right_names.index(o['source'])}"]
+        else:
+            li = left_names.index(node["leftOn"][o["source"]])
+            ri = right_names.index(node["rightOn"][o["source"]])
+            s = df[f"l{li}"].mask(df[f"l{li}"].isna(), df[f"r{ri}"])
+        cols.append(s.reset_index(drop=True))
+    return conform_frame(pd.concat(cols, axis=1) if cols else pd.DataFrame(index=range(len(df))), schema)
+
+
+def join(left, right, node, meta):
+    left_names = [f["name"] for f in node["left"]["schema"]]
+    right_names = [f["name"] for f in node["right"]["schema"]]
+    lon = [left_names.index(n) for n in node["leftOn"]]
+    ron = [right_names.index(n) for n in node["rightOn"]]
+    for li, ri in zip(lon, ron):  # int64 meets float64: compare as floats
+        lt, rt = node["left"]["schema"][li]["type"], node["right"]["schema"][ri]["type"]
+        if lt != rt:
+            left = left.assign(**{left_names[li]: left[left_names[li]].astype("Float64")})
+            right = right.assign(**{right_names[ri]: right[right_names[ri]].astype("Float64")})
+    lmeta = join_side(left._meta, lon, "l", 1)
+    rmeta = join_side(right._meta, ron, "r", 2)
+    l = left.map_partitions(join_side, lon, "l", 1, meta=lmeta)
+    r = right.map_partitions(join_side, ron, "r", 2, meta=rmeta)
+    lkeys = [f"l{i}" for i in lon] + [NULL_KEY]
+    rkeys = [f"r{i}" for i in ron] + [NULL_KEY]
+    how = node["how"]
+    if how in ("semi", "anti"):
+        rk = r[rkeys].drop_duplicates()
+        m = dd.merge(l, rk, how="left", left_on=lkeys, right_on=rkeys, indicator=True)
+        m = m[m["_merge"] == ("both" if how == "semi" else "left_only")]
+    else:
+        m = dd.merge(l, r, how=how, left_on=lkeys, right_on=rkeys)
+    return m.map_partitions(join_output, node, left_names, right_names, node["schema"], meta=meta)

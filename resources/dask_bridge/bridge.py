@@ -1,0 +1,147 @@
+"""The Basin <-> Dask bridge: one process per Dask connection, driven by the engine
+(engine/cluster/dask.ts) with newline-delimited JSON on stdin/stdout.
+
+    python3 bridge.py --scheduler tcp://127.0.0.1:8786 [--timeout 10] [--no-direct]
+
+Requests: {"id", "op": "connect" | "run" | "status" | "cancel" | "close", ...}.
+Replies:  {"id", "ok": true, ...} or {"id", "ok": false, "error": {code, message, location}}.
+Needs only the standard library, dask, distributed and pandas (the cluster's Python).
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+from concurrent.futures import CancelledError
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import dask  # noqa: E402
+import distributed  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import basin_exprs  # noqa: E402
+import basin_plan  # noqa: E402
+import basin_types  # noqa: E402
+import basin_wire  # noqa: E402
+from basin_types import BridgeError  # noqa: E402
+
+# The workers need not have the bridge installed: its modules are uploaded on connect
+# (as a worker plugin, so workers that join later get them too).
+MODULES = (basin_types, basin_exprs, basin_plan, basin_wire)
+
+out_lock = threading.Lock()
+
+
+def send(msg):
+    line = json.dumps(msg, allow_nan=False, separators=(",", ":"))
+    with out_lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+class Bridge:
+    def __init__(self, args):
+        self.args = args
+        self.client = None
+        self.lock = threading.Lock()
+        self.futures = {}
+
+    def connect(self):
+        with self.lock:
+            if self.client is not None:
+                return self.client
+            try:
+                self.client = distributed.Client(
+                    self.args.scheduler, timeout=f"{self.args.timeout}s", set_as_default=False,
+                    direct_to_workers=not self.args.no_direct,
+                )
+                for module in MODULES:
+                    self.client.upload_file(module.__file__)
+            except (OSError, TimeoutError) as e:
+                raise BridgeError(
+                    "BASIN_IO",
+                    f"cannot reach the Dask scheduler at {self.args.scheduler} within {self.args.timeout:g} s ({e}); "
+                    "check the address, that the scheduler is running (dask scheduler), and any tunnel or firewall on the way",
+                )
+            return self.client
+
+    def handle(self, req):
+        op = req.get("op")
+        if op == "connect":
+            c = self.connect()
+            return {"dashboard": c.dashboard_link, "workers": len(c.scheduler_info()["workers"])}
+        if op == "status":
+            return self.status()
+        if op == "run":
+            return self.run(req)
+        if op == "cancel":
+            fut = self.futures.get(req.get("target"))
+            if fut is not None:
+                self.client.cancel(fut)
+            return {}
+        raise BridgeError("BASIN_INTERNAL", f"unknown bridge request {op!r}")
+
+    def run(self, req):
+        plan = req["plan"]
+        basin_plan.check(plan)  # before anything is submitted
+        ddf = basin_plan.translate(plan["root"])
+        client = self.connect()
+        fut = client.compute(ddf)
+        self.futures[req["id"]] = fut
+        try:
+            df = fut.result()
+        except (CancelledError, distributed.client.CancelledError):
+            raise BridgeError("BASIN_CANCELLED", "the run was cancelled")
+        finally:
+            self.futures.pop(req["id"], None)
+        schema = plan["root"]["schema"]
+        df = basin_types.conform_frame(df, schema)
+        return {"table": basin_wire.encode_frame(df, schema)}
+
+    def status(self):
+        info = self.connect().scheduler_info()
+        workers = []
+        for addr, w in info["workers"].items():
+            m = w.get("metrics", {})
+            workers.append({
+                "address": addr, "name": str(w.get("name", addr)), "threads": w.get("nthreads", 0),
+                "memory": m.get("memory", 0), "memoryLimit": w.get("memory_limit", 0),
+                "tasks": m.get("executing", 0) + m.get("ready", 0),
+            })
+        return {"scheduler": info.get("address"), "dashboard": self.client.dashboard_link, "workers": workers}
+
+
+def serve(bridge, req):
+    try:
+        send({"id": req.get("id"), "ok": True, **bridge.handle(req)})
+    except BridgeError as e:
+        send({"id": req.get("id"), "ok": False, "error": e.to_json()})
+    except Exception as e:  # an unexpected failure: report it, keep serving
+        traceback.print_exc(file=sys.stderr)
+        send({"id": req.get("id"), "ok": False, "error": {"name": "BasinError", "code": "BASIN_INTERNAL", "message": f"the Dask run failed: {type(e).__name__}: {e}"}})
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--scheduler", required=True)
+    p.add_argument("--timeout", type=float, default=10)
+    p.add_argument("--no-direct", action="store_true", help="fetch results through the scheduler (tunnelled clusters)")
+    args = p.parse_args()
+    bridge = Bridge(args)
+    send({"id": None, "ok": True, "hello": {"dask": dask.__version__, "distributed": distributed.__version__, "pandas": pd.__version__}})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        req = json.loads(line)
+        if req.get("op") == "close":
+            break
+        threading.Thread(target=serve, args=(bridge, req), daemon=True).start()
+    if bridge.client is not None:
+        bridge.client.close(timeout=5)
+
+
+if __name__ == "__main__":
+    main()

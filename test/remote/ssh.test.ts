@@ -1,0 +1,136 @@
+// SSH to a real OpenSSH server on 127.0.0.1: host keys checked against known_hosts
+// (unknown and wrong keys refused, with the fingerprint), commands, a Dask scheduler
+// reached through the tunnel, a dropped connection reported, and profiles saved
+// without secrets.
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { col, count, fromColumns, LocalCluster } from "../../engine/api/index.js";
+import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
+import { fingerprint } from "../../engine/cluster/remote/known_hosts.js";
+import { findProfile, loadProfiles, saveProfile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
+import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
+import { native } from "../../engine/native/addon.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { haveDask, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
+import { haveSshd, startSshd, type Sshd } from "./sshd_procs.js";
+
+const enabled = haveSshd();
+
+/** The error a connection attempt fails with (a session that opens fails the test). */
+async function refused(attempt: Promise<SshSession>): Promise<Error> {
+  const r = await attempt.catch((e: Error) => e);
+  if (r instanceof SshSession) {
+    r.close();
+    throw new Error("the connection was accepted");
+  }
+  return r;
+}
+let sshd: Sshd;
+let profile: SshProfile;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  sshd = await startSshd();
+  profile = { kind: "ssh", name: "local", host: "127.0.0.1", port: sshd.port, user: process.env.USER ?? "root", keyPath: sshd.clientKey, knownHosts: sshd.knownHosts };
+}, 30_000);
+
+afterAll(async () => {
+  await sshd?.stop();
+  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+});
+
+describe.skipIf(!enabled)("SSH sessions", () => {
+  it("connects with a key, verifying the host key, and runs commands", async () => {
+    const ssh = await SshSession.connect(profile);
+    try {
+      const r = await ssh.exec("echo hello; echo oops >&2; exit 3");
+      expect(r).toEqual({ code: 3, stdout: "hello\n", stderr: "oops\n" });
+    } finally {
+      ssh.close();
+    }
+  });
+
+  it("refuses an unknown host key, showing its fingerprint", async () => {
+    const hostKey = Buffer.from(readFileSync(join(sshd.dir, "host_key.pub"), "utf8").split(" ")[1], "base64");
+    const err = await refused(SshSession.connect({ ...profile, knownHosts: join(sshd.dir, "missing_known_hosts") }));
+    expect(err.message).toContain(`the host key of [127.0.0.1]:${sshd.port} is not in`);
+    expect(err.message).toContain(fingerprint(hostKey));
+    expect(err.message).toMatch(/ssh-keyscan -p \d+ 127\.0\.0\.1/);
+  });
+
+  it("refuses a host key that differs from known_hosts", async () => {
+    const err = await refused(SshSession.connect({ ...profile, knownHosts: sshd.wrongKnownHosts }));
+    expect(err.message).toMatch(/differs from the one in .*wrong_known_hosts.*someone is in the middle/);
+  });
+
+  it("refuses a key the host does not authorize", async () => {
+    const err = await refused(SshSession.connect({ ...profile, keyPath: join(sshd.dir, "other_key") }));
+    expect(err.message).toMatch(/cannot connect to .*127\.0\.0\.1.*check the key/);
+  });
+
+  it("a dropped connection fails the command in flight with a clear error; a new session works", async () => {
+    const ssh = await SshSession.connect(profile);
+    const dropped = new Promise<Error>((r) => ssh.whenDropped(r));
+    const running = ssh.exec("sleep 20").catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    sshd.dropConnections();
+    const err = (await running) as Error;
+    expect(err.message).toMatch(/the SSH connection to .*127\.0\.0\.1:\d+ dropped; reconnect to go on/);
+    expect((await dropped).message).toBe(err.message);
+    const again = await SshSession.connect(profile);
+    expect((await again.exec("echo back")).stdout).toBe("back\n");
+    again.close();
+  });
+});
+
+describe.skipIf(!enabled || !haveDask())("Dask through an SSH tunnel", () => {
+  let dask: DaskProcs;
+  beforeAll(async () => {
+    dask = await startDask(2);
+  }, 60_000);
+  afterAll(async () => {
+    await dask?.stop();
+  });
+
+  it("runs a pipeline on a scheduler reached only through the tunnel", async () => {
+    const open = await openCluster({ ...profile, scheduler: `tcp://127.0.0.1:${dask.port}` }, { python: PYTHON });
+    const { cluster } = open;
+    expect(open.label).toMatch(/via ssh/);
+    const local = new LocalCluster({ workers: 1 });
+    try {
+      const n = 500;
+      const df = fromColumns({ k: Array.from({ length: n }, (_, i) => (i % 9 === 0 ? null : `k${i % 4}`)), v: Array.from({ length: n }, (_, i) => i) }, { partitions: 3 })
+        .groupBy("k")
+        .agg(col("v").sum().alias("s"), count().alias("n"));
+      expectSameRows(tableRows(await df.compute({ cluster })), tableRows(await df.compute({ cluster: local })), "tunnelled Dask");
+      expect((await cluster.status()).workers.length).toBe(2);
+    } finally {
+      await open.close();
+      await local.close();
+    }
+  });
+});
+
+describe.skipIf(!enabled)("profiles", () => {
+  it("an ssh profile without a scheduler is refused with what to add", async () => {
+    await expect(openCluster(profile)).rejects.toThrow(/ssh profile "local" has no Dask scheduler; add "scheduler"/);
+  });
+
+  it("saves profiles privately, finds them by name, and refuses secrets", () => {
+    const dir = mkdtempSync(join(tmpdir(), "basin-profiles-"));
+    const file = join(dir, "basin", "profiles.json");
+    try {
+      saveProfile(profile, file);
+      saveProfile({ kind: "dask", name: "lab", scheduler: "tcp://10.0.0.5:8786" }, file);
+      expect(loadProfiles(file).map((p) => p.name)).toEqual(["local", "lab"]);
+      expect(findProfile("local", file)).toEqual(profile);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(() => saveProfile({ ...profile, password: "hunter2" } as SshProfile, file)).toThrow(/profiles keep no secrets: give a keyPath or use the ssh-agent/);
+      expect(() => findProfile("nope", file)).toThrow(/no cluster profile named "nope" .*saved: local, lab/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
