@@ -5,9 +5,9 @@ import { computeStored } from "../cluster/compute.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
 import { BasinError } from "../common/errors.js";
-import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
+import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
 import { native } from "../native/addon.js";
-import { planPipeline } from "../session/driver.js";
+import { planPipelineResults } from "../session/driver.js";
 import { ResultStore } from "./results.js";
 import { Workspace } from "./workspace.js";
 
@@ -59,15 +59,27 @@ export class EngineService implements EngineClient {
     const elapsedMs = () => Math.round(performance.now() - t0);
     void (async () => {
       try {
-        const plan = await planPipeline(file, typeof source === "string" ? source : undefined, ac.signal);
-        const out = await computeStored(plan, {
-          cluster: this.options.cluster,
-          signal: ac.signal,
-          onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }),
-        });
-        if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}: skipped ${out.skippedLines} malformed line(s)` });
-        const result = this.results.keep(out.ref, runId);
-        this.options.emit({ type: "runFinished", runId, result, elapsedMs: elapsedMs(), tasks: out.tasks });
+        const planned = await planPipelineResults(file, typeof source === "string" ? source : undefined, ac.signal);
+        // The default export first, then each show() in call order; a failure frees what was kept.
+        const kept: ResultInfo[] = [];
+        let tasks = 0;
+        try {
+          for (const p of [{ name: undefined, plan: planned.plan }, ...planned.shown]) {
+            const out = await computeStored(p.plan, {
+              cluster: this.options.cluster,
+              signal: ac.signal,
+              onProgress: (progress) => this.options.emit({ type: "progress", runId, progress: p.name === undefined ? progress : { ...progress, group: `${p.name}: ${progress.group}` } }),
+            });
+            tasks += out.tasks;
+            if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}${p.name === undefined ? "" : ` (${p.name})`}: skipped ${out.skippedLines} malformed line(s)` });
+            kept.push(this.results.keep(out.ref, runId, p.name));
+          }
+        } catch (e) {
+          for (const r of kept) this.results.release(r.id);
+          throw e;
+        }
+        const [result, ...shown] = kept;
+        this.options.emit({ type: "runFinished", runId, result, ...(shown.length > 0 ? { shown } : {}), elapsedMs: elapsedMs(), tasks });
       } catch (e) {
         this.options.emit({ type: "runFailed", runId, error: BasinError.from(e).toJSON(), elapsedMs: elapsedMs() });
       } finally {
@@ -95,6 +107,14 @@ export class EngineService implements EngineClient {
 
   async release(resultId: string): Promise<void> {
     this.results.release(resultId);
+  }
+
+  /** Writes a result into the workspace as CSV or Parquet (the path is checked to stay inside it). */
+  async exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
+    const file = this.workspaceFolder.path(path);
+    const out = await this.results.export(resultId, file, format);
+    this.options.emit({ type: "log", level: "info", text: `exported ${out.rows} rows to ${path} (${format})` });
+    return { path, rows: out.rows, bytes: out.bytes };
   }
 
   async cluster(): Promise<ClusterStatus> {

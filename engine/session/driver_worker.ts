@@ -3,6 +3,7 @@
 // loops or throws cannot stall or break the server; plans are plain JSON.
 import { parentPort, workerData } from "node:worker_threads";
 import { DataFrame } from "../api/dataframe.js";
+import { takeShown } from "../api/show.js";
 import { BasinError } from "../common/errors.js";
 import { loadPipeline } from "./load_pipeline.js";
 import type { DriverReply, DriverRequest } from "./driver.js";
@@ -13,7 +14,7 @@ try {
   const value = await loadPipeline(path, source);
   if (!(value instanceof DataFrame))
     throw new BasinError("BASIN_PLAN", `${path}: the default export must be a DataFrame (end the file with \`export default <frame>\`), got ${typeof value}`);
-  reply = { ok: true, plan: value.toPlan() };
+  reply = { ok: true, plan: value.toPlan(), shown: takeShown() };
 } catch (e) {
   reply = { ok: false, error: BasinError.from(e).toJSON() };
 }
