@@ -1,6 +1,8 @@
 // The engine side of the workbench contract (engine/common/rpc.ts): runs
 // pipeline files of a workspace on a cluster, keeps their results for paging, and
 // reports progress as events. Transports (WebSocket, Electron) wrap one of these.
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { computeStored } from "../cluster/compute.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
@@ -112,6 +114,8 @@ export class EngineService implements EngineClient {
   /** Writes a result into the workspace as CSV or Parquet (the path is checked to stay inside it). */
   async exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
     const file = this.workspaceFolder.path(path);
+    // Like saving a file, exporting into a new subfolder creates it.
+    if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true });
     const out = await this.results.export(resultId, file, format);
     this.options.emit({ type: "log", level: "info", text: `exported ${out.rows} rows to ${path} (${format})` });
     return { path, rows: out.rows, bytes: out.bytes };
