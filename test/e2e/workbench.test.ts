@@ -181,9 +181,11 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await expect.poll(() => cellText(0, 0), POLL).toBe("0");
     await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight / 2));
     await expect.poll(() => page.locator(".tr.row .td.rownum").first().textContent(), POLL).not.toBe("1");
-    await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight));
     const last = page.locator(`[data-row="${BIG_ROWS - 1}"]`);
-    await last.waitFor();
+    // Scrolled to the bottom (again on each poll: on a loaded machine one scroll event may land before the grid listens).
+    await expect
+      .poll(async () => (await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight)), last.count()), POLL)
+      .toBe(1);
     await expect.poll(() => cellText(BIG_ROWS - 1, 0), POLL).toBe(String(BIG_ROWS - 1));
     await expect.poll(() => cellText(BIG_ROWS - 1, 3), POLL).toBe("1249.5");
     const box = await last.boundingBox();
