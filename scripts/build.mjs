@@ -6,7 +6,7 @@ import { build } from "esbuild";
 import { globSync } from "tinyglobby";
 import { buildRenderer } from "./build_renderer.mjs";
 
-const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts", "bench/**/*.ts"], { ignore: ["**/*.d.ts"] });
+const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts", "bench/**/*.ts"], { ignore: ["**/*.d.ts", "electron/preload.ts"] });
 await build({
   entryPoints,
   outdir: "dist",
@@ -16,6 +16,17 @@ await build({
   format: "esm",
   target: "node20",
   sourcemap: "linked",
+  logLevel: "warning",
+});
+// Electron loads a sandboxed preload script as one CommonJS file.
+await build({
+  entryPoints: ["electron/preload.ts"],
+  outfile: "dist/electron/preload.cjs",
+  bundle: true,
+  external: ["electron"],
+  platform: "node",
+  format: "cjs",
+  target: "node20",
   logLevel: "warning",
 });
 await buildRenderer();

@@ -19,6 +19,7 @@ export { readJson, type ReadJsonOptions } from "./read_json.js";
 export { readArrow } from "./read_arrow.js";
 export type { WriteParquetFrameOptions } from "./write_frame.js";
 export type { WriteSummary, WriteParquetOptions } from "../io/write.js";
+export { show } from "./show.js";
 export { fromColumns, type FromColumnsOptions, type InputValue } from "./from_columns.js";
 export { Table, type Value, type TableInfo } from "./table.js";
 export { LocalCluster, type LocalClusterOptions } from "../cluster/local.js";

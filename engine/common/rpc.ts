@@ -16,6 +16,19 @@ export interface ResultInfo {
   source: string;
   /** What the pipeline's default export was: a frame (absent), or a bag whose items are the JSON texts of column "item". */
   kind?: "table" | "bag";
+  /** The name given to `show(frame, name)` in the pipeline; absent for the default export. */
+  name?: string;
+}
+
+/** File formats a result can be exported to. */
+export type ExportFormat = "csv" | "parquet";
+
+/** What exportResult wrote. */
+export interface ExportSummary {
+  /** The file, relative to the workspace root. */
+  path: string;
+  rows: number;
+  bytes: number;
 }
 
 /** Rows [offset, offset + values[0].length) of some columns of a result. */
@@ -74,7 +87,8 @@ export interface RunProgress {
 export type EngineEvent =
   | { type: "runStarted"; runId: string; file: string }
   | { type: "progress"; runId: string; progress: RunProgress }
-  | { type: "runFinished"; runId: string; result: ResultInfo; elapsedMs: number; tasks: number }
+  /** `result` is the default export; `shown` the frames passed to `show()`, in call order. */
+  | { type: "runFinished"; runId: string; result: ResultInfo; shown?: ResultInfo[]; elapsedMs: number; tasks: number }
   | { type: "runFailed"; runId: string; error: SerializedError; elapsedMs: number }
   | { type: "log"; level: "info" | "warn" | "error"; text: string };
 
@@ -100,6 +114,8 @@ export interface EngineClient {
   profile(resultId: string, column: string): Promise<ColumnProfile>;
   release(resultId: string): Promise<void>;
   cluster(): Promise<ClusterStatus>;
+  /** Writes a result (or view) to a workspace file, atomically (temp file + rename). */
+  exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary>;
 }
 
 export type EngineMethod = keyof EngineClient;
@@ -115,4 +131,19 @@ export type RpcResponse = { id: number; result: unknown } | { id: number; error:
 
 export interface RpcEventMessage {
   event: EngineEvent;
+}
+
+/**
+ * Desktop only: the engine runs in its own process, and the Electron main process
+ * tells the window's port when it stops or is running again.
+ */
+export type EngineProcessState = { state: "running" } | { state: "crashed"; message: string };
+
+export interface EngineProcessMessage {
+  engineProcess: EngineProcessState;
+}
+
+/** Desktop only: the window asks the main process to start a stopped engine again. */
+export interface EngineRestartRequest {
+  control: "restartEngine";
 }

@@ -1,13 +1,15 @@
 // The engine side of the workbench contract (engine/common/rpc.ts): runs
 // pipeline files of a workspace on a cluster, keeps their results for paging, and
 // reports progress as events. Transports (WebSocket, Electron) wrap one of these.
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { computeStored } from "../cluster/compute.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
 import { BasinError } from "../common/errors.js";
-import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
+import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
 import { native } from "../native/addon.js";
-import { planPipeline } from "../session/driver.js";
+import { planPipelineResults } from "../session/driver.js";
 import { ResultStore } from "./results.js";
 import { Workspace } from "./workspace.js";
 
@@ -59,15 +61,27 @@ export class EngineService implements EngineClient {
     const elapsedMs = () => Math.round(performance.now() - t0);
     void (async () => {
       try {
-        const plan = await planPipeline(file, typeof source === "string" ? source : undefined, ac.signal);
-        const out = await computeStored(plan, {
-          cluster: this.options.cluster,
-          signal: ac.signal,
-          onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }),
-        });
-        if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}: skipped ${out.skippedLines} malformed line(s)` });
-        const result = this.results.keep(out.ref, runId, plan.root.kind === "fromBag" && plan.root.raw ? "bag" : undefined);
-        this.options.emit({ type: "runFinished", runId, result, elapsedMs: elapsedMs(), tasks: out.tasks });
+        const planned = await planPipelineResults(file, typeof source === "string" ? source : undefined, ac.signal);
+        // The default export first, then each show() in call order; a failure frees what was kept.
+        const kept: ResultInfo[] = [];
+        let tasks = 0;
+        try {
+          for (const p of [{ name: undefined, plan: planned.plan }, ...planned.shown]) {
+            const out = await computeStored(p.plan, {
+              cluster: this.options.cluster,
+              signal: ac.signal,
+              onProgress: (progress) => this.options.emit({ type: "progress", runId, progress: p.name === undefined ? progress : { ...progress, group: `${p.name}: ${progress.group}` } }),
+            });
+            tasks += out.tasks;
+            if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}${p.name === undefined ? "" : ` (${p.name})`}: skipped ${out.skippedLines} malformed line(s)` });
+            kept.push(this.results.keep(out.ref, runId, { name: p.name, kind: p.plan.root.kind === "fromBag" && p.plan.root.raw ? "bag" : undefined }));
+          }
+        } catch (e) {
+          for (const r of kept) this.results.release(r.id);
+          throw e;
+        }
+        const [result, ...shown] = kept;
+        this.options.emit({ type: "runFinished", runId, result, ...(shown.length > 0 ? { shown } : {}), elapsedMs: elapsedMs(), tasks });
       } catch (e) {
         this.options.emit({ type: "runFailed", runId, error: BasinError.from(e).toJSON(), elapsedMs: elapsedMs() });
       } finally {
@@ -95,6 +109,16 @@ export class EngineService implements EngineClient {
 
   async release(resultId: string): Promise<void> {
     this.results.release(resultId);
+  }
+
+  /** Writes a result into the workspace as CSV or Parquet (the path is checked to stay inside it). */
+  async exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
+    const file = this.workspaceFolder.path(path);
+    // Like saving a file, exporting into a new subfolder creates it.
+    if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true });
+    const out = await this.results.export(resultId, file, format);
+    this.options.emit({ type: "log", level: "info", text: `exported ${out.rows} rows to ${path} (${format})` });
+    return { path, rows: out.rows, bytes: out.bytes };
   }
 
   async cluster(): Promise<ClusterStatus> {

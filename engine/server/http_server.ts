@@ -3,14 +3,16 @@
 // cookie for its own assets); the WebSocket also checks the Origin, so another
 // site open in the browser cannot drive the engine.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { extname, join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { LocalCluster } from "../cluster/local.js";
-import { BasinError } from "../common/errors.js";
-import type { EngineClient, EngineEvent, EngineMethod, RpcRequest, RpcResponse } from "../common/rpc.js";
+import type { EngineEvent } from "../common/rpc.js";
+import { assetFile, contentType } from "./assets.js";
+import { contentSecurityPolicy } from "./csp.js";
 import { EngineService } from "./engine_service.js";
+import { dispatch } from "./rpc_dispatch.js";
 
 export interface ServeOptions {
   /** The workspace folder. */
@@ -32,11 +34,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const METHODS: readonly EngineMethod[] = ["workspace", "readFile", "writeFile", "run", "cancel", "page", "view", "profile", "release", "cluster"];
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".json": "application/json", ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2", ".ttf": "font/ttf",
-};
 const COOKIE = "basin_token";
 
 function sameToken(given: string | null | undefined, token: string): boolean {
@@ -87,16 +84,15 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     if (!sameToken(query, token) && !sameToken(cookieToken(req), token))
       return refuse(res, 403, "Basin: this page needs the token printed by `basin serve`; open the full URL it printed");
     if (req.method !== "GET") return refuse(res, 405, "Basin: only GET is served here");
-    const rel = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname.slice(1));
-    const file = resolve(assets, rel);
-    if (!file.startsWith(assets + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      if (rel === "index.html") return refuse(res, 500, `Basin: the workbench is not built (no ${file}); run \`npm run build\``);
+    const file = assetFile(assets, url.pathname);
+    if (!file) {
+      if (url.pathname === "/" || url.pathname === "/index.html") return refuse(res, 500, `Basin: the workbench is not built (no ${join(assets, "index.html")}); run \`npm run build\``);
       return refuse(res, 404, "Basin: not found");
     }
     res.writeHead(200, {
-      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+      "content-type": contentType(file),
       "set-cookie": `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-      "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; worker-src 'self' blob:",
+      "content-security-policy": contentSecurityPolicy({ websocket: true }),
       "x-content-type-options": "nosniff",
       "cache-control": "no-store",
     });
@@ -140,18 +136,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
 }
 
 /** Answers one request message; every failure goes back as a serialized error. */
-async function answer(engine: EngineClient, ws: WebSocket, text: string): Promise<void> {
-  let id = -1;
-  let reply: RpcResponse;
+async function answer(engine: EngineService, ws: WebSocket, text: string): Promise<void> {
+  let message: unknown;
   try {
-    const req = JSON.parse(text) as RpcRequest;
-    id = typeof req.id === "number" ? req.id : -1;
-    if (!METHODS.includes(req.method)) throw new BasinError("BASIN_PLAN", `unknown engine method "${String(req.method)}"`);
-    if (!Array.isArray(req.params)) throw new BasinError("BASIN_PLAN", `${req.method}: params must be an array`);
-    const method = engine[req.method] as (...args: unknown[]) => Promise<unknown>;
-    reply = { id, result: (await method.apply(engine, req.params)) ?? null };
-  } catch (e) {
-    reply = { id, error: BasinError.from(e).toJSON() };
+    message = JSON.parse(text);
+  } catch {
+    message = undefined; // dispatch answers it as a bad request
   }
+  const reply = await dispatch(engine, message);
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
 }

@@ -6,7 +6,8 @@ import { col, count, Expr } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
 import { computeStored, type ComputeOptions } from "../cluster/compute.js";
 import { BasinError } from "../common/errors.js";
-import type { ColumnProfile, Page, ResultFilter, ResultInfo, ResultSort, WireValue } from "../common/rpc.js";
+import type { ColumnProfile, ExportFormat, Page, ResultFilter, ResultInfo, ResultSort, WireValue } from "../common/rpc.js";
+import { storeChunks, writeFile, type WriteSummary } from "../io/write.js";
 import type { Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
 import { toWire } from "./wire.js";
@@ -37,11 +38,12 @@ export class ResultStore {
 
   constructor(private readonly compute: Pick<ComputeOptions, "cluster">) {}
 
-  /** Takes ownership of `ref` (a table in the store) and gives it an id. */
-  keep(ref: Handle, source: string, kind?: ResultInfo["kind"]): ResultInfo {
+  /** Takes ownership of `ref` (a table in the store) and gives it an id (and the name `show()` gave it). */
+  keep(ref: Handle, source: string, what: { name?: string; kind?: ResultInfo["kind"] } = {}): ResultInfo {
     const t = native().tableInfo(ref);
     const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: t.rows, source };
-    if (kind) info.kind = kind;
+    if (what.name !== undefined) info.name = what.name;
+    if (what.kind) info.kind = what.kind;
     this.kept.set(info.id, { info, ref });
     return info;
   }
@@ -70,7 +72,7 @@ export class ResultStore {
     if (sort.length > 0)
       df = df.sort(sort.map((s) => s.column), { descending: sort.map((s) => s.descending) });
     const { ref } = await computeStored(df.toPlan(), this.compute);
-    return this.keep(ref, id, this.get(id).info.kind);
+    return this.keep(ref, id, { kind: this.get(id).info.kind });
   }
 
   async profile(id: string, column: string): Promise<ColumnProfile> {
@@ -90,6 +92,21 @@ export class ResultStore {
       profile.histogram = await this.histogram(df, column);
     }
     return profile;
+  }
+
+  /**
+   * Writes result `id` to `file` (an absolute path) through engine/io's atomic
+   * writer. The table is retained meanwhile, so releasing the result mid-write is safe.
+   */
+  async export(id: string, file: string, format: ExportFormat): Promise<WriteSummary> {
+    if (format !== "csv" && format !== "parquet") fail(`export format must be "csv" or "parquet", got ${JSON.stringify(format)}`);
+    const { ref } = this.get(id);
+    native().retain(ref);
+    try {
+      return await writeFile(storeChunks(ref), file, format);
+    } finally {
+      native().release(ref);
+    }
   }
 
   release(id: string): void {

@@ -2,6 +2,7 @@
 import { Worker } from "node:worker_threads";
 import { BasinError, type SerializedError } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
+import type { ShownFrame } from "../api/show.js";
 import { builtScript } from "../workers/built_script.js";
 
 export interface DriverRequest {
@@ -9,7 +10,13 @@ export interface DriverRequest {
   source?: string;
 }
 
-export type DriverReply = { ok: true; plan: Plan } | { ok: false; error: SerializedError };
+/** A pipeline's plans: its default export and the frames it passed to show(). */
+export interface PipelinePlans {
+  plan: Plan;
+  shown: ShownFrame[];
+}
+
+export type DriverReply = ({ ok: true } & PipelinePlans) | { ok: false; error: SerializedError };
 
 /**
  * Evaluates a pipeline file (or unsaved `source` for it) off the main thread and
@@ -18,7 +25,17 @@ export type DriverReply = { ok: true; plan: Plan } | { ok: false; error: Seriali
  * @example
  * const plan = await planPipeline("examples/taxi.ts");
  */
-export function planPipeline(path: string, source?: string, signal?: AbortSignal): Promise<Plan> {
+export async function planPipeline(path: string, source?: string, signal?: AbortSignal): Promise<Plan> {
+  return (await planPipelineResults(path, source, signal)).plan;
+}
+
+/**
+ * Like planPipeline, with the named results of `show(frame, name)` calls too.
+ *
+ * @example
+ * const { plan, shown } = await planPipelineResults("examples/taxi.ts");
+ */
+export function planPipelineResults(path: string, source?: string, signal?: AbortSignal): Promise<PipelinePlans> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new BasinError("BASIN_CANCELLED", "the run was cancelled"));
     const worker = new Worker(builtScript("session/driver_worker.js"), { workerData: { path, source } satisfies DriverRequest });
@@ -32,7 +49,7 @@ export function planPipeline(path: string, source?: string, signal?: AbortSignal
     };
     const onAbort = () => settle(() => reject(new BasinError("BASIN_CANCELLED", "the run was cancelled while the pipeline file was evaluated")));
     signal?.addEventListener("abort", onAbort);
-    worker.once("message", (r: DriverReply) => settle(() => (r.ok ? resolve(r.plan) : reject(BasinError.fromJSON(r.error)))));
+    worker.once("message", (r: DriverReply) => settle(() => (r.ok ? resolve({ plan: r.plan, shown: r.shown }) : reject(BasinError.fromJSON(r.error)))));
     worker.once("error", (e) => settle(() => reject(BasinError.from(e))));
     worker.once("exit", (code) => settle(() => reject(new BasinError("BASIN_INTERNAL", `the pipeline driver exited (code ${code}) without a plan`))));
   });

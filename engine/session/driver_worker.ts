@@ -4,6 +4,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { DataFrame } from "../api/dataframe.js";
 import { Bag } from "../api/bag/bag.js";
+import { takeShown } from "../api/show.js";
 import { BasinError } from "../common/errors.js";
 import { loadPipeline } from "./load_pipeline.js";
 import type { DriverReply, DriverRequest } from "./driver.js";
@@ -14,7 +15,7 @@ try {
   const value = await loadPipeline(path, source);
   if (!(value instanceof DataFrame) && !(value instanceof Bag))
     throw new BasinError("BASIN_PLAN", `${path}: the default export must be a DataFrame or a Bag (end the file with \`export default <frame>\`), got ${typeof value}`);
-  reply = { ok: true, plan: value.toPlan() };
+  reply = { ok: true, plan: value.toPlan(), shown: takeShown() };
 } catch (e) {
   reply = { ok: false, error: BasinError.from(e).toJSON() };
 }

@@ -1,11 +1,12 @@
 // The workbench: explorer, editor tabs, run bar, and the bottom panel (results,
 // plot, problems, output, cluster). Talks to the engine only through EngineClient.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { EngineEvent, ResultFilter, ResultInfo, ResultSort } from "../../engine/common/rpc.js";
+import type { EngineEvent, ExportFormat, ResultFilter, ResultInfo, ResultSort } from "../../engine/common/rpc.js";
 import { parseFilter } from "../common/filter_syntax.js";
 import { LAYOUT_KEY, parseLayout, type BottomTab, type Layout } from "../common/layout.js";
 import { parseLocation, workspaceFileOf } from "../common/location.js";
-import type { ConnectionState, WsEngineClient } from "../common/ws_client.js";
+import { exportPathFor, resultLabel } from "../common/result_tabs.js";
+import type { ConnectionState, WorkbenchClient } from "../common/rpc_client.js";
 import { ClusterPanel } from "./ClusterPanel.js";
 import { EditorPane } from "./EditorPane.js";
 import { FileTree } from "./FileTree.js";
@@ -37,7 +38,7 @@ const TABS: { id: BottomTab; label: string }[] = [
   { id: "cluster", label: "Cluster" },
 ];
 
-export function App({ client }: { client: WsEngineClient }) {
+export function App({ client }: { client: WorkbenchClient }) {
   const [layout, setLayout] = useState<Layout>(() => parseLayout(localStorage.getItem(LAYOUT_KEY)));
   const [files, setFiles] = useState<string[]>([]);
   const [connection, setConnection] = useState<ConnectionState>(client.state);
@@ -47,12 +48,16 @@ export function App({ client }: { client: WsEngineClient }) {
   const [run, setRun] = useState<RunState | undefined>();
   const runRef = useRef<RunState | undefined>(undefined);
   runRef.current = run;
+  /** The run's results: its default export, then each show(). */
+  const [results, setResults] = useState<ResultInfo[]>([]);
   const [base, setBase] = useState<ResultInfo | undefined>();
   const [shown, setShown] = useState<ResultInfo | undefined>();
   const [sort, setSort] = useState<ResultSort | undefined>();
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [filterError, setFilterError] = useState<string | undefined>();
   const [viewBusy, setViewBusy] = useState(false);
+  /** The file the last export wrote (shown next to the export buttons). */
+  const [exported, setExported] = useState<string | undefined>();
   const viewSeq = useRef(0);
   const [problems, setProblems] = useState<Problem[]>([]);
   const [logs, setLogs] = useState<LogLine[]>([]);
@@ -189,25 +194,67 @@ export function App({ client }: { client: WsEngineClient }) {
     const v = shownRef.current;
     if (v && v.id !== baseRef.current?.id) void client.release(v.id).catch(() => {});
   }, [client]);
-  const replaceResult = useCallback(
-    (next: ResultInfo) => {
+  const resultsRef = useRef<ResultInfo[]>([]);
+  resultsRef.current = results;
+  /** Shows one of the run's results, unsorted and unfiltered. */
+  const selectResult = useCallback(
+    (next: ResultInfo | undefined) => {
       releaseView();
-      if (baseRef.current) void client.release(baseRef.current.id).catch(() => {});
+      viewSeq.current++;
       baseRef.current = shownRef.current = next;
       setBase(next);
       setShown(next);
       setSort(undefined);
       setFilters({});
       setFilterError(undefined);
+      setViewBusy(false);
     },
-    [client, releaseView],
+    [releaseView],
   );
+  const replaceResults = useCallback(
+    (next: ResultInfo[]) => {
+      selectResult(undefined);
+      for (const r of resultsRef.current) void client.release(r.id).catch(() => {});
+      resultsRef.current = next;
+      setResults(next);
+      selectResult(next[0]);
+    },
+    [client, selectResult],
+  );
+
+  const exportShown = async (format: ExportFormat) => {
+    const r = shownRef.current;
+    if (!r) return;
+    const path = prompt(`Export ${r.rows.toLocaleString("en-US")} rows as ${format === "csv" ? "CSV" : "Parquet"} to (path in the workspace):`, exportPathFor(runRef.current?.file, r, format));
+    if (!path) return;
+    try {
+      const out = await client.exportResult(r.id, path, format);
+      log("info", `exported ${out.rows.toLocaleString("en-US")} rows to ${out.path}`);
+      setExported(out.path);
+      void refresh();
+    } catch (e) {
+      log("error", (e as Error).message);
+      setExported(undefined);
+      update((l) => ({ ...l, bottomTab: "output" }));
+    }
+  };
 
   useEffect(() => {
     setConnection(client.state); // it may have opened before this subscription
     return client.onConnection((s) => {
-    setConnection(s);
+      setConnection(s);
       if (s === "open") void refresh();
+      if (s === "crashed") {
+        // The engine process is gone, and its results with it.
+        resultsRef.current = [];
+        setResults([]);
+        baseRef.current = shownRef.current = undefined;
+        setBase(undefined);
+        setShown(undefined);
+        const cur = runRef.current;
+        if (cur && (cur.status === "running" || cur.status === "starting")) setRun({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt });
+        log("error", client.crashMessage ?? "the engine process stopped");
+      }
     });
   }, [client, refresh]);
 
@@ -225,11 +272,12 @@ export function App({ client }: { client: WsEngineClient }) {
             break;
           case "runFinished":
             if (cur && cur.runId !== e.runId) {
-              void client.release(e.result.id).catch(() => {});
+              for (const r of [e.result, ...(e.shown ?? [])]) void client.release(r.id).catch(() => {});
               break;
             }
             setRun((r) => r && { ...r, status: "done", elapsedMs: e.elapsedMs, tasks: e.tasks });
-            replaceResult(e.result);
+            replaceResults([e.result, ...(e.shown ?? [])]);
+            setExported(undefined);
             log("info", `run ${e.runId} finished in ${e.elapsedMs} ms: ${e.result.rows.toLocaleString("en-US")} rows, ${e.tasks} tasks`);
             update((l) => (l.bottomTab === "plot" ? l : { ...l, bottomTab: "results" }));
             break;
@@ -258,7 +306,7 @@ export function App({ client }: { client: WsEngineClient }) {
             break;
         }
       }),
-    [client, log, replaceResult, update],
+    [client, log, replaceResults, update],
   );
   const filesRef = useRef<string[]>([]);
   filesRef.current = files;
@@ -322,6 +370,18 @@ export function App({ client }: { client: WsEngineClient }) {
 
   return (
     <div className="app" style={gridStyle}>
+      {connection === "crashed" && (
+        <div className="engine-crashed" role="alertdialog" aria-label="The engine stopped" data-testid="engine-crashed">
+          <div className="engine-crashed-box">
+            <strong>The engine stopped</strong>
+            <pre>{client.crashMessage}</pre>
+            <p className="muted">Your files are safe: unsaved editor changes stay here.</p>
+            {client.restartEngine && (
+              <button className="btn primary" onClick={() => client.restartEngine?.()} data-testid="restart-engine">Restart engine</button>
+            )}
+          </div>
+        </div>
+      )}
       <FileTree files={files} active={layout.activeFile} dirty={dirty} onOpen={(p) => void open(p)} onNew={() => void newFile()} onRefresh={() => void refresh()} />
       <Splitter direction="vertical" size={layout.sidebarWidth} min={120} max={700} onResize={(n) => update((l) => ({ ...l, sidebarWidth: n }))} />
       <div className="main" style={{ gridTemplateRows: `auto 1fr 4px ${layout.panelHeight}px` }}>
@@ -355,10 +415,30 @@ export function App({ client }: { client: WsEngineClient }) {
           </div>
           <div className="panel-body">
             {layout.bottomTab === "results" &&
-              (shown && base && shown.kind === "bag" ? (
-                <BagView client={client} result={shown} onError={(m) => log("error", m)} />
-              ) : shown && base ? (
-                <ResultsTable client={client} result={shown} baseRows={base.rows} sort={sort} filters={filters} filterError={filterError} busy={viewBusy} onSort={onSort} onFilter={onFilter} onError={(m) => log("error", m)} />
+              (shown && base ? (
+                <div className="results-area">
+                  <div className="result-bar">
+                    <div className="result-tabs" role="tablist" data-testid="result-tabs">
+                      {results.length > 1 &&
+                        results.map((r) => (
+                          <button key={r.id} className={`result-tab${r.id === base.id ? " active" : ""}`} onClick={() => r.id !== base.id && selectResult(r)} data-result-tab={resultLabel(r)} role="tab" title={`${r.rows.toLocaleString("en-US")} rows`}>
+                            {resultLabel(r)}
+                          </button>
+                        ))}
+                    </div>
+                    <span className="grow" />
+                    {exported && <span className="muted" data-testid="exported">saved {exported}</span>}
+                    <button className="btn small" onClick={() => void exportShown("csv")} title="Export these rows (sorted and filtered as shown) as CSV into the workspace" data-testid="export-csv">Export CSV</button>
+                    <button className="btn small" onClick={() => void exportShown("parquet")} title="Export these rows (sorted and filtered as shown) as Parquet into the workspace" data-testid="export-parquet">Export Parquet</button>
+                  </div>
+                  <div className="results-host">
+                    {shown.kind === "bag" ? (
+                      <BagView client={client} result={shown} onError={(m) => log("error", m)} />
+                    ) : (
+                      <ResultsTable client={client} result={shown} baseRows={base.rows} sort={sort} filters={filters} filterError={filterError} busy={viewBusy} onSort={onSort} onFilter={onFilter} onError={(m) => log("error", m)} />
+                    )}
+                  </div>
+                </div>
               ) : (
                 <div className="empty">Run a pipeline (Ctrl/Cmd+Enter) to see its result here.</div>
               ))}

@@ -44,7 +44,7 @@ export function RunBar(props: { run: RunState | undefined; canRun: boolean; conn
           ))}
       </div>
       <span className="grow" />
-      <span className={`conn ${props.connection}`} title={`engine connection: ${props.connection}`}>● {props.connection === "open" ? "engine" : props.connection}</span>
+      <span className={`conn ${props.connection}`} title={`engine connection: ${props.connection}`} data-testid="connection">● {props.connection === "open" ? "engine" : props.connection}</span>
     </div>
   );
 }

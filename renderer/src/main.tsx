@@ -1,10 +1,10 @@
-// The workbench's entry: connects to the engine that served this page (the token
-// comes from the URL `basin serve` printed) and renders the app.
+// The workbench's entry: connects to the engine — over the desktop app's
+// MessagePort when the preload script exposes window.basin, else over the
+// WebSocket of the `basin serve` that served this page — and renders the app.
 import { createRoot } from "react-dom/client";
-import { WsEngineClient } from "../common/ws_client.js";
+import { createClient, type MessageTarget, type PageLike } from "../common/transport.js";
 import { App } from "./App.js";
 import "./styles.css";
 
-const token = new URLSearchParams(location.search).get("token") ?? "";
-const client = new WsEngineClient({ url: `ws://${location.host}/?token=${encodeURIComponent(token)}` });
+const client = createClient(window as unknown as PageLike & MessageTarget);
 createRoot(document.getElementById("root")!).render(<App client={client} />);

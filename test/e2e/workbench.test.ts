@@ -2,10 +2,12 @@
 // chromium driven by playwright-core. Opens a pipeline, types into Monaco (with
 // the `basin` typings answering), runs it, scrolls a 10-million-row result to its
 // last row, sorts and filters in the engine, plots, shows an engine error as a
-// marker and a problem, stops a long run, and keeps the layout across a reload.
+// marker and a problem, stops a long run, keeps the layout across a reload, shows
+// show() results in tabs and exports them, survives a reload mid-run and a server
+// restart, and (with a stand-in preload) uses the desktop port and its restart.
 // Screenshots of the main views go to test-artifacts/.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -43,6 +45,42 @@ export default left
   .select("i", "a", "b", "x");
 `;
 
+const SHOWS = `import { fromColumns, col, count, show } from "basin";
+
+const n = Array.from({ length: 300 }, (_, i) => i);
+const t = fromColumns({ n, city: n.map((i) => ["Zürich", "東京", null][i % 3]) }, { partitions: [0, 1, 299] });
+show(t.groupBy("city").agg(count().alias("trips")).sort("city"), "by city");
+export default t.filter(col("n").lt(5));
+`;
+
+/** Evaluating takes ~1.5 s: long enough to reload the page in the middle of the run. */
+const SLOW = `import { fromColumns } from "basin";
+
+const t0 = Date.now();
+while (Date.now() - t0 < 1500) {}
+export default fromColumns({ done: [1, 2] });
+`;
+
+/**
+ * Stands in for electron/preload.ts in a plain browser page: window.basin.connect()
+ * hands the page a MessagePort, as the desktop app does, with a stand-in engine on
+ * the other end that answers the start-up requests and can "crash" and restart.
+ */
+const FAKE_DESKTOP = `(() => {
+  const channel = new MessageChannel();
+  const engine = channel.port2;
+  window.__engineRequests = [];
+  engine.onmessage = (e) => {
+    const m = e.data;
+    if (m.control === "restartEngine") return engine.postMessage({ engineProcess: { state: "running" } });
+    window.__engineRequests.push(m.method);
+    const results = { workspace: { root: "/desktop", files: ["desktop.ts"] }, readFile: "export default 1;\\n", cluster: { kind: "local", workers: [{ name: "w0", kind: "cpu", busy: false }], store: { tables: 0, bytes: 0, peakBytes: 0 } } };
+    engine.postMessage(m.method in results ? { id: m.id, result: results[m.method] } : { id: m.id, error: { name: "BasinError", code: "BASIN_INTERNAL", message: "not in this test" } });
+  };
+  window.__crashEngine = () => engine.postMessage({ engineProcess: { state: "crashed", message: "The engine process was killed (SIGKILL).\\nRestart it to go on; results of earlier runs are gone." } });
+  window.basin = { desktop: true, connect: () => setTimeout(() => window.postMessage("basin:engine-port", "*", [channel.port1]), 10) };
+})();`;
+
 let dir: string;
 let server: RunningServer;
 let cluster: LocalCluster;
@@ -55,6 +93,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "basin-e2e-"));
   writeFileSync(join(dir, "small.ts"), SMALL);
   writeFileSync(join(dir, "big.ts"), BIG);
+  writeFileSync(join(dir, "shows.ts"), SHOWS);
+  writeFileSync(join(dir, "slow.ts"), SLOW);
   writeFileSync(join(dir, "loops.ts"), `// never finishes evaluating: for Stop\nwhile (true) {}\nexport default 1;\n`);
   cluster = new LocalCluster({ workers: 2 });
   server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
@@ -141,9 +181,11 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await expect.poll(() => cellText(0, 0), POLL).toBe("0");
     await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight / 2));
     await expect.poll(() => page.locator(".tr.row .td.rownum").first().textContent(), POLL).not.toBe("1");
-    await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight));
     const last = page.locator(`[data-row="${BIG_ROWS - 1}"]`);
-    await last.waitFor();
+    // Scrolled to the bottom (again on each poll: on a loaded machine one scroll event may land before the grid listens).
+    await expect
+      .poll(async () => (await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight)), last.count()), POLL)
+      .toBe(1);
     await expect.poll(() => cellText(BIG_ROWS - 1, 0), POLL).toBe(String(BIG_ROWS - 1));
     await expect.poll(() => cellText(BIG_ROWS - 1, 3), POLL).toBe("1249.5");
     const box = await last.boundingBox();
@@ -236,5 +278,78 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.waitForSelector('[data-testid="cluster"]');
     expect((await page.locator(".panel").boundingBox())!.height).toBeCloseTo(grown, 0);
     await shot("reloaded");
+  });
+
+  it("shows each show() result in its own tab and exports the shown rows as CSV and Parquet", async () => {
+    await page.click('[data-path="shows.ts"]');
+    await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("groupBy"));
+    await page.click(".monaco-editor .view-lines");
+    await page.click('[data-panel="results"]');
+    await runAndWait(/✓/);
+    await expect.poll(() => page.locator("[data-result-tab]").allTextContents(), POLL).toEqual(["default", "by city"]);
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("5 rows");
+    // The default export as CSV: the button asks where, then the file is in the workspace.
+    page.once("dialog", (d) => void d.accept("exports/first.csv"));
+    await page.click('[data-testid="export-csv"]');
+    await expect.poll(() => page.textContent('[data-testid="exported"]'), POLL).toContain("exports/first.csv");
+    expect(readFileSync(join(dir, "exports/first.csv"), "utf8")).toBe("n,city\n0,Zürich\n1,東京\n2,\n3,Zürich\n4,東京\n");
+    await page.waitForSelector('[data-path="exports/first.csv"]'); // the explorer lists it
+    // The named result in its tab, exported as Parquet under the suggested name.
+    await page.click('[data-result-tab="by city"]');
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("3 rows");
+    await expect.poll(() => cellText(0, 0), POLL).toBe("Zürich");
+    await expect.poll(() => cellText(1, 1), POLL).toBe("100");
+    let suggested = "";
+    page.once("dialog", (d) => ((suggested = d.defaultValue()), void d.accept(suggested)));
+    await page.click('[data-testid="export-parquet"]');
+    await expect.poll(() => page.textContent('[data-testid="exported"]'), POLL).toContain("shows-by-city.parquet");
+    expect(suggested).toBe("shows-by-city.parquet");
+    expect(readFileSync(join(dir, "shows-by-city.parquet")).subarray(0, 4).toString()).toBe("PAR1");
+    await shot("result-tabs");
+  });
+
+  it("keeps the engine working across a page reload mid-run, and reconnects to a restarted server", async () => {
+    await page.click('[data-path="slow.ts"]');
+    await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("Date.now"));
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+Enter");
+    await page.waitForFunction(() => /running/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""));
+    await page.reload();
+    await page.waitForSelector('[data-tab="slow.ts"].active');
+    await expect.poll(() => page.textContent('[data-testid="connection"]'), POLL).toContain("engine");
+    await page.click(".monaco-editor .view-lines");
+    await runAndWait(/✓ slow\.ts/);
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("2 rows");
+
+    // The server stops and comes back on the same port: the page notices and reconnects by itself.
+    const { port, token } = server;
+    await server.close();
+    await expect.poll(() => page.textContent('[data-testid="connection"]'), POLL).not.toContain("engine");
+    server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer"), port, token });
+    await expect.poll(() => page.textContent('[data-testid="connection"]'), POLL).toContain("engine");
+    await page.click('[data-tab="shows.ts"]');
+    await page.click(".monaco-editor .view-lines");
+    await runAndWait(/✓ shows\.ts/);
+    await expect.poll(() => page.locator("[data-result-tab]").count(), POLL).toBe(2);
+  });
+
+  it("in the desktop app's page, talks over window.basin's port and offers a restart when the engine stops", async () => {
+    const desktop = await page.context().newPage();
+    try {
+      await desktop.addInitScript(FAKE_DESKTOP);
+      await desktop.goto(server.url);
+      await desktop.waitForSelector('[data-path="desktop.ts"]'); // listed by the port's engine, not the server's
+      expect(await desktop.evaluate(() => (window as unknown as { __engineRequests: string[] }).__engineRequests)).toContain("workspace");
+      await expect.poll(() => desktop.textContent('[data-testid="connection"]'), POLL).toContain("engine");
+      await desktop.evaluate(() => (window as unknown as { __crashEngine(): void }).__crashEngine());
+      await desktop.waitForSelector('[data-testid="engine-crashed"]');
+      expect(await desktop.textContent('[data-testid="engine-crashed"]')).toMatch(/The engine stopped.*killed \(SIGKILL\)/s);
+      await desktop.screenshot({ path: join(ARTIFACTS, "engine-crashed.png") });
+      await desktop.click('[data-testid="restart-engine"]');
+      await desktop.waitForSelector('[data-testid="engine-crashed"]', { state: "detached" });
+      await expect.poll(() => desktop.textContent('[data-testid="connection"]'), POLL).toContain("engine");
+    } finally {
+      await desktop.close();
+    }
   });
 });
