@@ -1,43 +1,14 @@
 // Mistakes with bags: functions that capture outer variables (rejected where they are
 // written, naming the variable), functions that throw in a task (named, with the
 // pipeline line), bad JSON lines (file:line), and values that are not JSON.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bag, BasinError, LocalCluster } from "../../engine/api/index.js";
+import { bag, LocalCluster } from "../../engine/api/index.js";
+import { thrown, rejected, sourceLocator } from "../helpers/errors.js";
 
-const THIS_FILE = fileURLToPath(import.meta.url);
-const THIS_SOURCE = readFileSync(THIS_FILE, "utf8").split("\n");
-
-/** "test/bag/bag_errors.test.ts:LINE:COL" of `needle` on the line tagged `// @<tag>`. */
-function loc(tag: string, needle: string): string {
-  const i = THIS_SOURCE.findIndex((l) => l.includes(`// @${tag}`) && !l.includes("loc("));
-  const c = THIS_SOURCE[i].indexOf(needle);
-  if (i < 0 || c < 0) throw new Error(`no "${needle}" on a line tagged @${tag}`);
-  return `${relative(process.cwd(), THIS_FILE)}:${i + 1}:${c + 1}`;
-}
-
-function thrown(fn: () => unknown): BasinError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
-
-async function rejected(p: Promise<unknown>): Promise<BasinError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
+const loc = sourceLocator(import.meta.url);
 
 describe("bag errors", () => {
   let cluster: LocalCluster;

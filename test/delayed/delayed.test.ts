@@ -1,41 +1,13 @@
 // delayed / compute / submit against the same functions called directly in
 // TypeScript, on a 1-worker and a 4-worker cluster; parallelism measured with tasks
 // that block their thread (Atomics.wait: no CPU, so a busy machine does not matter).
-import { readFileSync } from "node:fs";
-import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BasinError, bag, closeDefaultCluster, compute, computeWith, configureDefaultCluster, delayed, LocalCluster, submit } from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { WORDS } from "../helpers/data.js";
+import { thrown, rejected, sourceLocator } from "../helpers/errors.js";
 
-const THIS_FILE = fileURLToPath(import.meta.url);
-const THIS_SOURCE = readFileSync(THIS_FILE, "utf8").split("\n");
-function loc(tag: string, needle: string): string {
-  const i = THIS_SOURCE.findIndex((l) => l.includes(`// @${tag}`) && !l.includes("loc("));
-  return `${relative(process.cwd(), THIS_FILE)}:${i + 1}:${THIS_SOURCE[i].indexOf(needle) + 1}`;
-}
-
-async function rejected(p: Promise<unknown>): Promise<BasinError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
-
-function thrown(fn: () => unknown): BasinError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BasinError);
-    return e as BasinError;
-  }
-  throw new Error("expected an error, got none");
-}
-
+const loc = sourceLocator(import.meta.url);
 // Plain functions: called directly as the reference, and as delayed tasks.
 const makePart = (seed: number, n: number): { word: string; v: number }[] => {
   let s = seed * 2654435761 % 4294967296;

@@ -1,35 +1,21 @@
 // The engine's differential cases on a real Dask cluster (a scheduler and two worker
 // processes started here): the Dask backend must give the local engine's answers,
 // with the same types, nulls and, where Basin defines one, the same order.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, DaskCluster, fromColumns, LocalCluster, readCsv, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
-import { haveDask, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
+import { daskFixture, haveDask } from "./dask_procs.js";
 
 const ROWS = 2000;
 const enabled = haveDask();
 let data: Trips;
 let dir: string;
-let procs: DaskProcs;
-let dask: DaskCluster;
-let local: LocalCluster;
+const fx = daskFixture(2);
 
-beforeAll(async () => {
-  if (!enabled) return;
+beforeAll(() => {
   data = makeTrips(ROWS);
   dir = writeTripsCsv(data, 3);
-  procs = await startDask(2);
-  dask = new DaskCluster(procs.address, { python: PYTHON });
-  local = new LocalCluster({ workers: 2 });
-}, 90_000);
-
-afterAll(async () => {
-  await dask?.close();
-  await procs?.stop();
-  await local?.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
 });
 
 const sources: Record<string, () => DataFrame> = {
@@ -96,8 +82,8 @@ const cases: Case[] = [
 describe.skipIf(!enabled).each(Object.entries(sources))("Dask: %s", (_, source) => {
   it.each(cases)("$name matches the local engine", async (c) => {
     const frame = c.basin(source());
-    const expected = await frame.compute({ cluster: local });
-    const actual = await frame.compute({ cluster: dask });
+    const expected = await frame.compute({ cluster: fx.local });
+    const actual = await frame.compute({ cluster: fx.dask });
     expect(actual.schema).toEqual(expected.schema);
     expectSameRows(tableRows(actual), tableRows(expected), c.name, c.ordered);
   });

@@ -4,32 +4,15 @@
 // unreachable scheduler fails within the connect timeout; a worker killed mid-run
 // does not change the result (Dask recomputes its tasks).
 import { mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasinError, col, DaskCluster, fromColumns, LocalCluster, type DataFrame } from "../../engine/api/index.js";
-import { native } from "../../engine/native/addon.js";
+import { describe, expect, it } from "vitest";
+import { BasinError, col, DaskCluster, fromColumns, type DataFrame } from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
-import { freePort, haveDask, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
+import { daskFixture, freePort, haveDask, PYTHON } from "./dask_procs.js";
 
 const enabled = haveDask();
-let procs: DaskProcs;
-let dask: DaskCluster;
-let local: LocalCluster;
-
-beforeAll(async () => {
-  if (!enabled) return;
-  procs = await startDask(2);
-  dask = new DaskCluster(procs.address, { python: PYTHON });
-  local = new LocalCluster({ workers: 2 });
-}, 90_000);
-
-afterAll(async () => {
-  await dask?.close();
-  await procs?.stop();
-  await local?.close();
-  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-});
+const fx = daskFixture(2);
 
 function sides(n: number): { left: DataFrame; right: DataFrame } {
   const r = seededRandom(11);
@@ -50,8 +33,8 @@ describe.skipIf(!enabled)("joins on Dask", () => {
   it.each(["inner", "left", "right", "outer", "semi", "anti"] as const)("%s join matches the local engine (null keys never match)", async (how) => {
     const { left, right } = sides(400);
     const frame = left.join(right, { on: "k", how });
-    const expected = await frame.compute({ cluster: local });
-    const actual = await frame.compute({ cluster: dask });
+    const expected = await frame.compute({ cluster: fx.local });
+    const actual = await frame.compute({ cluster: fx.dask });
     expect(actual.schema).toEqual(expected.schema);
     expectSameRows(tableRows(actual), tableRows(expected), `${how} join`);
   });
@@ -59,38 +42,38 @@ describe.skipIf(!enabled)("joins on Dask", () => {
   it("a join then a group-by", async () => {
     const { left, right } = sides(300);
     const frame = left.join(right, { on: "k" }).groupBy("k").agg(col("w").sum().alias("sw"), col("s_right").nUnique().alias("u"));
-    expectSameRows(tableRows(await frame.compute({ cluster: dask })), tableRows(await frame.compute({ cluster: local })), "join + groupBy");
+    expectSameRows(tableRows(await frame.compute({ cluster: fx.dask })), tableRows(await frame.compute({ cluster: fx.local })), "join + groupBy");
   });
 });
 
 describe.skipIf(!enabled)("Dask failures", () => {
   it("an operation the bridge cannot translate fails before submitting, naming it and the pipeline line", async () => {
     const df = fromColumns({ a: [1, 2, 3] }).tail(2);
-    const err = await dask.runPlan(df.toPlan()).catch((e: unknown) => e);
+    const err = await fx.dask.runPlan(df.toPlan()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BasinError);
     expect((err as BasinError).code).toBe("BASIN_PLAN");
     expect((err as BasinError).message).toMatch(/tail\(\) cannot run on a Dask cluster/);
     expect((err as BasinError).location).toMatch(/dask_join_errors\.test\.ts:\d+/);
-    const st = await dask.status();
+    const st = await fx.dask.status();
     expect(st.workers.every((w) => w.tasks === 0)).toBe(true);
   });
 
   it("an unsupported function is named too", async () => {
     const df = fromColumns({ s: ["2024-01-01"] }).select(col("s").str.toDate("%Y-%m-%d").alias("d"));
-    await expect(df.compute({ cluster: dask })).rejects.toThrow(/str\.toDate\(\) cannot run on a Dask cluster/);
+    await expect(df.compute({ cluster: fx.dask })).rejects.toThrow(/str\.toDate\(\) cannot run on a Dask cluster/);
   });
 
   it("a strict cast failing inside a task keeps its code and says what to do", async () => {
     const df = fromColumns({ s: ["1", "x", null] }, { partitions: 2 }).select(col("s").cast("int64").alias("n"));
-    const err = (await df.compute({ cluster: dask }).catch((e: unknown) => e)) as BasinError;
+    const err = (await df.compute({ cluster: fx.dask }).catch((e: unknown) => e)) as BasinError;
     expect(err.code).toBe("BASIN_CAST");
     expect(err.message).toMatch(/cannot cast "x" to int64.*strict: false/);
-    const lenient = await fromColumns({ s: ["1", "x", null] }).select(col("s").cast("int64", { strict: false }).alias("n")).compute({ cluster: dask });
+    const lenient = await fromColumns({ s: ["1", "x", null] }).select(col("s").cast("int64", { strict: false }).alias("n")).compute({ cluster: fx.dask });
     expect(lenient.column("n")).toEqual([1, null, null]);
   });
 
   it("status lists the workers with their memory", async () => {
-    const st = await dask.status();
+    const st = await fx.dask.status();
     expect(st.workers.length).toBe(2);
     expect(st.workers[0].memory).toBeGreaterThan(0);
     expect(st.dashboard).toMatch(/^http/);
@@ -116,22 +99,22 @@ describe.skipIf(!enabled)("Dask failures", () => {
   });
 
   it("a worker killed mid-run: Dask recomputes and the result is still right", async () => {
-    const extra = await procs.addWorker();
+    const extra = await fx.procs.addWorker();
     const n = 40_000;
     const df = fromColumns({ k: Array.from({ length: n }, (_, i) => i % 97), v: Array.from({ length: n }, (_, i) => i) }, { partitions: 16 })
       .withColumns({ w: col("v").mul(3).mod(1001) })
       .groupBy("k")
       .agg(col("w").sum().alias("s"), col("v").median().alias("md"));
-    const expected = await df.compute({ cluster: local });
-    const running = df.compute({ cluster: dask });
+    const expected = await df.compute({ cluster: fx.local });
+    const running = df.compute({ cluster: fx.dask });
     // Kill the extra worker once the run has tasks on the workers.
-    for (let i = 0; i < 100 && (await dask.status()).workers.every((w) => w.tasks === 0); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await fx.dask.status()).workers.every((w) => w.tasks === 0); i++) await new Promise((r) => setTimeout(r, 20));
     extra.kill("SIGKILL");
     const actual = await running;
     expectSameRows(tableRows(actual), tableRows(expected), "after a worker died");
     // The scheduler notices the dead worker (its connection closed) and works on with two.
     let left = 3;
-    for (let i = 0; i < 100 && left !== 2; i++, await new Promise((r) => setTimeout(r, 100))) left = (await dask.status()).workers.length;
+    for (let i = 0; i < 100 && left !== 2; i++, await new Promise((r) => setTimeout(r, 100))) left = (await fx.dask.status()).workers.length;
     expect(left).toBe(2);
   });
 });
@@ -145,13 +128,13 @@ describe.skipIf(!enabled)("basin run --cluster", () => {
 export default readCsv("data.csv").groupBy("city").agg(col("v").sum().alias("s"), count().alias("n")).sort("city");
 `);
       const localRun = await runBasin(["run", "p.ts"], { cwd: dir });
-      const daskRun = await runBasin(["run", "p.ts", "--cluster", procs.address], { cwd: dir, env: { ...process.env, BASIN_PYTHON: PYTHON }, timeoutMs: 60_000 });
-      expect(daskRun.stderr).toMatch(new RegExp(`ran on Dask at ${procs.address}`));
+      const daskRun = await runBasin(["run", "p.ts", "--cluster", fx.procs.address], { cwd: dir, env: { ...process.env, BASIN_PYTHON: PYTHON }, timeoutMs: 60_000 });
+      expect(daskRun.stderr).toMatch(new RegExp(`ran on Dask at ${fx.procs.address}`));
       expect(daskRun.code).toBe(0);
       expect(daskRun.stdout).toBe(localRun.stdout);
       // A saved profile by name (profiles live in BASIN_CONFIG_DIR here).
       mkdirSync(`${dir}/config`);
-      writeText(dir, "config/profiles.json", JSON.stringify([{ kind: "dask", name: "lab", scheduler: procs.address }]));
+      writeText(dir, "config/profiles.json", JSON.stringify([{ kind: "dask", name: "lab", scheduler: fx.procs.address }]));
       const env = { ...process.env, BASIN_PYTHON: PYTHON, BASIN_CONFIG_DIR: `${dir}/config` };
       const byName = await runBasin(["run", "p.ts", "--cluster", "lab"], { cwd: dir, env, timeoutMs: 60_000 });
       expect(byName.code).toBe(0);

@@ -5,6 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, expect } from "vitest";
+import { DaskCluster, LocalCluster } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
 
 export const PYTHON = "/usr/bin/python3";
 
@@ -112,4 +115,37 @@ export async function startDask(workers: number): Promise<DaskProcs> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface DaskFixture {
+  procs: DaskProcs;
+  dask: DaskCluster;
+  /** The local engine whose answers Dask must give. */
+  local: LocalCluster;
+}
+
+/**
+ * Registers hooks that start a scheduler and `workers` Dask workers, a DaskCluster
+ * on them and a 2-worker local cluster, and stop them all after the file's tests
+ * (checking the native store is empty then). Does nothing when Dask is missing.
+ *
+ * @example
+ * const fx = daskFixture(2);
+ * it("…", async () => { await df.compute({ cluster: fx.dask }); });
+ */
+export function daskFixture(workers: number): DaskFixture {
+  const fx = {} as DaskFixture;
+  beforeAll(async () => {
+    if (!haveDask()) return;
+    fx.procs = await startDask(workers);
+    fx.dask = new DaskCluster(fx.procs.address, { python: PYTHON });
+    fx.local = new LocalCluster({ workers: 2 });
+  }, 90_000);
+  afterAll(async () => {
+    await fx.dask?.close();
+    await fx.procs?.stop();
+    await fx.local?.close();
+    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  });
+  return fx;
 }
