@@ -8,6 +8,7 @@ export type ErrorCode =
   | "BASIN_CANCELLED"
   | "BASIN_WORKER" // a worker died
   | "BASIN_OOM"
+  | "BASIN_SPILL" // spilling to disk failed (disk full, spill limit reached, directory unusable)
   | "BASIN_INTERNAL";
 
 /** Where in the user's pipeline file something was written: "file.ts:12:5". */
