@@ -15,11 +15,13 @@ import { formatInfo, machineInfo } from "./info.js";
 import { ProgressBar } from "./progress.js";
 import { serveCommand } from "./serve.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
+import { formatMemoryStats } from "../memory/format_stats.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow] [--explain] [--no-optimize]
+            [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR] [--stats]
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -106,6 +108,10 @@ export async function main(argv: string[]): Promise<number> {
         json: { type: "boolean" },
         explain: { type: "boolean" },
         "no-optimize": { type: "boolean" },
+        "memory-limit": { type: "string" },
+        "spill-limit": { type: "string" },
+        "local-directory": { type: "string" },
+        stats: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -114,11 +120,17 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(HELP);
       return command === undefined && !values.help ? 2 : 0;
     }
-    configureDefaultCluster({ workers: workersOption(values.workers) });
+    configureDefaultCluster({
+      workers: workersOption(values.workers),
+      memoryLimit: values["memory-limit"],
+      spillLimit: values["spill-limit"],
+      localDirectory: values["local-directory"],
+    });
     switch (command) {
       case "run":
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
         await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"] });
+        if (values.stats) process.stderr.write(formatMemoryStats(native().memoryStats()));
         return 0;
       case "serve": {
         if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");

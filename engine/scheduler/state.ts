@@ -43,6 +43,8 @@ export class SchedulerState {
   private readonly busy = new Map<string, string>(); // worker → task
   private readonly groups = new Map<string, { done: number; total: number }>();
   private started = false;
+  /** Memory is over its limit: no new root tasks start while others run (no root-task overproduction). */
+  private overMemory = false;
 
   constructor(private readonly graph: TaskGraph) {
     const order = graphOrder(graph);
@@ -138,6 +140,9 @@ export class SchedulerState {
         }
         break;
       }
+      case "memory":
+        this.overMemory = e.overLimit;
+        break;
       case "cancel":
         if (this.status === "running")
           this.fail(out, id, undefined, { name: "BasinError", code: "BASIN_CANCELLED", message: `the run was cancelled (${e.reason})` });
@@ -171,15 +176,23 @@ export class SchedulerState {
     out.push({ type: "failed", key, error, stimulusId: id });
   }
 
-  /** Gives ready tasks to idle workers: highest priority first, to the worker holding most of its inputs. */
+  /**
+   * Gives ready tasks to idle workers: highest priority first, to the worker holding
+   * most of its inputs. Over the memory limit, root tasks (no inputs: they only add
+   * data) wait while any task runs; with nothing running one starts, so a run always
+   * progresses.
+   */
   private assign(out: Instruction[], id: string): void {
     while (this.idle.size > 0 && this.ready.size > 0) {
       let best: TaskState | undefined;
+      const holdRoots = this.overMemory && this.busy.size > 0;
       for (const k of this.ready) {
         const t = this.tasks.get(k)!;
+        if (holdRoots && t.deps.length === 0) continue;
         if (!best || t.priority < best.priority) best = t;
       }
-      const t = best!;
+      if (!best) break;
+      const t = best;
       const worker = this.pickWorker(t);
       this.ready.delete(t.key);
       this.idle.delete(worker);

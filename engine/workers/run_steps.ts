@@ -43,6 +43,18 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
   // Lowering gives every task a step; the outputs are then always this call's own.
   if (steps.length === 0) throw new BasinError("BASIN_INTERNAL", "a task without steps");
   const addon = native();
+  // The task's inputs stay in memory while it runs (one read back from disk is not
+  // spilled again to make room for the next).
+  for (const h of inputs) addon.pin(h);
+  try {
+    return runPinned(steps, inputs);
+  } finally {
+    for (const h of inputs) addon.unpin(h);
+  }
+}
+
+function runPinned(steps: Step[], inputs: Handle[]): StepsResult {
+  const addon = native();
   let current: Handle[] = inputs;
   let owned = false; // whether `current` holds handles this call made
   let skippedLines = 0;
