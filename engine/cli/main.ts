@@ -16,6 +16,7 @@ import { ProgressBar } from "./progress.js";
 import { serveCommand } from "./serve.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
 import { formatMemoryStats } from "../memory/format_stats.js";
+import { parseBytes } from "../memory/bytes.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
@@ -29,6 +30,16 @@ usage:
 `;
 
 class UsageError extends Error {}
+
+function sizeOption(flag: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  try {
+    parseBytes(v, flag, 1);
+  } catch {
+    throw new UsageError(`${flag} needs a size such as 4GB, 512MiB or 0.5 (of memory), got "${v}"`);
+  }
+  return v;
+}
 
 function workersOption(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -122,8 +133,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     configureDefaultCluster({
       workers: workersOption(values.workers),
-      memoryLimit: values["memory-limit"],
-      spillLimit: values["spill-limit"],
+      memoryLimit: sizeOption("--memory-limit", values["memory-limit"]),
+      spillLimit: sizeOption("--spill-limit", values["spill-limit"]),
       localDirectory: values["local-directory"],
     });
     switch (command) {

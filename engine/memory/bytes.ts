@@ -47,5 +47,5 @@ export function formatBytes(n: number): string {
     n /= 1000;
     i++;
   }
-  return `${i === 0 ? n : n.toFixed(n < 10 ? 2 : 1)} ${units[i]}`;
+  return `${i === 0 ? n : Number(n.toFixed(n < 10 ? 2 : 1))} ${units[i]}`;
 }

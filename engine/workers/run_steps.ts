@@ -153,7 +153,8 @@ function runPinned(steps: Step[], inputs: Handle[]): StepsResult {
       }
     } catch (e) {
       if (owned) for (const h of current) addon.release(h);
-      throw BasinError.from(e, step.loc);
+      // Steps the user did not write (a shuffle's concat) name the task's nearest user step.
+      throw BasinError.from(e, step.loc ?? steps.find((s) => s.loc)?.loc);
     }
   }
   const rows = current.reduce((n, h) => n + addon.tableInfo(h).rows, 0);
