@@ -42,10 +42,11 @@ const questions = {
   q10: x().groupBy(...keys).agg(col("v3").sum().alias("v3"), count().alias("count")),
 };
 for (const [id, q] of Object.entries(questions)) {
+  const s0 = native().memoryStats();
   const t0 = performance.now();
   const { ref: out } = await computeStored(q.toPlan(), { cluster });
   native().release(out);
   const s = native().memoryStats();
-  console.log(JSON.stringify({ id, rows, dataBytes, limit: limit ?? null, seconds: +((performance.now() - t0) / 1000).toFixed(2), peakStoreBytes: native().storeStats().peakBytes, maxRss: process.resourceUsage().maxRSS * 1024, spilled: s.spilledCount, spilledBytes: s.spilledBytes, unspilled: s.unspilledCount }));
+  console.log(JSON.stringify({ id, rows, dataBytes, limit: limit ?? null, seconds: +((performance.now() - t0) / 1000).toFixed(2), peakStoreBytes: native().storeStats().peakBytes, maxRss: process.resourceUsage().maxRSS * 1024, spilled: s.spilledCount - s0.spilledCount, spilledBytes: s.spilledBytes - s0.spilledBytes, unspilled: s.unspilledCount - s0.unspilledCount, unspilledBytes: s.unspilledBytes - s0.unspilledBytes }));
 }
 await cluster.close();
