@@ -223,6 +223,8 @@ export interface NativeAddon {
   /** Handed to user code (or read by a running task): never spilled until unpinned. */
   pin(h: Handle): void;
   unpin(h: Handle): void;
+  /** The table's row count; never reads a spilled table back (tableInfo does). */
+  tableRows(h: Handle): number;
   /** Whether the table is on disk now. */
   isSpilled(h: Handle): boolean;
   /** Spills least recently used unpinned tables until `bytes` are freed, on this thread, now. */

@@ -157,6 +157,7 @@ function runPinned(steps: Step[], inputs: Handle[]): StepsResult {
       throw BasinError.from(e, step.loc ?? steps.find((s) => s.loc)?.loc);
     }
   }
-  const rows = current.reduce((n, h) => n + addon.tableInfo(h).rows, 0);
+  // (tableRows: an output already spilled to make room for the next is not read back)
+  const rows = current.reduce((n, h) => n + addon.tableRows(h), 0);
   return { outputs: current, rows, skippedLines };
 }

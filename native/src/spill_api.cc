@@ -150,6 +150,11 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       return Napi::Boolean::New(info.Env(), Store::Instance().isSpilled(HandleArg(info[0])));
     });
   }));
+  exports.Set("tableRows", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return Napi::Number::New(info.Env(), double(Store::Instance().rows(HandleArg(info[0]))));
+    });
+  }));
   // memorySpill(bytes): spills least recently used tables until `bytes` are freed, now, on this thread.
   exports.Set("memorySpill", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {

@@ -36,11 +36,12 @@ void Store::SetThreadOwner(uint32_t owner) { t_owner = owner; }
 
 uint64_t Store::put(TablePtr t) {
   int64_t bytes = TableBytes(*t);
+  int64_t rows = t->rows;
   uint64_t h;
   {
     std::lock_guard<std::mutex> lock(mu_);
     h = next_++;
-    entries_.emplace(h, Entry{std::move(t), 1, t_owner, State::Memory, std::string()});
+    entries_.emplace(h, Entry{std::move(t), 1, t_owner, State::Memory, std::string(), rows});
     policy_.add(h, bytes, Tier::Host);
   }
   if (t_owner != 0) {
@@ -220,6 +221,13 @@ bool Store::isSpilled(uint64_t handle) const {
   auto it = entries_.find(handle);
   if (it == entries_.end()) throw BasinError("BASIN_HANDLE", "unknown or released table handle " + std::to_string(handle));
   return it->second.state == State::Disk || it->second.state == State::Loading;
+}
+
+int64_t Store::rows(uint64_t handle) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(handle);
+  if (it == entries_.end()) throw BasinError("BASIN_HANDLE", "unknown or released table handle " + std::to_string(handle));
+  return it->second.rows;
 }
 
 void Store::beforeAlloc(size_t bytes) {

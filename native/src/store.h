@@ -69,6 +69,8 @@ class Store {
   void maybeSpill(int64_t need, bool force = false);
   // Tables on disk, for tests: whether this handle is spilled now.
   bool isSpilled(uint64_t handle) const;
+  // The table's row count, without reading a spilled table back.
+  int64_t rows(uint64_t handle) const;
 
  private:
   enum class State : uint8_t { Memory, Spilling, Disk, Loading };
@@ -78,6 +80,7 @@ class Store {
     uint32_t owner;
     State state = State::Memory;
     std::string file;  // the spill file while on disk
+    int64_t rows = 0;
   };
   void carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock);
   std::string spillPath(uint64_t handle) const;
