@@ -20,12 +20,15 @@ import { runArray } from "./run_array.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
 import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
+import { formatMemoryStats } from "../memory/format_stats.js";
+import { parseBytes } from "../memory/bytes.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
             [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON)
+            [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR] [--stats]
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -33,6 +36,16 @@ usage:
 `;
 
 class UsageError extends Error {}
+
+function sizeOption(flag: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  try {
+    parseBytes(v, flag, 1);
+  } catch {
+    throw new UsageError(`${flag} needs a size such as 4GB, 512MiB or 0.5 (of memory), got "${v}"`);
+  }
+  return v;
+}
 
 function workersOption(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -126,6 +139,10 @@ export async function main(argv: string[]): Promise<number> {
         explain: { type: "boolean" },
         "no-optimize": { type: "boolean" },
         cluster: { type: "string" },
+        "memory-limit": { type: "string" },
+        "spill-limit": { type: "string" },
+        "local-directory": { type: "string" },
+        stats: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -134,7 +151,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(HELP);
       return command === undefined && !values.help ? 2 : 0;
     }
-    configureDefaultCluster({ workers: workersOption(values.workers) });
+    configureDefaultCluster({
+      workers: workersOption(values.workers),
+      memoryLimit: sizeOption("--memory-limit", values["memory-limit"]),
+      spillLimit: sizeOption("--spill-limit", values["spill-limit"]),
+      localDirectory: values["local-directory"],
+    });
     switch (command) {
       case "run": {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
@@ -144,6 +166,7 @@ export async function main(argv: string[]): Promise<number> {
         } finally {
           await cluster?.close();
         }
+        if (values.stats) process.stderr.write(formatMemoryStats(native().memoryStats()));
         return 0;
       }
       case "serve": {

@@ -17,7 +17,7 @@ export function configureDefaultCluster(o: LocalClusterOptions): void {
 /** The process's default cluster: a LocalCluster, started on first use. */
 export function defaultCluster(): LocalCluster {
   const env = process.env.BASIN_WORKERS ? Number(process.env.BASIN_WORKERS) : undefined;
-  cluster ??= new LocalCluster({ workers: options.workers ?? env });
+  cluster ??= new LocalCluster({ ...options, workers: options.workers ?? env });
   return cluster;
 }
 

@@ -3,12 +3,18 @@
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
 import type { TaskGraph } from "../lower/tasks.js";
+import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
+import { native, type MemoryStats } from "../native/addon.js";
 import type { Ref } from "../scheduler/events.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import { WorkerPool } from "../workers/pool.js";
 import type { ResultMessage } from "../workers/protocol.js";
 
-export interface LocalClusterOptions {
+/**
+ * memoryLimit, spillLimit and localDirectory (engine/memory/limits.ts) apply to the
+ * process-wide store while this cluster runs a graph.
+ */
+export interface LocalClusterOptions extends MemoryOptions {
   /** CPU worker threads (default: one per core). */
   workers?: number;
 }
@@ -29,8 +35,11 @@ export class LocalCluster {
   private current?: GraphRun;
   private queue: Promise<unknown> = Promise.resolve();
   private tasksByKey = new Map<string, TaskGraph["tasks"][number]>();
+  /** The memory limits this cluster's runs apply. */
+  readonly memory: MemorySettings;
 
   constructor(options: LocalClusterOptions = {}) {
+    this.memory = resolveMemory(options);
     const n = options.workers ?? availableParallelism();
     if (!Number.isInteger(n) || n < 1) throw new BasinError("BASIN_PLAN", `workers must be a positive integer, got ${n}`);
     this.pool = new WorkerPool(n, {
@@ -44,6 +53,16 @@ export class LocalCluster {
     return this.pool.size;
   }
 
+  /**
+   * Bytes per memory tier and spill activity (process-wide).
+   *
+   * @example
+   * const { spilledBytes, diskBytes } = cluster.memoryStats();
+   */
+  memoryStats(): MemoryStats {
+    return native().memoryStats();
+  }
+
   /** Workers running a task now. */
   busyWorkers(): string[] {
     return this.current?.busyWorkers ?? [];
@@ -53,9 +72,11 @@ export class LocalCluster {
   run(graph: TaskGraph, options: RunOptions = {}): Promise<RunResult> {
     const go = async (): Promise<RunResult> => {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
+      applyMemory(this.memory);
       const run = new GraphRun(graph, {
         workers: () => this.pool.names,
         execute: (worker, key, inputs) => this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),
+        overMemory: () => native().memoryStats().overLimit,
       }, options);
       this.current = run;
       try {

@@ -71,10 +71,22 @@ export interface WorkspaceInfo {
   files: string[];
 }
 
+/** Bytes per memory tier and spill activity since the engine started (limits: -1 = none). */
+export interface MemoryStatus {
+  host: { bytes: number; limit: number; tables: number };
+  disk: { bytes: number; limit: number; tables: number; directory: string };
+  device: { bytes: number };
+  spilled: { tables: number; bytes: number; seconds: number };
+  unspilled: { tables: number; bytes: number; seconds: number };
+  /** Over the host limit even after spilling: new root tasks wait. */
+  overLimit: boolean;
+}
+
 export interface ClusterStatus {
   kind: "local";
   workers: { name: string; kind: "cpu" | "gpu"; busy: boolean }[];
   store: { tables: number; bytes: number; peakBytes: number };
+  memory?: MemoryStatus;
 }
 
 /** Progress of one group of tasks of a run. */

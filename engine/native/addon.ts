@@ -146,6 +146,54 @@ export interface NativeWindow {
   name: string;
 }
 
+/** Limits of the store's memory tiers; -1 = no limit. */
+export interface MemoryConfig {
+  hostLimit: number;
+  diskLimit: number;
+  /** Spill down to this fraction of the limit once over it (default 0.8). */
+  target?: number;
+  /** This process's own spill folder (engine/memory/spill_dir.ts makes it). */
+  directory: string;
+}
+
+/** Bytes per tier and spill activity since the process started. */
+export interface MemoryStats {
+  /** Every live native buffer (tables and kernels' scratch). */
+  hostBytes: number;
+  hostLimit: number;
+  hostTables: number;
+  diskBytes: number;
+  diskTables: number;
+  diskLimit: number;
+  deviceBytes: number;
+  spilledCount: number;
+  spilledBytes: number;
+  unspilledCount: number;
+  unspilledBytes: number;
+  spillSeconds: number;
+  unspillSeconds: number;
+  /** Over the host limit even after spilling (all that is left is in use): the scheduler pauses root tasks. */
+  overLimit: boolean;
+  directory: string;
+}
+
+export type MemoryTier = "device" | "host" | "disk";
+
+/** One event of a spill-policy script (spillPolicyRun). */
+export type SpillPolicyEvent =
+  | { op: "add"; id: number; bytes: number; tier?: MemoryTier }
+  | { op: "remove" | "touch" | "pin" | "unpin"; id: number }
+  /** A tier holds `used` (default: its tables' bytes) and `need` more bytes are coming; `busy` are being read. */
+  | { op: "pressure"; tier?: MemoryTier; used?: number; need?: number; busy?: number[] }
+  /** An allocation of `need` bytes failed: free that much. */
+  | { op: "allocFailed"; tier?: MemoryTier; need: number; busy?: number[] };
+
+export interface SpillPlanResult {
+  moves: { id: number; from: MemoryTier; to: MemoryTier; bytes: number }[];
+  nextTierFull: boolean;
+  stillOver: boolean;
+}
+
 export interface BuildInfo {
   cuda: boolean;
   gpus: number;
@@ -168,6 +216,24 @@ export interface NativeAddon {
   tableFromJs(t: JsTable): Handle;
   concat(hs: Handle[]): Handle;
   slice(h: Handle, offset: number, length: number): Handle;
+
+  /** Sets memory limits and the spill folder, process-wide. */
+  configureMemory(c: MemoryConfig): void;
+  memoryStats(): MemoryStats;
+  /** Handed to user code (or read by a running task): never spilled until unpinned. */
+  pin(h: Handle): void;
+  unpin(h: Handle): void;
+  /** The table's row count; never reads a spilled table back (tableInfo does). */
+  tableRows(h: Handle): number;
+  /** Whether the table is on disk now. */
+  isSpilled(h: Handle): boolean;
+  /** Spills least recently used unpinned tables until `bytes` are freed, on this thread, now. */
+  memorySpill(bytes: number): void;
+  /** Replays events through a fresh spill policy (the pure state machine the store uses); planned moves are carried out. */
+  spillPolicyRun(
+    config: { limits?: Partial<Record<MemoryTier, number>>; target?: number },
+    events: SpillPolicyEvent[],
+  ): { steps: (SpillPlanResult | null)[]; tiers: Record<MemoryTier, number>; where: Record<string, MemoryTier> };
 
   /** Splits a file into blocks of about `blocksize` bytes that start on row boundaries (quotes respected). */
   csvSplit(path: string, blocksize: number, opts: CsvOptions): CsvBlock[];

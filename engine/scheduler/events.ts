@@ -10,7 +10,9 @@ export type SchedulerEvent =
   | { type: "workerLost"; worker: string; reason: string; stimulusId: string }
   | { type: "taskFinished"; key: string; worker: string; outputs: Ref[]; nbytes: number; stimulusId: string }
   | { type: "taskErred"; key: string; worker: string; error: SerializedError; stimulusId: string }
-  | { type: "cancel"; reason: string; stimulusId: string };
+  | { type: "cancel"; reason: string; stimulusId: string }
+  /** The store went over (or back under) its memory limit even after spilling. */
+  | { type: "memory"; overLimit: boolean; stimulusId: string };
 
 /** What to do, emitted by the state machine for the shell to carry out. */
 export type Instruction =

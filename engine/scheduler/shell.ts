@@ -17,6 +17,8 @@ export interface ProgressEvent {
 export interface Executor {
   workers(): string[];
   execute(worker: string, key: string, inputs: Ref[]): void;
+  /** Whether memory is over its limit even after spilling (the run then holds back root tasks). */
+  overMemory?(): boolean;
 }
 
 export interface RunOptions {
@@ -44,6 +46,7 @@ export class GraphRun {
   private seq = 0;
   private readonly queue: SchedulerEvent[] = [];
   private feeding = false;
+  private overMemory = false;
 
   constructor(
     readonly graph: TaskGraph,
@@ -80,6 +83,11 @@ export class GraphRun {
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
         if (next.type === "taskFinished" || next.type === "taskErred" || next.type === "workerLost") this.running.delete(next.worker);
         for (const i of this.state.handle(next)) this.apply(i);
+        const over = this.executor.overMemory?.() ?? false;
+        if (over !== this.overMemory) {
+          this.overMemory = over;
+          this.queue.push({ type: "memory", overLimit: over, stimulusId: this.stimulus("memory") });
+        }
       }
     } finally {
       this.feeding = false;

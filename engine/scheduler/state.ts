@@ -43,6 +43,8 @@ export class SchedulerState {
   private readonly busy = new Map<string, string>(); // worker → task
   private readonly groups = new Map<string, { done: number; total: number }>();
   private started = false;
+  /** Memory is over its limit: no new root tasks start while others run (no root-task overproduction). */
+  private overMemory = false;
 
   constructor(private readonly graph: TaskGraph) {
     const order = graphOrder(graph);
@@ -88,10 +90,14 @@ export class SchedulerState {
         const key = this.busy.get(e.worker);
         this.busy.delete(e.worker);
         const t = key ? this.tasks.get(key) : undefined;
-        if (t && t.status === "processing" && this.status === "running") {
+        if (t && t.status === "processing" && this.status !== "running") {
+          t.status = "released"; // a failed run: its inputs can go now
+          this.releaseUnread(out, id);
+        } else if (t && t.status === "processing") {
           t.failures++;
           t.worker = undefined;
           if (t.failures >= ALLOWED_FAILURES) {
+            t.status = "erred";
             this.fail(out, id, t.key, { name: "BasinError", code: "BASIN_WORKER", message: `task ${t.key} was running on a worker that died, ${t.failures} times; giving up on it (last: ${e.reason})` });
           } else {
             this.markReady(t);
@@ -106,6 +112,7 @@ export class SchedulerState {
           // A stale result (failed or cancelled run, or a task already requeued): drop it.
           if (t && t.status === "processing" && t.worker === e.worker) t.status = "released";
           if (e.outputs.length) out.push({ type: "release", key: e.key, outputs: e.outputs, stimulusId: id });
+          if (this.status === "failed") this.releaseUnread(out, id);
           break;
         }
         t.status = "memory";
@@ -134,10 +141,14 @@ export class SchedulerState {
         this.freeWorker(e.worker);
         if (t && t.status === "processing") {
           t.status = "erred";
-          this.fail(out, id, t.key, e.error);
+          if (this.status === "running") this.fail(out, id, t.key, e.error);
+          else this.releaseUnread(out, id);
         }
         break;
       }
+      case "memory":
+        this.overMemory = e.overLimit;
+        break;
       case "cancel":
         if (this.status === "running")
           this.fail(out, id, undefined, { name: "BasinError", code: "BASIN_CANCELLED", message: `the run was cancelled (${e.reason})` });
@@ -163,23 +174,42 @@ export class SchedulerState {
     t.outputs = [];
   }
 
-  /** Fails the run: nothing new starts, everything held is released. */
+  /**
+   * Fails the run: nothing new starts, and everything held is released as soon as
+   * no task still running reads it (releasing a running task's input would pull
+   * it from under the worker).
+   */
   private fail(out: Instruction[], id: string, key: string | undefined, error: SerializedError): void {
     this.status = "failed";
     this.ready.clear();
-    for (const t of this.tasks.values()) if (t.status === "memory") this.release(out, t, id);
+    this.releaseUnread(out, id);
     out.push({ type: "failed", key, error, stimulusId: id });
   }
 
-  /** Gives ready tasks to idle workers: highest priority first, to the worker holding most of its inputs. */
+  /** After a failure: releases every held output that no running task reads. */
+  private releaseUnread(out: Instruction[], id: string): void {
+    const read = new Set<string>();
+    for (const t of this.tasks.values()) if (t.status === "processing") for (const d of t.deps) read.add(d.key);
+    for (const t of this.tasks.values()) if (t.status === "memory" && !read.has(t.key)) this.release(out, t, id);
+  }
+
+  /**
+   * Gives ready tasks to idle workers: highest priority first, to the worker holding
+   * most of its inputs. Over the memory limit, root tasks (no inputs: they only add
+   * data) wait while any task runs; with nothing running one starts, so a run always
+   * progresses.
+   */
   private assign(out: Instruction[], id: string): void {
     while (this.idle.size > 0 && this.ready.size > 0) {
       let best: TaskState | undefined;
+      const holdRoots = this.overMemory && this.busy.size > 0;
       for (const k of this.ready) {
         const t = this.tasks.get(k)!;
+        if (holdRoots && t.deps.length === 0) continue;
         if (!best || t.priority < best.priority) best = t;
       }
-      const t = best!;
+      if (!best) break;
+      const t = best;
       const worker = this.pickWorker(t);
       this.ready.delete(t.key);
       this.idle.delete(worker);

@@ -8,6 +8,7 @@ import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
 import { BasinError } from "../common/errors.js";
 import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
+import { memoryStatus } from "../memory/status.js";
 import { native } from "../native/addon.js";
 import { planPipelineResults } from "../session/driver.js";
 import { ResultStore } from "./results.js";
@@ -128,6 +129,7 @@ export class EngineService implements EngineClient {
       kind: "local",
       workers: cluster.pool.names.map((name) => ({ name, kind: "cpu" as const, busy: cluster.busyWorkers().includes(name) })),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
+      memory: memoryStatus(native().memoryStats()),
     };
   }
 

@@ -46,6 +46,22 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
   // Lowering gives every task a step; the outputs are then always this call's own.
   if (steps.length === 0) throw new BasinError("BASIN_INTERNAL", "a task without steps");
   const addon = native();
+  // The task's inputs stay in memory while it runs (one read back from disk is not
+  // spilled again to make room for the next).
+  const pinned: Handle[] = [];
+  try {
+    for (const h of inputs) {
+      addon.pin(h);
+      pinned.push(h);
+    }
+    return runPinned(steps, inputs);
+  } finally {
+    for (const h of pinned) addon.unpin(h);
+  }
+}
+
+function runPinned(steps: Step[], inputs: Handle[]): StepsResult {
+  const addon = native();
   let current: Handle[] = inputs;
   let owned = false; // whether `current` holds handles this call made
   let skippedLines = 0;
@@ -149,9 +165,11 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
       }
     } catch (e) {
       if (owned) for (const h of current) addon.release(h);
-      throw BasinError.from(e, step.loc);
+      // Steps the user did not write (a shuffle's concat) name the task's nearest user step.
+      throw BasinError.from(e, step.loc ?? steps.find((s) => s.loc)?.loc);
     }
   }
-  const rows = current.reduce((n, h) => n + addon.tableInfo(h).rows, 0);
+  // (tableRows: an output already spilled to make room for the next is not read back)
+  const rows = current.reduce((n, h) => n + addon.tableRows(h), 0);
   return { outputs: current, rows, skippedLines };
 }

@@ -28,8 +28,16 @@ DType DTypeFromName(const std::string& n) {
   throw BasinError("BASIN_TYPE", "unknown type '" + n + "'");
 }
 
-Buffer::Buffer(size_t bytes) : bytes_(new uint8_t[bytes > 0 ? bytes : 1]()), size_(bytes) {
-  Store::Instance().onAlloc(size_);
+Buffer::Buffer(size_t bytes) : size_(bytes) {
+  Store& store = Store::Instance();
+  store.beforeAlloc(bytes);  // may spill tables to disk first, to stay within the memory limit
+  try {
+    bytes_.reset(new uint8_t[bytes > 0 ? bytes : 1]());
+  } catch (const std::bad_alloc&) {
+    if (!store.spillToFree(bytes)) throw;
+    bytes_.reset(new uint8_t[bytes > 0 ? bytes : 1]());  // retried once, after spilling
+  }
+  store.onAlloc(size_);
 }
 Buffer::~Buffer() { Store::Instance().onFree(size_, true); }
 void Buffer::shrink(size_t bytes) {

@@ -94,6 +94,22 @@ describe("SchedulerState", () => {
     expect(of(out, "execute")).toEqual([]);
   });
 
+  it("on failure keeps the inputs of a task still running until it ends, then releases them", () => {
+    const { s } = started(tree, ["w0", "w1", "w2"]);
+    // scan-0 and scan-1 finish: merge-0 starts on a worker and reads both.
+    s.handle({ type: "taskFinished", key: "scan-0", worker: "w0", outputs: [10], nbytes: 1, stimulusId: sid() });
+    let out = s.handle({ type: "taskFinished", key: "scan-1", worker: "w1", outputs: [11], nbytes: 1, stimulusId: sid() });
+    const merge = of(out, "execute").find((e) => e.key === "merge-0")!;
+    expect(merge).toBeDefined();
+    const err = { name: "BasinError", code: "BASIN_SPILL" as const, message: "disk full" };
+    out = s.handle({ type: "taskErred", key: "scan-2", worker: "w2", error: err, stimulusId: sid() });
+    expect(of(out, "failed")).toHaveLength(1);
+    // merge-0 is still running on its worker: its inputs stay.
+    expect(of(out, "release")).toEqual([]);
+    out = s.handle({ type: "taskFinished", key: "merge-0", worker: merge.worker, outputs: [20], nbytes: 1, stimulusId: sid() });
+    expect(of(out, "release").map((r) => r.outputs).sort()).toEqual([[10], [11], [20]]);
+  });
+
   it("cancels: nothing new starts, memory is released, one failed instruction with BASIN_CANCELLED", () => {
     const { s } = started(tree, ["w0", "w1"]);
     s.handle({ type: "taskFinished", key: "scan-0", worker: "w0", outputs: [10], nbytes: 1, stimulusId: sid() });

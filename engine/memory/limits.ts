@@ -1,0 +1,58 @@
+// Memory limits of a cluster, resolved from its options and the machine, and
+// applied to the process-wide native store before each run.
+import { totalmem } from "node:os";
+import { native } from "../native/addon.js";
+import { parseBytes } from "./bytes.js";
+import { defaultLocalDirectory, processSpillDirectory } from "./spill_dir.js";
+
+export interface MemoryOptions {
+  /** Host bytes of tables before the least recently used spill to disk: "4GB", bytes, or a fraction of memory (default 0.8). */
+  memoryLimit?: string | number;
+  /** Bytes of spill files before spilling fails with BASIN_SPILL (default: no limit but the disk's). */
+  spillLimit?: string | number;
+  /** Folder for spill files (default `<os.tmpdir()>/basin`); each process uses its own subfolder. */
+  localDirectory?: string;
+}
+
+export interface MemorySettings {
+  hostLimit: number;
+  /** -1: no limit. */
+  diskLimit: number;
+  localDirectory: string;
+}
+
+/** The memory the process may use: the machine's, or less under a cgroup limit. */
+export function machineMemory(): number {
+  const constrained = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.();
+  const total = totalmem();
+  return constrained && constrained > 0 && constrained < total ? constrained : total;
+}
+
+/** Default host limit: 80% of the machine's memory, leaving room for JS heaps and kernels' scratch. */
+export const DEFAULT_MEMORY_FRACTION = 0.8;
+
+/**
+ * Validates options into settings (BASIN_PLAN on a bad size).
+ *
+ * @example
+ * resolveMemory({ memoryLimit: "4GB" }).hostLimit // 4e9
+ */
+export function resolveMemory(o: MemoryOptions = {}): MemorySettings {
+  const total = machineMemory();
+  return {
+    hostLimit: parseBytes(o.memoryLimit ?? DEFAULT_MEMORY_FRACTION, "memoryLimit", total),
+    diskLimit: o.spillLimit === undefined ? -1 : parseBytes(o.spillLimit, "spillLimit"),
+    localDirectory: o.localDirectory ?? defaultLocalDirectory(),
+  };
+}
+
+/**
+ * Sets the native store's limits and spill folder (process-wide: the store is shared
+ * by every worker thread).
+ *
+ * @example
+ * applyMemory(resolveMemory({ memoryLimit: "2GB" }));
+ */
+export function applyMemory(s: MemorySettings): void {
+  native().configureMemory({ hostLimit: s.hostLimit, diskLimit: s.diskLimit, directory: processSpillDirectory(s.localDirectory) });
+}

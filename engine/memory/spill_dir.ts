@@ -1,0 +1,81 @@
+// The disk tier's folder: one per process, named with its pid, under the
+// local directory. Folders of processes that died (killed engines) are removed at
+// start-up; folders of live processes are never touched, so two engines on one
+// machine never see each other's files.
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { BasinError } from "../common/errors.js";
+
+const PREFIX = "basin-spill-";
+
+/** Where spill folders go by default: `<os.tmpdir()>/basin`. */
+export function defaultLocalDirectory(): string {
+  return join(tmpdir(), "basin");
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== "ESRCH"; // EPERM: alive, someone else's
+  }
+}
+
+/**
+ * Removes the spill folders under `base` whose process is gone; returns their names.
+ *
+ * @example
+ * removeStaleSpillDirectories("/scratch/basin") // ["basin-spill-4242-k3x9"]
+ */
+export function removeStaleSpillDirectories(base: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || alive(pid)) continue;
+    try {
+      rmSync(join(base, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // another engine starting up removes it at the same moment: fine
+    }
+  }
+  return removed;
+}
+
+const mine = new Map<string, string>();
+
+/**
+ * This process's spill folder under `base` (made on first use, after removing stale
+ * ones, and removed when the process exits).
+ *
+ * @example
+ * processSpillDirectory("/scratch/basin") // "/scratch/basin/basin-spill-1234-a1b2c3"
+ */
+export function processSpillDirectory(base: string): string {
+  const root = resolve(base);
+  const known = mine.get(root);
+  if (known) return known;
+  const dir = join(root, `${PREFIX}${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  try {
+    mkdirSync(root, { recursive: true });
+    removeStaleSpillDirectories(root);
+    mkdirSync(dir);
+  } catch (e) {
+    throw new BasinError("BASIN_SPILL", `cannot make a spill folder in ${root}: ${(e as Error).message}; point localDirectory (--local-directory) at a writable folder`);
+  }
+  if (mine.size === 0) process.once("exit", () => {
+    for (const d of mine.values()) rmSync(d, { recursive: true, force: true });
+  });
+  mine.set(root, dir);
+  return dir;
+}
