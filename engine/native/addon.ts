@@ -244,6 +244,13 @@ export interface NativeAddon {
    * and row) and "__sample_pos" (int64 part * 2^40 + row: frame order across parts).
    */
   sampleKeys(h: Handle, seed: number, part: number): Handle;
+
+  /** Economy QR (Householder) of a row-major m×n matrix: q is m×k, r is k×n, k = min(m, n). */
+  linalgQr(a: Float64Array, m: number, n: number): { q: Float64Array; r: Float64Array };
+  /** Economy SVD (one-sided Jacobi) of a row-major m×n matrix: u m×k, s descending (k), vt k×n, k = min(m, n). */
+  linalgSvd(a: Float64Array, m: number, n: number): { u: Float64Array; s: Float64Array; vt: Float64Array };
+  /** X (n×k) with A X = B by LU with partial pivoting; a number is the column where A is singular. */
+  linalgSolve(a: Float64Array, n: number, b: Float64Array, k: number): Float64Array | number;
 }
 
 function addonPath(): string {

@@ -4,6 +4,7 @@ import { sizeOf } from "../common/array_plan.js";
 import type { ArrayStep } from "../lower/array_tasks.js";
 import { native, type Handle } from "../native/addon.js";
 import * as K from "./array_kernels.js";
+import * as L from "./linalg_kernels.js";
 
 /** The elements of a chunk table. */
 export function readChunk(h: Handle): Float64Array {
@@ -48,5 +49,10 @@ export function runArrayStep(step: ArrayStep, inputs: Handle[]): Handle {
       return writeChunk(K.narrow(K.cumsum(read(0), step.shape, step.axis, prev), step.dtype));
     }
     case "mask": return writeChunk(K.maskSelect(read(0), read(1)));
+    case "qr": return writeChunk(L.qrBlock(read(0), step.m, step.n));
+    case "tsqr": return writeChunk(L.tsqrStack(step.blocks, step.n, step.svd, inputs.map((_, i) => read(i))));
+    case "tsqrApply": return writeChunk(L.tsqrApply(read(0), read(1), step.m, step.ki, step.offset, step.k));
+    case "extract": return writeChunk(read(0).slice(step.start, step.start + step.count));
+    case "solve": return writeChunk(L.solve(read(0), read(1), step.n, step.k));
   }
 }

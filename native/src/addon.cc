@@ -10,6 +10,7 @@ void RegisterJoin(Napi::Env env, Napi::Object exports);
 void RegisterSort(Napi::Env env, Napi::Object exports);
 void RegisterWindow(Napi::Env env, Napi::Object exports);
 void RegisterRows(Napi::Env env, Napi::Object exports);
+void RegisterLinalg(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -21,6 +22,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterSort(env, exports);
   basin::RegisterWindow(env, exports);
   basin::RegisterRows(env, exports);
+  basin::RegisterLinalg(env, exports);
   return exports;
 }
 
