@@ -7,3 +7,4 @@ export type { ArrayDType } from "../../common/array_plan.js";
 export { readNpy, writeNpy } from "./npy.js";
 export * as linalg from "./linalg.js";
 export type { QrResult, SvdResult, SvdCompressedOptions } from "./linalg.js";
+export { fromDataFrame, type FromDataFrameOptions } from "./from_frame.js";
