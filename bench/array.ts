@@ -21,7 +21,7 @@ const r = await y.compute({ cluster });
 const secs = (performance.now() - t0) / 1000;
 const peak = native().storeStats().peakBytes;
 await cluster.close();
-console.log(`basin  n=${n} chunks=${chunks} workers=${cluster.workerCount}: ${secs.toFixed(2)} s, peak store ${(peak / 2 ** 30).toFixed(2)} GiB, sum ${Number(r.data[0])}, rss ${(process.memoryUsage().rss / 2 ** 30).toFixed(2)} GiB`);
+console.log(`basin  n=${n} chunks=${chunks} workers=${cluster.workerCount}: ${secs.toFixed(2)} s, peak store ${(peak / 2 ** 30).toFixed(2)} GiB, sum ${Number(r.data[0])}, peak rss ${(process.resourceUsage().maxRSS / 2 ** 20).toFixed(2)} GiB`);
 
 const script = `
 import time, numpy as np, resource

@@ -17,6 +17,8 @@ import {
 } from "./frame_rows.js";
 import { writeFrame, type WriteParquetFrameOptions } from "./write_frame.js";
 import type { WriteSummary } from "../io/write.js";
+import { frameToArray, type FromDataFrameOptions } from "./array/from_frame.js";
+import type { NDArray } from "./array/ndarray.js";
 
 const AGG_OPS: readonly AggOp[] = ["sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last"];
 
@@ -377,6 +379,17 @@ export class DataFrame {
    */
   writeArrow(path: string, options: ComputeOptions = {}): Promise<WriteSummary> {
     return writeFrame(this.toPlan(), path, "arrow", options, callerLocation());
+  }
+
+  /**
+   * Runs the pipeline and returns its numeric columns as a 2-D float64 array, one
+   * chunk of rows per partition; nulls become NaN (see array.fromDataFrame).
+   *
+   * @example
+   * const x = await trips.toArray({ columns: ["distance", "fare"] });
+   */
+  toArray(options: FromDataFrameOptions = {}): Promise<NDArray> {
+    return frameToArray(this, options, callerLocation());
   }
 
   private project(exprs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {

@@ -18,6 +18,13 @@ export type MapOp =
   | "negative" | "abs" | "sqrt" | "exp" | "log" | "sin" | "cos" | "tan" | "floor" | "ceil" | "sign" | "isnan" | "isinf"
   | "logical_not" | "where" | "astype";
 
+/**
+ * Linear algebra outputs: the parts of a tall-skinny QR (TSQR) or SVD of a 2-D
+ * input, and `solve` (inputs [a, b], a square). Nodes with the same op family and
+ * input share one factorization when lowered.
+ */
+export type LinalgOp = "qr_q" | "qr_r" | "svd_u" | "svd_s" | "svd_vt" | "solve";
+
 export type ReduceOp = "sum" | "mean" | "min" | "max" | "var" | "std" | "argmin" | "argmax";
 
 /** How one input axis is indexed: a range with a step (kept), or one position (dropped). */
@@ -61,6 +68,7 @@ export type ArrayNode = NodeBase &
     | { kind: "cumsum"; input: ArrayNode; axis: number }
     /** The elements where the same-shaped boolean mask is true, in C order: 1-D, its length known after running. */
     | { kind: "mask"; input: ArrayNode; mask: ArrayNode }
+    | { kind: "linalg"; op: LinalgOp; inputs: ArrayNode[] }
   );
 
 /** Elements of a shape (1 for a 0-d array). */

@@ -45,7 +45,21 @@ export type ArrayStep =
   /** Cumulative sum along `axis`; with `carry`, input 1 is the previous chunk's output (its last slice is added). */
   | { op: "cumsum"; shape: number[]; axis: number; carry: boolean; prevShape?: number[]; dtype: ArrayDType }
   /** The elements of input 0 where input 1 is non-zero. */
-  | { op: "mask" };
+  | { op: "mask" }
+  /** Householder QR of one row block (m × n): packed [Q (m × k), R (k × n)], k = min(m, n). */
+  | { op: "qr"; m: number; n: number }
+  /**
+   * TSQR's second stage: the R factors of the blocks' packed QRs (`blocks[i]` = [m, k] of block i)
+   * stacked and factored. Packed [W (S × k), R (k × n)], S = Σ k_i; with `svd`, R = U s Vt is
+   * split further: packed [W·U (S × k), s (k), Vt (k × n)].
+   */
+  | { op: "tsqr"; blocks: [number, number][]; n: number; svd: boolean }
+  /** Block i's Q (input 0, packed m × ki first) times rows [offset, offset + ki) of W (input 1, packed first). */
+  | { op: "tsqrApply"; m: number; ki: number; offset: number; k: number }
+  /** Elements [start, start + count) of a packed chunk. */
+  | { op: "extract"; start: number; count: number }
+  /** X (n × k) with A X = B: A is input 0 (n × n), B input 1 (n × k). */
+  | { op: "solve"; n: number; k: number };
 
 /** Statistics a partial holds per output element. */
 export function statCount(red: ReduceOp): number {

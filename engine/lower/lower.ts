@@ -240,3 +240,20 @@ export function lowerPlan(root: PlanNode): TaskGraph {
   return { tasks: b.tasks, output };
 }
 
+
+/**
+ * Lowers a plan to a graph whose output concatenates its partitions, each with a
+ * trailing int64 column `tag` holding the partition's index, so how many rows each
+ * partition had survives the concatenation (arrays chunk by partitions).
+ *
+ * @example
+ * const { graph, parts } = lowerTagged(optimize(df.node), "__part");
+ */
+export function lowerTagged(root: PlanNode, tag: string): { graph: TaskGraph; parts: number } {
+  const b = new GraphBuilder();
+  const cols: NativeExpr[] = root.schema.map((f, j) => ({ kind: "col", index: j, type: f.type }));
+  const names = [...root.schema.map((f) => f.name), tag];
+  const chains = b.lower(root).map((c, i) => append(c, { kind: "project", exprs: [...cols, { kind: "lit", value: i, type: "int64" }], names }));
+  const output = b.close({ deps: chains.map((c) => ({ key: b.close(c), index: 0 })), steps: [concatAll(chains.length)] });
+  return { graph: { tasks: b.tasks, output }, parts: chains.length };
+}

@@ -36,6 +36,8 @@ class ArrayLowering {
   readonly tasks: Task[] = [];
   private readonly memo = new Map<ArrayNode, Lowered>();
   private readonly users = new Map<ArrayNode, number>();
+  /** One TSQR per input (and per QR/SVD flavour), shared by the nodes reading its parts. */
+  private readonly tsqrs = new Map<string, Map<ArrayNode, Tsqr>>();
   private seq = 0;
 
   constructor(root: ArrayNode) {
@@ -153,6 +155,7 @@ class ArrayLowering {
         }
         return { chunks: node.chunks, dep: (idx) => out.get(idx.join(","))! };
       }
+      case "linalg": return this.lowerLinalg(node);
       case "mask": {
         // Chunks whole along every axis but the first: their grid order is then C order.
         const target = node.input.chunks.map((c, d) => (d === 0 ? c : [node.input.shape[d]]));
@@ -307,6 +310,56 @@ class ArrayLowering {
     return this.rechunk(viewed, node.shape, node.chunks, node.loc);
   }
 
+  /**
+   * Tall-skinny QR: each row block factored (Q_i R_i), the stacked R_i factored again
+   * (R, and with `svd` the small SVD of R), then each block's Q_i times its rows of the
+   * second stage's Q. Communication is one small R per block.
+   */
+  private tsqr(input: ArrayNode, svd: boolean, loc: SourceLocation | undefined): Tsqr {
+    const flavour = svd ? "svd" : "qr";
+    let memo = this.tsqrs.get(flavour);
+    if (!memo) this.tsqrs.set(flavour, (memo = new Map()));
+    const done = memo.get(input);
+    if (done) return done;
+    const [m, n] = input.shape;
+    const rows = input.chunks[0];
+    const a = this.rechunk(this.lower(input), input.shape, [rows, [n]], loc);
+    const sizes = rows.map((mi): [number, number] => [mi, Math.min(mi, n)]);
+    const blocks = sizes.map(([mi], i) => this.task("qr-block", [a.dep([i, 0])], { op: "qr", m: mi, n }, loc));
+    const stage2 = this.task(svd ? "svd-r" : "qr-r", blocks, { op: "tsqr", blocks: sizes, n, svd }, loc);
+    const offsets = starts(sizes.map(([, k]) => k));
+    const t: Tsqr = { blocks, stage2, sizes, offsets, stacked: offsets[sizes.length], k: Math.min(m, n), n };
+    memo.set(input, t);
+    return t;
+  }
+
+  private lowerLinalg(node: ArrayNode & { kind: "linalg" }): Lowered {
+    const loc = node.loc;
+    const single = (dep: Dep): Lowered => ({ chunks: node.chunks, dep: () => dep });
+    if (node.op === "solve") {
+      const [a, b] = node.inputs;
+      const whole = (x: ArrayNode) => this.rechunk(this.lower(x), x.shape, x.shape.map((d) => [d]), loc).dep(x.shape.map(() => 0));
+      const n = a.shape[0];
+      const k = b.shape.length === 1 ? 1 : b.shape[1];
+      return single(this.task("solve", [whole(a), whole(b)], { op: "solve", n, k }, loc));
+    }
+    const t = this.tsqr(node.inputs[0], node.op.startsWith("svd"), loc);
+    const { k, n, stacked } = t;
+    const extract = (start: number, count: number) => single(this.task("extract", [t.stage2], { op: "extract", start, count }, loc));
+    switch (node.op) {
+      case "qr_r":
+      case "svd_vt": return extract(stacked * k + (node.op === "svd_vt" ? k : 0), k * n);
+      case "svd_s": return extract(stacked * k, k);
+      default: {
+        const deps = t.blocks.map((b, i) => {
+          const [m, ki] = t.sizes[i];
+          return this.task(node.op === "qr_q" ? "qr-q" : "svd-u", [b, t.stage2], { op: "tsqrApply", m, ki, offset: t.offsets[i], k }, loc);
+        });
+        return { chunks: node.chunks, dep: ([i]) => deps[i] };
+      }
+    }
+  }
+
   /** New chunk boundaries: each new chunk assembled from the old chunks it overlaps. */
   rechunk(input: Lowered, _shape: number[], chunks: Chunks, loc?: SourceLocation): Lowered {
     if (input.chunks.every((c, d) => same(c, chunks[d]))) return input;
@@ -343,6 +396,19 @@ class ArrayLowering {
   }
 }
 
+/** A lowered TSQR: per-block packed QRs, the second stage, and where each block's rows sit in the stack of R factors. */
+interface Tsqr {
+  blocks: Dep[];
+  stage2: Dep;
+  /** [rows, rows of R_i] per block. */
+  sizes: [number, number][];
+  offsets: number[];
+  /** Rows of the stacked R factors. */
+  stacked: number;
+  k: number;
+  n: number;
+}
+
 /** A chunk index of the full-rank grid from one without the `removed` axes (those get 0). */
 function expandIdx(idx: number[], removed: number[], nd: number): number[] {
   const out: number[] = [];
@@ -359,6 +425,7 @@ function children(n: ArrayNode): ArrayNode[] {
     case "concatenate": return n.inputs;
     case "matmul": return [n.left, n.right];
     case "mask": return [n.input, n.mask];
+    case "linalg": return n.inputs;
     default: return [n.input];
   }
 }

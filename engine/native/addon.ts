@@ -5,6 +5,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DType } from "../common/types.js";
+import type { ArrayDType, Generator } from "../common/array_plan.js";
+import type { ChunkExpr } from "../lower/array_tasks.js";
 
 /** A table in the native store, addressed by a handle with a reference count. */
 export type Handle = number;
@@ -310,6 +312,22 @@ export interface NativeAddon {
    * and row) and "__sample_pos" (int64 part * 2^40 + row: frame order across parts).
    */
   sampleKeys(h: Handle, seed: number, part: number): Handle;
+
+  /** Economy QR (Householder) of a row-major m×n matrix: q is m×k, r is k×n, k = min(m, n). */
+  linalgQr(a: Float64Array, m: number, n: number): { q: Float64Array; r: Float64Array };
+  /** Economy SVD (one-sided Jacobi) of a row-major m×n matrix: u m×k, s descending (k), vt k×n, k = min(m, n). */
+  linalgSvd(a: Float64Array, m: number, n: number): { u: Float64Array; s: Float64Array; vt: Float64Array };
+  /** X (n×k) with A X = B by LU with partial pivoting; a number is the column where A is singular. */
+  linalgSolve(a: Float64Array, n: number, b: Float64Array, k: number): Float64Array | number;
+
+  /** An array chunk (one float64 column "v", C order) of `shape` from an elementwise expression over input chunks (broadcast by their shapes). */
+  arrayMap(expr: ChunkExpr, inputs: Handle[], shape: number[]): Handle;
+  /** The chunk at `offset` (of `shape`) of a generated array of shape `full`; random values depend on (seed, position) only. */
+  arrayGenerate(gen: Generator, dtype: ArrayDType, shape: number[], offset: number[], full: number[]): Handle;
+  /** A chunk of `shape` with its axes permuted. */
+  arrayTranspose(h: Handle, shape: number[], axes: number[]): Handle;
+  /** Σ_p inputs[2p] (m × ks[p]) @ inputs[2p+1] (ks[p] × n), narrowed to `dtype`. */
+  arrayMatmul(m: number, n: number, ks: number[], inputs: Handle[], dtype: ArrayDType): Handle;
 }
 
 function addonPath(): string {

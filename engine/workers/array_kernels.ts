@@ -1,8 +1,9 @@
-// Kernels on array chunks held as Float64Array in C order. First cut in plain
-// TypeScript (typed-array loops, one pass per operation, no per-element
-// allocation); the same signatures are meant to move to native/src/array*.cc.
-import { sizeOf, stridesOf, type ArrayDType, type Generator, type MapOp, type ReduceOp } from "../common/array_plan.js";
-import { statCount, type ChunkExpr, type Piece } from "../lower/array_tasks.js";
+// Kernels on array chunks held as Float64Array in C order, in TypeScript: the
+// reductions' partials and combines, assembling pieces, cumsum, masks, and the
+// small matrix products of the linear algebra steps. The hot elementwise,
+// generating, transposing and blocked-matmul kernels are native (native/src/array.cc).
+import { sizeOf, stridesOf, type ArrayDType, type ReduceOp } from "../common/array_plan.js";
+import { statCount, type Piece } from "../lower/array_tasks.js";
 
 /**
  * Calls `f` once per row (run along the last axis) of `shape` in C order, with the
@@ -38,209 +39,6 @@ export function narrow(v: Float64Array, dtype: ArrayDType): Float64Array {
   return v;
 }
 
-/** `src` (shape `from`) broadcast to `to` (NumPy rules; the caller checked they fit). */
-export function broadcastTo(src: Float64Array, from: readonly number[], to: readonly number[]): Float64Array {
-  if (from.length === to.length && from.every((d, i) => d === to[i])) return src;
-  const off = to.length - from.length;
-  const fs = stridesOf(from);
-  const srcStrides = to.map((d, i) => (i < off || from[i - off] === 1 ? 0 : fs[i - off]));
-  const out = new Float64Array(sizeOf(to));
-  const last = to.length - 1;
-  const inner = last >= 0 ? srcStrides[last] : 0;
-  forEachRow(to, [stridesOf(to), srcStrides], (o, len) => {
-    const d0 = o[0], s0 = o[1];
-    for (let i = 0; i < len; i++) out[d0 + i] = src[s0 + i * inner];
-  });
-  return out;
-}
-
-type Operand = Float64Array | number;
-
-const UNARY: Partial<Record<MapOp, (a: number) => number>> = {
-  negative: (a) => -a, abs: Math.abs, sqrt: Math.sqrt, exp: Math.exp, log: Math.log, sin: Math.sin, cos: Math.cos, tan: Math.tan,
-  floor: Math.floor, ceil: Math.ceil, sign: Math.sign, isnan: (a) => (a !== a ? 1 : 0),
-  isinf: (a) => (a === Infinity || a === -Infinity ? 1 : 0), logical_not: (a) => (a === 0 ? 1 : 0),
-};
-
-function floorDiv(a: number, b: number, ints: boolean): number {
-  if (ints) return b === 0 ? 0 : Math.floor(a / b);
-  return Math.floor(a / b);
-}
-
-function mod(a: number, b: number, ints: boolean): number {
-  if (ints && b === 0) return 0;
-  const r = a % b;
-  return r !== 0 && r < 0 !== b < 0 ? r + b : r;
-}
-
-function binaryFn(op: MapOp, ints: boolean): (a: number, b: number) => number {
-  switch (op) {
-    case "add": return (a, b) => a + b;
-    case "subtract": return (a, b) => a - b;
-    case "multiply": return (a, b) => a * b;
-    case "divide": return (a, b) => a / b;
-    case "floor_divide": return (a, b) => floorDiv(a, b, ints);
-    case "mod": return (a, b) => mod(a, b, ints);
-    case "power": return Math.pow;
-    case "maximum": return (a, b) => (a !== a || b !== b ? NaN : a > b ? a : b);
-    case "minimum": return (a, b) => (a !== a || b !== b ? NaN : a < b ? a : b);
-    case "equal": return (a, b) => (a === b ? 1 : 0);
-    case "not_equal": return (a, b) => (a !== b ? 1 : 0);
-    case "less": return (a, b) => (a < b ? 1 : 0);
-    case "less_equal": return (a, b) => (a <= b ? 1 : 0);
-    case "greater": return (a, b) => (a > b ? 1 : 0);
-    case "greater_equal": return (a, b) => (a >= b ? 1 : 0);
-    case "logical_and": return (a, b) => (a !== 0 && b !== 0 ? 1 : 0);
-    case "logical_or": return (a, b) => (a !== 0 || b !== 0 ? 1 : 0);
-    default: throw new Error(`not a binary op: ${op}`);
-  }
-}
-
-/** a op b over n elements; the hot arithmetic ops get their own loops (no call per element). */
-function binary(op: MapOp, a: Operand, b: Operand, n: number, ints: boolean): Float64Array {
-  const out = new Float64Array(n);
-  const av = typeof a === "number" ? undefined : a;
-  const bv = typeof b === "number" ? undefined : b;
-  const as = typeof a === "number" ? a : 0;
-  const bs = typeof b === "number" ? b : 0;
-  if (op === "add" || op === "subtract" || op === "multiply" || (op === "divide" && !ints)) {
-    const sign = op === "subtract" ? -1 : 1;
-    if (op === "multiply") {
-      if (av && bv) for (let i = 0; i < n; i++) out[i] = av[i] * bv[i];
-      else if (av) for (let i = 0; i < n; i++) out[i] = av[i] * bs;
-      else if (bv) for (let i = 0; i < n; i++) out[i] = as * bv[i];
-      else out.fill(as * bs);
-    } else if (op === "divide") {
-      if (av && bv) for (let i = 0; i < n; i++) out[i] = av[i] / bv[i];
-      else if (av) for (let i = 0; i < n; i++) out[i] = av[i] / bs;
-      else if (bv) for (let i = 0; i < n; i++) out[i] = as / bv[i];
-      else out.fill(as / bs);
-    } else if (av && bv) {
-      if (sign > 0) for (let i = 0; i < n; i++) out[i] = av[i] + bv[i];
-      else for (let i = 0; i < n; i++) out[i] = av[i] - bv[i];
-    } else if (av) for (let i = 0; i < n; i++) out[i] = av[i] + sign * bs;
-    else if (bv) {
-      if (sign > 0) for (let i = 0; i < n; i++) out[i] = as + bv[i];
-      else for (let i = 0; i < n; i++) out[i] = as - bv[i];
-    } else out.fill(as + sign * bs);
-    return out;
-  }
-  const f = binaryFn(op, ints);
-  if (av && bv) for (let i = 0; i < n; i++) out[i] = f(av[i], bv[i]);
-  else if (av) for (let i = 0; i < n; i++) out[i] = f(av[i], bs);
-  else if (bv) for (let i = 0; i < n; i++) out[i] = f(as, bv[i]);
-  else out.fill(f(as, bs));
-  return out;
-}
-
-function castTo(v: number, dtype: ArrayDType): number {
-  switch (dtype) {
-    case "bool": return v !== 0 ? 1 : 0;
-    case "int64": return Math.trunc(v);
-    case "int32": return Math.trunc(v) | 0;
-    case "float32": return Math.fround(v);
-    case "float64": return v;
-  }
-}
-
-/** Whether an expression's values are integers (for integer division by zero). */
-function isIntExpr(e: ChunkExpr): boolean {
-  if (e.k === "scalar") return Number.isInteger(e.value);
-  return e.dtype !== "float64" && e.dtype !== "float32";
-}
-
-/**
- * Evaluates an elementwise expression to a new array of `shape`.
- *
- * @example
- * evalExpr({ k: "op", op: "add", args: [{ k: "in", input: 0, shape: [2], dtype: "float64" }, { k: "scalar", value: 1 }], dtype: "float64" }, [x], [2])
- */
-export function evalExpr(e: ChunkExpr, inputs: Float64Array[], shape: number[]): Float64Array {
-  const n = sizeOf(shape);
-  const go = (x: ChunkExpr): Operand => {
-    if (x.k === "scalar") return x.value;
-    if (x.k === "in") return broadcastTo(inputs[x.input], x.shape, shape);
-    const args = x.args.map(go);
-    let out: Float64Array;
-    if (x.op === "where") {
-      const [c, a, b] = args;
-      out = new Float64Array(n);
-      const at = (o: Operand, i: number) => (typeof o === "number" ? o : o[i]);
-      for (let i = 0; i < n; i++) out[i] = at(c, i) !== 0 ? at(a, i) : at(b, i);
-    } else if (x.op === "astype") {
-      const a = args[0];
-      out = typeof a === "number" ? new Float64Array(n).fill(castTo(a, x.dtype)) : Float64Array.from(a, (v) => castTo(v, x.dtype));
-      return out;
-    } else if (args.length === 1) {
-      const f = UNARY[x.op]!;
-      const a = args[0];
-      out = new Float64Array(n);
-      if (typeof a === "number") out.fill(f(a));
-      else for (let i = 0; i < n; i++) out[i] = f(a[i]);
-    } else {
-      const ints = x.args.every(isIntExpr);
-      out = binary(x.op, args[0], args[1], n, ints);
-    }
-    return narrow(out, x.dtype);
-  };
-  const r = go(e);
-  return typeof r === "number" ? new Float64Array(n).fill(r) : r;
-}
-
-function mix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** A 32-bit hash of (seed, flat position g, stream): counter-based, so chunking cannot change it. */
-function hash(seed: number, g: number, stream: number): number {
-  let h = mix32((seed ^ Math.imul(stream + 1, 0x9e3779b9)) >>> 0);
-  h = mix32((h ^ (g >>> 0)) >>> 0);
-  return mix32((h + Math.imul(Math.floor(g / 4294967296), 0x27d4eb2f)) ^ 0x165667b1);
-}
-
-/** A uniform double in [0, 1) with 53 random bits. */
-function uniform(seed: number, g: number, stream: number): number {
-  return ((hash(seed, g, 2 * stream) >>> 5) * 67108864 + (hash(seed, g, 2 * stream + 1) >>> 6)) / 9007199254740992;
-}
-
-/**
- * The values of the chunk at `offset` (shape `shape`) of a generated array of shape `full`.
- *
- * @example
- * generate({ kind: "arange", start: 0, step: 1 }, "int64", [3], [5], [10]) // 5, 6, 7
- */
-export function generate(gen: Generator, dtype: ArrayDType, shape: number[], offset: number[], full: number[]): Float64Array {
-  const out = new Float64Array(sizeOf(shape));
-  if (gen.kind === "fill") return out.fill(castTo(gen.value, dtype));
-  if (gen.kind === "arange" || gen.kind === "linspace") {
-    const n = out.length;
-    for (let i = 0; i < n; i++) out[i] = gen.start + (offset[0] + i) * gen.step;
-    if (gen.kind === "linspace" && gen.endpoint && n > 0 && offset[0] + n === full[0] && full[0] > 1) out[n - 1] = gen.stop;
-    return narrow(out, dtype);
-  }
-  const fs = stridesOf(full);
-  let base = 0;
-  for (let d = 0; d < full.length; d++) base += offset[d] * fs[d];
-  const seed = gen.seed >>> 0;
-  const { a, b } = gen;
-  forEachRow(shape, [stridesOf(shape), fs], (o, len) => {
-    const d0 = o[0], g0 = base + o[1];
-    if (gen.dist === "uniform") for (let i = 0; i < len; i++) out[d0 + i] = a + (b - a) * uniform(seed, g0 + i, 0);
-    else if (gen.dist === "integers") for (let i = 0; i < len; i++) out[d0 + i] = a + Math.floor(uniform(seed, g0 + i, 0) * (b - a));
-    else
-      for (let i = 0; i < len; i++) {
-        const u1 = 1 - uniform(seed, g0 + i, 0), u2 = uniform(seed, g0 + i, 1);
-        out[d0 + i] = a + b * Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
-      }
-  });
-  return narrow(out, dtype);
-}
-
 /** Copies strided boxes of the inputs into a new array of `shape` (every box has the output's rank). */
 export function assemble(shape: number[], pieces: Piece[], inputs: Float64Array[]): Float64Array {
   const out = new Float64Array(sizeOf(shape));
@@ -260,19 +58,6 @@ export function assemble(shape: number[], pieces: Piece[], inputs: Float64Array[
       else for (let i = 0; i < len; i++) out[d0 + i * dInner] = src[s0 + i * inner];
     });
   }
-  return out;
-}
-
-export function transpose(x: Float64Array, shape: number[], axes: number[]): Float64Array {
-  const outShape = axes.map((a) => shape[a]);
-  const is = stridesOf(shape);
-  const perm = axes.map((a) => is[a]);
-  const out = new Float64Array(x.length);
-  const inner = perm.length ? perm[perm.length - 1] : 0;
-  forEachRow(outShape, [stridesOf(outShape), perm], (o, len) => {
-    const d0 = o[0], s0 = o[1];
-    for (let i = 0; i < len; i++) out[d0 + i] = x[s0 + i * inner];
-  });
   return out;
 }
 
@@ -422,7 +207,7 @@ export function combine(red: ReduceOp, size: number, parts: Float64Array[], fina
   return narrow(out, final.dtype);
 }
 
-/** Σ_p A_p (m × ks[p]) @ B_p (ks[p] × n), row-major, i-k-j order for unit-stride inner loops. */
+/** Σ_p A_p (m × ks[p]) @ B_p (ks[p] × n), row-major, i-k-j order (the linalg steps' small products; chunk matmuls are native). */
 export function matmul(m: number, n: number, ks: number[], blocks: Float64Array[]): Float64Array {
   const c = new Float64Array(m * n);
   ks.forEach((k, p) => {
@@ -431,7 +216,6 @@ export function matmul(m: number, n: number, ks: number[], blocks: Float64Array[
       const ci = i * n;
       for (let q = 0; q < k; q++) {
         const av = a[i * k + q];
-        if (av === 0) continue;
         const bq = q * n;
         for (let j = 0; j < n; j++) c[ci + j] += av * b[bq + j];
       }

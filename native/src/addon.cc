@@ -11,6 +11,8 @@ void RegisterSort(Napi::Env env, Napi::Object exports);
 void RegisterWindow(Napi::Env env, Napi::Object exports);
 void RegisterRows(Napi::Env env, Napi::Object exports);
 void RegisterSpill(Napi::Env env, Napi::Object exports);
+void RegisterLinalg(Napi::Env env, Napi::Object exports);
+void RegisterArray(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -23,6 +25,8 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterWindow(env, exports);
   basin::RegisterRows(env, exports);
   basin::RegisterSpill(env, exports);
+  basin::RegisterLinalg(env, exports);
+  basin::RegisterArray(env, exports);
   return exports;
 }
 

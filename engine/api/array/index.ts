@@ -5,3 +5,6 @@ export type { ArrayResult, ArrayData } from "./compute.js";
 export type { ChunksSpec } from "./shape.js";
 export type { ArrayDType } from "../../common/array_plan.js";
 export { readNpy, writeNpy } from "./npy.js";
+export * as linalg from "./linalg.js";
+export type { QrResult, SvdResult, SvdCompressedOptions } from "./linalg.js";
+export { fromDataFrame, type FromDataFrameOptions } from "./from_frame.js";
