@@ -15,9 +15,28 @@ export interface ResultInfo {
   /** The run that made it, or the result it was sorted/filtered from. */
   source: string;
   /** What the pipeline's default export was: a frame (absent), or a bag whose items are the JSON texts of column "item". */
-  kind?: "table" | "bag";
+  kind?: "table" | "bag" | "array";
+  /** An array result: its shape, dtype and chunking (the table holds its elements, last axis as columns). */
+  array?: ArrayInfo;
   /** The name given to `show(frame, name)` in the pipeline; absent for the default export. */
   name?: string;
+}
+
+export interface ArrayInfo {
+  shape: number[];
+  dtype: string;
+  /** Chunk sizes along each axis. */
+  chunks: number[][];
+  /** 2-D arrays: block means on a grid of at most 128 × 128 cells, row-major; null where a block has no finite value. */
+  heatmap?: ArrayHeatmap;
+}
+
+export interface ArrayHeatmap {
+  rows: number;
+  cols: number;
+  values: (number | null)[];
+  min: number;
+  max: number;
 }
 
 /** File formats a result can be exported to. */

@@ -7,7 +7,10 @@ import { computeStored } from "../cluster/compute.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
 import { BasinError } from "../common/errors.js";
-import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
+import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, WorkspaceInfo } from "../common/rpc.js";
+import type { ArrayNode } from "../common/array_plan.js";
+import { computeArray } from "../api/array/compute.js";
+import { arrayHeatmap, arrayTable } from "./array_result.js";
 import { memoryStatus } from "../memory/status.js";
 import { native } from "../native/addon.js";
 import { planPipelineResults } from "../session/driver.js";
@@ -67,7 +70,8 @@ export class EngineService implements EngineClient {
         const kept: ResultInfo[] = [];
         let tasks = 0;
         try {
-          for (const p of [{ name: undefined, plan: planned.plan }, ...planned.shown]) {
+          if (planned.array) kept.push(await this.keepArray(planned.array, runId, ac.signal, (progress) => this.options.emit({ type: "progress", runId, progress })));
+          for (const p of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
             const out = await computeStored(p.plan, {
               cluster: this.options.cluster,
               signal: ac.signal,
@@ -90,6 +94,15 @@ export class EngineService implements EngineClient {
       }
     })();
     return { runId };
+  }
+
+  /** Computes an array default export and keeps its elements as a table result of kind "array". */
+  private async keepArray(node: ArrayNode, runId: string, signal: AbortSignal, onProgress: (p: RunProgress) => void): Promise<ResultInfo> {
+    const r = await computeArray(node, { cluster: this.options.cluster, signal, onProgress });
+    const ref = native().tableFromJs(arrayTable(r));
+    const heatmap = arrayHeatmap(r);
+    const array: ArrayInfo = { shape: r.shape, dtype: r.dtype, chunks: node.kind === "mask" ? [[r.shape[0]]] : node.chunks.map((c) => [...c]), ...(heatmap ? { heatmap } : {}) };
+    return this.results.keep(ref, runId, { kind: "array", array });
   }
 
   async cancel(runId: string): Promise<void> {

@@ -39,11 +39,12 @@ export class ResultStore {
   constructor(private readonly compute: Pick<ComputeOptions, "cluster">) {}
 
   /** Takes ownership of `ref` (a table in the store) and gives it an id (and the name `show()` gave it). */
-  keep(ref: Handle, source: string, what: { name?: string; kind?: ResultInfo["kind"] } = {}): ResultInfo {
+  keep(ref: Handle, source: string, what: { name?: string; kind?: ResultInfo["kind"]; array?: ResultInfo["array"] } = {}): ResultInfo {
     const t = native().tableInfo(ref);
     const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: t.rows, source };
     if (what.name !== undefined) info.name = what.name;
     if (what.kind) info.kind = what.kind;
+    if (what.array) info.array = what.array;
     this.kept.set(info.id, { info, ref });
     return info;
   }

@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads";
 import { BasinError, type SerializedError } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
 import type { ShownFrame } from "../api/show.js";
+import type { ArrayNode } from "../common/array_plan.js";
 import { builtScript } from "../workers/built_script.js";
 
 export interface DriverRequest {
@@ -10,9 +11,14 @@ export interface DriverRequest {
   source?: string;
 }
 
-/** A pipeline's plans: its default export and the frames it passed to show(). */
+/**
+ * A pipeline's plans: its default export and the frames it passed to show(). An
+ * array default export comes as `array` (its plan holds typed arrays, so it travels
+ * by structured clone, not JSON) with `plan` absent.
+ */
 export interface PipelinePlans {
-  plan: Plan;
+  plan?: Plan;
+  array?: ArrayNode;
   shown: ShownFrame[];
 }
 
@@ -26,7 +32,9 @@ export type DriverReply = ({ ok: true } & PipelinePlans) | { ok: false; error: S
  * const plan = await planPipeline("examples/taxi.ts");
  */
 export async function planPipeline(path: string, source?: string, signal?: AbortSignal): Promise<Plan> {
-  return (await planPipelineResults(path, source, signal)).plan;
+  const { plan } = await planPipelineResults(path, source, signal);
+  if (!plan) throw new BasinError("BASIN_PLAN", `${path}: the default export is an array; run it in the workbench or with basin run`);
+  return plan;
 }
 
 /**
@@ -49,7 +57,7 @@ export function planPipelineResults(path: string, source?: string, signal?: Abor
     };
     const onAbort = () => settle(() => reject(new BasinError("BASIN_CANCELLED", "the run was cancelled while the pipeline file was evaluated")));
     signal?.addEventListener("abort", onAbort);
-    worker.once("message", (r: DriverReply) => settle(() => (r.ok ? resolve({ plan: r.plan, shown: r.shown }) : reject(BasinError.fromJSON(r.error)))));
+    worker.once("message", (r: DriverReply) => settle(() => (r.ok ? resolve({ plan: r.plan, array: r.array, shown: r.shown }) : reject(BasinError.fromJSON(r.error)))));
     worker.once("error", (e) => settle(() => reject(BasinError.from(e))));
     worker.once("exit", (code) => settle(() => reject(new BasinError("BASIN_INTERNAL", `the pipeline driver exited (code ${code}) without a plan`))));
   });

@@ -6,6 +6,7 @@ export { parseFilter } from "./filter_syntax.js";
 export { parseLocation, workspaceFileOf } from "./location.js";
 export { parseLayout, DEFAULT_LAYOUT, LAYOUT_KEY, type Layout, type BottomTab } from "./layout.js";
 export { formatBytes, formatCell, formatMs, toTsv } from "./format.js";
+export { describeArray, heatmapRgba } from "./array_display.js";
 export { bagItemViews, BAG_PREVIEW_ITEMS, BAG_ITEM_MAX_CHARS, type BagItemView } from "./bag_items.js";
 export { RpcClient, type ConnectionState, type WorkbenchClient } from "./rpc_client.js";
 export { PortEngineClient, type PortLike } from "./port_client.js";

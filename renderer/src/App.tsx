@@ -16,6 +16,7 @@ import { PlotPanel } from "./PlotPanel.js";
 import { ProblemsPanel, type Problem } from "./ProblemsPanel.js";
 import { ResultsTable } from "./ResultsTable.js";
 import { BagView } from "./BagView.js";
+import { ArrayHeader } from "./ArrayHeader.js";
 import { RunBar, type RunState } from "./RunBar.js";
 import { Splitter } from "./Splitter.js";
 
@@ -431,6 +432,7 @@ export function App({ client }: { client: WorkbenchClient }) {
                     <button className="btn small" onClick={() => void exportShown("csv")} title="Export these rows (sorted and filtered as shown) as CSV into the workspace" data-testid="export-csv">Export CSV</button>
                     <button className="btn small" onClick={() => void exportShown("parquet")} title="Export these rows (sorted and filtered as shown) as Parquet into the workspace" data-testid="export-parquet">Export Parquet</button>
                   </div>
+                  {base.array && <ArrayHeader array={base.array} />}
                   <div className="results-host">
                     {shown.kind === "bag" ? (
                       <BagView client={client} result={shown} onError={(m) => log("error", m)} />

@@ -8,6 +8,7 @@ import { DEFAULT_LAYOUT, parseLayout } from "../../renderer/common/layout.js";
 import { parseLocation, workspaceFileOf } from "../../renderer/common/location.js";
 import { blocksFor, PageCache } from "../../renderer/common/page_cache.js";
 import { MAX_SCROLL_PX, scrollHeightFor, scrollRatio } from "../../renderer/common/virtual_scale.js";
+import { describeArray, heatmapRgba } from "../../renderer/common/array_display.js";
 
 describe("viewport → page blocks", () => {
   it("covers the visible rows plus overscan, clipped to the result", () => {
@@ -124,5 +125,21 @@ describe("cell text", () => {
     expect(formatMs(1234)).toBe("1.23 s");
     expect(formatMs(42)).toBe("42 ms");
     expect(toTsv([[1, "a\tb", null], [true, "東京", 2.5]])).toBe("1\ta b\t\ntrue\t東京\t2.5");
+  });
+});
+
+describe("array results", () => {
+  it("describes dtype, shape and chunks, eliding long chunk lists", () => {
+    expect(describeArray({ shape: [4], dtype: "bool", chunks: [[4]] })).toBe("bool array (4,), chunks (4)");
+    expect(describeArray({ shape: [300, 7], dtype: "int64", chunks: [[64, 64, 64, 64, 44], [3, 3, 1]] })).toBe("int64 array (300, 7), chunks (64, 64, 64, 64, 44) × (3, 3, 1)");
+    expect(describeArray({ shape: [8, 2], dtype: "float64", chunks: [[1, 1, 1, 1, 1, 1, 1, 1], [2]] })).toBe("float64 array (8, 2), chunks (1, 1, 1, 1, 1, … 8 chunks) × (2)");
+  });
+
+  it("colours heatmap cells from the ramp's ends, leaves empty cells transparent and puts a constant in the middle", () => {
+    const px = heatmapRgba({ rows: 1, cols: 3, values: [0, null, 10], min: 0, max: 10 });
+    expect([...px.slice(0, 4)]).toEqual([68, 1, 84, 255]);
+    expect([...px.slice(4, 8)]).toEqual([0, 0, 0, 0]);
+    expect([...px.slice(8, 12)]).toEqual([253, 231, 37, 255]);
+    expect([...heatmapRgba({ rows: 1, cols: 1, values: [5], min: 5, max: 5 })]).toEqual([33, 145, 140, 255]);
   });
 });
