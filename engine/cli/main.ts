@@ -20,12 +20,15 @@ import { runArray } from "./run_array.js";
 import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
 import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
+import { findProfile, type SshProfile } from "../cluster/remote/profiles.js";
+import { runRemote } from "./run_remote.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
-            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON)
+            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), or on the
+                                                  Basin engine of an ssh profile's host (one without a scheduler)
   basin serve [folder] [--port N] the workbench in a browser (prints its URL)
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
@@ -46,6 +49,13 @@ async function clusterOption(v: string | undefined): Promise<OpenCluster | undef
   if (v === undefined) return undefined;
   if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
   return openCluster(v);
+}
+
+/** An ssh profile without a Dask scheduler: the pipeline runs on that host's own Basin engine. */
+function remoteEngineProfile(v: string | undefined): SshProfile | undefined {
+  if (v === undefined || !/^[\w.-]+$/.test(v)) return undefined;
+  const p = findProfile(v);
+  return p.kind === "ssh" && !p.scheduler ? p : undefined;
 }
 
 async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: DaskCluster }): Promise<void> {
@@ -138,6 +148,11 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "run": {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
+        const remote = remoteEngineProfile(values.cluster);
+        if (remote) {
+          await runRemote(rest[0], remote, { output: values.output, explain: values.explain });
+          return 0;
+        }
         const cluster = await clusterOption(values.cluster);
         try {
           await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster: cluster?.cluster });
