@@ -29,7 +29,8 @@ usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
             [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), or on the
                                                   Basin engine of an ssh profile's host (one without a scheduler)
-  basin serve [folder] [--port N] the workbench in a browser (prints its URL)
+  basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
+                                the workbench in a browser (prints its URL); runs on Dask with --cluster
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
   basin help
@@ -165,7 +166,7 @@ export async function main(argv: string[]): Promise<number> {
         if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");
         const port = values.port === undefined ? undefined : Number(values.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port needs a port number, got "${values.port}"`);
-        await serveCommand(rest[0] ?? ".", port);
+        await serveCommand(rest[0] ?? ".", port, values.cluster);
         return 0;
       }
       case "demo":
