@@ -21,13 +21,16 @@ export function displayWidth(s: string): number {
   return w;
 }
 
+/** What formatTable reads of a table: only the rows it shows are read from `column`. */
+export type PrintableTable = Pick<Table, "columnNames" | "numRows" | "schema" | "column">;
+
 /**
  * An aligned text table; results over `maxRows` show their head and tail.
  *
  * @example
  * console.log(formatTable(await df.compute()));
  */
-export function formatTable(t: Table, maxRows = 20): string {
+export function formatTable(t: PrintableTable, maxRows = 20): string {
   const names = t.columnNames;
   const half = Math.floor(maxRows / 2);
   const rowIdx = t.numRows <= maxRows ? [...Array(t.numRows).keys()] : [...Array(half).keys(), -1, ...Array.from({ length: half }, (_, i) => t.numRows - half + i)];

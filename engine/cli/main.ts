@@ -22,14 +22,18 @@ import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
 import { formatMemoryStats } from "../memory/format_stats.js";
 import { parseBytes } from "../memory/bytes.js";
+import { findProfile, type SshProfile } from "../cluster/remote/profiles.js";
+import { runRemote } from "./run_remote.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
-            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON)
+            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), or on the
+                                                  Basin engine of an ssh profile's host (one without a scheduler)
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR] [--stats]
-  basin serve [folder] [--port N] the workbench in a browser (prints its URL)
+  basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
+                                the workbench in a browser (prints its URL); runs on Dask with --cluster
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
   basin help
@@ -59,6 +63,13 @@ async function clusterOption(v: string | undefined): Promise<OpenCluster | undef
   if (v === undefined) return undefined;
   if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
   return openCluster(v);
+}
+
+/** An ssh profile without a Dask scheduler: the pipeline runs on that host's own Basin engine. */
+function remoteEngineProfile(v: string | undefined): SshProfile | undefined {
+  if (v === undefined || !/^[\w.-]+$/.test(v)) return undefined;
+  const p = findProfile(v);
+  return p.kind === "ssh" && !p.scheduler ? p : undefined;
 }
 
 async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: DaskCluster }): Promise<void> {
@@ -160,6 +171,11 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "run": {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
+        const remote = remoteEngineProfile(values.cluster);
+        if (remote) {
+          await runRemote(rest[0], remote, { output: values.output, explain: values.explain });
+          return 0;
+        }
         const cluster = await clusterOption(values.cluster);
         try {
           await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster: cluster?.cluster });
@@ -173,7 +189,7 @@ export async function main(argv: string[]): Promise<number> {
         if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");
         const port = values.port === undefined ? undefined : Number(values.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port needs a port number, got "${values.port}"`);
-        await serveCommand(rest[0] ?? ".", port);
+        await serveCommand(rest[0] ?? ".", port, values.cluster);
         return 0;
       }
       case "demo":

@@ -102,10 +102,15 @@ export interface MemoryStatus {
 }
 
 export interface ClusterStatus {
-  kind: "local";
-  workers: { name: string; kind: "cpu" | "gpu"; busy: boolean }[];
+  /** "dask": runs go to a Dask scheduler (results are still kept, paged and viewed by this engine). */
+  kind: "local" | "dask";
+  /** Dask workers also report their memory (bytes in use, limit) and tasks executing or ready. */
+  workers: { name: string; kind: "cpu" | "gpu"; busy: boolean; memory?: number; memoryLimit?: number; tasks?: number }[];
+  /** The engine's own store (results). */
   store: { tables: number; bytes: number; peakBytes: number };
   memory?: MemoryStatus;
+  /** With kind "dask": the scheduler and its own dashboard (as the scheduler sees its address). */
+  dask?: { scheduler: string; dashboard: string };
 }
 
 /** Progress of one group of tasks of a run. */

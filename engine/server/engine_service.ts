@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import { computeStored } from "../cluster/compute.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
+import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import { BasinError } from "../common/errors.js";
 import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, WorkspaceInfo } from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
@@ -22,6 +23,8 @@ export interface EngineServiceOptions {
   root: string;
   /** Default: the process's local cluster. */
   cluster?: LocalCluster;
+  /** Runs go to this Dask cluster; results stay here (paged, viewed and exported on `cluster`). */
+  dask?: DaskCluster;
   emit: (e: EngineEvent) => void;
 }
 
@@ -73,7 +76,7 @@ export class EngineService implements EngineClient {
           if (planned.array) kept.push(await this.keepArray(planned.array, runId, ac.signal, (progress) => this.options.emit({ type: "progress", runId, progress })));
           for (const p of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
             const out = await computeStored(p.plan, {
-              cluster: this.options.cluster,
+              cluster: this.options.dask ?? this.options.cluster,
               signal: ac.signal,
               onProgress: (progress) => this.options.emit({ type: "progress", runId, progress: p.name === undefined ? progress : { ...progress, group: `${p.name}: ${progress.group}` } }),
             });
@@ -138,6 +141,15 @@ export class EngineService implements EngineClient {
   async cluster(): Promise<ClusterStatus> {
     const cluster = this.options.cluster ?? defaultCluster();
     const s = native().storeStats();
+    if (this.options.dask) {
+      const d = await this.options.dask.status();
+      return {
+        kind: "dask",
+        workers: d.workers.map((w) => ({ name: w.name || w.address, kind: "cpu" as const, busy: w.tasks > 0, memory: w.memory, memoryLimit: w.memoryLimit, tasks: w.tasks })),
+        store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
+        dask: { scheduler: d.scheduler, dashboard: d.dashboard },
+      };
+    }
     return {
       kind: "local",
       workers: cluster.pool.names.map((name) => ({ name, kind: "cpu" as const, busy: cluster.busyWorkers().includes(name) })),

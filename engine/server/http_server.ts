@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join, resolve } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { LocalCluster } from "../cluster/local.js";
+import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import type { EngineEvent } from "../common/rpc.js";
 import { assetFile, contentType } from "./assets.js";
 import { contentSecurityPolicy } from "./csp.js";
@@ -24,6 +25,8 @@ export interface ServeOptions {
   /** The built renderer (index.html and its assets). */
   assets?: string;
   cluster?: LocalCluster;
+  /** Runs go to this Dask cluster (`basin serve --cluster`). */
+  dask?: DaskCluster;
 }
 
 export interface RunningServer {
@@ -70,7 +73,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const text = JSON.stringify({ event });
     for (const ws of sockets) ws.send(text);
   };
-  const engine = new EngineService({ root: options.root, cluster: options.cluster, emit: broadcast });
+  const engine = new EngineService({ root: options.root, cluster: options.cluster, dask: options.dask, emit: broadcast });
   let origin = "";
 
   const refuse = (res: ServerResponse, status: number, text: string) => {

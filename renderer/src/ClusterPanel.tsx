@@ -31,11 +31,18 @@ export function ClusterPanel({ client }: { client: EngineClient }) {
         <div className="stat"><div className="stat-v">{formatBytes(status.store.bytes)}</div><div className="stat-k">store ({status.store.tables} tables)</div></div>
         <div className="stat"><div className="stat-v">{formatBytes(status.store.peakBytes)}</div><div className="stat-k">peak</div></div>
       </div>
+      {status.dask && (
+        <div className="muted" data-testid="dask-scheduler">
+          Dask scheduler {status.dask.scheduler} · dashboard {status.dask.dashboard}
+        </div>
+      )}
       <div className="workers">
         {status.workers.map((w) => (
           <div key={w.name} className={`worker${w.busy ? " busy" : ""}`} title={w.busy ? "running a task" : "idle"}>
             <span className="worker-dot" />
             {w.name} <span className="muted">{w.kind}</span>
+            {w.memoryLimit !== undefined && <span className="muted"> {formatBytes(w.memory ?? 0)} / {formatBytes(w.memoryLimit)}</span>}
+            {w.tasks !== undefined && <span className="muted"> · {w.tasks} tasks</span>}
           </div>
         ))}
       </div>

@@ -111,6 +111,39 @@ describe.skipIf(!enabled || !haveDask())("Dask through an SSH tunnel", () => {
       await local.close();
     }
   });
+
+  it("a dropped SSH connection fails the tunnelled run at once, naming the host; the session reconnects and runs again", async () => {
+    const open = await openCluster({ ...profile, scheduler: `tcp://127.0.0.1:${dask.port}` }, { python: PYTHON });
+    const { cluster } = open;
+    const local = new LocalCluster({ workers: 1 });
+    try {
+      const n = 300;
+      const df = fromColumns({ k: Array.from({ length: n }, (_, i) => `k${i % 5}`), v: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i)) }, { partitions: [0, 1, n - 1] })
+        .groupBy("k")
+        .agg(col("v").sum().alias("s"));
+      // The bridge is still starting (Python imports) when the connection drops: the run is in flight.
+      const t0 = performance.now();
+      const running = df.compute({ cluster }).catch((e: Error) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      sshd.dropConnections();
+      const err = (await running) as Error;
+      expect(err.message).toMatch(new RegExp(`the Dask run at tcp://127\\.0\\.0\\.1:${dask.port} on 127\\.0\\.0\\.1 stopped: the SSH connection to .*127\\.0\\.0\\.1:${sshd.port} dropped; this session reconnects by itself`));
+      expect(performance.now() - t0).toBeLessThan(5000);
+      const expected = tableRows(await df.compute({ cluster: local }));
+      // Reconnected on the same local port: the next run goes through.
+      let rows: unknown[][] | undefined;
+      for (let i = 0; i < 20 && !rows; i++) {
+        rows = await df.compute({ cluster }).then(tableRows, async () => {
+          await new Promise((r) => setTimeout(r, 500));
+          return undefined;
+        });
+      }
+      expectSameRows(rows ?? [], expected, "after the reconnect");
+    } finally {
+      await open.close();
+      await local.close();
+    }
+  });
 });
 
 describe.skipIf(!enabled)("profiles", () => {

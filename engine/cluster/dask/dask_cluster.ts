@@ -119,6 +119,25 @@ export class DaskCluster {
     }
   }
 
+  /**
+   * Fails every request in flight with `error` and stops the bridge, whose client is
+   * stuck on a lost connection (e.g. a dropped SSH tunnel); the next request starts a
+   * fresh bridge.
+   */
+  abandon(error: BasinError): void {
+    const p = this.proc;
+    this.proc = undefined;
+    if (p) {
+      p.removeAllListeners("exit");
+      p.removeAllListeners("error");
+      p.on("error", () => {});
+      p.kill("SIGKILL");
+    }
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiting) w.reject(error);
+  }
+
   /** Disconnects from the scheduler (which keeps running) and stops the bridge. */
   async close(): Promise<void> {
     const p = this.proc;

@@ -31,13 +31,52 @@ export async function openCluster(spec: string | Profile, options: DaskClusterOp
     throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" has no Dask scheduler; add "scheduler": "tcp://127.0.0.1:8786" (as the host sees it) to the profile`);
   const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(p.scheduler);
   if (!m) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": scheduler must be tcp://host:port, got "${p.scheduler}"`);
-  const ssh = await SshSession.connect(p);
-  const tunnel = await ssh.tunnel(m[1], Number(m[2]));
-  const cluster = new DaskCluster(`tcp://127.0.0.1:${tunnel.port}`, { ...options, viaScheduler: true });
+  const [host, port] = [m[1], Number(m[2])];
+  let ssh = await SshSession.connect(p);
+  let tunnel = await ssh.tunnel(host, port);
+  const localPort = tunnel.port;
+  const cluster = new DaskCluster(`tcp://127.0.0.1:${localPort}`, { ...options, viaScheduler: true });
+  // A dropped connection fails the runs in flight at once (their bridge waits on a dead
+  // tunnel), then the session reconnects by itself on the same local port.
+  let closed = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let delay = 200;
+  const reconnect = (): void => {
+    if (closed) return;
+    retry = setTimeout(() => {
+      void SshSession.connect(p).then(
+        async (s) => {
+          try {
+            tunnel = await s.tunnel(host, port, localPort);
+          } catch (e) {
+            s.close();
+            throw e;
+          }
+          if (closed) return void (await tunnel.close(), s.close());
+          ssh = s;
+          watch(s);
+          delay = 200;
+        },
+      ).catch(() => {
+        delay = Math.min(delay * 2, 5000);
+        reconnect();
+      });
+    }, delay);
+  };
+  const watch = (s: SshSession): void => {
+    s.whenDropped((e) => {
+      cluster.abandon(new BasinError("BASIN_IO", `the Dask run at ${p.scheduler} on ${p.host} stopped: ${e.message.replace(/; reconnect to go on$/, "")}; this session reconnects by itself, run again`));
+      void tunnel.close();
+      reconnect();
+    });
+  };
+  watch(ssh);
   return {
     cluster,
     label: `${p.scheduler} on ${p.host} (profile ${p.name}, via ssh)`,
     async close() {
+      closed = true;
+      clearTimeout(retry);
       await cluster.close();
       await tunnel.close();
       ssh.close();

@@ -16,8 +16,12 @@ export interface SshProfile {
   keyPath?: string;
   /** known_hosts to verify the host key against (default ~/.ssh/known_hosts). */
   knownHosts?: string;
-  /** A Dask scheduler as seen from the host, tunnelled (e.g. tcp://127.0.0.1:8786). */
+  /** A Dask scheduler as seen from the host, tunnelled (e.g. tcp://127.0.0.1:8786). Without one, Basin itself runs on the host. */
   scheduler?: string;
+  /** The command that starts Basin on the host (default `basin`; e.g. `node /opt/basin/bin/basin.js`, `npx basin`). */
+  basin?: string;
+  /** The host's folder the remote engine opens as its workspace (default: the user's home). */
+  workspace?: string;
 }
 
 /** A Dask scheduler reached directly. */

@@ -127,8 +127,11 @@ export class SshSession {
     });
   }
 
-  /** A local port on 127.0.0.1 forwarding each connection to `host:port` as seen from the remote machine. */
-  tunnel(host: string, port: number): Promise<Tunnel> {
+  /**
+   * A local port on 127.0.0.1 forwarding each connection to `host:port` as seen from
+   * the remote machine; `localPort` 0 picks a free one (give the old one to reconnect).
+   */
+  tunnel(host: string, port: number, localPort = 0): Promise<Tunnel> {
     const sockets = new Set<Socket>();
     const server = createServer((sock) => {
       sockets.add(sock);
@@ -150,7 +153,7 @@ export class SshSession {
     this.servers.add(server);
     return new Promise((resolve, reject) => {
       server.once("error", reject);
-      server.listen(0, "127.0.0.1", () =>
+      server.listen(localPort, "127.0.0.1", () =>
         resolve({
           port: (server.address() as { port: number }).port,
           close: () => {

@@ -1,0 +1,126 @@
+// The sbatch script of one SLURM job of a Basin Dask cluster: the first job also
+// runs the Dask scheduler, which writes its address to a scheduler file on shared
+// storage; every job runs one Dask worker (`dask cuda worker` when the job has GPUs)
+// that retires itself before the walltime. Rendered text is shown to the user (and
+// may be edited) before sbatch gets it.
+import { BasinError } from "../../common/errors.js";
+import { shellQuote } from "../remote/remote_engine.js";
+
+/** How jobs are asked of SLURM (a profile's fields; no secrets). */
+export interface SlurmJobSpec {
+  /** The profile's name, for job names and messages. */
+  name: string;
+  partition?: string;
+  account?: string;
+  /** HH:MM:SS, MM:SS or D-HH:MM:SS. */
+  walltime: string;
+  /** CPU cores per job (the worker's threads). */
+  cores: number;
+  /** Memory per job, e.g. "16G" or "4000M". */
+  memory: string;
+  /** GPUs per job: >0 runs `dask cuda worker`, one process per GPU. */
+  gpus?: number;
+  /** Environment modules to load, in order. */
+  modules?: string[];
+  /** A conda environment to activate. */
+  conda?: string;
+  /** The cluster's Python with dask and distributed (default python3). */
+  python?: string;
+  /** "ucx" for InfiniBand/NVLink clusters (needs ucx-py); default "tcp". */
+  protocol?: "tcp" | "ucx";
+}
+
+export interface BatchScriptOptions {
+  /** Shared-storage path of the scheduler file (the address, read by workers and by Basin). */
+  schedulerFile: string;
+  /** The first job runs the scheduler too. */
+  withScheduler: boolean;
+  /** Folder for the job's log (default: sbatch's working directory). */
+  logDir?: string;
+}
+
+const WORD = /^[\w.+-]+$/;
+
+/** Seconds in a SLURM time limit. */
+export function walltimeSeconds(t: string): number {
+  const m = /^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)$/.exec(t);
+  if (!m) throw new BasinError("BASIN_PLAN", `walltime "${t}" must be HH:MM:SS, MM:SS or D-HH:MM:SS`);
+  const [d, h, min, s] = [m[1], m[2], m[3], m[4]].map((x) => Number(x ?? 0));
+  if (min >= 60 || s >= 60) throw new BasinError("BASIN_PLAN", `walltime "${t}" has minutes or seconds past 59`);
+  return ((d * 24 + h) * 60 + min) * 60 + s;
+}
+
+function check(spec: SlurmJobSpec): void {
+  const bad = (what: string, fix: string) => new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
+  if (!Number.isInteger(spec.cores) || spec.cores < 1) throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");
+  if (!/^\d+[KMGT]?$/.test(spec.memory)) throw bad(`memory "${spec.memory}" is not a SLURM size`, 'write it like "16G" or "4000M"');
+  if (spec.gpus !== undefined && (!Number.isInteger(spec.gpus) || spec.gpus < 0)) throw bad(`gpus must be a whole number, got ${spec.gpus}`, "give the GPUs per job, or 0");
+  for (const [k, v] of [["partition", spec.partition], ["account", spec.account], ["conda", spec.conda], ...(spec.modules ?? []).map((m) => ["module", m])] as const)
+    if (v !== undefined && !(k === "module" ? /^[\w.+/-]+$/ : WORD).test(v)) throw bad(`${k} "${v}" has characters SLURM names do not`, "check the spelling");
+  if (spec.protocol !== undefined && spec.protocol !== "tcp" && spec.protocol !== "ucx") throw bad(`protocol "${String(spec.protocol)}" is not tcp or ucx`, 'use "ucx" for InfiniBand/NVLink, else leave it out');
+  if (!WORD.test(spec.name)) throw bad("the name has characters a job name cannot", 'use letters, digits, ".", "-" or "_"');
+}
+
+/**
+ * @example
+ * const text = renderBatchScript({ name: "hpc", walltime: "01:00:00", cores: 8, memory: "32G", gpus: 1 },
+ *   { schedulerFile: "/shared/basin/hpc.json", withScheduler: true });
+ */
+export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOptions): string {
+  check(spec);
+  const gpus = spec.gpus ?? 0;
+  const protocol = spec.protocol ?? "tcp";
+  const seconds = walltimeSeconds(spec.walltime);
+  // Retire the worker before SLURM kills it: 5 minutes early, or 10% of a short job.
+  const lifetime = Math.max(30, seconds - Math.min(300, Math.round(seconds * 0.1)));
+  const file = shellQuote(options.schedulerFile);
+  // SLURM sizes are binary and default to megabytes; Dask reads "16GiB".
+  const memory = `${spec.memory}${/\d$/.test(spec.memory) ? "M" : ""}iB`;
+  const lines = [
+    "#!/bin/bash",
+    `#SBATCH --job-name=basin-${spec.name}`,
+    ...(spec.partition ? [`#SBATCH --partition=${spec.partition}`] : []),
+    ...(spec.account ? [`#SBATCH --account=${spec.account}`] : []),
+    `#SBATCH --time=${spec.walltime}`,
+    "#SBATCH --nodes=1",
+    "#SBATCH --ntasks=1",
+    `#SBATCH --cpus-per-task=${spec.cores}`,
+    `#SBATCH --mem=${spec.memory}`,
+    ...(gpus > 0 ? [`#SBATCH --gres=gpu:${gpus}`] : []),
+    ...(options.logDir ? [`#SBATCH --output=${options.logDir.replace(/\/$/, "")}/basin-${spec.name}-%j.log`] : []),
+    "set -eu",
+    ...(spec.modules?.length ? [`module load ${spec.modules.join(" ")}`] : []),
+    ...(spec.conda ? [`eval "$(conda shell.bash hook)"`, `conda activate ${spec.conda}`] : []),
+    `PY=${shellQuote(spec.python ?? "python3")}`,
+  ];
+  if (options.withScheduler)
+    lines.push(
+      `rm -f ${file}`,
+      `"$PY" -m distributed.cli.dask_scheduler --scheduler-file ${file} --protocol ${protocol} --dashboard-address :0 &`,
+      `for i in $(seq 600); do [ -s ${file} ] && break; sleep 0.1; done`,
+    );
+  const workerArgs = `--scheduler-file ${file} --name "basin-$SLURM_JOB_ID" --lifetime ${lifetime}s --lifetime-stagger 30s`;
+  lines.push(
+    gpus > 0
+      ? `"$PY" -m dask cuda worker ${workerArgs} --protocol ${protocol} --memory-limit ${memory} &`
+      : `"$PY" -m distributed.cli.dask_worker ${workerArgs} --protocol ${protocol} --nworkers 1 --nthreads ${spec.cores} --memory-limit ${memory} --no-nanny &`,
+    // A job ends when its worker retires; with the scheduler, when either stops.
+    "wait -n",
+    "kill $(jobs -p) 2>/dev/null || true",
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** The scheduler's address from the scheduler file it wrote. */
+export function schedulerAddress(fileText: string, file: string): string {
+  let address: unknown;
+  try {
+    address = (JSON.parse(fileText) as { address?: unknown }).address;
+  } catch {
+    address = undefined;
+  }
+  if (typeof address !== "string" || !/^(tcp|ucx|tls):\/\/\S+$/.test(address))
+    throw new BasinError("BASIN_IO", `${file} holds no Dask scheduler address; the scheduler job may have failed: see its log`);
+  return address;
+}
