@@ -53,6 +53,9 @@ show(t.groupBy("city").agg(count().alias("trips")).sort("city"), "by city");
 export default t.filter(col("n").lt(5));
 `;
 
+const ARRAY = `import { array } from "basin";
+export default array.arange(0, 60000, 1, { chunks: 7000 }).reshape([300, 200]).mul(2);
+`;
 /** Evaluating takes ~1.5 s: long enough to reload the page in the middle of the run. */
 const SLOW = `import { fromColumns } from "basin";
 
@@ -95,6 +98,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "big.ts"), BIG);
   writeFileSync(join(dir, "shows.ts"), SHOWS);
   writeFileSync(join(dir, "slow.ts"), SLOW);
+  writeFileSync(join(dir, "grid.ts"), ARRAY);
   writeFileSync(join(dir, "loops.ts"), `// never finishes evaluating: for Stop\nwhile (true) {}\nexport default 1;\n`);
   cluster = new LocalCluster({ workers: 2 });
   server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
@@ -306,6 +310,28 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     expect(suggested).toBe("shows-by-city.parquet");
     expect(readFileSync(join(dir, "shows-by-city.parquet")).subarray(0, 4).toString()).toBe("PAR1");
     await shot("result-tabs");
+  });
+
+  it("shows an array result: its shape, dtype and chunks, a heatmap, and its elements in the table", async () => {
+    await page.click('[data-path="grid.ts"]');
+    await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("arange"));
+    await page.click(".monaco-editor .view-lines");
+    await page.click('[data-panel="results"]');
+    await runAndWait(/✓/);
+    await expect.poll(() => page.textContent('[data-testid="array-description"]'), POLL).toMatch(/^int64 array \(300, 200\), chunks/);
+    await page.waitForSelector('[data-testid="array-heatmap"]');
+    // The canvas holds the engine's 128 × 128 block means: its corners differ (the array grows along both axes).
+    const corners = await page.evaluate(() => {
+      const c = document.querySelector('[data-testid="array-heatmap"]') as HTMLCanvasElement;
+      const ctx = c.getContext("2d")!;
+      return [c.width, c.height, [...ctx.getImageData(0, 0, 1, 1).data], [...ctx.getImageData(c.width - 1, c.height - 1, 1, 1).data]];
+    });
+    expect(corners.slice(0, 2)).toEqual([128, 128]);
+    expect(corners[2]).not.toEqual(corners[3]);
+    await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toContain("300 rows");
+    await expect.poll(() => cellText(0, 1), POLL).toBe("2");
+    await expect.poll(() => cellText(1, 0), POLL).toBe("400");
+    await shot("array-result");
   });
 
   it("keeps the engine working across a page reload mid-run, and reconnects to a restarted server", async () => {
