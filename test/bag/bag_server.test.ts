@@ -4,15 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalCluster } from "../../engine/api/index.js";
-import type { EngineEvent, Page, ResultInfo } from "../../engine/common/rpc.js";
-import { serve, type RunningServer } from "../../engine/server/http_server.js";
-import { RpcClient } from "../helpers/rpc_client.js";
+import type { Page, ResultInfo } from "../../engine/common/rpc.js";
+import { servedWorkspace } from "../helpers/served.js";
 
 let dir: string;
-let server: RunningServer;
-let cluster: LocalCluster;
-let client: RpcClient;
 
 const ITEMS = Array.from({ length: 300 }, (_, i) => ({ id: i, city: ["Zürich", "東京", "naïve"][i % 3], tags: i % 4 === 0 ? [] : ["a", { b: i }] }));
 
@@ -21,22 +16,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, "items.ndjson"), ITEMS.map((x) => JSON.stringify(x)).join("\n"));
   writeFileSync(join(dir, "bag.ts"), `import { bag } from "basin";\nexport default bag.readJson<{ id: number; city: string }>("${dir}/items.ndjson", { blocksize: 1000 }).filter((x) => x.id % 2 === 0);\n`);
   writeFileSync(join(dir, "throws.ts"), `import { bag } from "basin";\nconst b = bag.fromItems([1, 2, 3]);\nexport default b.map(function boom(x: number) { if (x > 2) throw new Error("too big"); return x; });\n`);
-  cluster = new LocalCluster({ workers: 2 });
-  server = await serve({ root: dir, cluster });
-  client = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, `http://127.0.0.1:${server.port}`);
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-afterAll(async () => {
-  client.close();
-  await server.close();
-  await cluster.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function runToEnd(path: string): Promise<EngineEvent> {
-  const { runId } = await client.call<{ runId: string }>("run", path);
-  return client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId);
-}
+const served = servedWorkspace(() => dir);
+const { runToEnd } = served;
 
 describe("bag results in the engine server", () => {
   it("a bag default export is a result of kind bag whose item column pages as JSON", async () => {
@@ -47,14 +31,14 @@ describe("bag results in the engine server", () => {
     expect(r.schema).toEqual([{ name: "item", type: "string" }]);
     const expected = ITEMS.filter((x) => x.id % 2 === 0);
     expect(r.rows).toBe(expected.length);
-    const page = await client.call<Page>("page", r.id, 0, 1000);
+    const page = await served.client.call<Page>("page", r.id, 0, 1000);
     expect(page.values[0].map((s) => JSON.parse(s as string))).toEqual(expected);
     // views keep the kind, so a filtered bag still shows as items
-    const v = await client.call<ResultInfo>("view", r.id, [], [{ column: "item", kind: "contains", text: "東京" }]);
+    const v = await served.client.call<ResultInfo>("view", r.id, [], [{ column: "item", kind: "contains", text: "東京" }]);
     expect(v.kind).toBe("bag");
     expect(v.rows).toBe(expected.filter((x) => x.city === "東京").length);
-    await client.call("release", v.id);
-    await client.call("release", r.id);
+    await served.client.call("release", v.id);
+    await served.client.call("release", r.id);
   });
 
   it("a bag function that throws fails the run at its pipeline line", async () => {

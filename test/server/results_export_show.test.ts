@@ -6,12 +6,10 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalCluster } from "../../engine/api/index.js";
-import type { EngineEvent, ExportSummary, Page, ResultInfo } from "../../engine/common/rpc.js";
-import { serve, type RunningServer } from "../../engine/server/http_server.js";
+import type { ExportSummary, ResultInfo } from "../../engine/common/rpc.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
-import { RpcClient } from "../helpers/rpc_client.js";
+import { servedWorkspace } from "../helpers/served.js";
 
 const ROWS = 1500;
 let dir: string;
@@ -42,35 +40,9 @@ async function duckRows(sql: string): Promise<unknown[][]> {
 }
 
 describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
-  let cluster: LocalCluster;
-  let server: RunningServer;
-  let client: RpcClient;
-
-  beforeAll(async () => {
-    cluster = new LocalCluster({ workers });
-    server = await serve({ root: dir, cluster });
-    client = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, `http://127.0.0.1:${server.port}`);
-  });
-
-  afterAll(async () => {
-    client.close();
-    await server.close();
-    await cluster.close();
-  });
-
-  async function runToEnd(path: string): Promise<EngineEvent> {
-    const { runId } = await client.call<{ runId: string }>("run", path);
-    return client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId, 60_000);
-  }
-
-  async function allRows(r: ResultInfo): Promise<unknown[][]> {
-    const out: unknown[][] = [];
-    for (let offset = 0; offset < r.rows; offset += 700) {
-      const p = await client.call<Page>("page", r.id, offset, 700);
-      for (let i = 0; i < p.values[0].length; i++) out.push(p.values.map((c) => c[i]));
-    }
-    return out;
-  }
+  const served = servedWorkspace(() => dir, workers);
+  const { runToEnd } = served;
+  const allRows = (r: ResultInfo) => served.allRows(r.id, r.rows, 700);
 
   it("shows each show(frame, name) as its own named result, after the default export", async () => {
     const e = await runToEnd("shows.ts");
@@ -83,15 +55,15 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
     expectSameRows(await allRows(k0), await duckRows("SELECT rid, city, f FROM t WHERE k = 0"), "k = 0 (skewed key)");
     expectSameRows(await allRows(tiny), [["Zürich", 1], [null, null], ["東京", 3], ["🙂", 4]], "tiny", true);
     expectSameRows(await allRows(selected), await duckRows("SELECT rid, day, flag FROM t"), "selected");
-    for (const r of [e.result, ...e.shown!]) await client.call("release", r.id);
+    for (const r of [e.result, ...e.shown!]) await served.client.call("release", r.id);
   });
 
   it("exports a result and a sorted view as CSV and Parquet, atomically, inside the workspace", async () => {
     const e = await runToEnd("shows.ts");
     if (e.type !== "runFinished") throw new Error(JSON.stringify(e));
     const byCity = e.shown![0];
-    const view = await client.call<ResultInfo>("view", byCity.id, [{ column: "n", descending: true }, { column: "city", descending: false }], []);
-    const csv = await client.call<ExportSummary>("exportResult", view.id, `out-${workers}/by city.csv`, "csv");
+    const view = await served.client.call<ResultInfo>("view", byCity.id, [{ column: "n", descending: true }, { column: "city", descending: false }], []);
+    const csv = await served.client.call<ExportSummary>("exportResult", view.id, `out-${workers}/by city.csv`, "csv");
     expect(csv).toMatchObject({ path: `out-${workers}/by city.csv`, rows: byCity.rows });
     expect(csv.bytes).toBeGreaterThan(0);
     const sorted = "SELECT city, count(*) AS n, sum(v) AS v FROM t GROUP BY city ORDER BY n DESC, city NULLS LAST";
@@ -101,22 +73,22 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
       "csv in view order",
       true,
     );
-    const pq = await client.call<ExportSummary>("exportResult", e.result.id, `out-${workers}/selected.parquet`, "parquet");
+    const pq = await served.client.call<ExportSummary>("exportResult", e.result.id, `out-${workers}/selected.parquet`, "parquet");
     expect(pq.rows).toBe(e.result.rows);
     expectSameRows(await duckRows(`SELECT * FROM '${join(dir, `out-${workers}/selected.parquet`)}'`), await duckRows("SELECT rid, day, flag FROM t WHERE rid < 10"), "parquet");
     // Nothing but the finished files is left behind (the writer renames a temp file).
     expect(readdirSync(join(dir, `out-${workers}`)).sort()).toEqual(["by city.csv", "selected.parquet"]);
-    for (const r of [view, e.result, ...e.shown!]) await client.call("release", r.id);
+    for (const r of [view, e.result, ...e.shown!]) await served.client.call("release", r.id);
   });
 
   it("refuses bad exports and bad show() calls clearly", async () => {
     const e = await runToEnd("shows.ts");
     if (e.type !== "runFinished") throw new Error(JSON.stringify(e));
-    await expect(client.call("exportResult", e.result.id, "../escape.csv", "csv")).rejects.toThrow(/BASIN_IO: \.\.\/escape\.csv is outside the workspace .*; open that folder instead/);
-    await expect(client.call("exportResult", e.result.id, "x.json", "json")).rejects.toThrow(/BASIN_PLAN: export format must be "csv" or "parquet", got "json"/);
-    await expect(client.call("exportResult", "result-999", "x.csv", "csv")).rejects.toThrow(/no result "result-999".*run the pipeline again/);
+    await expect(served.client.call("exportResult", e.result.id, "../escape.csv", "csv")).rejects.toThrow(/BASIN_IO: \.\.\/escape\.csv is outside the workspace .*; open that folder instead/);
+    await expect(served.client.call("exportResult", e.result.id, "x.json", "json")).rejects.toThrow(/BASIN_PLAN: export format must be "csv" or "parquet", got "json"/);
+    await expect(served.client.call("exportResult", "result-999", "x.csv", "csv")).rejects.toThrow(/no result "result-999".*run the pipeline again/);
     expect(existsSync(join(dir, "x.csv"))).toBe(false);
-    for (const r of [e.result, ...e.shown!]) await client.call("release", r.id);
+    for (const r of [e.result, ...e.shown!]) await served.client.call("release", r.id);
 
     const twice = await runToEnd("twice.ts");
     expect(twice.type === "runFailed" && twice.error).toMatchObject({ code: "BASIN_PLAN", message: expect.stringMatching(/show\(\): the name "a" is already used by another shown frame; give each one its own name/), location: expect.stringMatching(/twice\.ts:4:\d+$/) });
