@@ -59,22 +59,21 @@ describe("spill errors", () => {
     await expectSpillError(cluster, base, /is full: its limit of 300000 bytes/);
   });
 
-  let tmpfs: string | undefined;
-  try {
-    const dir = mkdtempSync(join(tmpdir(), "basin-tmpfs-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir], { stdio: "ignore" });
-    tmpfs = dir;
-  } catch {
-    // not allowed to mount here: the spill-limit case above covers the error path
-  }
-  afterAll(() => {
-    if (tmpfs) execFileSync("umount", [tmpfs]);
-    if (tmpfs) rmSync(tmpfs, { recursive: true, force: true });
-  });
-
-  it.skipIf(!tmpfs)("fails with BASIN_SPILL naming the folder when the disk is full (a 256 kB tmpfs)", async () => {
-    const cluster = new LocalCluster({ workers: 2, memoryLimit: 200_000, localDirectory: tmpfs! });
-    await expectSpillError(cluster, tmpfs!, /no space left on the device/);
+  it("fails with BASIN_SPILL naming the folder when the disk is full (a 256 kB tmpfs)", async () => {
+    const tmpfs = mkdtempSync(join(tmpdir(), "basin-tmpfs-"));
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", tmpfs], { stdio: "ignore" });
+    } catch {
+      rmSync(tmpfs, { recursive: true, force: true });
+      throw new Error("this test mounts a 256 kB tmpfs to fill a disk for real: run the tests as root (CI does)");
+    }
+    try {
+      const cluster = new LocalCluster({ workers: 2, memoryLimit: 200_000, localDirectory: tmpfs });
+      await expectSpillError(cluster, tmpfs, /no space left on the device/);
+    } finally {
+      execFileSync("umount", [tmpfs]);
+      rmSync(tmpfs, { recursive: true, force: true });
+    }
   });
 
   it("rejects sizes that are not sizes, naming the option", () => {

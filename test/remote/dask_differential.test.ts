@@ -5,10 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
-import { daskFixture, haveDask } from "./dask_procs.js";
+import { daskFixture } from "./dask_procs.js";
 
 const ROWS = 2000;
-const enabled = haveDask();
 let data: Trips;
 let dir: string;
 const fx = daskFixture(2);
@@ -79,7 +78,7 @@ const cases: Case[] = [
   { name: "top-n (sort + head)", basin: (t) => t.sort("f", { descending: true }).head(10), ordered: true },
 ];
 
-describe.skipIf(!enabled).each(Object.entries(sources))("Dask: %s", (_, source) => {
+describe.each(Object.entries(sources))("Dask: %s", (_, source) => {
   it.each(cases)("$name matches the local engine", async (c) => {
     const frame = c.basin(source());
     const expected = await frame.compute({ cluster: fx.local });

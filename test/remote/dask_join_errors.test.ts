@@ -9,9 +9,8 @@ import { BasinError, col, DaskCluster, fromColumns, type DataFrame } from "../..
 import { seededRandom } from "../../engine/common/random.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
-import { daskFixture, freePort, haveDask, PYTHON } from "./dask_procs.js";
+import { daskFixture, freePort, PYTHON } from "./dask_procs.js";
 
-const enabled = haveDask();
 const fx = daskFixture(2);
 
 function sides(n: number): { left: DataFrame; right: DataFrame } {
@@ -29,7 +28,7 @@ function sides(n: number): { left: DataFrame; right: DataFrame } {
   return { left, right };
 }
 
-describe.skipIf(!enabled)("joins on Dask", () => {
+describe("joins on Dask", () => {
   it.each(["inner", "left", "right", "outer", "semi", "anti"] as const)("%s join matches the local engine (null keys never match)", async (how) => {
     const { left, right } = sides(400);
     const frame = left.join(right, { on: "k", how });
@@ -46,7 +45,7 @@ describe.skipIf(!enabled)("joins on Dask", () => {
   });
 });
 
-describe.skipIf(!enabled)("Dask failures", () => {
+describe("Dask failures", () => {
   it("an operation the bridge cannot translate fails before submitting, naming it and the pipeline line", async () => {
     const df = fromColumns({ a: [1, 2, 3] }).tail(2);
     const err = await fx.dask.runPlan(df.toPlan()).catch((e: unknown) => e);
@@ -119,7 +118,7 @@ describe.skipIf(!enabled)("Dask failures", () => {
   });
 });
 
-describe.skipIf(!enabled)("basin run --cluster", () => {
+describe("basin run --cluster", () => {
   it("runs a CSV pipeline on the Dask scheduler and prints the same table as locally", async () => {
     const dir = makeTempDir();
     try {

@@ -12,10 +12,9 @@ import { native } from "../../engine/native/addon.js";
 export const PYTHON = "/usr/bin/python3";
 
 /** Whether this machine has Dask (CI installs python3-distributed; without it the Dask tests are skipped, except in strict mode). */
-export function haveDask(): boolean {
-  const r = spawnSyncOk(PYTHON, ["-c", "import dask.dataframe, distributed, pandas"]);
-  if (!r && process.env.BASIN_TEST_STRICT) throw new Error("python3-distributed, python3-dask and python3-pandas are needed (apt-get install -y python3-distributed python3-dask python3-pandas)");
-  return r;
+export function requireDask(): void {
+  if (!spawnSyncOk(PYTHON, ["-c", "import dask.dataframe, distributed, pandas"]))
+    throw new Error("the Dask tests need Debian's python3-distributed, python3-dask and python3-pandas: apt-get install -y python3-distributed python3-dask python3-pandas (.ci/run does this)");
 }
 
 function spawnSyncOk(cmd: string, args: string[]): boolean {
@@ -89,6 +88,7 @@ function stopProc(p: ChildProcess): Promise<void> {
  * const dask = await startDask(2); ... await dask.stop();
  */
 export async function startDask(workers: number): Promise<DaskProcs> {
+  requireDask();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "basin-dask-"));
   const address = `tcp://127.0.0.1:${port}`;
@@ -136,7 +136,6 @@ export interface DaskFixture {
 export function daskFixture(workers: number): DaskFixture {
   const fx = {} as DaskFixture;
   beforeAll(async () => {
-    if (!haveDask()) return;
     fx.procs = await startDask(workers);
     fx.dask = new DaskCluster(fx.procs.address, { python: PYTHON });
     fx.local = new LocalCluster({ workers: 2 });

@@ -11,9 +11,8 @@ import { serve, type RunningServer } from "../../engine/server/http_server.js";
 import { BASIN_BIN, makeTempDir, removeDir, writeText } from "../helpers/cli.js";
 import { expectSameRows } from "../helpers/oracle.js";
 import { RpcClient } from "../helpers/rpc_client.js";
-import { haveDask, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
+import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
 
-const enabled = haveDask();
 // Nulls, unicode and skewed keys; empty and one-row partitions.
 const PIPELINE = `import { col, count, fromColumns } from "basin";
 const n = 997;
@@ -29,7 +28,6 @@ let dask: DaskProcs;
 let workspace: string;
 
 beforeAll(async () => {
-  if (!enabled) return;
   dask = await startDask(2);
   workspace = makeTempDir("basin-dask-serve-");
   writeText(workspace, "p.ts", PIPELINE);
@@ -56,7 +54,7 @@ async function runRows(client: RpcClient): Promise<unknown[][]> {
   return Array.from({ length: page.values[0].length }, (_, r) => page.values.map((c) => c[r]));
 }
 
-describe.skipIf(!enabled)("the workbench server on a Dask cluster", () => {
+describe("the workbench server on a Dask cluster", () => {
   it("runs on Dask with the local engine's answers, and cluster() reports the Dask workers", async () => {
     const cluster = new DaskCluster(dask.address, { python: PYTHON });
     const onDask = await serve({ root: workspace, dask: cluster });

@@ -10,9 +10,8 @@ import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
 import type { Page, WireValue } from "../../engine/common/rpc.js";
 import { BASIN_BIN, csvField, makeTempDir, parseTable, removeDir, rng, runBasin, writeText } from "../helpers/cli.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
-import { haveSshd, startSshd, type Sshd } from "./sshd_procs.js";
+import { startSshd, type Sshd } from "./sshd_procs.js";
 
-const enabled = haveSshd();
 const PIPELINE = `import { col, count, readCsv } from "basin";
 export default readCsv("trips.csv").groupBy("city").agg(col("fare").sum().alias("total"), count().alias("n"), col("fare").max().alias("top"));
 `;
@@ -43,7 +42,6 @@ async function until(f: () => boolean, ms: number, what: string): Promise<void> 
 }
 
 beforeAll(async () => {
-  if (!enabled) return;
   sshd = await startSshd();
   workspace = makeTempDir("basin-remote-ws-");
   // Skewed keys, nulls in keys and values, unicode.
@@ -61,7 +59,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (!enabled) return;
   // Stop the engine this file started on the "host", then the sshd.
   const engine = await RemoteEngine.connect(profile, { reconnect: false });
   await engine.stopRemote();
@@ -70,7 +67,7 @@ afterAll(async () => {
   removeDir(workspace);
 }, 60_000);
 
-describe.skipIf(!enabled)("remote Basin engine over SSH", () => {
+describe("remote Basin engine over SSH", () => {
   it("starts Basin on the host, runs uploaded pipeline text there, and a second session reuses that engine", async () => {
     const engine = await RemoteEngine.connect(profile);
     try {

@@ -12,7 +12,7 @@ import { DaskCluster } from "../../engine/cluster/dask/dask_cluster.js";
 import { renderBatchScript, schedulerAddress, walltimeSeconds, type SlurmJobSpec } from "../../engine/cluster/slurm/batch_script.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
-import { haveDask, PYTHON } from "./dask_procs.js";
+import { PYTHON, requireDask } from "./dask_procs.js";
 
 const spec: SlurmJobSpec = { name: "hpc", partition: "gpu", account: "lab-42", walltime: "1-02:00:00", cores: 8, memory: "32G" };
 
@@ -60,7 +60,8 @@ describe("SLURM batch scripts", () => {
     expect(() => schedulerAddress("{}", "/s/f.json")).toThrow(/\/s\/f\.json holds no Dask scheduler address; the scheduler job may have failed/);
   });
 
-  it.skipIf(!haveDask())("the rendered script, run by bash, starts a scheduler and a worker that run a pipeline", async () => {
+  it("the rendered script, run by bash, starts a scheduler and a worker that run a pipeline", async () => {
+    requireDask();
     const dir = mkdtempSync(join(tmpdir(), "basin-slurm-script-"));
     const file = join(dir, "scheduler.json");
     writeFileSync(join(dir, "job.sh"), renderBatchScript({ name: "t", walltime: "00:05:00", cores: 2, memory: "1G", python: PYTHON }, { schedulerFile: file, withScheduler: true }));

@@ -13,10 +13,9 @@ import { findProfile, loadProfiles, saveProfile, type SshProfile } from "../../e
 import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
-import { haveDask, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
-import { haveSshd, startSshd, type Sshd } from "./sshd_procs.js";
+import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
+import { startSshd, type Sshd } from "./sshd_procs.js";
 
-const enabled = haveSshd();
 
 /** The error a connection attempt fails with (a session that opens fails the test). */
 async function refused(attempt: Promise<SshSession>): Promise<Error> {
@@ -31,7 +30,6 @@ let sshd: Sshd;
 let profile: SshProfile;
 
 beforeAll(async () => {
-  if (!enabled) return;
   sshd = await startSshd();
   profile = { kind: "ssh", name: "local", host: "127.0.0.1", port: sshd.port, user: process.env.USER ?? "root", keyPath: sshd.clientKey, knownHosts: sshd.knownHosts };
 }, 30_000);
@@ -41,7 +39,7 @@ afterAll(async () => {
   expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
 });
 
-describe.skipIf(!enabled)("SSH sessions", () => {
+describe("SSH sessions", () => {
   it("connects with a key, verifying the host key, and runs commands", async () => {
     const ssh = await SshSession.connect(profile);
     try {
@@ -85,7 +83,7 @@ describe.skipIf(!enabled)("SSH sessions", () => {
   });
 });
 
-describe.skipIf(!enabled || !haveDask())("Dask through an SSH tunnel", () => {
+describe("Dask through an SSH tunnel", () => {
   let dask: DaskProcs;
   beforeAll(async () => {
     dask = await startDask(2);
@@ -146,7 +144,7 @@ describe.skipIf(!enabled || !haveDask())("Dask through an SSH tunnel", () => {
   });
 });
 
-describe.skipIf(!enabled)("profiles", () => {
+describe("profiles", () => {
   it("an ssh profile without a scheduler is refused with what to add", async () => {
     await expect(openCluster(profile)).rejects.toThrow(/ssh profile "local" has no Dask scheduler; add "scheduler"/);
   });
