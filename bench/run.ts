@@ -12,7 +12,7 @@ import type { Dataset } from "./data-file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
 import { machineInfo, renderTable, totalRow, writeSection, type Outcome, type RatioSpec, type ResultRow } from "./report.js";
-import { basinContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
+import { basinContender, basinMemoryContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
 
 /** Parsed command-line options. */
 export interface BenchOptions {
@@ -28,7 +28,9 @@ export interface BenchOptions {
   dataDir: string;
 }
 
-const KNOWN_SYSTEMS = ["basin", "duckdb", "polars"];
+/** `basin-mem`/`basin-gpu`: Basin over persisted in-memory tables, on CPU workers / with GPU workers. */
+const KNOWN_SYSTEMS = ["basin", "duckdb", "polars", "basin-mem", "basin-gpu"];
+const DEFAULT_SYSTEMS = ["basin", "duckdb", "polars"];
 
 function parseCount(name: string, s: string): number {
   const n = Number(s);
@@ -45,7 +47,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rows: { type: "string", default: "1e7" },
       k: { type: "string", default: "100" },
       questions: { type: "string" },
-      systems: { type: "string", default: KNOWN_SYSTEMS.join(",") },
+      systems: { type: "string", default: DEFAULT_SYSTEMS.join(",") },
       runs: { type: "string", default: "2" },
       "no-scan": { type: "boolean", default: false },
       out: { type: "string" },
@@ -107,6 +109,8 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
     if (opts.scan) out.push(polarsContender(data, false));
   }
   if (opts.systems.includes("basin")) out.push(basinContender(data));
+  if (opts.systems.includes("basin-mem")) out.push(basinMemoryContender(data, "basin-mem", { gpus: "none" }));
+  if (opts.systems.includes("basin-gpu")) out.push(basinMemoryContender(data, "basin-gpu", { gpus: "all" }));
   return out;
 }
 
@@ -198,12 +202,19 @@ async function loadRow(contenders: Contender[]): Promise<ResultRow> {
   return { label: "load csv", description: "", outcomes, check: notes.length ? notes.join("; ") : "-" };
 }
 
-/** Ratio columns: Basin (which scans per query) against the scan variants; load against loads. */
+/**
+ * Ratio columns: Basin (which scans per query) against the scan variants; in-memory
+ * Basin (basin-mem, basin-gpu) against the in-memory tables; load against loads.
+ */
 function ratioSpecs(names: string[]): RatioSpec[] {
-  if (!names.includes("basin")) return [];
-  return ["duckdb", "polars"]
-    .filter((s) => names.includes(s) || names.includes(`${s}+scan`))
-    .map((s) => ({ header: `basin/${s}`, numerator: "basin", denominators: [`${s}+scan`, s], loadDenominators: [s] }));
+  const peers = ["duckdb", "polars"];
+  const out: RatioSpec[] = [];
+  if (names.includes("basin"))
+    for (const s of peers.filter((s) => names.includes(s) || names.includes(`${s}+scan`)))
+      out.push({ header: `basin/${s}`, numerator: "basin", denominators: [`${s}+scan`, s], loadDenominators: [s] });
+  for (const b of ["basin-mem", "basin-gpu"].filter((b) => names.includes(b)))
+    for (const s of peers.filter((s) => names.includes(s))) out.push({ header: `${b}/${s}`, numerator: b, denominators: [s], loadDenominators: [s] });
+  return out;
 }
 
 /** Runs one suite; returns its rendered section (title, notes, table). */
@@ -245,13 +256,3 @@ export async function runBench(opts: BenchOptions): Promise<string> {
   }
   return sections.join("\n");
 }
-
-async function main(): Promise<void> {
-  const opts = parseOptions(process.argv.slice(2));
-  process.stdout.write((await runBench(opts)) + "\n");
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
-  process.exit(1);
-});

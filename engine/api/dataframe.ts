@@ -7,6 +7,7 @@ import { explain } from "../plan/explain.js";
 import { planWindows } from "../plan/windows.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import { computePlan, type ComputeOptions } from "../cluster/compute.js";
+import { persistNode, type PersistOptions } from "./persist.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "./table.js";
@@ -59,6 +60,9 @@ function named(items: (string | Expr)[], loc: SourceLocation | undefined): Named
  *   .compute();
  */
 export class DataFrame {
+  /** Set on a frame persist() returned: frees its stored partitions. */
+  private releaseStored?: () => void;
+
   /** @internal */
   constructor(readonly node: PlanNode) {}
 
@@ -346,6 +350,28 @@ export class DataFrame {
   /** Runs the pipeline on the cluster and returns the result in JS memory. */
   compute(options: ComputeOptions = {}): Promise<Table> {
     return computePlan(this.toPlan(), options);
+  }
+
+  /**
+   * Runs the pipeline once and keeps the result in memory (the engine's store) as
+   * `partitions` tables; pipelines over the returned frame start from there, and GPU
+   * workers keep its columns on the device between them. Free it with `unpersist()`.
+   *
+   * @example
+   * const x = await readCsv("G1_1e7.csv").persist({ partitions: 16 });
+   * await x.groupBy("id1").agg(col("v1").sum()).compute();
+   * x.unpersist();
+   */
+  async persist(options: PersistOptions = {}): Promise<DataFrame> {
+    const p = await persistNode(this.node, options, callerLocation());
+    const df = new DataFrame(p.node);
+    df.releaseStored = p.release;
+    return df;
+  }
+
+  /** Frees what persist() kept (only on the frame persist() returned; others do nothing). */
+  unpersist(): void {
+    this.releaseStored?.();
   }
 
   /**

@@ -1,5 +1,5 @@
 import { availableParallelism, cpus, freemem, totalmem } from "node:os";
-import { native } from "../native/addon.js";
+import { native, type GpuDevice } from "../native/addon.js";
 
 export interface MachineInfo {
   cores: number;
@@ -8,6 +8,8 @@ export interface MachineInfo {
   freeMemoryBytes: number;
   gpus: number;
   native: { cuda: boolean; napiVersion: number; flavour: "cuda" | "cpu" };
+  /** CUDA as this build sees it: compiled in, driver/runtime versions (e.g. 13000), each GPU. */
+  cuda: { compiled: boolean; driverVersion: number; runtimeVersion: number; note: string; devices: GpuDevice[] };
   node: string;
   defaultWorkers: number;
 }
@@ -20,6 +22,7 @@ export interface MachineInfo {
  */
 export function machineInfo(): MachineInfo {
   const b = native().buildInfo();
+  const g = native().gpuInfo();
   return {
     cores: availableParallelism(),
     cpuModel: cpus()[0]?.model ?? "unknown",
@@ -27,6 +30,7 @@ export function machineInfo(): MachineInfo {
     freeMemoryBytes: freemem(),
     gpus: b.gpus,
     native: { cuda: b.cuda, napiVersion: b.napiVersion, flavour: b.cuda ? "cuda" : "cpu" },
+    cuda: g,
     node: process.version,
     defaultWorkers: availableParallelism(),
   };
@@ -34,11 +38,20 @@ export function machineInfo(): MachineInfo {
 
 const GIB = 1024 ** 3;
 
+/** 13000 → "13.0"; 0 → "none". */
+function cudaVersion(v: number): string {
+  return v === 0 ? "none" : `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
+}
+
 export function formatInfo(i: MachineInfo): string {
   return [
     `cores           ${i.cores} (${i.cpuModel})`,
     `memory          ${(i.memoryBytes / GIB).toFixed(1)} GiB (${(i.freeMemoryBytes / GIB).toFixed(1)} GiB free)`,
     `GPUs            ${i.gpus}`,
+    ...i.cuda.devices.map(
+      (d) => `  ${d.index}: ${d.name}, ${(d.totalMemory / GIB).toFixed(1)} GiB, compute ${d.computeCapability}, ${d.multiprocessors} SMs, ${Math.round(d.bandwidthGBs)} GB/s, ${d.pciBusId}`,
+    ),
+    ...(i.cuda.compiled ? [`CUDA            driver ${cudaVersion(i.cuda.driverVersion)}, runtime ${cudaVersion(i.cuda.runtimeVersion)}`] : []),
     `native build    ${i.native.flavour}${i.native.cuda && i.gpus === 0 ? " (built with CUDA; no GPU or driver found, running on CPU)" : ""}, N-API ${i.native.napiVersion}`,
     `node            ${i.node}`,
     `default workers ${i.defaultWorkers} CPU worker threads`,

@@ -24,6 +24,7 @@ import { formatMemoryStats } from "../memory/format_stats.js";
 import { parseBytes } from "../memory/bytes.js";
 import { findProfile, type SshProfile } from "../cluster/remote/profiles.js";
 import { runRemote } from "./run_remote.js";
+import { parseGpuList } from "../cluster/gpus.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
@@ -32,6 +33,7 @@ usage:
             [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), or on the
                                                   Basin engine of an ssh profile's host (one without a scheduler)
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR] [--stats]
+            [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
                                 the workbench in a browser (prints its URL); runs on Dask with --cluster
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
@@ -154,6 +156,10 @@ export async function main(argv: string[]): Promise<number> {
         "spill-limit": { type: "string" },
         "local-directory": { type: "string" },
         stats: { type: "boolean" },
+        gpus: { type: "string" },
+        "device-memory-limit": { type: "string" },
+        "device-pool-size": { type: "string" },
+        "device-async-allocator": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -167,6 +173,10 @@ export async function main(argv: string[]): Promise<number> {
       memoryLimit: sizeOption("--memory-limit", values["memory-limit"]),
       spillLimit: sizeOption("--spill-limit", values["spill-limit"]),
       localDirectory: values["local-directory"],
+      gpus: values.gpus === undefined ? undefined : parseGpuList(values.gpus),
+      deviceMemoryLimit: sizeOption("--device-memory-limit", values["device-memory-limit"]),
+      devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),
+      deviceAsyncAllocator: values["device-async-allocator"],
     });
     switch (command) {
       case "run": {
@@ -182,7 +192,7 @@ export async function main(argv: string[]): Promise<number> {
         } finally {
           await cluster?.close();
         }
-        if (values.stats) process.stderr.write(formatMemoryStats(native().memoryStats()));
+        if (values.stats) process.stderr.write(formatMemoryStats(native().memoryStats(), native().gpuStats()));
         return 0;
       }
       case "serve": {

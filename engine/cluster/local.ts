@@ -8,14 +8,16 @@ import { native, type MemoryStats } from "../native/addon.js";
 import type { Ref } from "../scheduler/events.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import { WorkerPool } from "../workers/pool.js";
+import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
 
 /**
  * memoryLimit, spillLimit and localDirectory (engine/memory/limits.ts) apply to the
- * process-wide store while this cluster runs a graph.
+ * process-wide store while this cluster runs a graph; gpus and the device options
+ * (engine/cluster/gpus.ts) start one GPU worker per GPU besides the CPU workers.
  */
-export interface LocalClusterOptions extends MemoryOptions {
-  /** CPU worker threads (default: one per core). */
+export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
+  /** CPU worker threads (default: one per core; 0 is allowed when there are GPU workers). */
   workers?: number;
 }
 
@@ -26,7 +28,7 @@ export interface RunResult {
 
 /**
  * @example
- * const cluster = new LocalCluster({ workers: 2 });
+ * const cluster = new LocalCluster({ workers: 2, gpus: "all" });
  * const table = await df.compute({ cluster });
  * await cluster.close();
  */
@@ -37,20 +39,29 @@ export class LocalCluster {
   private tasksByKey = new Map<string, TaskGraph["tasks"][number]>();
   /** The memory limits this cluster's runs apply. */
   readonly memory: MemorySettings;
+  private readonly gpuSettings: GpuSettings;
 
   constructor(options: LocalClusterOptions = {}) {
     this.memory = resolveMemory(options);
     const n = options.workers ?? availableParallelism();
-    if (!Number.isInteger(n) || n < 1) throw new BasinError("BASIN_PLAN", `workers must be a positive integer, got ${n}`);
+    this.gpuSettings = resolveGpus(options);
+    const gpus = this.gpuSettings.devices;
+    if (!Number.isInteger(n) || n < (gpus.length > 0 ? 0 : 1))
+      throw new BasinError("BASIN_PLAN", `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`);
     this.pool = new WorkerPool(n, {
       result: (worker, msg) => this.onResult(worker, msg),
       lost: (worker, reason) => this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") }),
       added: (worker) => this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
-    });
+    }, gpus);
   }
 
   get workerCount(): number {
     return this.pool.size;
+  }
+
+  /** The GPUs this cluster has a worker on. */
+  get gpus(): readonly number[] {
+    return this.pool.gpus;
   }
 
   /**
@@ -73,6 +84,7 @@ export class LocalCluster {
     const go = async (): Promise<RunResult> => {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
       applyMemory(this.memory);
+      applyGpus(this.gpuSettings);
       const run = new GraphRun(graph, {
         workers: () => this.pool.names,
         execute: (worker, key, inputs) => this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),

@@ -10,6 +10,7 @@ export type ErrorCode =
   | "BASIN_OOM"
   | "BASIN_FUNCTION" // a user function (bag map, delayed task) threw inside a task
   | "BASIN_SPILL" // spilling to disk failed (disk full, spill limit reached, directory unusable)
+  | "BASIN_CUDA" // a GPU operation failed (the message names the GPU and the operation)
   | "BASIN_INTERNAL";
 
 /** Where in the user's pipeline file something was written: "file.ts:12:5". */

@@ -1,19 +1,27 @@
-import type { MemoryStats } from "../native/addon.js";
+import type { GpuStats, MemoryStats } from "../native/addon.js";
 import { formatBytes } from "./bytes.js";
 
 /**
  * Memory statistics as `basin run --stats` prints them.
  *
  * @example
- * process.stderr.write(formatMemoryStats(native().memoryStats()));
+ * process.stderr.write(formatMemoryStats(native().memoryStats(), native().gpuStats()));
  */
-export function formatMemoryStats(s: MemoryStats): string {
+export function formatMemoryStats(s: MemoryStats, gpus: GpuStats[] = []): string {
   const limit = (n: number) => (n < 0 ? "no limit" : `limit ${formatBytes(n)}`);
   return [
     "memory:",
     `  host    ${formatBytes(s.hostBytes)} now (${limit(s.hostLimit)}), ${s.hostTables} tables`,
     `  disk    ${formatBytes(s.diskBytes)} now (${limit(s.diskLimit)}), ${s.diskTables} tables in ${s.directory}`,
-    `  device  ${formatBytes(s.deviceBytes)}`,
+    ...(gpus.length === 0
+      ? [`  device  ${formatBytes(s.deviceBytes)}`]
+      : gpus.map(
+          (g) =>
+            `  gpu ${g.device}   ${formatBytes(g.used)} now (limit ${formatBytes(g.limit)}), ${g.cachedColumns} cached columns; ` +
+            `${g.chains} chains, up ${formatBytes(g.uploadBytes)}, down ${formatBytes(g.downloadBytes)}, ` +
+            `spilled to host ${g.evictions} columns (${formatBytes(g.evictedBytes)})` +
+            (g.broken ? `; unusable: ${g.broken}` : ""),
+        )),
     `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s`,
     `  unspilled ${s.unspilledCount} tables, ${formatBytes(s.unspilledBytes)} in ${s.unspillSeconds.toFixed(2)} s`,
     "",

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { DType } from "../common/types.js";
 import type { ArrayDType, Generator } from "../common/array_plan.js";
 import type { ChunkExpr } from "../lower/array_tasks.js";
+import type { Step } from "../lower/tasks.js";
 
 /** A table in the native store, addressed by a handle with a reference count. */
 export type Handle = number;
@@ -202,8 +203,75 @@ export interface BuildInfo {
   napiVersion: number;
 }
 
+/** One GPU as the CUDA runtime sees it. */
+export interface GpuDevice {
+  index: number;
+  name: string;
+  totalMemory: number;
+  /** "9.0" for an H100. */
+  computeCapability: string;
+  multiprocessors: number;
+  /** Peak memory bandwidth from the memory clock and bus width. */
+  bandwidthGBs: number;
+  pciBusId: string;
+}
+
+export interface GpuInfo {
+  /** The addon was built with CUDA (nvcc was found at install). */
+  compiled: boolean;
+  /** e.g. 13000 for CUDA 13.0; 0 without a driver. */
+  driverVersion: number;
+  runtimeVersion: number;
+  /** Why there are no devices, when there are none. */
+  note: string;
+  devices: GpuDevice[];
+}
+
+export interface GpuConfig {
+  /** Bytes Basin may hold on the GPU; default 80% of its memory. */
+  memoryLimit?: number;
+  /** Reserved up front and sub-allocated; default the memory limit. */
+  poolSize?: number;
+  /** CUDA's stream-ordered allocator instead of Basin's pool. */
+  asyncAllocator?: boolean;
+}
+
+/** Per-GPU memory and transfer counters (engine events and `basin run --stats`). */
+export interface GpuStats {
+  device: number;
+  used: number;
+  limit: number;
+  poolSize: number;
+  cachedBytes: number;
+  cachedColumns: number;
+  /** Cached columns spilled (dropped from the device; their host copies stay). */
+  evictions: number;
+  evictedBytes: number;
+  uploads: number;
+  uploadBytes: number;
+  downloads: number;
+  downloadBytes: number;
+  cacheHits: number;
+  /** Chains of steps run. */
+  chains: number;
+  /** CUDA errors that left the GPU unusable in this process (its work then runs on the CPU). */
+  failures: number;
+  /** Why the GPU is unusable in this process, or null. */
+  broken: string | null;
+}
+
 export interface NativeAddon {
   buildInfo(): BuildInfo;
+  gpuInfo(): GpuInfo;
+  /** Settings of one GPU (frees what Basin holds there). */
+  gpuConfigure(device: number, config: GpuConfig): void;
+  /** How many leading steps of `steps` GPU `device` can run over table h (filter, project, aggregate); 0 once it is unusable. */
+  gpuPrefix(device: number, h: Handle, steps: readonly Step[]): number;
+  /** Runs steps (a prefix gpuPrefix accepted) on GPU `device`; the result is on the host. */
+  gpuRun(device: number, h: Handle, steps: readonly Step[]): Handle;
+  gpuStats(): GpuStats[];
+  /** Test hooks: "bad-launch", "oom", "illegal-address" each throw BASIN_CUDA. */
+  gpuFault(device: number, kind: "bad-launch" | "oom" | "illegal-address"): void;
   storeStats(): StoreStats;
   /** Tags tables made by this thread with `owner` (a worker's id; 0 = none). */
   setThreadOwner(owner: number): void;

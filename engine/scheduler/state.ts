@@ -4,6 +4,7 @@ import type { SerializedError } from "../common/errors.js";
 import type { TaskGraph } from "../lower/tasks.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { graphOrder } from "./order.js";
+import { gpuAffinity, isGpuWorker, type GpuAffinity } from "./placement.js";
 
 /** A task killed its worker this many times: it is bad, the run fails. */
 export const ALLOWED_FAILURES = 3;
@@ -23,6 +24,7 @@ interface TaskState {
   outputs: Ref[];
   nbytes: number;
   failures: number;
+  gpu: GpuAffinity;
 }
 
 export type RunStatus = "running" | "finished" | "failed";
@@ -52,7 +54,7 @@ export class SchedulerState {
       this.tasks.set(t.key, {
         key: t.key, group: t.group, deps: t.deps, dependents: [], status: "waiting",
         priority: order.get(t.key) ?? 0, waitingOn: new Set(t.deps.map((d) => d.key)).size,
-        pendingDependents: 0, outputs: [], nbytes: 0, failures: 0,
+        pendingDependents: 0, outputs: [], nbytes: 0, failures: 0, gpu: gpuAffinity(t.steps),
       });
       const g = this.groups.get(t.group) ?? { done: 0, total: 0 };
       g.total++;
@@ -203,9 +205,12 @@ export class SchedulerState {
     while (this.idle.size > 0 && this.ready.size > 0) {
       let best: TaskState | undefined;
       const holdRoots = this.overMemory && this.busy.size > 0;
+      const gpuIdle = [...this.idle].some(isGpuWorker);
+      const gpuAny = gpuIdle || [...this.busy.keys()].some(isGpuWorker);
       for (const k of this.ready) {
         const t = this.tasks.get(k)!;
         if (holdRoots && t.deps.length === 0) continue;
+        if (t.gpu === "require" && gpuAny && !gpuIdle) continue; // waits for a GPU worker
         if (!best || t.priority < best.priority) best = t;
       }
       if (!best) break;
@@ -222,12 +227,18 @@ export class SchedulerState {
   }
 
   private pickWorker(t: TaskState): string {
+    const idle = [...this.idle];
+    if (t.gpu !== "none") {
+      const gpu = idle.find(isGpuWorker);
+      if (gpu) return gpu;
+    }
     const held = new Map<string, number>();
     for (const d of t.deps) {
       const dep = this.tasks.get(d.key)!;
       if (dep.worker && this.idle.has(dep.worker)) held.set(dep.worker, (held.get(dep.worker) ?? 0) + dep.nbytes);
     }
-    let worker = this.idle.values().next().value as string;
+    // Without inputs held anywhere idle: CPU work to a CPU worker while one is free.
+    let worker = idle.find((w) => !isGpuWorker(w)) ?? idle[0];
     let most = -1;
     for (const [w, bytes] of held) if (bytes > most) [worker, most] = [w, bytes];
     return worker;

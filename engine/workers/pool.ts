@@ -11,13 +11,13 @@ import type { ResultMessage, TaskMessage } from "./protocol.js";
  * not how the main code was given (`--input-type`), and none at all when a flag is
  * per-process only (`--max-old-space-size`: workers have their own heap limits).
  */
-function startWorker(name: string, owner: number): Worker {
+function startWorker(name: string, workerData: { owner: number; gpu?: number }): Worker {
   const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
   try {
-    return new Worker(builtScript("workers/worker.js"), { name, execArgv, workerData: { owner } });
+    return new Worker(builtScript("workers/worker.js"), { name, execArgv, workerData });
   } catch (e) {
     if ((e as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
-    return new Worker(builtScript("workers/worker.js"), { name, execArgv: [], workerData: { owner } });
+    return new Worker(builtScript("workers/worker.js"), { name, execArgv: [], workerData });
   }
 }
 
@@ -29,10 +29,10 @@ export interface PoolEvents {
 }
 
 /**
- * Worker threads named "cpu-0", "cpu-1", ...
+ * Worker threads named "cpu-0", "cpu-1", ..., and one per GPU named "gpu-<device>".
  *
  * @example
- * const pool = new WorkerPool(2, events); pool.send("cpu-0", { key, steps, inputs });
+ * const pool = new WorkerPool(2, events, [0]); pool.send("gpu-0", { key, steps, inputs });
  */
 export class WorkerPool {
   private readonly workers = new Map<string, Worker>();
@@ -42,8 +42,11 @@ export class WorkerPool {
   constructor(
     readonly size: number,
     private readonly events: PoolEvents,
+    /** GPU devices, one worker each, besides the `size` CPU workers. */
+    readonly gpus: readonly number[] = [],
   ) {
     for (let i = 0; i < size; i++) this.spawn();
+    for (const d of gpus) this.spawn(d);
   }
 
   get names(): string[] {
@@ -68,10 +71,10 @@ export class WorkerPool {
     this.workers.clear();
   }
 
-  private spawn(): void {
+  private spawn(gpu?: number, name?: string): void {
     const owner = ++this.next; // store owner id, unique per thread ever started
-    const name = `cpu-${owner - 1}`;
-    const w = startWorker(name, owner);
+    name ??= gpu === undefined ? `cpu-${owner - 1}` : `gpu-${gpu}`;
+    const w = startWorker(name, { owner, gpu });
     this.workers.set(name, w);
     w.on("message", (msg: ResultMessage) => {
       if (this.workers.get(name) !== w) return; // from a thread already gone; its tables were freed
@@ -86,7 +89,7 @@ export class WorkerPool {
       native().releaseOwnedBy(owner);
       if (this.closed) return;
       this.events.lost(name, `worker ${name} ${reason} (exit code ${code})`);
-      this.spawn();
+      this.spawn(gpu, gpu === undefined ? undefined : name);
     });
     w.unref(); // idle workers never keep the process alive (after the listeners, which ref the port)
     this.events.added(name);

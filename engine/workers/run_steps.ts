@@ -10,6 +10,7 @@ import { scanParquet } from "../io/parquet_scan.js";
 import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from "./bag_steps.js";
 import { runCall } from "./call_step.js";
 import { runArrayStep } from "./array_steps.js";
+import { GPU_STEP_KINDS } from "../scheduler/placement.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -37,12 +38,14 @@ function valuesTable(schema: Field[], columns: Record<string, (number | string |
 }
 
 /**
- * Runs `steps` over `inputs` (owned by the scheduler, never released here).
+ * Runs `steps` over `inputs` (owned by the scheduler, never released here). On a GPU
+ * worker (`gpu` is its device) each run of steps the GPU can do goes there in one
+ * call, so the data is uploaded once per run and only the result comes back.
  *
  * @example
  * runSteps([{ kind: "concat" }, { kind: "head", n: 5 }], [h1, h2]).outputs // [h]
  */
-export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
+export function runSteps(steps: Step[], inputs: Handle[], gpu?: number): StepsResult {
   // Lowering gives every task a step; the outputs are then always this call's own.
   if (steps.length === 0) throw new BasinError("BASIN_INTERNAL", "a task without steps");
   const addon = native();
@@ -54,13 +57,13 @@ export function runSteps(steps: Step[], inputs: Handle[]): StepsResult {
       addon.pin(h);
       pinned.push(h);
     }
-    return runPinned(steps, inputs);
+    return runPinned(steps, inputs, gpu);
   } finally {
     for (const h of pinned) addon.unpin(h);
   }
 }
 
-function runPinned(steps: Step[], inputs: Handle[]): StepsResult {
+function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): StepsResult {
   const addon = native();
   let current: Handle[] = inputs;
   let owned = false; // whether `current` holds handles this call made
@@ -80,8 +83,18 @@ function runPinned(steps: Step[], inputs: Handle[]): StepsResult {
       addon.release(joined);
     }
   };
-  for (const step of steps) {
+  for (let at = 0; at < steps.length; at++) {
+    const step = steps[at];
     try {
+      if (gpu !== undefined && current.length === 1 && GPU_STEP_KINDS.has(step.kind)) {
+        const rest = steps.slice(at);
+        const n = addon.gpuPrefix(gpu, current[0], rest);
+        if (n > 0) {
+          replace([addon.gpuRun(gpu, current[0], rest.slice(0, n))]);
+          at += n - 1;
+          continue;
+        }
+      }
       switch (step.kind) {
         case "scanCsv": {
           const r = addon.csvScan(step.path, step.start, step.end, step.options);

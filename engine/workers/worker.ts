@@ -1,5 +1,5 @@
-// Entry point of a CPU worker thread: runs tasks one at a time, synchronously,
-// off the main thread; data stays in the process-wide native store.
+// Entry point of a worker thread (CPU, or one GPU's): runs tasks one at a time,
+// synchronously, off the main thread; data stays in the process-wide native store.
 import { parentPort, workerData } from "node:worker_threads";
 import { native } from "../native/addon.js";
 import { BasinError } from "../common/errors.js";
@@ -10,16 +10,20 @@ if (!parentPort) throw new Error("workers/worker.js must run in a worker thread"
 const port = parentPort;
 // Tables this thread makes are its own until the main thread claims them, so a
 // thread that dies mid-task leaves nothing behind in the store.
-native().setThreadOwner((workerData as { owner: number }).owner);
+const { owner, gpu } = workerData as { owner: number; gpu?: number };
+native().setThreadOwner(owner);
 
 port.on("message", (msg: TaskMessage) => {
   const t0 = performance.now();
   let reply: ResultMessage;
   try {
-    const r = runSteps(msg.steps, msg.inputs);
+    const r = runSteps(msg.steps, msg.inputs, gpu);
     reply = { key: msg.key, ok: true, outputs: r.outputs, rows: r.rows, skippedLines: r.skippedLines, ms: performance.now() - t0 };
   } catch (e) {
     reply = { key: msg.key, ok: false, error: BasinError.from(e).toJSON() };
   }
   port.postMessage(reply);
+  // A CUDA error may leave the GPU's context in doubt: this worker makes way for a fresh
+  // one (the pool replaces it; the native side has already reset the GPU if it had to).
+  if (gpu !== undefined && !reply.ok && reply.error.code === "BASIN_CUDA") process.exit(1);
 });

@@ -13,6 +13,7 @@ void RegisterRows(Napi::Env env, Napi::Object exports);
 void RegisterSpill(Napi::Env env, Napi::Object exports);
 void RegisterLinalg(Napi::Env env, Napi::Object exports);
 void RegisterArray(Napi::Env env, Napi::Object exports);
+void RegisterGpu(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -27,6 +28,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterSpill(env, exports);
   basin::RegisterLinalg(env, exports);
   basin::RegisterArray(env, exports);
+  basin::RegisterGpu(env, exports);
   return exports;
 }
 

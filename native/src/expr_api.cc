@@ -3,6 +3,7 @@
 
 #include "expr.h"
 #include "napi_util.h"
+#include "plan_args.h"
 
 namespace basin {
 namespace {
@@ -25,6 +26,8 @@ FnOption ParseOption(const Napi::Value& v) {
   }
   return o;
 }
+
+}  // namespace
 
 Expr ParseExpr(const Napi::Object& o) {
   Expr e;
@@ -77,8 +80,6 @@ Expr ParseExpr(const Napi::Object& o) {
   }
   return e;
 }
-
-}  // namespace
 
 void RegisterExpr(Napi::Env env, Napi::Object exports) {
   exports.Set("evalExprs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {

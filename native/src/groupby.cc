@@ -244,22 +244,6 @@ void DispatchNumeric(const Column& c, const char* what, const F& f) {
   }
 }
 
-// A column from per-group values; null where cnt[g] == 0 (cnt may be null: no nulls).
-template <class T>
-Column FixedColumn(DType type, const std::vector<T>& vals, const std::vector<int64_t>* cnt) {
-  Column c;
-  c.type = type;
-  c.length = int64_t(vals.size());
-  c.data = MakeBuffer(vals.size() * sizeof(T));
-  if (!vals.empty()) std::memcpy(c.data->data(), vals.data(), vals.size() * sizeof(T));
-  if (cnt && std::find(cnt->begin(), cnt->end(), 0) != cnt->end()) {
-    c.validity = MakeBuffer(vals.size());
-    uint8_t* v = c.validity->data();
-    for (size_t g = 0; g < vals.size(); g++) v[g] = (*cnt)[g] != 0;
-  }
-  return c;
-}
-
 // Non-null values per group.
 std::vector<int64_t> NonNullCounts(const Column& c, const Ctx& x) {
   if (!c.validity) return *x.groupRows;
@@ -374,10 +358,6 @@ Column FirstLastAgg(const Column& c, const Ctx& x, bool last) {
   return TakeOrNull(c, pick);
 }
 
-struct Moments {
-  std::vector<int64_t> n;
-  std::vector<double> mean, m2;
-};
 
 // Corrected two-pass algorithm: a rough mean, then sums of deviations d from it and of
 // d²; m2 = Σd² − (Σd)²/n cancels the rough mean's rounding error. Division-free per row.
@@ -710,9 +690,50 @@ Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys) {
   return out;
 }
 
-TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
+std::vector<int64_t> GroupRows(const Grouping& gr, int64_t rows) {
+  std::vector<int64_t> groupRows(size_t(gr.groups), 0);
+  for (int64_t i = 0; i < rows; i++) groupRows[gr.gid[size_t(i)]]++;
+  return groupRows;
+}
+
+void AppendMean(Table& out, const std::string& name, std::vector<double> sum, const std::vector<int64_t>& cnt, bool emitState) {
+  if (emitState) {
+    out.names.push_back(name + "#sum");
+    out.columns.push_back(DoubleColumn(sum, nullptr));
+    out.names.push_back(name + "#count");
+    out.columns.push_back(IntColumn(cnt));
+    return;
+  }
+  for (size_t g = 0; g < sum.size(); g++) sum[g] = cnt[g] ? sum[g] / double(cnt[g]) : 0.0;
+  out.names.push_back(name);
+  out.columns.push_back(DoubleColumn(sum, &cnt));
+}
+
+void AppendMoments(Table& out, const AggSpec& a, const Moments& m, bool emitState) {
+  auto add = [&](std::string name, Column c) {
+    out.names.push_back(std::move(name));
+    out.columns.push_back(std::move(c));
+  };
+  if (emitState) {
+    add(a.name + "#count", IntColumn(m.n));
+    add(a.name + "#mean", DoubleColumn(m.mean, nullptr));
+    add(a.name + "#m2", DoubleColumn(m.m2, nullptr));
+    return;
+  }
+  const size_t G = m.n.size();
+  std::vector<double> v(G, 0.0);
+  std::vector<int64_t> ok(G, 0);
+  for (size_t g = 0; g < G; g++) {
+    if (m.n[g] < 2) continue;
+    ok[g] = 1;
+    double var = std::max(0.0, m.m2[g]) / double(m.n[g] - 1);
+    v[g] = a.op == AggOp::Var ? var : std::sqrt(var);
+  }
+  add(a.name, DoubleColumn(v, &ok));
+}
+
+void CheckAggs(const Table& t, const std::vector<AggSpec>& aggs, AggMode mode) {
   const bool raw = mode == AggMode::Full || mode == AggMode::Partial;
-  const bool emitState = mode == AggMode::Partial || mode == AggMode::Merge;
   for (const AggSpec& a : aggs) {
     if (mode != AggMode::Full && (a.op == AggOp::Median || a.op == AggOp::NUnique || a.op == AggOp::Quantile))
       throw BasinError("BASIN_INTERNAL", "aggregation '" + a.name + "' (median/quantile/nunique) is not decomposable: use mode 'full'");
@@ -721,116 +742,96 @@ TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vec
     if (raw && !(a.op == AggOp::Count && a.column == -1) && (a.column < 0 || size_t(a.column) >= t.columns.size()))
       throw BasinError("BASIN_INTERNAL", "aggregation column out of range");
   }
-  Grouping gr = ComputeGrouping(t, keys);
-  const size_t G = size_t(gr.groups);
-  std::vector<int64_t> groupRows(G, 0);
-  for (int64_t i = 0; i < t.rows; i++) groupRows[gr.gid[size_t(i)]]++;
-  Ctx x{gr.gid.data(), t.rows, gr.groups, &groupRows};
+}
 
+void AppendAgg(Table& out, const Table& t, const Grouping& gr, const std::vector<int64_t>& groupRows, const AggSpec& a, AggMode mode) {
+  const bool raw = mode == AggMode::Full || mode == AggMode::Partial;
+  const bool emitState = mode == AggMode::Partial || mode == AggMode::Merge;
+  Ctx x{gr.gid.data(), t.rows, gr.groups, &groupRows};
+  auto add = [&](std::string name, Column c) {
+    out.names.push_back(std::move(name));
+    out.columns.push_back(std::move(c));
+  };
+  auto input = [&]() -> const Column& { return t.columns[size_t(a.column)]; };
+  auto state = [&](const char* suffix) -> const Column& {
+    int i = t.columnIndex(a.name + suffix);
+    if (i < 0) throw BasinError("BASIN_INTERNAL", "missing aggregation state column '" + a.name + suffix + "'");
+    return t.columns[size_t(i)];
+  };
+  switch (a.op) {
+    case AggOp::Sum:
+      add(a.name, SumAgg(raw ? input() : state(""), x));
+      break;
+    case AggOp::Min:
+    case AggOp::Max:
+      add(a.name, MinMaxAgg(raw ? input() : state(""), x, a.op == AggOp::Max));
+      break;
+    case AggOp::First:
+    case AggOp::Last:
+      add(a.name, FirstLastAgg(raw ? input() : state(""), x, a.op == AggOp::Last));
+      break;
+    case AggOp::Count:
+      if (raw) add(a.name, IntColumn(a.column < 0 ? groupRows : NonNullCounts(input(), x)));
+      else add(a.name, IntColumn(SumCounts(state(""), x)));
+      break;
+    case AggOp::Mean:
+      if (raw) AppendMean(out, a.name, SumDoubles(input(), x), NonNullCounts(input(), x), emitState);
+      else AppendMean(out, a.name, SumDoubles(state("#sum"), x), SumCounts(state("#count"), x), emitState);
+      break;
+    case AggOp::Var:
+    case AggOp::Std: {
+      const char* what = a.op == AggOp::Var ? "var" : "std";
+      Moments m = raw ? ComputeMoments(input(), x, what) : MergeMoments(state("#count"), state("#mean"), state("#m2"), x);
+      AppendMoments(out, a, m, emitState);
+      break;
+    }
+    case AggOp::Median:
+      add(a.name, MedianAgg(input(), x));
+      break;
+    case AggOp::NUnique:
+      add(a.name, NUniqueAgg(input(), x));
+      break;
+    case AggOp::Quantile:
+      add(a.name, QuantileAgg(input(), x, a.param, "quantile"));
+      break;
+    case AggOp::Corr: {
+      static const char* const kParts[] = {"#count", "#meanx", "#meany", "#m2x", "#m2y", "#cxy"};
+      CoMoments m(0);
+      if (raw) {
+        m = ComputeCoMoments(input(), t.columns[size_t(a.column2)], x);
+      } else {
+        std::vector<const Column*> s;
+        for (const char* p : kParts) s.push_back(&state(p));
+        m = MergeCoMoments(s, x);
+      }
+      if (emitState) {
+        add(a.name + kParts[0], IntColumn(m.n));
+        const std::vector<double>* fs[] = {&m.mx, &m.my, &m.m2x, &m.m2y, &m.cxy};
+        for (size_t k = 0; k < 5; k++) add(a.name + kParts[k + 1], DoubleColumn(*fs[k], nullptr));
+      } else {
+        add(a.name, CorrFinal(m));
+      }
+      break;
+    }
+  }
+}
+
+std::shared_ptr<Table> KeyColumns(const Table& t, const std::vector<int>& keys, const Grouping& gr) {
   auto out = std::make_shared<Table>();
   out->rows = gr.groups;
   for (int k : keys) {
     out->names.push_back(t.names[size_t(k)]);
     out->columns.push_back(Take(t.columns[size_t(k)], gr.firstRow.data(), gr.groups));
   }
-  auto add = [&](std::string name, Column c) {
-    out->names.push_back(std::move(name));
-    out->columns.push_back(std::move(c));
-  };
+  return out;
+}
 
-  for (const AggSpec& a : aggs) {
-    auto input = [&]() -> const Column& { return t.columns[size_t(a.column)]; };
-    auto state = [&](const char* suffix) -> const Column& {
-      int i = t.columnIndex(a.name + suffix);
-      if (i < 0) throw BasinError("BASIN_INTERNAL", "missing aggregation state column '" + a.name + suffix + "'");
-      return t.columns[size_t(i)];
-    };
-    switch (a.op) {
-      case AggOp::Sum:
-        add(a.name, SumAgg(raw ? input() : state(""), x));
-        break;
-      case AggOp::Min:
-      case AggOp::Max:
-        add(a.name, MinMaxAgg(raw ? input() : state(""), x, a.op == AggOp::Max));
-        break;
-      case AggOp::First:
-      case AggOp::Last:
-        add(a.name, FirstLastAgg(raw ? input() : state(""), x, a.op == AggOp::Last));
-        break;
-      case AggOp::Count:
-        if (raw) add(a.name, IntColumn(a.column < 0 ? groupRows : NonNullCounts(input(), x)));
-        else add(a.name, IntColumn(SumCounts(state(""), x)));
-        break;
-      case AggOp::Mean: {
-        std::vector<double> sum;
-        std::vector<int64_t> cnt;
-        if (raw) {
-          sum = SumDoubles(input(), x);
-          cnt = NonNullCounts(input(), x);
-        } else {
-          sum = SumDoubles(state("#sum"), x);
-          cnt = SumCounts(state("#count"), x);
-        }
-        if (emitState) {
-          add(a.name + "#sum", DoubleColumn(sum, nullptr));
-          add(a.name + "#count", IntColumn(cnt));
-        } else {
-          for (size_t g = 0; g < G; g++) sum[g] = cnt[g] ? sum[g] / double(cnt[g]) : 0.0;
-          add(a.name, DoubleColumn(sum, &cnt));
-        }
-        break;
-      }
-      case AggOp::Var:
-      case AggOp::Std: {
-        const char* what = a.op == AggOp::Var ? "var" : "std";
-        Moments m = raw ? ComputeMoments(input(), x, what) : MergeMoments(state("#count"), state("#mean"), state("#m2"), x);
-        if (emitState) {
-          add(a.name + "#count", IntColumn(m.n));
-          add(a.name + "#mean", DoubleColumn(m.mean, nullptr));
-          add(a.name + "#m2", DoubleColumn(m.m2, nullptr));
-        } else {
-          std::vector<double> v(G, 0.0);
-          std::vector<int64_t> ok(G, 0);
-          for (size_t g = 0; g < G; g++) {
-            if (m.n[g] < 2) continue;
-            ok[g] = 1;
-            double var = std::max(0.0, m.m2[g]) / double(m.n[g] - 1);
-            v[g] = a.op == AggOp::Var ? var : std::sqrt(var);
-          }
-          add(a.name, DoubleColumn(v, &ok));
-        }
-        break;
-      }
-      case AggOp::Median:
-        add(a.name, MedianAgg(input(), x));
-        break;
-      case AggOp::NUnique:
-        add(a.name, NUniqueAgg(input(), x));
-        break;
-      case AggOp::Quantile:
-        add(a.name, QuantileAgg(input(), x, a.param, "quantile"));
-        break;
-      case AggOp::Corr: {
-        static const char* const kParts[] = {"#count", "#meanx", "#meany", "#m2x", "#m2y", "#cxy"};
-        CoMoments m(0);
-        if (raw) {
-          m = ComputeCoMoments(input(), t.columns[size_t(a.column2)], x);
-        } else {
-          std::vector<const Column*> s;
-          for (const char* p : kParts) s.push_back(&state(p));
-          m = MergeCoMoments(s, x);
-        }
-        if (emitState) {
-          add(a.name + kParts[0], IntColumn(m.n));
-          const std::vector<double>* fs[] = {&m.mx, &m.my, &m.m2x, &m.m2y, &m.cxy};
-          for (size_t k = 0; k < 5; k++) add(a.name + kParts[k + 1], DoubleColumn(*fs[k], nullptr));
-        } else {
-          add(a.name, CorrFinal(m));
-        }
-        break;
-      }
-    }
-  }
+TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
+  CheckAggs(t, aggs, mode);
+  Grouping gr = ComputeGrouping(t, keys);
+  std::vector<int64_t> groupRows = GroupRows(gr, t.rows);
+  auto out = KeyColumns(t, keys, gr);
+  for (const AggSpec& a : aggs) AppendAgg(*out, t, gr, groupRows, a, mode);
   return out;
 }
 

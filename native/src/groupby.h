@@ -41,12 +41,48 @@ struct Grouping {
   std::vector<int64_t> firstRow;   // per group: its first row
 };
 
+// Per-group (count, mean, M2) of one column: the var/std state.
+struct Moments {
+  std::vector<int64_t> n;
+  std::vector<double> mean, m2;
+};
+
+// A column of per-group values; null where cnt[g] == 0 (cnt may be null: no nulls).
+template <class T>
+Column FixedColumn(DType type, const std::vector<T>& vals, const std::vector<int64_t>* cnt) {
+  Column c;
+  c.type = type;
+  c.length = int64_t(vals.size());
+  c.data = MakeBuffer(vals.size() * sizeof(T));
+  if (!vals.empty()) std::memcpy(c.data->data(), vals.data(), vals.size() * sizeof(T));
+  bool anyEmpty = false;
+  if (cnt)
+    for (int64_t n : *cnt) anyEmpty = anyEmpty || n == 0;
+  if (anyEmpty) {
+    c.validity = MakeBuffer(vals.size());
+    uint8_t* v = c.validity->data();
+    for (size_t g = 0; g < vals.size(); g++) v[g] = (*cnt)[g] != 0;
+  }
+  return c;
+}
+
 // Groups the rows of t by key columns `keys` (null equals null). Keys [] → one group,
 // even for zero rows.
 Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys);
 
 // Key columns (named as in t), then the aggregates (Full/Final) or their states.
 TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode);
+
+// The pieces of GroupByAgg, for callers that group or accumulate elsewhere (the GPU):
+// argument checks, rows per group, the key columns at each group's first row, one
+// aggregate computed here, and the output of aggregates accumulated elsewhere (mean
+// from sums and counts, var/std from moments), laid out as GroupByAgg lays them out.
+void CheckAggs(const Table& t, const std::vector<AggSpec>& aggs, AggMode mode);
+std::vector<int64_t> GroupRows(const Grouping& gr, int64_t rows);
+std::shared_ptr<Table> KeyColumns(const Table& t, const std::vector<int>& keys, const Grouping& gr);
+void AppendAgg(Table& out, const Table& t, const Grouping& gr, const std::vector<int64_t>& groupRows, const AggSpec& a, AggMode mode);
+void AppendMean(Table& out, const std::string& name, std::vector<double> sum, const std::vector<int64_t>& cnt, bool emitState);
+void AppendMoments(Table& out, const AggSpec& a, const Moments& m, bool emitState);
 
 // Splits t into `parts` tables by the hash of `keys` (hash.h); row order kept per part.
 std::vector<TablePtr> HashPartition(const Table& t, const std::vector<int>& keys, int parts);

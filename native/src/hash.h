@@ -14,6 +14,13 @@
 
 #include "column.h"
 
+// Mix64 and Combine are also the GPU kernels' (cuda/groupby_kernel.cu).
+#ifdef __CUDACC__
+#define BASIN_HD __host__ __device__
+#else
+#define BASIN_HD
+#endif
+
 namespace basin {
 namespace hash {
 
@@ -22,7 +29,7 @@ constexpr uint64_t kSeed = 0xa0761d6478bd642fULL;
 constexpr uint64_t kSeed2 = 0xe7037ed1a0b428dbULL;
 
 // murmur3 fmix64: a bijection with good avalanche.
-inline uint64_t Mix64(uint64_t x) {
+BASIN_HD inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -69,7 +76,7 @@ inline uint64_t HashBytes(const uint8_t* p, size_t len) {
   return Mum(Mum(a ^ kSeed2, b ^ seed) ^ kSeed, uint64_t(len) ^ kSeed2);
 }
 
-inline uint64_t Combine(uint64_t h, uint64_t c) { return Mix64(h ^ (c + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
+BASIN_HD inline uint64_t Combine(uint64_t h, uint64_t c) { return Mix64(h ^ (c + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
 
 // Canonical 64-bit form of a float key: -0.0 and 0.0 are one key, all NaNs are one key.
 inline uint64_t CanonDouble(double d) {

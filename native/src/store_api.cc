@@ -5,9 +5,6 @@
 #include "store.h"
 
 namespace basin {
-int GpuCount();  // cuda/devices.cu, or 0 in a CPU-only build
-bool BuiltWithCuda();
-
 namespace {
 
 // Copies (never wraps: Electron forbids external ArrayBuffers) `bytes` into a typed array.
@@ -206,13 +203,6 @@ void RegisterStore(Napi::Env env, Napi::Object exports) {
       TablePtr t = TableArg(info[0]);
       return PutTable(info.Env(), SliceTable(*t, info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value()));
     });
-  }));
-  exports.Set("buildInfo", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    auto o = Napi::Object::New(info.Env());
-    o.Set("cuda", BuiltWithCuda());
-    o.Set("gpus", GpuCount());
-    o.Set("napiVersion", NAPI_VERSION);
-    return o;
   }));
 }
 

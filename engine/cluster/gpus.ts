@@ -1,0 +1,97 @@
+// Which GPUs a local cluster runs workers on, and their memory settings, resolved from
+// options and the machine, applied to each GPU before its worker starts.
+import { BasinError } from "../common/errors.js";
+import { parseBytes } from "../memory/bytes.js";
+import { native, type GpuConfig, type GpuDevice } from "../native/addon.js";
+
+export interface GpuOptions {
+  /** GPUs with a worker each: "all" visible ones (default), "none", or device indices (after CUDA_VISIBLE_DEVICES). */
+  gpus?: "all" | "none" | number[];
+  /** Bytes Basin may hold on each GPU: "16GB", bytes, or a fraction of its memory (default 0.8). */
+  deviceMemoryLimit?: string | number;
+  /** Device memory reserved up front and sub-allocated, like RMM's pool (default: the limit). */
+  devicePoolSize?: string | number;
+  /** CUDA's stream-ordered allocator (cudaMallocAsync) instead of the pool. */
+  deviceAsyncAllocator?: boolean;
+}
+
+function describe(devices: GpuDevice[]): string {
+  if (devices.length === 0) return "no GPU";
+  return `${devices.length} GPU${devices.length === 1 ? "" : "s"} (${devices.map((d) => `${d.index}: ${d.name}`).join(", ")})`;
+}
+
+/** Settings of the GPUs a cluster uses, resolved against each GPU's memory. */
+export interface GpuSettings {
+  devices: number[];
+  configs: Map<number, GpuConfig>;
+}
+
+/**
+ * The GPU devices to run workers on, with their memory settings (applied per run by
+ * applyGpus). Asking for GPUs that are not there is a BASIN_PLAN error naming what
+ * there is.
+ *
+ * @example
+ * resolveGpus({ gpus: "all", deviceMemoryLimit: "8GB" }).devices // [0] on a one-GPU machine, [] without one
+ */
+export function resolveGpus(o: GpuOptions = {}): GpuSettings {
+  const info = native().gpuInfo();
+  const want = o.gpus ?? "all";
+  let devices: number[];
+  if (want === "none") devices = [];
+  else if (want === "all") devices = info.devices.map((d) => d.index);
+  else {
+    if (!Array.isArray(want) || want.some((d) => !Number.isInteger(d) || d < 0) || new Set(want).size !== want.length)
+      throw new BasinError("BASIN_PLAN", `gpus must be "all", "none" or distinct device numbers like [0, 2]; got ${JSON.stringify(want)}`);
+    const missing = want.filter((d) => !info.devices.some((x) => x.index === d));
+    if (missing.length > 0) {
+      const why = info.compiled ? info.note || "" : "this Basin was built without CUDA";
+      throw new BasinError(
+        "BASIN_PLAN",
+        `GPU ${missing.join(", ")} asked for, but this machine has ${describe(info.devices)}${why ? ` (${why})` : ""}; check --gpus and CUDA_VISIBLE_DEVICES, or leave --gpus out to run on the CPU`,
+      );
+    }
+    devices = [...want];
+  }
+  const configs = new Map<number, GpuConfig>();
+  for (const d of devices) {
+    const total = info.devices.find((x) => x.index === d)!.totalMemory;
+    const memoryLimit = parseBytes(o.deviceMemoryLimit ?? 0.8, "deviceMemoryLimit", total);
+    const poolSize = o.devicePoolSize === undefined ? memoryLimit : parseBytes(o.devicePoolSize, "devicePoolSize", total);
+    if (poolSize > total) throw new BasinError("BASIN_PLAN", `devicePoolSize ${poolSize} bytes is more than GPU ${d}'s ${total} bytes; give a smaller size`);
+    configs.set(d, { memoryLimit, poolSize, asyncAllocator: o.deviceAsyncAllocator ?? false });
+  }
+  return { devices, configs };
+}
+
+const applied = new Map<number, string>();
+
+/**
+ * Applies a cluster's GPU settings before its run (GPU state is process-wide, as the
+ * store is). A GPU whose settings change drops what it held; unchanged ones keep their
+ * cached columns between runs.
+ *
+ * @example
+ * applyGpus(resolveGpus({ deviceMemoryLimit: 0.5 }));
+ */
+export function applyGpus(s: GpuSettings): void {
+  for (const [d, c] of s.configs) {
+    const key = JSON.stringify(c);
+    if (applied.get(d) === key) continue;
+    native().gpuConfigure(d, c);
+    applied.set(d, key);
+  }
+}
+
+/**
+ * GPUs as `--gpus` writes them: "all", "none", or "0,2".
+ *
+ * @example
+ * parseGpuList("0,2") // [0, 2]
+ */
+export function parseGpuList(text: string): "all" | "none" | number[] {
+  const t = text.trim();
+  if (t === "all" || t === "none") return t;
+  if (!/^\d+(,\d+)*$/.test(t)) throw new BasinError("BASIN_PLAN", `--gpus needs "all", "none" or device numbers like 0,2; got "${text}"`);
+  return t.split(",").map(Number);
+}

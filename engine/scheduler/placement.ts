@@ -1,0 +1,40 @@
+// Where tasks run when the cluster has GPU workers. A task whose heavy part the GPU
+// does (a filter/project chain, or one ending in an aggregate the GPU accumulates)
+// goes to a GPU worker: it waits for one when its data is already in memory, and
+// takes one when idle, else any worker, when it first parses a file (CPU work). A task
+// whose heavy part is CPU-only (top-k, sort, join, median...) prefers CPU workers.
+import type { Step } from "../lower/tasks.js";
+
+/** Step kinds a GPU worker may run (the native gpuPrefix decides for exact expressions and types). */
+export const GPU_STEP_KINDS: ReadonlySet<Step["kind"]> = new Set<Step["kind"]>(["filter", "project", "aggregate"]);
+
+/** Aggregates the GPU accumulates itself (others run on the CPU over the GPU's group ids). */
+const GPU_AGGS = new Set(["count", "sum", "mean", "var", "std", "min", "max"]);
+
+export type GpuAffinity = "none" | "prefer" | "require";
+
+function gpuStep(s: Step): boolean {
+  return GPU_STEP_KINDS.has(s.kind) && (s.kind !== "aggregate" || s.mode === "full" || s.mode === "partial");
+}
+
+/**
+ * @example
+ * gpuAffinity([{ kind: "stored", handle: 1 }, { kind: "aggregate", keys: [0], aggs, mode: "partial" }]) // "require"
+ */
+export function gpuAffinity(steps: readonly Step[]): GpuAffinity {
+  const first = steps.findIndex(gpuStep);
+  if (first < 0) return "none";
+  let end = first;
+  while (end < steps.length && gpuStep(steps[end])) end++;
+  const last = steps[end - 1];
+  // Past the GPU run only aggregated (small) data is left, or nothing; an aggregate the
+  // GPU only groups for (a median) is CPU work.
+  const heavyOnGpu = last.kind === "aggregate" ? last.aggs.every((a) => GPU_AGGS.has(a.op)) : end === steps.length;
+  if (!heavyOnGpu) return "none";
+  return steps.slice(0, first).every((s) => s.kind === "stored" || s.kind === "concat") ? "require" : "prefer";
+}
+
+/** Whether a worker name is a GPU worker's ("gpu-0"). */
+export function isGpuWorker(name: string): boolean {
+  return name.startsWith("gpu-");
+}

@@ -1,0 +1,268 @@
+#include "device_memory.cuh"
+
+#include <algorithm>
+#include <vector>
+
+#include "cuda_check.cuh"
+
+namespace basin {
+namespace gpu {
+
+namespace {
+constexpr size_t kAlign = 256;
+size_t Round(size_t n) { return (std::max<size_t>(n, 1) + kAlign - 1) / kAlign * kAlign; }
+std::string Mb(int64_t bytes) { return std::to_string((bytes + 999999) / 1000000) + " MB"; }
+}  // namespace
+
+DeviceBuffer::~DeviceBuffer() { owner_->release(ptr_, bytes_, generation_); }
+
+DeviceState& DeviceState::Of(int device) {
+  static std::mutex mu;
+  static std::map<int, std::unique_ptr<DeviceState>> states;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& s = states[device];
+  if (!s) s.reset(new DeviceState(device));
+  return *s;
+}
+
+void DeviceState::ensureReady() {
+  if (ready_) return;
+  Check(device_, "select device", cudaSetDevice(device_));
+  size_t freeBytes = 0, total = 0;
+  Check(device_, "read memory size", cudaMemGetInfo(&freeBytes, &total));
+  limit_ = config_.memoryLimit > 0 ? config_.memoryLimit : int64_t(double(total) * 0.8);
+  Check(device_, "create stream", cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  if (config_.asyncAllocator) {
+    cudaMemPool_t mp;
+    Check(device_, "get memory pool", cudaDeviceGetDefaultMemPool(&mp, device_));
+    uint64_t keep = uint64_t(limit_);  // keep freed memory for reuse instead of returning it
+    Check(device_, "set memory pool threshold", cudaMemPoolSetAttribute(mp, cudaMemPoolAttrReleaseThreshold, &keep));
+  } else {
+    poolSize_ = Round(size_t(config_.poolSize > 0 ? config_.poolSize : limit_));
+    cudaError_t err = cudaMalloc(&pool_, poolSize_);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": cannot reserve a device memory pool of " + Mb(int64_t(poolSize_)) +
+                                         " (" + cudaGetErrorString(err) + "); set a smaller --device-pool-size or --device-memory-limit");
+    }
+    free_.clear();
+    free_[0] = poolSize_;
+  }
+  stats_.device = device_;
+  stats_.limit = limit_;
+  stats_.poolSize = int64_t(poolSize_);
+  ready_ = true;
+}
+
+cudaStream_t DeviceState::stream() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ensureReady();
+  return stream_;
+}
+
+void* DeviceState::tryAllocate(size_t bytes) {
+  if (config_.asyncAllocator) {
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, bytes, stream_) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return p;
+  }
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    if (it->second < bytes) continue;
+    size_t off = it->first, rest = it->second - bytes;
+    free_.erase(it);
+    if (rest) free_[off + bytes] = rest;
+    return static_cast<uint8_t*>(pool_) + off;
+  }
+  return nullptr;
+}
+
+void DeviceState::release(void* ptr, size_t bytes, uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (generation != generation_ || !ready_) return;  // its pool is gone
+  used_ -= int64_t(bytes);
+  if (config_.asyncAllocator) {
+    cudaFreeAsync(ptr, stream_);
+    return;
+  }
+  size_t off = size_t(static_cast<uint8_t*>(ptr) - static_cast<uint8_t*>(pool_));
+  auto next = free_.lower_bound(off);
+  if (next != free_.end() && off + bytes == next->first) {
+    bytes += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == off) {
+      prev->second += bytes;
+      return;
+    }
+  }
+  free_[off] = bytes;
+}
+
+std::list<std::shared_ptr<CachedColumn>> DeviceState::evict(size_t need, bool all) {
+  std::list<std::shared_ptr<CachedColumn>> out;
+  int64_t freed = 0;  // bytes the unlinked entries give back once the caller drops them
+  while (!lru_.empty() && (all || used_ - freed + int64_t(need) > limit_)) {
+    Entry& e = lru_.back();
+    stats_.evictions++;
+    stats_.evictedBytes += int64_t(e.col->bytes);
+    cachedBytes_ -= int64_t(e.col->bytes);
+    // A column the running chain also holds stays on the device until the chain ends.
+    if (e.col.use_count() == 1) freed += int64_t(e.col->bytes);
+    index_.erase({e.handle, e.column});
+    out.push_back(std::move(e.col));
+    lru_.pop_back();
+  }
+  return out;
+}
+
+DBuf DeviceState::alloc(size_t bytes, const char* what) {
+  bytes = Round(bytes);
+  for (int attempt = 0; attempt < 3; attempt++) {
+    std::list<std::shared_ptr<CachedColumn>> victims;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ensureReady();
+      if (used_ + int64_t(bytes) <= limit_) {
+        if (void* p = tryAllocate(bytes)) {
+          used_ += int64_t(bytes);
+          return std::make_shared<DeviceBuffer>(this, p, bytes, generation_);
+        }
+        victims = evict(bytes, true);  // the allocator failed under the limit (fragmentation)
+      } else {
+        victims = evict(bytes, false);
+      }
+      if (victims.empty()) break;
+    }
+    victims.clear();  // frees the spilled columns' device bytes, outside the lock
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": out of device memory allocating " + Mb(int64_t(bytes)) + " for " + what +
+                                     " after spilling cached columns to host (" + Mb(used_) + " in use of a " + Mb(limit_) +
+                                     " limit); use smaller partitions (a smaller blocksize) or raise --device-memory-limit");
+}
+
+void DeviceState::configure(const DeviceConfig& c) {
+  reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  config_ = c;
+}
+
+std::shared_ptr<CachedColumn> DeviceState::cached(uint64_t handle, int column, const std::weak_ptr<const Table>& alive) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find({handle, column});
+  if (it == index_.end()) return nullptr;
+  auto e = it->second;
+  if (e->alive.expired() || e->alive.owner_before(alive) || alive.owner_before(e->alive)) {
+    // A released table's entry (handles are never reused; this is belt and braces).
+    cachedBytes_ -= int64_t(e->col->bytes);
+    index_.erase(it);
+    stale_.push_back(std::move(e->col));
+    lru_.erase(e);
+    return nullptr;
+  }
+  lru_.splice(lru_.begin(), lru_, e);
+  stats_.cacheHits++;
+  return e->col;
+}
+
+void DeviceState::cache(uint64_t handle, int column, std::weak_ptr<const Table> alive, std::shared_ptr<CachedColumn> c) {
+  std::list<std::shared_ptr<CachedColumn>> stale;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stale.splice(stale.end(), stale_);
+    // Entries of released tables go first.
+    for (auto it = lru_.begin(); it != lru_.end();) {
+      if (!it->alive.expired()) {
+        ++it;
+        continue;
+      }
+      cachedBytes_ -= int64_t(it->col->bytes);
+      index_.erase({it->handle, it->column});
+      stale.push_back(std::move(it->col));
+      it = lru_.erase(it);
+    }
+    if (index_.count({handle, column})) return;
+    cachedBytes_ += int64_t(c->bytes);
+    lru_.push_front(Entry{handle, column, std::move(alive), std::move(c)});
+    index_[{handle, column}] = lru_.begin();
+  }
+}
+
+MemoryStats DeviceState::stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  MemoryStats s = stats_;
+  s.device = device_;
+  s.broken = broken_;
+  s.used = used_;
+  s.limit = limit_;
+  s.poolSize = int64_t(poolSize_);
+  s.cachedBytes = cachedBytes_;
+  s.cachedColumns = int64_t(lru_.size());
+  return s;
+}
+
+void DeviceState::countUpload(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.uploads++;
+  stats_.uploadBytes += int64_t(bytes);
+}
+
+void DeviceState::countDownload(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.downloads++;
+  stats_.downloadBytes += int64_t(bytes);
+}
+
+void DeviceState::countChain() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.chains++;
+}
+
+void DeviceState::reset() {
+  // Cached columns first, while their pool still exists (freed when the lists go).
+  std::list<Entry> dropped;
+  std::list<std::shared_ptr<CachedColumn>> stale;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dropped.swap(lru_);
+    stale.swap(stale_);
+    index_.clear();
+    cachedBytes_ = 0;
+  }
+  dropped.clear();
+  stale.clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  generation_++;  // a buffer still held elsewhere is not returned to the pool freed below
+  if (ready_ && broken_.empty()) {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(stream_);
+    if (pool_) cudaFree(pool_);
+    cudaStreamDestroy(stream_);
+    cudaGetLastError();
+  }
+  pool_ = nullptr;
+  stream_ = nullptr;
+  free_.clear();
+  poolSize_ = 0;
+  used_ = 0;
+  ready_ = false;
+}
+
+void DeviceState::markBroken(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (broken_.empty()) broken_ = why;
+  stats_.failures++;
+}
+
+std::string DeviceState::broken() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return broken_;
+}
+
+}  // namespace gpu
+}  // namespace basin

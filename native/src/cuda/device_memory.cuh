@@ -1,0 +1,114 @@
+// Device memory of one GPU: a pool (one cudaMalloc, sub-allocated first-fit with
+// coalescing, like RMM's pool) or CUDA's stream-ordered allocator, a byte limit, and
+// the cache of uploaded host columns that is spilled (dropped: the host copy stays)
+// least recently used first when an allocation would cross the limit or fails.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "../gpu.h"
+
+namespace basin {
+namespace gpu {
+
+class DeviceState;
+
+// Owned device bytes, returned to their GPU's allocator when the last owner lets go.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(DeviceState* owner, void* ptr, size_t bytes, uint64_t generation)
+      : owner_(owner), ptr_(ptr), bytes_(bytes), generation_(generation) {}
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* data() const { return ptr_; }
+  size_t size() const { return bytes_; }
+  template <typename T> T* as() const { return static_cast<T*>(ptr_); }
+
+ private:
+  DeviceState* owner_;
+  void* ptr_;
+  size_t bytes_;
+  uint64_t generation_;  // a buffer from before a reset is not returned to the new pool
+};
+using DBuf = std::shared_ptr<DeviceBuffer>;
+
+// A cached upload: the device copy of one column of one stored table.
+struct CachedColumn {
+  DBuf data, validity, chars;
+  size_t bytes = 0;
+};
+
+class DeviceState {
+ public:
+  // The state of GPU `device` (made on first use; never freed: lives as long as the process).
+  static DeviceState& Of(int device);
+
+  int device() const { return device_; }
+  cudaStream_t stream();
+  // Device bytes for `what` (named in errors). Spills cached columns to fit the limit,
+  // and again when the allocator fails, then retries once; throws BASIN_CUDA out of memory.
+  DBuf alloc(size_t bytes, const char* what);
+  void configure(const DeviceConfig& c);
+
+  // The cache of uploads, keyed by (store handle, column); `alive` tells whether the
+  // host table still exists (a released handle's entries are dropped at the next lookup).
+  std::shared_ptr<CachedColumn> cached(uint64_t handle, int column, const std::weak_ptr<const Table>& alive);
+  void cache(uint64_t handle, int column, std::weak_ptr<const Table> alive, std::shared_ptr<CachedColumn> c);
+
+  MemoryStats stats();
+  void countUpload(size_t bytes);
+  void countDownload(size_t bytes);
+  void countChain();
+  // Frees everything held on the GPU (new settings apply from the next use).
+  void reset();
+  // After a sticky CUDA error the process cannot use the GPU again (CUDA's rule): it is
+  // marked unusable, and its work goes to the CPU from then on. "" while usable.
+  void markBroken(const std::string& why);
+  std::string broken();
+  // Serializes chains on this GPU (one stream; a worker thread per GPU normally).
+  std::mutex& runLock() { return run_; }
+
+ private:
+  friend class DeviceBuffer;
+  explicit DeviceState(int device) : device_(device) {}
+  void release(void* ptr, size_t bytes, uint64_t generation);
+  void* tryAllocate(size_t bytes);  // nullptr when the allocator has no room
+  void ensureReady();               // pool/stream made lazily, under mu_
+  // Unlinks least recently used cache entries until `need` bytes fit under the limit;
+  // the entries are returned so they are freed outside the lock.
+  std::list<std::shared_ptr<CachedColumn>> evict(size_t need, bool all);
+
+  struct Entry {
+    uint64_t handle;
+    int column;
+    std::weak_ptr<const Table> alive;
+    std::shared_ptr<CachedColumn> col;
+  };
+  const int device_;
+  std::mutex mu_, run_;
+  DeviceConfig config_;
+  bool ready_ = false;
+  cudaStream_t stream_ = nullptr;
+  void* pool_ = nullptr;
+  size_t poolSize_ = 0;
+  std::map<size_t, size_t> free_;  // pool offset → bytes
+  int64_t limit_ = 0, used_ = 0;
+  std::list<Entry> lru_;           // front = most recently used
+  std::map<std::pair<uint64_t, int>, std::list<Entry>::iterator> index_;
+  int64_t cachedBytes_ = 0;
+  std::list<std::shared_ptr<CachedColumn>> stale_;  // dropped entries, freed at the next cache()
+  uint64_t generation_ = 1;
+  std::string broken_;
+  MemoryStats stats_;
+};
+
+}  // namespace gpu
+}  // namespace basin

@@ -1,0 +1,71 @@
+// A table on one GPU while a chain of steps runs: columns uploaded from the host table
+// on first use (and cached on the device under the store handle), columns computed on
+// the device, and selections (a filter's surviving rows as int32 row numbers) that
+// every kernel reads through instead of copying the columns.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../column.h"
+#include "device_memory.cuh"
+
+namespace basin {
+namespace gpu {
+
+// What a kernel reads of a column: row i is data[sel ? sel[i] : i].
+struct ColumnView {
+  DType type;
+  const void* data;         // int64 / double / uint8 / int32 (date) / int64 offsets (string)
+  const uint8_t* validity;  // nullptr: no nulls
+  const uint8_t* chars;     // strings
+  const int32_t* sel;       // nullptr: identity
+};
+
+struct DColumn {
+  DType type = DType::Int64;
+  int64_t length = 0;  // logical rows
+  // A column of the input table (index >= 0, uploaded on first use) or computed here.
+  int source = -1;
+  std::shared_ptr<CachedColumn> bufs;  // null until uploaded
+  DBuf sel;                            // shared by the columns of one filter
+};
+
+class DTable {
+ public:
+  DTable(DeviceState& dev, uint64_t handle, TablePtr host);
+  DeviceState& dev;
+  std::vector<std::string> names;
+  std::vector<DColumn> cols;
+  int64_t rows = 0;
+
+  // Uploads the column if it is not on the device yet; returns the kernels' view.
+  ColumnView view(int column);
+  // Copies a column back to the host. A source column with no selection is the host
+  // column itself (no copy); selected source columns are gathered on the host from it.
+  Column download(int column);
+  // Rows `phys` (logical row numbers on the device, int32) of a column, on the host.
+  Column gather(int column, const DBuf& rows, int64_t n);
+  const TablePtr& host() const { return host_; }
+
+ private:
+  uint64_t handle_;
+  TablePtr host_;
+};
+
+// Row numbers `rows` (int32, logical) read through selection `sel`: sel[rows[i]];
+// either may be null (identity), then the other is returned as it is.
+DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n);
+// Copies n items to/from the device on the GPU's stream (synchronously).
+void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes);
+void ToHost(DeviceState& dev, void* dst, const void* src, size_t bytes);
+// Waits for the GPU's stream; names the operation in errors.
+void Sync(DeviceState& dev, const char* op);
+// Grid size for n threads of kBlock.
+constexpr int kBlock = 256;
+inline unsigned Blocks(int64_t n) { return unsigned(std::max<int64_t>(1, (n + kBlock - 1) / kBlock)); }
+
+}  // namespace gpu
+}  // namespace basin

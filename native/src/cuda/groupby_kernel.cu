@@ -1,0 +1,482 @@
+#include "groupby_kernel.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <climits>
+#include <cmath>
+
+#include "../hash.h"
+#include "cuda_check.cuh"
+
+namespace basin {
+namespace gpu {
+
+namespace {
+
+constexpr int kMaxKeys = 8;
+
+struct Keys {
+  ColumnView cols[kMaxKeys];
+  int count;
+};
+
+__device__ inline uint64_t CanonDouble(double d) {
+  if (d == 0.0) return 0;
+  if (isnan(d)) return 0x7ff8000000000000ULL;
+  return uint64_t(__double_as_longlong(d));
+}
+
+__device__ inline int64_t Phys(const ColumnView& c, int64_t row) { return c.sel ? c.sel[row] : row; }
+
+// The canonical 64-bit form of a fixed-width key (as hash.h: ints sign-extended, floats canonical).
+__device__ inline uint64_t Canon(const ColumnView& c, int64_t p) {
+  switch (c.type) {
+    case DType::Float64: return CanonDouble(static_cast<const double*>(c.data)[p]);
+    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p];
+    case DType::Date: return uint64_t(int64_t(static_cast<const int32_t*>(c.data)[p]));
+    default: return uint64_t(static_cast<const int64_t*>(c.data)[p]);
+  }
+}
+
+__device__ inline uint64_t KeyHash(const ColumnView& c, int64_t row) {
+  const int64_t p = Phys(c, row);
+  if (c.validity && !c.validity[p]) return hash::kNullHash;
+  if (c.type != DType::String) return hash::Mix64(Canon(c, p));
+  const int64_t* off = static_cast<const int64_t*>(c.data);
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, then mixed
+  for (int64_t i = off[p]; i < off[p + 1]; i++) h = (h ^ c.chars[i]) * 0x100000001b3ULL;
+  return hash::Mix64(h ^ uint64_t(off[p + 1] - off[p]));
+}
+
+__device__ inline bool KeyEq(const ColumnView& c, int64_t a, int64_t b) {
+  const int64_t pa = Phys(c, a), pb = Phys(c, b);
+  if (c.validity) {
+    bool va = c.validity[pa] != 0, vb = c.validity[pb] != 0;
+    if (va != vb) return false;
+    if (!va) return true;
+  }
+  if (c.type != DType::String) return Canon(c, pa) == Canon(c, pb);
+  const int64_t* off = static_cast<const int64_t*>(c.data);
+  const int64_t la = off[pa + 1] - off[pa];
+  if (la != off[pb + 1] - off[pb]) return false;
+  const uint8_t* x = c.chars + off[pa];
+  const uint8_t* y = c.chars + off[pb];
+  for (int64_t i = 0; i < la; i++)
+    if (x[i] != y[i]) return false;
+  return true;
+}
+
+__global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* slotFirst, int32_t* rowSlot, uint64_t mask) {
+  const int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= n) return;
+  uint64_t h = KeyHash(keys.cols[0], row);
+  for (int k = 1; k < keys.count; k++) {
+    h = hash::Combine(h, KeyHash(keys.cols[k], row));
+  }
+  uint64_t s = h & mask;
+  for (;;) {
+    int32_t r = slotRow[s];
+    if (r == -1) {
+      int32_t old = atomicCAS(&slotRow[s], -1, int32_t(row));
+      r = old == -1 ? int32_t(row) : old;
+    }
+    bool same = r == row;
+    for (int k = 0; !same && k < keys.count; k++) {
+      if (!KeyEq(keys.cols[k], r, row)) break;
+      if (k == keys.count - 1) same = true;
+    }
+    if (same) {
+      rowSlot[row] = int32_t(s);
+      // Rows of a group mostly come after its first: read before the atomic, so a few
+      // groups over many rows do not serialize on their slots.
+      if (slotFirst[s] > row) atomicMin(&slotFirst[s], int32_t(row));
+      return;
+    }
+    s = (s + 1) & mask;
+  }
+}
+
+__global__ void FlagFirstKernel(const int32_t* rowSlot, const int32_t* slotFirst, int32_t* flags, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) flags[i] = slotFirst[rowSlot[i]] == i;
+}
+
+__global__ void AssignKernel(const int32_t* rowSlot, const int32_t* slotFirst, const int32_t* pos, const int32_t* flags,
+                             int32_t* gid, int32_t* firstRow, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  gid[i] = pos[slotFirst[rowSlot[i]]];
+  if (flags[i]) firstRow[pos[i]] = int32_t(i);
+}
+
+__global__ void FillKernel(int32_t* p, int32_t v, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v;
+}
+
+template <typename T>
+__global__ void FillValueKernel(T* p, T v, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v;
+}
+
+__device__ inline bool Valid(const ColumnView& c, int64_t row, int64_t& p) {
+  p = Phys(c, row);
+  return !c.validity || c.validity[p];
+}
+
+__device__ inline double AsDouble(const ColumnView& c, int64_t p) {
+  switch (c.type) {
+    case DType::Float64: return static_cast<const double*>(c.data)[p];
+    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p];
+    case DType::Date: return static_cast<const int32_t*>(c.data)[p];
+    default: return double(static_cast<const int64_t*>(c.data)[p]);
+  }
+}
+
+__device__ inline int64_t AsInt(const ColumnView& c, int64_t p) {
+  switch (c.type) {
+    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p];
+    case DType::Date: return static_cast<const int32_t*>(c.data)[p];
+    default: return static_cast<const int64_t*>(c.data)[p];
+  }
+}
+
+// Per-row contributions to per-group sums: op(i, g, v) sets v and says whether row i counts.
+struct CountOp {
+  ColumnView c;
+  bool hasCol;
+  __device__ bool operator()(int64_t i, int32_t, unsigned long long& v) const {
+    int64_t p;
+    v = 1ULL;
+    return !hasCol || Valid(c, i, p);
+  }
+};
+
+// Integer sums wrap around as the CPU's unsigned adds do.
+struct SumIntOp {
+  ColumnView c;
+  __device__ bool operator()(int64_t i, int32_t, unsigned long long& v) const {
+    int64_t p;
+    if (!Valid(c, i, p)) return false;
+    v = (unsigned long long)AsInt(c, p);
+    return true;
+  }
+};
+
+struct SumDoubleOp {
+  ColumnView c;
+  __device__ bool operator()(int64_t i, int32_t, double& v) const {
+    int64_t p;
+    if (!Valid(c, i, p)) return false;
+    v = AsDouble(c, p);
+    return true;
+  }
+};
+
+// The corrected two-pass moments' second pass: deviations from the rough mean (squared: m2).
+struct DeviationOp {
+  ColumnView c;
+  const double* mean;
+  bool squared;
+  __device__ bool operator()(int64_t i, int32_t g, double& v) const {
+    int64_t p;
+    if (!Valid(c, i, p)) return false;
+    const double d = AsDouble(c, p) - mean[g];
+    v = squared ? d * d : d;
+    return true;
+  }
+};
+
+// Adds op's contributions into acc[gid[i]]. With few groups (`privatize`) each block
+// adds into its own copy in shared memory first and flushes once: a hundred groups
+// over millions of rows would otherwise serialize on a hundred global addresses.
+template <typename T, typename Op>
+__global__ void GroupAddKernel(Op op, const int32_t* gid, T* acc, int64_t n, int64_t G, bool privatize) {
+  extern __shared__ unsigned char smem[];
+  T* local = reinterpret_cast<T*>(smem);
+  if (privatize) {
+    for (int64_t g = threadIdx.x; g < G; g += blockDim.x) local[g] = T(0);
+    __syncthreads();
+  }
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    T v;
+    const int32_t g = gid[i];
+    if (!op(i, g, v)) continue;
+    atomicAdd(privatize ? &local[g] : &acc[g], v);
+  }
+  if (privatize) {
+    __syncthreads();
+    for (int64_t g = threadIdx.x; g < G; g += blockDim.x)
+      if (local[g] != T(0)) atomicAdd(&acc[g], local[g]);
+  }
+}
+
+constexpr int64_t kPrivateGroups = 2048;  // 16 KB of shared memory per 8-byte accumulator array
+
+template <typename T, typename Op>
+void GroupAdd(DeviceState& dev, const Op& op, const int32_t* gid, T* acc, int64_t n, int64_t G) {
+  if (n == 0) return;
+  const bool privatize = G <= kPrivateGroups;
+  unsigned grid = Blocks(n);
+  if (privatize) {
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.device());
+    grid = std::min<unsigned>(grid, unsigned(std::max(1, sms) * 4));
+  }
+  GroupAddKernel<T, Op><<<grid, kBlock, privatize ? size_t(G) * sizeof(T) : 0, dev.stream()>>>(op, gid, acc, n, G, privatize);
+}
+
+__global__ void MeanKernel(double* sum, const unsigned long long* cnt, int64_t G) {
+  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g < G) sum[g] = cnt[g] ? sum[g] / double(cnt[g]) : 0.0;
+}
+
+__device__ inline void AtomicMinMax(double* addr, double v, bool isMax) {
+  auto* a = reinterpret_cast<unsigned long long*>(addr);
+  unsigned long long old = *a;
+  // Replaces only when strictly better, as the CPU loop does (NaN never replaces).
+  while (isMax ? v > __longlong_as_double((long long)old) : v < __longlong_as_double((long long)old)) {
+    unsigned long long seen = atomicCAS(a, old, (unsigned long long)__double_as_longlong(v));
+    if (seen == old) break;
+    old = seen;
+  }
+}
+
+__global__ void MinMaxKernel(ColumnView c, const int32_t* gid, long long* iacc, double* dacc, bool isMax, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t p;
+  if (i >= n || !Valid(c, i, p)) return;
+  const int32_t g = gid[i];
+  if (c.type == DType::Float64) {
+    AtomicMinMax(&dacc[g], static_cast<const double*>(c.data)[p], isMax);
+  } else {
+    long long v = AsInt(c, p);
+    if (isMax) atomicMax(&iacc[g], v);
+    else atomicMin(&iacc[g], v);
+  }
+}
+
+struct Grouped {
+  DBuf gid, firstRow;  // int32 per row; int32 per group (logical rows)
+  int64_t groups = 0;
+};
+
+Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
+  DeviceState& dev = t.dev;
+  auto s = dev.stream();
+  const int64_t n = t.rows;
+  Grouped g;
+  g.gid = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "group ids");
+  if (keys.empty()) {
+    g.groups = 1;
+    g.firstRow = dev.alloc(4, "group first rows");
+    FillKernel<<<Blocks(n), kBlock, 0, s>>>(g.gid->as<int32_t>(), 0, n);
+    FillKernel<<<1, 1, 0, s>>>(g.firstRow->as<int32_t>(), n > 0 ? 0 : -1, 1);
+    Sync(dev, "group-by");
+    return g;
+  }
+  if (n == 0) {
+    g.firstRow = dev.alloc(4, "group first rows");
+    return g;
+  }
+  Keys k{};
+  k.count = int(keys.size());
+  for (size_t i = 0; i < keys.size(); i++) k.cols[i] = t.view(keys[i]);
+  uint64_t cap = 1024;
+  while (cap < uint64_t(n) * 2) cap <<= 1;
+  DBuf slotRow = dev.alloc(cap * 4, "a group-by hash table");
+  DBuf slotFirst = dev.alloc(cap * 4, "a group-by hash table");
+  DBuf rowSlot = dev.alloc(size_t(n) * 4, "a group-by hash table");
+  FillKernel<<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotRow->as<int32_t>(), -1, int64_t(cap));
+  FillKernel<<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotFirst->as<int32_t>(), INT_MAX, int64_t(cap));
+  InsertKernel<<<Blocks(n), kBlock, 0, s>>>(k, n, slotRow->as<int32_t>(), slotFirst->as<int32_t>(), rowSlot->as<int32_t>(), cap - 1);
+  DBuf flags = dev.alloc(size_t(n) * 4, "group-by flags");
+  DBuf pos = dev.alloc(size_t(n) * 4, "group-by positions");
+  FlagFirstKernel<<<Blocks(n), kBlock, 0, s>>>(rowSlot->as<int32_t>(), slotFirst->as<int32_t>(), flags->as<int32_t>(), n);
+  size_t tmpBytes = 0;
+  Check(dev.device(), "group-by", cub::DeviceScan::ExclusiveSum(nullptr, tmpBytes, flags->as<int32_t>(), pos->as<int32_t>(), n, s));
+  DBuf tmp = dev.alloc(tmpBytes, "group-by");
+  Check(dev.device(), "group-by", cub::DeviceScan::ExclusiveSum(tmp->data(), tmpBytes, flags->as<int32_t>(), pos->as<int32_t>(), n, s));
+  int32_t last[2];
+  ToHost(dev, &last[0], pos->as<int32_t>() + (n - 1), 4);
+  ToHost(dev, &last[1], flags->as<int32_t>() + (n - 1), 4);
+  g.groups = int64_t(last[0]) + last[1];
+  g.firstRow = dev.alloc(size_t(g.groups) * 4, "group first rows");
+  AssignKernel<<<Blocks(n), kBlock, 0, s>>>(rowSlot->as<int32_t>(), slotFirst->as<int32_t>(), pos->as<int32_t>(), flags->as<int32_t>(),
+                                            g.gid->as<int32_t>(), g.firstRow->as<int32_t>(), n);
+  Sync(dev, "group-by");
+  return g;
+}
+
+template <typename T>
+std::vector<T> Down(DeviceState& dev, const DBuf& b, int64_t n) {
+  std::vector<T> v(static_cast<size_t>(n));
+  ToHost(dev, v.data(), b->data(), size_t(n) * sizeof(T));
+  return v;
+}
+
+template <typename T>
+DBuf Filled(DeviceState& dev, int64_t n, T v, const char* what) {
+  DBuf b = dev.alloc(size_t(std::max<int64_t>(n, 1)) * sizeof(T), what);
+  FillValueKernel<T><<<Blocks(n), kBlock, 0, dev.stream()>>>(b->as<T>(), v, n);
+  return b;
+}
+
+template <typename To>
+std::vector<To> Narrow(const std::vector<long long>& v) {
+  return std::vector<To>(v.begin(), v.end());
+}
+
+// One aggregate accumulated on the GPU, appended to `out` as GroupByAgg lays it out.
+void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, AggMode mode) {
+  DeviceState& dev = t.dev;
+  auto s = dev.stream();
+  const int64_t n = t.rows, G = g.groups;
+  const bool emitState = mode == AggMode::Partial;
+  const int32_t* gid = g.gid->as<int32_t>();
+  const bool rows = a.op == AggOp::Count && a.column < 0;
+  ColumnView c = rows ? ColumnView{} : t.view(a.column);
+  DBuf cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
+  GroupAdd(dev, CountOp{c, !rows}, gid, cnt->as<unsigned long long>(), n, G);
+  auto counts = [&]() {
+    std::vector<unsigned long long> u = Down<unsigned long long>(dev, cnt, G);
+    return std::vector<int64_t>(u.begin(), u.end());
+  };
+  auto add = [&](Column col) {
+    out.names.push_back(a.name);
+    out.columns.push_back(std::move(col));
+  };
+  switch (a.op) {
+    case AggOp::Count: add(FixedColumn(DType::Int64, counts(), nullptr)); return;
+    case AggOp::Sum: {
+      if (c.type == DType::Float64) {
+        DBuf acc = Filled<double>(dev, G, 0.0, "group sums");
+        GroupAdd(dev, SumDoubleOp{c}, gid, acc->as<double>(), n, G);
+        std::vector<int64_t> k = counts();
+        add(FixedColumn(DType::Float64, Down<double>(dev, acc, G), &k));
+      } else {
+        DBuf acc = Filled<unsigned long long>(dev, G, 0ULL, "group sums");
+        GroupAdd(dev, SumIntOp{c}, gid, acc->as<unsigned long long>(), n, G);
+        std::vector<int64_t> k = counts();
+        std::vector<unsigned long long> u = Down<unsigned long long>(dev, acc, G);
+        add(FixedColumn(DType::Int64, std::vector<int64_t>(u.begin(), u.end()), &k));
+      }
+      return;
+    }
+    case AggOp::Mean:
+    case AggOp::Var:
+    case AggOp::Std: {
+      DBuf sum = Filled<double>(dev, G, 0.0, "group sums");
+      GroupAdd(dev, SumDoubleOp{c}, gid, sum->as<double>(), n, G);
+      if (a.op == AggOp::Mean) {
+        AppendMean(out, a.name, Down<double>(dev, sum, G), counts(), emitState);
+        return;
+      }
+      MeanKernel<<<Blocks(G), kBlock, 0, s>>>(sum->as<double>(), cnt->as<unsigned long long>(), G);
+      DBuf s1 = Filled<double>(dev, G, 0.0, "group moments");
+      DBuf m2 = Filled<double>(dev, G, 0.0, "group moments");
+      GroupAdd(dev, DeviationOp{c, sum->as<double>(), false}, gid, s1->as<double>(), n, G);
+      GroupAdd(dev, DeviationOp{c, sum->as<double>(), true}, gid, m2->as<double>(), n, G);
+      Moments m;
+      m.n = counts();
+      m.mean = Down<double>(dev, sum, G);
+      m.m2 = Down<double>(dev, m2, G);
+      std::vector<double> d = Down<double>(dev, s1, G);
+      for (int64_t i = 0; i < G; i++) {  // as ComputeMoments finishes the corrected two-pass sums
+        if (!m.n[size_t(i)]) continue;
+        const double k = double(m.n[size_t(i)]);
+        m.mean[size_t(i)] += d[size_t(i)] / k;
+        m.m2[size_t(i)] = std::max(0.0, m.m2[size_t(i)] - d[size_t(i)] * d[size_t(i)] / k);
+      }
+      AppendMoments(out, a, m, emitState);
+      return;
+    }
+    case AggOp::Min:
+    case AggOp::Max: {
+      const bool isMax = a.op == AggOp::Max;
+      std::vector<int64_t> k;
+      if (c.type == DType::Float64) {
+        DBuf acc = Filled<double>(dev, G, isMax ? -INFINITY : INFINITY, "group minima");
+        MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, nullptr, acc->as<double>(), isMax, n);
+        k = counts();
+        add(FixedColumn(DType::Float64, Down<double>(dev, acc, G), &k));
+        return;
+      }
+      DBuf acc = Filled<long long>(dev, G, isMax ? LLONG_MIN : LLONG_MAX, "group minima");
+      MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, acc->as<long long>(), nullptr, isMax, n);
+      k = counts();
+      std::vector<long long> v = Down<long long>(dev, acc, G);
+      if (c.type == DType::Date) add(FixedColumn(DType::Date, Narrow<int32_t>(v), &k));
+      else if (c.type == DType::Bool) add(FixedColumn(DType::Bool, Narrow<uint8_t>(v), &k));
+      else add(FixedColumn(c.type, Narrow<int64_t>(v), &k));
+      return;
+    }
+    default: throw BasinError("BASIN_INTERNAL", "GPU: aggregate '" + a.name + "' is not accumulated on the GPU");
+  }
+}
+
+}  // namespace
+
+bool AggOnGpu(const AggSpec& a, DType input) {
+  const bool numeric = input == DType::Int64 || input == DType::Float64 || input == DType::Bool;
+  switch (a.op) {
+    case AggOp::Count: return true;
+    case AggOp::Sum:
+    case AggOp::Mean:
+    case AggOp::Var:
+    case AggOp::Std: return numeric;
+    case AggOp::Min:
+    case AggOp::Max: return input != DType::String;
+    default: return false;
+  }
+}
+
+TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
+  if (keys.size() > size_t(kMaxKeys)) throw BasinError("BASIN_INTERNAL", "GPU: more group keys than the kernel takes");
+  if (t.rows >= INT32_MAX) throw BasinError("BASIN_INTERNAL", "GPU: a partition of 2^31 rows or more");
+  Grouped g = GroupIds(t, keys);
+  const int64_t G = g.groups;
+  auto out = std::make_shared<Table>();
+  out->rows = G;
+  for (int k : keys) {
+    out->names.push_back(t.names[size_t(k)]);
+    out->columns.push_back(t.gather(k, g.firstRow, G));
+  }
+  // Aggregates the GPU does not accumulate run on the CPU over the GPU's group ids.
+  bool onHost = false;
+  Table rowsOnHost;
+  std::vector<bool> have;
+  Grouping cpu;
+  std::vector<int64_t> groupRows;
+  for (const AggSpec& a : aggs) {
+    const bool raw = !(a.op == AggOp::Count && a.column < 0);
+    if (AggOnGpu(a, raw ? t.cols[size_t(a.column)].type : DType::Int64)) {
+      AppendGpuAgg(*out, t, g, a, mode);
+      continue;
+    }
+    if (!onHost) {
+      onHost = true;
+      cpu.groups = G;
+      std::vector<int32_t> gid = Down<int32_t>(t.dev, g.gid, t.rows);
+      cpu.gid.assign(gid.begin(), gid.end());
+      std::vector<int32_t> first = Down<int32_t>(t.dev, g.firstRow, G);
+      cpu.firstRow.assign(first.begin(), first.end());
+      groupRows = GroupRows(cpu, t.rows);
+      rowsOnHost.rows = t.rows;
+      rowsOnHost.names = t.names;
+      rowsOnHost.columns.resize(t.cols.size());
+      have.assign(t.cols.size(), false);
+    }
+    for (int col : {a.column, a.column2}) {
+      if (col < 0 || have[size_t(col)]) continue;
+      rowsOnHost.columns[size_t(col)] = t.download(col);
+      have[size_t(col)] = true;
+    }
+    AppendAgg(*out, rowsOnHost, cpu, groupRows, a, mode);
+  }
+  return out;
+}
+
+}  // namespace gpu
+}  // namespace basin

@@ -1,0 +1,255 @@
+// The GPU entry points (gpu.h): discovery, settings, running chains, statistics.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "../gpu.h"
+#include "cuda_check.cuh"
+#include "device_memory.cuh"
+#include "device_table.cuh"
+#include "expr_kernel.cuh"
+#include "groupby_kernel.cuh"
+
+namespace basin {
+namespace gpu {
+
+namespace {
+
+// A CUDA failure that leaves the context unusable: the GPU's state is reset after it.
+struct StickyCudaError : BasinError {
+  using BasinError::BasinError;
+};
+
+__global__ void WriteKernel(int* p) { *p = 1; }
+
+std::vector<DType> Types(const std::vector<DColumn>& cols) {
+  std::vector<DType> t;
+  for (auto& c : cols) t.push_back(c.type);
+  return t;
+}
+
+std::string UnsupportedFor(const Step& step, std::vector<DType>& types, int64_t rows) {
+  switch (step.kind) {
+    case Step::Kind::Filter:
+      if (step.predicate.type != DType::Bool) return "a predicate that is not bool";
+      return ExprUnsupported(step.predicate, types);
+    case Step::Kind::Project: {
+      std::vector<DType> next;
+      for (const Expr& e : step.exprs) {
+        if (e.kind != ExprKind::Col) {
+          if (e.type == DType::String) return "an expression with a string result";
+          std::string why = ExprUnsupported(e, types);
+          if (!why.empty()) return why;
+        } else if (e.index < 0 || size_t(e.index) >= types.size()) {
+          return "a column out of range";
+        }
+        next.push_back(e.type);
+      }
+      types = next;
+      return "";
+    }
+    case Step::Kind::Aggregate:
+      if (step.mode != AggMode::Full && step.mode != AggMode::Partial) return "a merge of partial aggregates";
+      if (step.keys.size() > 8) return "more than 8 group keys";
+      if (rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+      for (int k : step.keys)
+        if (k < 0 || size_t(k) >= types.size()) return "a key out of range";
+      return "";
+  }
+  return "an unknown step";
+}
+
+}  // namespace
+
+std::string DeviceLabel(int device) {
+  cudaDeviceProp p;
+  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "GPU " + std::to_string(device);
+  }
+  return "GPU " + std::to_string(device) + " (" + p.name + ")";
+}
+
+bool IsSticky(cudaError_t err) {
+  switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void ThrowCuda(int device, const std::string& op, cudaError_t err) {
+  cudaGetLastError();  // clears a non-sticky error so the GPU stays usable
+  std::string msg = DeviceLabel(device) + ": " + op + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+  if (IsSticky(err))
+    throw StickyCudaError("BASIN_CUDA", msg + "; CUDA cannot use this GPU again in this process: its work runs on the CPU from now on (restart Basin to use the GPU)");
+  if (err == cudaErrorMemoryAllocation) throw BasinError("BASIN_CUDA", msg + "; use smaller partitions or a lower --device-memory-limit");
+  throw BasinError("BASIN_CUDA", msg);
+}
+
+RuntimeInfo Runtime() {
+  RuntimeInfo r;
+  r.compiled = true;
+  cudaRuntimeGetVersion(&r.runtimeVersion);
+  cudaError_t err = cudaDriverGetVersion(&r.driverVersion);
+  int n = 0;
+  cudaError_t cerr = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess || cerr != cudaSuccess || r.driverVersion == 0) {
+    cudaGetLastError();  // clear the error (e.g. no driver)
+    r.note = std::string("no usable CUDA driver or GPU: ") + cudaGetErrorString(cerr != cudaSuccess ? cerr : err);
+    return r;
+  }
+  for (int i = 0; i < n; i++) {
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    d.totalMemory = int64_t(p.totalGlobalMem);
+    d.major = p.major;
+    d.minor = p.minor;
+    d.multiprocessors = p.multiProcessorCount;
+    int clockKHz = 0, busBits = 0;
+    cudaDeviceGetAttribute(&clockKHz, cudaDevAttrMemoryClockRate, i);
+    cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, i);
+    d.bandwidthGBs = 2.0 * double(clockKHz) * 1e3 * (double(busBits) / 8.0) / 1e9;  // double data rate
+    char bus[32] = {0};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) d.pciBusId = bus;
+    cudaGetLastError();
+    r.devices.push_back(d);
+  }
+  if (r.devices.empty()) r.note = "the CUDA driver reports no GPU";
+  return r;
+}
+
+void Configure(int device, const DeviceConfig& config) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n) {
+    cudaGetLastError();
+    throw BasinError("BASIN_CUDA", "GPU " + std::to_string(device) + " does not exist (this machine has " + std::to_string(n) +
+                                       "); check --gpus and CUDA_VISIBLE_DEVICES");
+  }
+  DeviceState::Of(device).configure(config);
+}
+
+std::string Unsupported(const Step& step, const Table& input) {
+  std::vector<DType> types;
+  for (auto& c : input.columns) types.push_back(c.type);
+  return UnsupportedFor(step, types, input.rows);
+}
+
+std::string Broken(int device) { return DeviceState::Of(device).broken(); }
+
+TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps) {
+  DeviceState& dev = DeviceState::Of(device);
+  std::lock_guard<std::mutex> lock(dev.runLock());
+  std::string broken = dev.broken();
+  if (!broken.empty()) throw BasinError("BASIN_CUDA", DeviceLabel(device) + " is unusable in this process after an earlier error (" + broken + "); restart Basin to use it again");
+  try {
+    Check(device, "select the device", cudaSetDevice(device));
+    dev.countChain();
+    std::unique_ptr<DTable> t = std::make_unique<DTable>(dev, handle, input);
+    for (const Step& step : steps) {
+      std::vector<DType> types = Types(t->cols);
+      std::string why = UnsupportedFor(step, types, t->rows);
+      if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot run " + why);
+      switch (step.kind) {
+        case Step::Kind::Filter: {
+          int64_t count = 0;
+          DBuf rows = SelectRows(*t, step.predicate, count);
+          std::vector<std::pair<DeviceBuffer*, DBuf>> composed;  // one new selection per old one
+          for (DColumn& c : t->cols) {
+            DBuf next;
+            for (auto& [old, made] : composed)
+              if (old == c.sel.get()) next = made;
+            if (!next) {
+              next = ComposeRows(dev, c.sel, rows, count);
+              composed.emplace_back(c.sel.get(), next);
+            }
+            c.sel = next;
+            c.length = count;
+          }
+          t->rows = count;
+          break;
+        }
+        case Step::Kind::Project: {
+          std::vector<DColumn> next;
+          for (const Expr& e : step.exprs) next.push_back(e.kind == ExprKind::Col ? t->cols[size_t(e.index)] : EvalColumn(*t, e));
+          t->cols = std::move(next);
+          t->names = step.names;
+          break;
+        }
+        case Step::Kind::Aggregate: {
+          TablePtr result = Aggregate(*t, step.keys, step.aggs, step.mode);
+          t = std::make_unique<DTable>(dev, 0, result);
+          break;
+        }
+      }
+    }
+    if (t->cols.empty() || std::all_of(t->cols.begin(), t->cols.end(), [](const DColumn& c) { return c.source >= 0 && !c.sel; })) {
+      // Nothing computed or selected since the last host table: hand it back as it is.
+      bool same = t->cols.size() == t->host()->columns.size();
+      for (size_t i = 0; same && i < t->cols.size(); i++) same = t->cols[i].source == int(i);
+      if (same && t->names == t->host()->names) return t->host();
+    }
+    auto out = std::make_shared<Table>();
+    out->names = t->names;
+    out->rows = t->rows;
+    for (size_t i = 0; i < t->cols.size(); i++) out->columns.push_back(t->download(int(i)));
+    Sync(dev, "a GPU chain");
+    return out;
+  } catch (const StickyCudaError& e) {
+    dev.markBroken(e.what());
+    throw;
+  }
+}
+
+std::vector<MemoryStats> Stats() {
+  std::vector<MemoryStats> out;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return out;
+  }
+  for (int i = 0; i < n; i++) out.push_back(DeviceState::Of(i).stats());
+  return out;
+}
+
+void Fault(int device, const std::string& kind) {
+  DeviceState& dev = DeviceState::Of(device);
+  std::lock_guard<std::mutex> lock(dev.runLock());
+  try {
+    Check(device, "select the device", cudaSetDevice(device));
+    if (kind == "bad-launch") {
+      WriteKernel<<<0, 1, 0, dev.stream()>>>(nullptr);  // a grid of zero blocks: invalid configuration
+      Check(device, "a test launch", cudaGetLastError());
+    } else if (kind == "oom") {
+      dev.stream();  // the limit is known once the GPU is set up
+      dev.alloc(size_t(dev.stats().limit) + 1, "a test allocation");
+    } else if (kind == "illegal-address") {
+      WriteKernel<<<1, 1, 0, dev.stream()>>>(reinterpret_cast<int*>(8));
+      Sync(dev, "a test kernel");
+    }
+    throw BasinError("BASIN_INTERNAL", "unknown GPU fault '" + kind + "'");
+  } catch (const StickyCudaError& e) {
+    dev.markBroken(e.what());
+    throw;
+  }
+}
+
+}  // namespace gpu
+}  // namespace basin

@@ -1,0 +1,16 @@
+// Plan pieces as they arrive from JS (engine/native/addon.ts), parsed once for every
+// entry point that takes them (the CPU kernels' and the GPU runner's).
+#pragma once
+#include <napi.h>
+
+#include <vector>
+
+#include "expr.h"
+#include "groupby.h"
+
+namespace basin {
+
+Expr ParseExpr(const Napi::Object& o);
+std::vector<AggSpec> ParseAggs(const Napi::Array& arr);
+
+}  // namespace basin

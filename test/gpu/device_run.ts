@@ -1,0 +1,110 @@
+// Everything the GPU machine runs in one call (it has no Node of its own: the bundle
+// from scripts/gpu_bundle.mjs carries one): the GPU suite of gpu_cases.ts, the
+// bandwidth q1 reaches, and the db-benchmark groupby questions on DuckDB, Basin's CPU
+// workers and Basin's GPU worker over the same in-memory data. Writes gpu-suite.json
+// and bench.md to $OUT and prints a summary; exits 1 when any check fails.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { fromColumns, LocalCluster } from "../../engine/api/index.js";
+import { formatInfo, machineInfo } from "../../engine/cli/info.js";
+import { native } from "../../engine/native/addon.js";
+import { parseOptions, runBench } from "../../bench/run.js";
+import { GPU_CASES, runCase, runFaultChecks, runSpillCheck, runStickyFaultCheck, specialFrame, tripsFrame, type CheckOutcome } from "./gpu_cases.js";
+
+const out = process.env.OUT ?? ".gpu-out";
+mkdirSync(out, { recursive: true });
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+/** q1's chain (group by a string key, sum an int column) on one table of `rows`: seconds and bytes read. */
+function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
+  const addon = native();
+  const k = 100;
+  const id1 = Array.from({ length: rows }, (_, i) => `id${String(1 + ((i * 2654435761) % k)).padStart(3, "0")}`);
+  const v1 = BigInt64Array.from({ length: rows }, (_, i) => BigInt(1 + (i % 5)));
+  const h = addon.tableFromJs({ rows, names: ["id1", "v1"], columns: [{ type: "string", values: id1, validity: null }, { type: "int64", values: v1, validity: null }] });
+  try {
+    const steps = [{ kind: "aggregate" as const, keys: [0], aggs: [{ op: "sum" as const, column: 1, name: "v1" }], mode: "partial" as const }];
+    addon.release(addon.gpuRun(0, h, steps)); // uploads and caches the columns
+    let best = Infinity;
+    for (let r = 0; r < 5; r++) {
+      const t0 = performance.now();
+      addon.release(addon.gpuRun(0, h, steps));
+      best = Math.min(best, (performance.now() - t0) / 1000);
+    }
+    // id1: 8-byte offsets + 5 bytes per row; v1: 8 bytes per row (each read once by the kernels that need it)
+    return { seconds: best, bytes: rows * (8 + 5 + 8) };
+  } finally {
+    addon.release(h);
+  }
+}
+
+async function main(): Promise<number> {
+  const info = machineInfo();
+  log(formatInfo(info));
+  if (info.cuda.devices.length === 0) {
+    log(`no GPU: ${info.cuda.note}`);
+    return 1;
+  }
+  const results: { cases: unknown[]; checks: CheckOutcome[]; q1?: unknown } = { cases: [], checks: [] };
+  let failed = 0;
+  const gpu = new LocalCluster({ workers: 0, gpus: [0] });
+  const cpu = new LocalCluster({ workers: Math.min(8, availableParallelism()), gpus: "none" });
+  const trips = tripsFrame(20_000, 11);
+  const special = specialFrame();
+  for (const c of GPU_CASES) {
+    const t0 = performance.now();
+    try {
+      const o = await runCase(c, gpu, cpu, trips, special);
+      const ok = o.diff === null && (!c.onGpu || o.chains > 0);
+      if (!ok) failed++;
+      log(`${ok ? "PASS" : "FAIL"} ${c.name} (${o.chains} GPU chains, ${(performance.now() - t0).toFixed(0)} ms)${o.diff ? `: ${o.diff}` : ""}`);
+      results.cases.push({ ...o, ok });
+    } catch (e) {
+      failed++;
+      log(`FAIL ${c.name}: ${(e as Error).message}`);
+      results.cases.push({ name: c.name, ok: false, error: (e as Error).message });
+    }
+  }
+  await gpu.close();
+  const checks = [...(await runFaultChecks(cpu)), await runSpillCheck(cpu)];
+  for (const o of checks) {
+    if (!o.ok) failed++;
+    log(`${o.ok ? "PASS" : "FAIL"} ${o.name}: ${o.detail}`);
+  }
+  results.checks = checks;
+  await cpu.close();
+
+  // A tiny chain first so the GPU is set up before timing.
+  await fromColumns({ a: [1] }).compute({ cluster: new LocalCluster({ workers: 0, gpus: [0] }) });
+  const rows = Number(process.env.Q1_ROWS ?? 1e8);
+  const q1 = q1Bandwidth(rows);
+  const dev = info.cuda.devices[0];
+  const gbs = q1.bytes / q1.seconds / 1e9;
+  results.q1 = { rows, ...q1, gbs, peakGBs: dev.bandwidthGBs, fraction: gbs / dev.bandwidthGBs };
+  log(`q1 chain on ${rows} rows: ${(q1.seconds * 1000).toFixed(1)} ms, ${gbs.toFixed(0)} GB/s of ${dev.bandwidthGBs.toFixed(0)} GB/s peak (${((100 * gbs) / dev.bandwidthGBs).toFixed(1)}%)`);
+
+  if (process.env.BENCH !== "0") {
+    const args = (process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2").split(" ");
+    const section = await runBench({ ...parseOptions(args), dataDir: join(out, "..", "bench-data") });
+    writeFileSync(join(out, "bench.md"), section);
+    log(section);
+    log(JSON.stringify(native().gpuStats()));
+  }
+  // Last: the GPU is unusable in this process afterwards.
+  const sticky = await runStickyFaultCheck();
+  if (!sticky.ok) failed++;
+  log(`${sticky.ok ? "PASS" : "FAIL"} ${sticky.name}: ${sticky.detail}`);
+  results.checks.push(sticky);
+  writeFileSync(join(out, "gpu-suite.json"), JSON.stringify(results, null, 2));
+  log(`GPU suite: ${results.cases.length + results.checks.length - failed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    log(`device run failed: ${(e as Error).stack}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,47 @@
+// The GPU suite: every case of gpu_cases.ts on a GPU worker against the CPU kernels,
+// CUDA failures, and spilling past the device memory limit. It runs where a GPU is
+// visible and is skipped, with the reason printed, elsewhere (CI has no GPU; the
+// device runner, test/gpu/device_run.ts, runs the same cases on a GPU machine).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalCluster, type DataFrame } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
+import { GPU_CASES, runCase, runFaultChecks, runSpillCheck, runStickyFaultCheck, specialFrame, tripsFrame } from "./gpu_cases.js";
+
+const info = native().gpuInfo();
+const hasGpu = info.devices.length > 0;
+if (!hasGpu) console.log(`gpu: suite skipped: ${info.compiled ? info.note : "this build has no CUDA"}`);
+
+describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
+  let gpu: LocalCluster, cpu: LocalCluster, trips: DataFrame, special: DataFrame;
+  beforeAll(() => {
+    gpu = new LocalCluster({ workers: 0, gpus: [0] });
+    cpu = new LocalCluster({ workers: 2, gpus: "none" });
+    trips = tripsFrame(3000, 7);
+    special = specialFrame();
+  });
+  afterAll(async () => {
+    await gpu.close();
+    await cpu.close();
+  });
+
+  it.each(GPU_CASES)("gpu: $name gives the CPU's answer", async (c) => {
+    const out = await runCase(c, gpu, cpu, trips, special);
+    expect(out.diff).toBeNull();
+    if (c.onGpu) expect(out.chains).toBeGreaterThan(0);
+  });
+
+  it("gpu: CUDA errors are BASIN_CUDA naming the GPU, and the engine survives them", async () => {
+    for (const o of await runFaultChecks(cpu)) expect(o.ok, `${o.name}: ${o.detail}`).toBe(true);
+  });
+
+  it("gpu: data twice the device memory limit completes through spilling", async () => {
+    const o = await runSpillCheck(cpu);
+    expect(o.ok, o.detail).toBe(true);
+  });
+
+  // Last: the GPU is unusable in this process afterwards.
+  it("gpu: a sticky CUDA error leaves the engine answering on the CPU", async () => {
+    const o = await runStickyFaultCheck();
+    expect(o.ok, o.detail).toBe(true);
+  });
+});

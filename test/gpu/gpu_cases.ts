@@ -1,0 +1,280 @@
+// The GPU differential suite as plain functions (no vitest), so the same cases run
+// under vitest (test/gpu/gpu.test.ts) and in the device runner (test/gpu/device_run.ts)
+// on a machine without Node's test tools: every pipeline runs on a cluster whose only
+// worker is a GPU worker and on a CPU cluster, and the answers must match row for row
+// (same order; floats within 1e-9 relative, as atomics add in another order).
+import { col, count, fromColumns, lit, LocalCluster, type DataFrame, type Table } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
+import { makeTrips } from "../helpers/data.js";
+
+export interface GpuCase {
+  name: string;
+  build: (t: DataFrame, special: DataFrame) => DataFrame;
+  /** Whether some of its steps must have run on the GPU (false: it tests the CPU fallback). */
+  onGpu: boolean;
+}
+
+/** Trips with nulls everywhere, unicode strings, a skewed key, empty and one-row partitions. */
+export function tripsFrame(rows: number, seed: number, partitions?: number[]): DataFrame {
+  const t = makeTrips(rows, seed);
+  return fromColumns(
+    { ...t, day: t.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
+    { partitions: partitions ?? [0, 1, rows - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } },
+  );
+}
+
+/** Float keys and values the hash and the comparisons must treat as the CPU does: -0, NaN, ±∞. */
+export function specialFrame(): DataFrame {
+  const x = [0, -0, NaN, Infinity, -Infinity, 1.5, NaN, -0, null, 1.5, 2 ** 53, -(2 ** 53)];
+  return fromColumns(
+    { x, i: x.map((_, k) => (k % 3 === 0 ? null : k * 1_000_000_007)), g: x.map((_, k) => k % 4) },
+    { partitions: [5, 0, 7], types: { x: "float64", i: "int64", g: "int64" } },
+  );
+}
+
+export const GPU_CASES: GpuCase[] = [
+  { name: "filter with and / comparisons", onGpu: true, build: (t) => t.filter(col("v").gt(0).and(col("f").lt(50))) },
+  { name: "filter with three-valued or", onGpu: true, build: (t) => t.filter(col("flag").or(col("v").lt(-500))) },
+  { name: "filter with not and isNull", onGpu: true, build: (t) => t.filter(col("flag").not().or(col("k").isNull())) },
+  { name: "filter on a date", onGpu: true, build: (t) => t.filter(col("day").ge("2024-02-01")) },
+  { name: "filter that keeps nothing", onGpu: true, build: (t) => t.filter(col("v").gt(1e9)) },
+  { name: "filter on strings (CPU fallback)", onGpu: false, build: (t) => t.filter(col("city").ne("plain")) },
+  {
+    name: "arithmetic with nulls, division by zero and mixed types",
+    onGpu: true,
+    build: (t) =>
+      t.select(
+        "rid",
+        col("v").add(col("f")).alias("a"), col("v").sub(3).alias("b"), col("v").mul(col("k")).alias("c"),
+        col("v").div(7).alias("d"), col("v").mod(7).alias("e"), col("f").neg().alias("g"),
+        col("v").div(col("k")).alias("h"), col("v").mod(col("k")).alias("i"), col("f").mod(col("k")).alias("j"),
+        col("v").neg().alias("l"),
+      ),
+  },
+  {
+    name: "null tests and fillNull",
+    onGpu: true,
+    build: (t) => t.select("rid", col("v").isNull().alias("a"), col("city").isNotNull().alias("b"), col("f").fillNull(0).alias("c"), col("v").fillNull(col("f")).alias("e")),
+  },
+  {
+    name: "casts that cannot fail",
+    onGpu: true,
+    build: (t) => t.select("rid", col("v").cast("float64").alias("a"), col("flag").cast("int64").alias("d"), col("day").cast("timestamp").alias("g"), col("f").cast("bool").alias("h")),
+  },
+  { name: "float to int cast (CPU fallback)", onGpu: false, build: (t) => t.select("rid", col("f").cast("int64").alias("b")) },
+  {
+    name: "math functions (non-finite results are null)",
+    onGpu: true,
+    build: (t) => t.select("rid", col("v").abs().alias("a"), col("f").sqrt().alias("b"), col("f").log().alias("c"), col("f").div(100).exp().alias("d"), col("f").pow(2).alias("e"), col("f").abs().alias("g")),
+  },
+  { name: "string columns pass through a filter", onGpu: true, build: (t) => t.filter(col("v").ge(0)).select("city", "rid", "day", col("v").mul(2).alias("v2")) },
+  {
+    name: "groupBy an int key with every aggregation",
+    onGpu: true,
+    build: (t) =>
+      t.groupBy("k").agg(
+        col("v").sum().alias("s"), col("f").mean().alias("m"), col("city").min().alias("mn"), col("day").max().alias("mx"),
+        col("v").count().alias("c"), count().alias("n"), col("f").std().alias("sd"), col("v").var().alias("vr"),
+        col("f").median().alias("md"), col("city").nUnique().alias("u"), col("v").first().alias("fv"), col("city").last().alias("lc"),
+        col("f").min().alias("fmin"), col("flag").max().alias("bmax"), col("flag").min().alias("bmin"),
+      ),
+  },
+  {
+    name: "groupBy a unicode string key",
+    onGpu: true,
+    build: (t) => t.groupBy("city").agg(col("v").sum().alias("s"), col("f").mean().alias("m"), col("v").min().alias("mn"), col("f").max().alias("mx"), count().alias("n")),
+  },
+  {
+    name: "groupBy two keys with nulls",
+    onGpu: true,
+    build: (t) => t.groupBy("k", "flag").agg(col("v").sum().alias("s"), col("f").var().alias("vr"), col("day").min().alias("d")),
+  },
+  { name: "groupBy a date key", onGpu: true, build: (t) => t.groupBy("day").agg(col("f").sum().alias("s"), count().alias("n")) },
+  {
+    name: "aggregation without keys",
+    onGpu: true,
+    build: (t) => t.agg(col("v").sum().alias("s"), col("f").mean().alias("m"), col("f").std().alias("sd"), col("v").min().alias("mn"), col("day").max().alias("mx"), count().alias("n")),
+  },
+  {
+    name: "filter, computed columns and groupBy in one chain",
+    onGpu: true,
+    build: (t) =>
+      t
+        .filter(col("f").isNotNull().and(col("v").ne(0)))
+        .withColumns({ r: col("f").div(col("v")), big: col("v").gt(100) })
+        .groupBy("big", "city")
+        .agg(col("r").mean().alias("rm"), col("r").sum().alias("rs"), count().alias("n")),
+  },
+  { name: "groupBy over an empty filter result", onGpu: true, build: (t) => t.filter(col("v").gt(1e9)).groupBy("k").agg(col("v").sum().alias("s")) },
+  {
+    name: "float keys: -0 equals 0, NaNs are one group, nulls one group",
+    onGpu: true,
+    build: (_, s) => s.groupBy("x").agg(count().alias("n"), col("i").sum().alias("s"), col("i").max().alias("m")),
+  },
+  {
+    name: "float comparisons and min/max with NaN and infinities",
+    onGpu: true,
+    build: (_, s) => s.select(col("x").gt(0).alias("p"), col("x").eq(col("x")).alias("e"), col("x").mul(2).alias("d")).filter(lit(true)),
+  },
+  { name: "min/max with NaN per group", onGpu: true, build: (_, s) => s.groupBy("g").agg(col("x").min().alias("mn"), col("x").max().alias("mx"), col("x").mean().alias("m")) },
+];
+
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a === "number" && typeof b === "number") {
+    if (Number.isNaN(a) && Number.isNaN(b)) return true;
+    if (a === b) return true;
+    return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  }
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  return a === b;
+}
+
+/**
+ * Why two results differ (schema, row count, or the first differing cell), or null.
+ *
+ * @example
+ * diffTables(await df.compute({ cluster: gpu }), await df.compute({ cluster: cpu })) // null
+ */
+export function diffTables(gpu: Table, cpu: Table): string | null {
+  if (JSON.stringify(gpu.schema) !== JSON.stringify(cpu.schema)) return `schema ${JSON.stringify(gpu.schema)} vs ${JSON.stringify(cpu.schema)}`;
+  if (gpu.numRows !== cpu.numRows) return `${gpu.numRows} rows vs ${cpu.numRows}`;
+  for (const name of cpu.columnNames) {
+    const g = gpu.column(name), c = cpu.column(name);
+    for (let r = 0; r < c.length; r++)
+      if (!same(g[r], c[r])) return `column ${name}, row ${r}: GPU ${String(g[r])} vs CPU ${String(c[r])}`;
+  }
+  return null;
+}
+
+export interface CaseOutcome {
+  name: string;
+  /** null when the GPU and CPU answers agree. */
+  diff: string | null;
+  /** GPU chains the case ran. */
+  chains: number;
+  onGpu: boolean;
+}
+
+/** GPU chains run so far on device 0. */
+export function gpuChains(): number {
+  return native().gpuStats().find((s) => s.device === 0)?.chains ?? 0;
+}
+
+/**
+ * Runs one case on both clusters.
+ *
+ * @example
+ * const out = await runCase(GPU_CASES[0], gpu, cpu, tripsFrame(3000, 7), specialFrame());
+ */
+export async function runCase(c: GpuCase, gpu: LocalCluster, cpu: LocalCluster, trips: DataFrame, special: DataFrame): Promise<CaseOutcome> {
+  const frame = c.build(trips, special);
+  const before = gpuChains();
+  const onGpu = await frame.compute({ cluster: gpu });
+  const chains = gpuChains() - before;
+  const onCpu = await frame.compute({ cluster: cpu });
+  return { name: c.name, diff: diffTables(onGpu, onCpu), chains, onGpu: c.onGpu };
+}
+
+/** A check beyond the differential cases: what it proves, whether it held, and what was seen. */
+export interface CheckOutcome {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+async function thrown(f: () => unknown): Promise<{ code?: string; message: string } | null> {
+  try {
+    await f();
+    return null;
+  } catch (e) {
+    return { code: (e as { code?: string }).code, message: (e as Error).message };
+  }
+}
+
+/** Whether a fresh GPU cluster sums [1, 2, 3, null] to 6 (null when it does; else what it got). */
+async function gpuStillAnswers(): Promise<string | null> {
+  const probe = new LocalCluster({ workers: 0, gpus: [0] });
+  try {
+    const t = await fromColumns({ a: [1, 2, 3, null] }).agg(col("a").sum().alias("s")).compute({ cluster: probe });
+    return t.column("s")[0] === 6 ? null : `sum was ${String(t.column("s")[0])}`;
+  } catch (e) {
+    return (e as Error).message;
+  } finally {
+    await probe.close();
+  }
+}
+
+/**
+ * Recoverable CUDA failures surface as BASIN_CUDA naming the GPU and the operation,
+ * and the GPU works afterwards; through a cluster, a GPU worker whose task failed that
+ * way is replaced and the engine keeps running.
+ */
+export async function runFaultChecks(cpu: LocalCluster): Promise<CheckOutcome[]> {
+  const out: CheckOutcome[] = [];
+  const addon = native();
+  for (const [kind, expect] of [["bad-launch", /GPU 0 \(.+\): a test launch failed: cudaError\w+/], ["oom", /GPU 0 \(.+\): out of device memory allocating .* for a test allocation after spilling/]] as const) {
+    const e = await thrown(() => addon.gpuFault(0, kind));
+    const after = await gpuStillAnswers();
+    const ok = e?.code === "BASIN_CUDA" && expect.test(e.message) && after === null;
+    out.push({ name: `${kind}: BASIN_CUDA names the GPU and operation; the GPU works after`, ok, detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok"}` });
+  }
+  // A partition bigger than the device limit: the run fails naming the GPU; the worker is replaced.
+  const tiny = new LocalCluster({ workers: 0, gpus: [0], deviceMemoryLimit: 1 << 20 });
+  try {
+    const n = 400_000;
+    const big = fromColumns({ a: Array.from({ length: n }, (_, i) => i % 1000), b: Array.from({ length: n }, (_, i) => i * 0.5) }, { partitions: [n] });
+    const e = await thrown(() => big.groupBy("a").agg(col("b").sum().alias("s")).compute({ cluster: tiny }));
+    await new Promise((r) => setTimeout(r, 500)); // the failed worker exits; the pool starts another
+    const workers = tiny.pool.names;
+    const still = await fromColumns({ a: [1, 2] }).agg(col("a").sum().alias("s")).compute({ cluster: cpu });
+    const ok = e?.code === "BASIN_CUDA" && /GPU 0 \(.+\): out of device memory/.test(e.message) && workers.includes("gpu-0") && still.column("s")[0] === 3;
+    out.push({ name: "out of device memory in a run: BASIN_CUDA, GPU worker replaced, engine keeps running", ok, detail: `${e?.code}: ${e?.message}; workers ${workers.join(",")}` });
+  } finally {
+    await tiny.close();
+  }
+  return out;
+}
+
+/**
+ * A sticky CUDA error (a kernel faulting): BASIN_CUDA saying the GPU is unusable in this
+ * process (CUDA's rule), and the engine keeps answering on the GPU cluster, with the CPU
+ * kernels. Run it last: the GPU stays unusable in this process afterwards.
+ */
+export async function runStickyFaultCheck(): Promise<CheckOutcome> {
+  const e = await thrown(() => native().gpuFault(0, "illegal-address"));
+  const after = await gpuStillAnswers();
+  const stats = native().gpuStats()[0];
+  const ok = e?.code === "BASIN_CUDA" && /GPU 0 \(.+\): a test kernel failed: cudaError\w+.*runs on the CPU from now on/.test(e.message) && after === null && stats.broken !== null;
+  return { name: "a sticky CUDA error: BASIN_CUDA, the GPU is marked unusable, its work runs on the CPU", ok, detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok (on the CPU)"}; failures ${stats.failures}` };
+}
+
+/**
+ * Data twice the device memory limit: a group-by over all of it completes by spilling
+ * cached columns to host (dropping device copies, least recently used first), with the
+ * CPU's answer.
+ */
+export async function runSpillCheck(cpu: LocalCluster): Promise<CheckOutcome> {
+  const limit = 16 << 20;
+  const n = 2_000_000; // two 8-byte columns: 32 MB, twice the limit
+  const data = fromColumns({ k: Array.from({ length: n }, (_, i) => (i * 7919) % 5000), v: Array.from({ length: n }, (_, i) => (i % 977) * 0.25) }, { partitions: [n] });
+  const gpu = new LocalCluster({ workers: 0, gpus: [0], deviceMemoryLimit: limit });
+  const stored = await data.persist({ cluster: cpu, partitions: 16 });
+  try {
+    const q = stored.groupBy("k").agg(col("v").sum().alias("s"), count().alias("n"), col("v").max().alias("m"));
+    const before = native().gpuStats()[0];
+    const onGpu = await q.compute({ cluster: gpu });
+    const again = await q.compute({ cluster: gpu });
+    const after = native().gpuStats()[0];
+    const onCpu = await q.compute({ cluster: cpu });
+    const diff = diffTables(onGpu, onCpu) ?? diffTables(again, onCpu);
+    const evicted = after.evictions - before.evictions;
+    return {
+      name: "data twice the device memory limit completes through spilling, with the CPU's answer",
+      ok: diff === null && evicted > 0 && after.used <= limit,
+      detail: `${diff ?? "same answer"}; ${evicted} columns (${((after.evictedBytes - before.evictedBytes) / 1e6).toFixed(1)} MB) spilled to host; limit ${limit / 1e6} MB; ${after.chains - before.chains} chains`,
+    };
+  } finally {
+    stored.unpersist();
+    await gpu.close();
+  }
+}

@@ -1,0 +1,64 @@
+// GPU placement: which tasks go to GPU workers, which wait for one, and which stay
+// on CPU workers; the affinity rule and the scheduler's choices, fed by hand.
+import { describe, expect, it } from "vitest";
+import type { Instruction } from "../../engine/scheduler/events.js";
+import { gpuAffinity } from "../../engine/scheduler/placement.js";
+import { SchedulerState } from "../../engine/scheduler/state.js";
+import type { Step, Task, TaskGraph } from "../../engine/lower/tasks.js";
+
+const stored: Step = { kind: "stored", handle: 1 };
+const scan: Step = { kind: "scanCsv", path: "x.csv", start: 0, end: 10, options: { delimiter: ",", header: true, names: ["a"], types: ["int64"] } as never };
+const filter: Step = { kind: "filter", predicate: { kind: "col", index: 0, type: "bool" } };
+const sumAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "sum", column: 1, name: "s" }], mode: "partial" };
+const medianAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "median", column: 1, name: "m" }], mode: "full" };
+const merge: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "sum", column: 1, name: "s" }], mode: "merge" };
+const part: Step = { kind: "hashPartition", keys: [0], parts: 4 };
+const topK: Step = { kind: "topK", keys: [0], column: 1, k: 2, descending: true };
+
+describe("gpuAffinity", () => {
+  it("data in memory aggregated by the GPU waits for a GPU worker; after a CSV scan it only prefers one", () => {
+    expect(gpuAffinity([stored, filter, sumAgg, part])).toBe("require");
+    expect(gpuAffinity([scan, filter, sumAgg, part])).toBe("prefer");
+    expect(gpuAffinity([stored, filter])).toBe("require");
+  });
+
+  it("tasks whose heavy part the GPU does not do stay with CPU workers", () => {
+    expect(gpuAffinity([stored, medianAgg])).toBe("none");
+    expect(gpuAffinity([stored, filter, topK])).toBe("none");
+    expect(gpuAffinity([stored, merge])).toBe("none");
+    expect(gpuAffinity([scan, part])).toBe("none");
+  });
+});
+
+describe("SchedulerState with GPU workers", () => {
+  let n = 0;
+  const sid = () => `p${n++}`;
+  const task = (key: string, steps: Step[]): Task => ({ key, group: key.replace(/-\d+$/, ""), deps: [], steps });
+  const executes = (out: Instruction[]) => out.filter((i) => i.type === "execute").map((i) => (i.type === "execute" ? [i.key, i.worker] : []));
+  function start(graph: TaskGraph, workers: string[]): { s: SchedulerState; out: Instruction[] } {
+    const s = new SchedulerState(graph);
+    for (const w of workers) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
+    return { s, out: s.handle({ type: "start", stimulusId: sid() }) };
+  }
+
+  it("GPU tasks go to the GPU worker and wait for it; CPU-only tasks take the CPU workers meanwhile", () => {
+    const final: Task = { key: "final-0", group: "final", deps: ["agg-0", "agg-1", "top-0"].map((key) => ({ key, index: 0 })), steps: [merge] };
+    const graph: TaskGraph = { tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg]), task("top-0", [stored, topK]), final], output: "final-0" };
+    const { s, out } = start(graph, ["cpu-0", "gpu-0", "cpu-1"]);
+    expect(executes(out)).toEqual([["agg-0", "gpu-0"], ["top-0", "cpu-0"]]);
+    const next = s.handle({ type: "taskFinished", key: "agg-0", worker: "gpu-0", outputs: [5], nbytes: 1, stimulusId: sid() });
+    expect(executes(next)).toEqual([["agg-1", "gpu-0"]]);
+  });
+
+  it("a task that scans a file first takes a CPU worker when the GPU worker is busy", () => {
+    const graph: TaskGraph = { tasks: [task("scan-0", [scan, sumAgg]), task("scan-1", [scan, sumAgg])], output: "scan-0" };
+    const { out } = start(graph, ["gpu-0", "cpu-0"]);
+    expect(executes(out)).toEqual([["scan-0", "gpu-0"], ["scan-1", "cpu-0"]]);
+  });
+
+  it("without GPU workers, GPU tasks run on CPU workers as before", () => {
+    const graph: TaskGraph = { tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg])], output: "agg-0" };
+    const { out } = start(graph, ["cpu-0", "cpu-1"]);
+    expect(executes(out)).toEqual([["agg-0", "cpu-0"], ["agg-1", "cpu-1"]]);
+  });
+});
