@@ -1,7 +1,8 @@
 import { BasinError } from "../common/errors.js";
 import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
-import { native, type Handle } from "../native/addon.js";
+import { native, type Handle, type JsTable } from "../native/addon.js";
+import { concatJsTables } from "../io/tables.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import { Table } from "../api/table.js";
@@ -52,22 +53,59 @@ export async function computeStored(plan: Plan, options: ComputeOptions = {}): P
     const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
     return { ref, skippedLines: 0, tasks: 0 };
   }
-  const graph = lowerPlan(optimize(plan.root, options.optimize));
-  const { ref, skippedLines } = await localCluster(options, "dataframes").run(graph, { onProgress: options.onProgress, signal: options.signal });
+  const cluster = localCluster(options, "dataframes");
+  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget });
+  const { ref, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
   return { ref, skippedLines, tasks: graph.tasks.length };
 }
 
+/** A result left in the store as its partitions, in order: the caller owns and must release every one. */
+export interface StoredParts {
+  refs: Handle[];
+  skippedLines: number;
+  tasks: number;
+}
+
 /**
- * Runs a plan and copies the result into JS memory, freeing it from the store.
+ * Optimizes, lowers and runs a plan, leaving the result in the store as its
+ * partitions: never concatenated into one table, so a result larger than the
+ * memory limit stays spillable part by part while the caller reads it.
+ *
+ * @example
+ * const { refs } = await computeParts(df.toPlan());
+ * for (const h of refs) native().release(h);
+ */
+export async function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<StoredParts> {
+  if (options.cluster instanceof DaskCluster) {
+    const { ref, skippedLines, tasks } = await computeStored(plan, options);
+    return { refs: [ref], skippedLines, tasks };
+  }
+  if (plan.version !== PLAN_VERSION)
+    throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
+  const cluster = localCluster(options, "dataframes");
+  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts: true });
+  const { refs, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  return { refs, skippedLines, tasks: graph.tasks.length };
+}
+
+/**
+ * Runs a plan and copies the result into JS memory, freeing it from the store part
+ * by part (the store never holds the whole result as one table).
  *
  * @example
  * const table = await computePlan(df.toPlan(), { onProgress: console.log });
  */
 export async function computePlan(plan: Plan, options: ComputeOptions = {}): Promise<Table> {
-  const { ref, skippedLines, tasks } = await computeStored(plan, options);
+  const { refs, skippedLines, tasks } = await computeParts(plan, options);
+  const parts: JsTable[] = [];
   try {
-    return new Table(native().tableToJs(ref), { skippedLines, tasks });
+    for (let i = 0; i < refs.length; i++) {
+      parts.push(native().tableToJs(refs[i]));
+      native().release(refs[i]);
+      refs[i] = -1;
+    }
   } finally {
-    native().release(ref);
+    for (const h of refs) if (h !== -1) native().release(h);
   }
+  return new Table(concatJsTables(parts), { skippedLines, tasks });
 }

@@ -63,22 +63,31 @@ export function checkWritable(path: string, loc?: SourceLocation): void {
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
 }
 
-/** Rows of a table in the store, copied to JS `rowsPerChunk` at a time (the store keeps the result). */
-export function storeChunks(h: Handle, rowsPerChunk = 1 << 16): ChunkSource {
-  const info = native().tableInfo(h);
+/**
+ * Rows of a table in the store, or of a result's partitions in order, copied to JS
+ * `rowsPerChunk` at a time (the store keeps them; a spilled part is read back only
+ * when its turn comes).
+ */
+export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): ChunkSource {
+  const parts = Array.isArray(h) ? h : [h];
+  const info = native().tableInfo(parts[0]);
+  const rows = parts.map((p) => native().tableRows(p));
+  const total = rows.reduce((a, b) => a + b, 0);
   return {
     schema: info.names.map((name, i) => ({ name, type: info.types[i] })),
-    rows: info.rows,
+    rows: total,
     *chunks() {
-      for (let at = 0; at < info.rows || at === 0; at += rowsPerChunk) {
-        const part = native().slice(h, at, Math.min(rowsPerChunk, info.rows - at));
-        try {
-          yield native().tableToJs(part);
-        } finally {
-          native().release(part);
+      // An empty result still yields one (empty) chunk, for the schema.
+      if (total === 0) yield native().tableToJs(parts[0]);
+      for (let i = 0; i < parts.length; i++)
+        for (let at = 0; at < rows[i]; at += rowsPerChunk) {
+          const part = native().slice(parts[i], at, Math.min(rowsPerChunk, rows[i] - at));
+          try {
+            yield native().tableToJs(part);
+          } finally {
+            native().release(part);
+          }
         }
-        if (info.rows === 0) break;
-      }
     },
   };
 }

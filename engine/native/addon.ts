@@ -156,6 +156,8 @@ export interface MemoryConfig {
   target?: number;
   /** This process's own spill folder (engine/memory/spill_dir.ts makes it). */
   directory: string;
+  /** How spill files are compressed (default "lz4"). */
+  compression?: "lz4" | "zstd" | "none";
 }
 
 /** Bytes per tier and spill activity since the process started. */
