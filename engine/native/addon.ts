@@ -174,6 +174,11 @@ export interface MemoryStats {
   spilledBytes: number;
   unspilledCount: number;
   unspilledBytes: number;
+  /** Bytes written to spill files (after compression). */
+  writtenBytes: number;
+  /** Evictions that wrote nothing: the table kept its file from an earlier spill. */
+  reusedCount: number;
+  compression: "lz4" | "zstd" | "none";
   spillSeconds: number;
   unspillSeconds: number;
   /** Over the host limit even after spilling (all that is left is in use): the scheduler pauses root tasks. */
@@ -186,14 +191,17 @@ export type MemoryTier = "device" | "host" | "disk";
 /** One event of a spill-policy script (spillPolicyRun). */
 export type SpillPolicyEvent =
   | { op: "add"; id: number; bytes: number; tier?: MemoryTier }
-  | { op: "remove" | "touch" | "pin" | "unpin"; id: number }
+  | { op: "remove" | "touch" | "pin" | "unpin" | "dropCopy"; id: number }
+  /** A table on disk was read back to `tier` (default host); with `keep` its file stays, so evicting it again writes nothing. */
+  | { op: "unspill"; id: number; tier?: MemoryTier; keep?: boolean }
   /** A tier holds `used` (default: its tables' bytes) and `need` more bytes are coming; `busy` are being read. */
   | { op: "pressure"; tier?: MemoryTier; used?: number; need?: number; busy?: number[] }
   /** An allocation of `need` bytes failed: free that much. */
   | { op: "allocFailed"; tier?: MemoryTier; need: number; busy?: number[] };
 
 export interface SpillPlanResult {
-  moves: { id: number; from: MemoryTier; to: MemoryTier; bytes: number }[];
+  /** `reuse`: the table kept its file from an earlier spill, so the move writes nothing. */
+  moves: { id: number; from: MemoryTier; to: MemoryTier; bytes: number; reuse?: true }[];
   nextTierFull: boolean;
   stillOver: boolean;
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "napi_util.h"
+#include "spill_file.h"
 #include "spill_policy.h"
 #include "store.h"
 
@@ -26,6 +27,7 @@ Napi::Object PlanToJs(Napi::Env env, const SpillPlan& p) {
     m.Set("from", TierName(p.moves[i].from));
     m.Set("to", TierName(p.moves[i].to));
     m.Set("bytes", double(p.moves[i].bytes));
+    if (p.moves[i].reuse) m.Set("reuse", true);
     moves.Set(uint32_t(i), m);
   }
   o.Set("moves", moves);
@@ -66,6 +68,10 @@ Napi::Value PolicyRun(const Napi::CallbackInfo& info) {
       p.pin(id);
     } else if (op == "unpin") {
       p.unpin(id);
+    } else if (op == "unspill") {  // read back from disk; `keep`: its file stays
+      p.moved(id, tier, e.Get("keep").ToBoolean().Value());
+    } else if (op == "dropCopy") {
+      p.dropCopy(id);
     } else if (op == "pressure" || op == "allocFailed") {
       std::set<uint64_t> busy;
       if (e.Get("busy").IsArray()) {
@@ -97,7 +103,7 @@ Napi::Value PolicyRun(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void RegisterSpill(Napi::Env env, Napi::Object exports) {
-  // configureMemory({ hostLimit, diskLimit, target, directory }); limits -1 = none.
+  // configureMemory({ hostLimit, diskLimit, target, directory, compression }); limits -1 = none.
   exports.Set("configureMemory", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       auto o = info[0].As<Napi::Object>();
@@ -106,6 +112,7 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       c.diskLimit = LimitArg(o, "diskLimit");
       if (o.Get("target").IsNumber()) c.target = o.Get("target").As<Napi::Number>().DoubleValue();
       if (o.Get("directory").IsString()) c.directory = o.Get("directory").As<Napi::String>().Utf8Value();
+      if (o.Get("compression").IsString()) c.codec = SpillCodecFromName(o.Get("compression").As<Napi::String>().Utf8Value());
       Store::Instance().configure(c);
       return info.Env().Undefined();
     });
@@ -126,6 +133,9 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       o.Set("spilledBytes", double(s.spilledBytes));
       o.Set("unspilledCount", double(s.unspilledCount));
       o.Set("unspilledBytes", double(s.unspilledBytes));
+      o.Set("writtenBytes", double(s.writtenBytes));
+      o.Set("reusedCount", double(s.reusedCount));
+      o.Set("compression", SpillCodecName(c.codec));
       o.Set("spillSeconds", s.spillSeconds);
       o.Set("unspillSeconds", s.unspillSeconds);
       o.Set("overLimit", s.overLimit);

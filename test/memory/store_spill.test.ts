@@ -1,5 +1,6 @@
-// The store's disk tier: tables spill to files in this process's folder, come back
-// unchanged on access, and their files go when they are released.
+// The store's disk tier: tables spill to compressed files in this process's folder,
+// come back unchanged on access (keeping their file, so a second eviction writes
+// nothing), and their files go when they are released.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,12 +50,67 @@ describe("store disk tier", () => {
     expect([a, b, c].map((h) => native().tableToJs(h))).toEqual(expected);
     expect(native().isSpilled(a)).toBe(false);
     expect(native().memoryStats().unspilledCount).toBeGreaterThan(before.unspilledCount);
-    expect(readdirSync(dir())).toEqual([]);
     native().memorySpill(1e12);
     expect(readdirSync(dir()).length).toBe(3);
     for (const h of [a, b, c]) native().release(h);
     expect(readdirSync(dir())).toEqual([]);
     expect(native().memoryStats()).toMatchObject({ diskBytes: 0, diskTables: 0 });
+  });
+
+  it("keeps a table's file after reading it back, so evicting it again writes nothing", () => {
+    const a = native().tableFromJs(sample(5000));
+    const expected = native().tableToJs(a);
+    native().memorySpill(1e12);
+    const first = native().memoryStats();
+    expect(native().isSpilled(a)).toBe(true);
+    expect(native().tableToJs(a)).toEqual(expected); // read back: the file stays
+    expect(native().isSpilled(a)).toBe(false);
+    expect(readdirSync(dir()).length).toBe(1);
+    native().memorySpill(1e12);
+    const second = native().memoryStats();
+    expect(native().isSpilled(a)).toBe(true);
+    expect(second.writtenBytes).toBe(first.writtenBytes);
+    expect(second.reusedCount).toBe(first.reusedCount + 1);
+    expect(second.spilledCount).toBe(first.spilledCount + 1);
+    expect(native().tableToJs(a)).toEqual(expected);
+    native().release(a);
+    expect(readdirSync(dir())).toEqual([]);
+    expect(native().memoryStats()).toMatchObject({ diskBytes: 0, diskTables: 0 });
+  });
+
+  it.each(["lz4", "zstd", "none"] as const)("round-trips nulls, strings, empty and all-null tables (buffers over one 1 MiB chunk) through %s spill files", (compression) => {
+    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
+    try {
+      expect(native().memoryStats().compression).toBe(compression);
+      const allNull: JsTable = { rows: 3, names: ["s", "i"], columns: [{ type: "string", values: [null, null, null], validity: null }, { type: "int64", values: new BigInt64Array(3), validity: new Uint8Array(3) }] };
+      const tables = [sample(140_000), sample(0), sample(1), allNull].map((t) => native().tableFromJs(t));
+      const expected = tables.map((h) => native().tableToJs(h));
+      native().memorySpill(1e12);
+      expect(tables.every((h) => native().isSpilled(h))).toBe(true);
+      expect(tables.map((h) => native().tableToJs(h))).toEqual(expected);
+      for (const h of tables) native().release(h);
+    } finally {
+      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
+    }
+  });
+
+  it("writes compressible tables in fewer bytes with lz4 and zstd than uncompressed", () => {
+    const written: Record<string, number> = {};
+    for (const compression of ["none", "lz4", "zstd"] as const) {
+      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
+      const h = native().tableFromJs(sample(200_000));
+      const before = native().memoryStats().writtenBytes;
+      native().memorySpill(1e12);
+      written[compression] = native().memoryStats().writtenBytes - before;
+      native().release(h);
+    }
+    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
+    expect(written.lz4).toBeLessThan(written.none / 2);
+    expect(written.zstd).toBeLessThan(written.lz4);
+  });
+
+  it("refuses an unknown spill compression, naming the choices", () => {
+    expect(() => resolveMemory({ spillCompression: "gzip" as "lz4" })).toThrow(/spillCompression must be one of "lz4", "zstd", "none", got "gzip"/);
   });
 
   it("never spills a pinned table", () => {
