@@ -3,6 +3,7 @@ import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
 import { concatJsTables } from "../io/tables.js";
+import { withResident } from "../memory/resident.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import { Table } from "../api/table.js";
@@ -100,7 +101,7 @@ export async function computePlan(plan: Plan, options: ComputeOptions = {}): Pro
   const parts: JsTable[] = [];
   try {
     for (let i = 0; i < refs.length; i++) {
-      parts.push(native().tableToJs(refs[i]));
+      parts.push(await withResident(refs[i], (h) => native().tableToJs(h)));
       native().release(refs[i]);
       refs[i] = -1;
     }

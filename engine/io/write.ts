@@ -9,6 +9,7 @@ import { Compression, Table as WasmTable, transformParquetStream, WriterProperti
 import { csvField } from "../common/csv_field.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
+import { pinResident } from "../memory/resident.js";
 import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
 import { jsToBatch } from "./arrow_convert.js";
 import { emptyTable } from "./tables.js";
@@ -33,7 +34,7 @@ export interface WriteSummary {
 export interface ChunkSource {
   schema: Field[];
   rows: number;
-  chunks(): Iterable<JsTable>;
+  chunks(): AsyncIterable<JsTable>;
 }
 
 const EXTENSIONS: Record<string, OutputFormat> = { ".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow" };
@@ -76,18 +77,27 @@ export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): Chunk
   return {
     schema: info.names.map((name, i) => ({ name, type: info.types[i] })),
     rows: total,
-    *chunks() {
+    async *chunks() {
       // An empty result still yields one (empty) chunk, for the schema.
       if (total === 0) yield native().tableToJs(parts[0]);
-      for (let i = 0; i < parts.length; i++)
-        for (let at = 0; at < rows[i]; at += rowsPerChunk) {
-          const part = native().slice(parts[i], at, Math.min(rowsPerChunk, rows[i] - at));
-          try {
-            yield native().tableToJs(part);
-          } finally {
-            native().release(part);
+      for (let i = 0; i < parts.length; i++) {
+        if (rows[i] === 0) continue;
+        // The part stays in memory (read back off the JS thread) while its chunks are copied.
+        const addon = native();
+        const unpin = await pinResident(parts[i]);
+        try {
+          for (let at = 0; at < rows[i]; at += rowsPerChunk) {
+            const part = addon.slice(parts[i], at, Math.min(rowsPerChunk, rows[i] - at));
+            try {
+              yield addon.tableToJs(part);
+            } finally {
+              addon.release(part);
+            }
           }
+        } finally {
+          unpin();
         }
+      }
     },
   };
 }
@@ -95,7 +105,13 @@ export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): Chunk
 /** A table already in JS memory as one chunk. */
 export function jsChunks(t: JsTable): ChunkSource {
   const schema = t.names.map((name, i) => ({ name, type: t.columns[i].type }));
-  return { schema, rows: t.rows, chunks: () => [t] };
+  return {
+    schema,
+    rows: t.rows,
+    async *chunks() {
+      yield t;
+    },
+  };
 }
 
 // ---- CSV ----
@@ -153,7 +169,7 @@ async function put(ws: WriteStream, data: string | Uint8Array): Promise<void> {
 
 async function writeCsv(src: ChunkSource, ws: WriteStream): Promise<void> {
   await put(ws, src.schema.map((f) => csvField(f.name)).join(",") + "\n");
-  for (const chunk of src.chunks()) await put(ws, csvLines(chunk));
+  for await (const chunk of src.chunks()) await put(ws, csvLines(chunk));
 }
 
 // ---- Arrow IPC ----
@@ -162,7 +178,7 @@ async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
   const writer = new RecordBatchFileWriter();
   writer.pipe(ws);
   let wrote = false;
-  for (const chunk of src.chunks()) {
+  for await (const chunk of src.chunks()) {
     if (chunk.rows === 0 && wrote) continue;
     writer.write(jsToBatch(chunk));
     wrote = true;
@@ -190,11 +206,11 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
     .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
     .build();
   // Chunks go to the wasm writer one at a time as it pulls them.
-  const it = src.chunks()[Symbol.iterator]();
+  const it = src.chunks()[Symbol.asyncIterator]();
   let wrote = false;
   const batches = new ReadableStream<WasmBatch>({
-    pull(controller) {
-      const next = it.next();
+    async pull(controller) {
+      const next = await it.next();
       if (next.done && wrote) return controller.close();
       const js = next.done ? emptyTable(src.schema) : next.value;
       wrote = true;

@@ -235,6 +235,8 @@ export interface NativeAddon {
   /** Handed to user code (or read by a running task): never spilled until unpinned. */
   pin(h: Handle): void;
   unpin(h: Handle): void;
+  /** Reads a spilled table back into memory on a pool thread (the JS thread never waits on the disk); pin it first. */
+  readBack(h: Handle): Promise<void>;
   /** The table's row count; never reads a spilled table back (tableInfo does). */
   tableRows(h: Handle): number;
   /** Whether the table is on disk now. */

@@ -100,6 +100,40 @@ Napi::Value PolicyRun(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// Reads a spilled table back on a libuv pool thread, so the JS thread never waits
+// on the disk; settles a promise (rejected with the BasinError's code).
+class ReadBack : public Napi::AsyncWorker {
+ public:
+  ReadBack(Napi::Env env, uint64_t handle) : Napi::AsyncWorker(env), handle_(handle), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      Store::Instance().get(handle_);
+    } catch (const BasinError& e) {
+      code_ = e.code;
+      SetError(e.what());
+    } catch (const std::bad_alloc&) {
+      code_ = "BASIN_OOM";
+      SetError("out of host memory reading a spilled table back");
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+  void OnError(const Napi::Error& e) override {
+    Napi::Error err = Napi::Error::New(Env(), e.Message());
+    err.Set("code", Napi::String::New(Env(), code_));
+    deferred_.Reject(err.Value());
+  }
+
+ private:
+  uint64_t handle_;
+  std::string code_ = "BASIN_INTERNAL";
+  Napi::Promise::Deferred deferred_;
+};
+
 }  // namespace
 
 void RegisterSpill(Napi::Env env, Napi::Object exports) {
@@ -158,6 +192,16 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
   exports.Set("isSpilled", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       return Napi::Boolean::New(info.Env(), Store::Instance().isSpilled(HandleArg(info[0])));
+    });
+  }));
+  // readBack(handle) -> Promise: a spilled table read back into memory off the JS thread
+  // (pin it first, or it may be evicted again before it is used).
+  exports.Set("readBack", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto* w = new ReadBack(info.Env(), HandleArg(info[0]));
+      Napi::Promise p = w->Promise();
+      w->Queue();
+      return p;
     });
   }));
   exports.Set("tableRows", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {

@@ -113,6 +113,20 @@ describe("store disk tier", () => {
     expect(() => resolveMemory({ spillCompression: "gzip" as "lz4" })).toThrow(/spillCompression must be one of "lz4", "zstd", "none", got "gzip"/);
   });
 
+  it("reads a spilled table back off the JS thread (readBack), and rejects an unknown handle with BASIN_HANDLE", async () => {
+    const a = native().tableFromJs(sample(1000));
+    const expected = native().tableToJs(a);
+    native().memorySpill(1e12);
+    expect(native().isSpilled(a)).toBe(true);
+    const before = native().memoryStats().unspilledCount;
+    await native().readBack(a);
+    expect(native().isSpilled(a)).toBe(false);
+    expect(native().memoryStats().unspilledCount).toBe(before + 1);
+    expect(native().tableToJs(a)).toEqual(expected);
+    native().release(a);
+    await expect(native().readBack(a)).rejects.toMatchObject({ code: "BASIN_HANDLE" });
+  });
+
   it("never spills a pinned table", () => {
     const a = native().tableFromJs(sample(100));
     native().pin(a);
