@@ -14,7 +14,7 @@ export function formatMemoryStats(s: MemoryStats): string {
     `  host    ${formatBytes(s.hostBytes)} now (${limit(s.hostLimit)}), ${s.hostTables} tables`,
     `  disk    ${formatBytes(s.diskBytes)} now (${limit(s.diskLimit)}), ${s.diskTables} tables in ${s.directory}`,
     `  device  ${formatBytes(s.deviceBytes)}`,
-    `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s`,
+    `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s; ${formatBytes(s.writtenBytes)} written (${s.compression}), ${s.reusedCount} evictions reused a kept file`,
     `  unspilled ${s.unspilledCount} tables, ${formatBytes(s.unspilledBytes)} in ${s.unspillSeconds.toFixed(2)} s`,
     "",
   ].join("\n");
