@@ -80,6 +80,7 @@ const s = native().memoryStats();
 console.log(JSON.stringify({
   id, mode, rows, dataBytes, limit: limit ?? null, spillCompression, seconds: +((performance.now() - t0) / 1000).toFixed(2), resultRows, resultParts: refs.length, tasks: graph.tasks.length,
   peakStoreBytes: native().storeStats().peakBytes, maxRss: process.resourceUsage().maxRSS * 1024,
-  spilled: s.spilledCount, spilledBytes: s.spilledBytes, unspilled: s.unspilledCount, unspilledBytes: s.unspilledBytes,
+  spilled: s.spilledCount, spilledBytes: s.spilledBytes, writtenBytes: s.writtenBytes, reused: s.reusedCount, unspilled: s.unspilledCount, unspilledBytes: s.unspilledBytes,
+  spillSeconds: +s.spillSeconds.toFixed(2), unspillSeconds: +s.unspillSeconds.toFixed(2),
 }));
 await cluster.close();
