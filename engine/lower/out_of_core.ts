@@ -3,6 +3,7 @@
 // smaller partitions, chosen from the estimated input size and the limit, so that
 // each partition's working set fits while the others wait spilled on disk.
 import type { PlanNode } from "../common/plan.js";
+import { formatBytes } from "../memory/bytes.js";
 import { estimateBytes } from "../plan/passes/join_strategy.js";
 
 /** The memory the lowered tasks run under: the host limit, shared by the workers running tasks at once. */
@@ -40,7 +41,7 @@ export function partBytes(budget: MemoryBudget): number {
 
 /** An upper bound on the in-memory bytes `node` produces (Infinity when unknown before running). */
 export function inMemoryBytes(node: PlanNode): number {
-  return estimateBytes(node) * FILE_EXPANSION;
+  return estimateBytes(node, FILE_EXPANSION);
 }
 
 /**
@@ -73,8 +74,6 @@ export function shuffledBytes(node: PlanNode): number | undefined {
   }
 }
 
-const MB = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-
 /**
  * How explain() describes an operator's out-of-core strategy under `budget` (empty
  * when it runs in memory as usual).
@@ -90,5 +89,5 @@ export function outOfCoreNote(node: PlanNode, budget: MemoryBudget | undefined):
   const p = shufflePlan(bytes, 1, budget);
   if (!p.outOfCore) return "";
   const how = node.kind === "sort" ? "range-partitioned runs" : "grace hash";
-  return ` out-of-core: ${how}, ≥ ${p.parts} partitions spilled to disk and processed one at a time (input ≈ ${MB(p.inputBytes)}, ≤ ${MB(p.partBytes)} a partition under memoryLimit ${MB(budget.limit)} / ${budget.workers} workers)`;
+  return ` out-of-core: ${how}, ≥ ${p.parts} partitions spilled to disk and processed one at a time (input ≈ ${formatBytes(Math.round(p.inputBytes))}, ≤ ${formatBytes(Math.round(p.partBytes))} a partition under memoryLimit ${formatBytes(budget.limit)} / ${budget.workers} workers)`;
 }
