@@ -1,11 +1,12 @@
 /**
  * Peak memory under a memory limit: runs one question — groupby q3 or q10
- * (db-benchmark data), or a big–big join (x ⋈ big on id3) — in a fresh process and
+ * (db-benchmark data), a big–big join (x ⋈ big on id3), or the baseline (a one-row
+ * frame: the runtime's own memory) — in a fresh process and
  * prints the process's peak resident memory, the store's peak buffer bytes and the
  * spill statistics.
  *
  * Usage: node dist/bench/spill.js [--rows 1e6] [--k 10] [--workers 2] --probe
- *        node dist/bench/spill.js [--rows 1e6] [--workers 2] --question q3|q10|join --data-bytes N
+ *        node dist/bench/spill.js [--rows 1e6] [--workers 2] --question q3|q10|join|baseline --data-bytes N
  *             [--limit 0.25|none] [--mode ooc|in-memory] [--spill-compression lz4|zstd|none]
  *   --probe loads each question's input once and prints its in-memory size (a separate
  *   process, so the measured run's peak is not the probe's); --limit is a fraction of
@@ -15,7 +16,7 @@
  * Prints one JSON line.
  */
 import { parseArgs } from "node:util";
-import { col, count, LocalCluster, readCsv, type DataFrame } from "../engine/api/index.js";
+import { col, count, fromColumns, LocalCluster, readCsv, type DataFrame } from "../engine/api/index.js";
 import { computeStored } from "../engine/cluster/compute.js";
 import { lowerPlan } from "../engine/lower/lower.js";
 import { native } from "../engine/native/addon.js";
@@ -65,6 +66,8 @@ const keys = ["id1", "id2", "id3", "id4", "id5", "id6"];
 const questions: Record<string, () => DataFrame> = {
   q3: () => g().groupBy("id3").agg(col("v1").sum().alias("v1"), col("v3").mean().alias("v3")),
   q10: () => g().groupBy(...keys).agg(col("v3").sum().alias("v3"), count().alias("count")),
+  /** The runtime alone (Node, V8 heaps, the workers, the addon): a one-row frame. */
+  baseline: () => fromColumns({ x: [1] }),
   join: () => x().join(big().select("id1", "id2", "id3", "v2"), { on: "id3", how: "inner", suffix: "_r" }).select("id1", "id2", "id3", "v1", "v2"),
 };
 const id = values.question ?? "q10";
