@@ -1,7 +1,9 @@
-// The disk tier's file format: a table's columns as buffers behind a small header
-// (little-endian, this machine only; files never outlive the process that wrote
-// them), each buffer in 1 MiB chunks compressed with lz4 or zstd (a chunk that does
-// not shrink is stored as it is). Errors are BASIN_SPILL naming the file.
+// The disk tier's file format: Arrow IPC files (one schema, one record batch: int64,
+// float64 (double), bool, large UTF-8 strings, date32 (days), timestamp[us]), with
+// Arrow's buffer compression (lz4 frame or zstd, written and read in 1 MiB pieces so
+// the scratch stays small) or none. Byte-per-row validity and bools become bitmaps on
+// disk. Little-endian; files never outlive the process that wrote them. Errors are
+// BASIN_SPILL naming the file.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -286,7 +286,7 @@ void Store::maybeSpill(int64_t need, bool force) {
                                         " bytes is reached while the host is over its memory limit; raise the spill limit, free disk space, or raise --memory-limit");
 }
 
-std::string Store::spillPath(uint64_t handle) const { return config_.directory + "/t" + std::to_string(handle) + ".bsp"; }
+std::string Store::spillPath(uint64_t handle) const { return config_.directory + "/t" + std::to_string(handle) + ".arrow"; }
 
 // Holds the lock on entry; released on return when it returns true.
 bool Store::dropCopies(std::unique_lock<std::mutex>& lock) {
