@@ -114,6 +114,26 @@ describe("store disk tier", () => {
     expect(native().memoryStats()).toMatchObject({ diskBytes: 0, diskTables: 0 });
   });
 
+  it("removes the files kept by tables in memory before failing for lack of disk (spillLimit)", () => {
+    const [a, b] = [native().tableFromJs(sample(5000)), native().tableFromJs(sample(5000))];
+    const tableBytes = native().storeStats().bytes / 2;
+    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillLimit: Math.floor(tableBytes * 1.5) }));
+    try {
+      native().pin(b);
+      native().memorySpill(1e12); // a goes to disk
+      native().unpin(b);
+      native().tableToJs(a); // a comes back, keeping its file: the disk has no room for b now
+      native().pin(a);
+      native().memorySpill(1e12);
+      native().unpin(a);
+      expect([native().isSpilled(a), native().isSpilled(b)]).toEqual([false, true]);
+      expect(readdirSync(dir())).toEqual([`t${b}.arrow`]);
+    } finally {
+      for (const h of [a, b]) native().release(h);
+      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
+    }
+  });
+
   it.each(["lz4", "zstd", "none"] as const)("round-trips nulls, strings, empty and all-null tables (buffers over one 1 MiB chunk) through %s spill files", (compression) => {
     applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
     try {
