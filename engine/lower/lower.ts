@@ -40,6 +40,11 @@ class GraphBuilder {
 
   constructor(private readonly budget?: MemoryBudget) {}
 
+  /** Partitions of a shuffle of `bytes`: `inMemory`, or enough for one to fit under the memory limit (grace hash). */
+  shuffleParts(bytes: number, inMemory: number): number {
+    return shufflePlan(bytes, inMemory, this.budget).parts;
+  }
+
   /** Closes a chain into a task and returns a reference to its outputs. */
   close(chain: Chain): string {
     const group = chain.steps.map((s) => s.kind).join("→");
@@ -154,7 +159,7 @@ class GraphBuilder {
     const holistic = parts.some((p) => HOLISTIC_AGGS.includes(p.op));
     // Under a memory limit, an input larger than one task may hold is split into as
     // many buckets as it takes for one bucket's states to fit (grace hash).
-    const n = keys.length === 0 ? 1 : shufflePlan(aggregateInputBytes(node), Math.min(chains.length, MAX_SHUFFLE_PARTS), this.budget).parts;
+    const n = keys.length === 0 ? 1 : this.shuffleParts(aggregateInputBytes(node), Math.min(chains.length, MAX_SHUFFLE_PARTS));
     const mapped = holistic ? chains : chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc }));
     const shuffled = mapped.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     return Array.from({ length: n }, (_, r) => ({
@@ -179,7 +184,7 @@ class GraphBuilder {
     // samples of all of them, split every partition at the boundaries, and sort
     // each range; ranges come out in order.
     // Under a memory limit, enough ranges for each to be sorted in memory.
-    const n = shufflePlan(inMemoryBytes(node.input), Math.min(chains.length, MAX_SHUFFLE_PARTS), this.budget).parts;
+    const n = this.shuffleParts(inMemoryBytes(node.input), Math.min(chains.length, MAX_SHUFFLE_PARTS));
     const samplesPer = Math.max(SAMPLES_PER_PARTITION, Math.ceil((4 * n) / chains.length));
     const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
     const sorted = chains.map((c) => this.close(append(c, sort)));
@@ -216,7 +221,7 @@ class GraphBuilder {
     }
     // Hash-partition both sides by key; bucket r of the left meets bucket r of the right.
     const bytes = inMemoryBytes(node.left) + inMemoryBytes(node.right);
-    const n = shufflePlan(bytes, Math.min(Math.max(left.length, right.length), MAX_SHUFFLE_PARTS), this.budget).parts;
+    const n = this.shuffleParts(bytes, Math.min(Math.max(left.length, right.length), MAX_SHUFFLE_PARTS));
     const split = (chains: Chain[], keys: number[]) =>
       chains.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     const lp = split(left, spec.leftKeys);

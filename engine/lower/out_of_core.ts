@@ -1,5 +1,5 @@
-// Out-of-core operators (grace hash): under a memory limit, a group-by, hash join
-// or sort whose input is larger than a running task may hold is split into more,
+// Out-of-core operators (grace hash): under a memory limit, a group-by (and distinct,
+// per-group top-k), hash join or sort whose input is larger than a running task may hold is split into more,
 // smaller partitions, chosen from the estimated input size and the limit, so that
 // each partition's working set fits while the others wait spilled on disk.
 import type { PlanNode } from "../common/plan.js";
@@ -70,6 +70,8 @@ export function shuffledBytes(node: PlanNode): number | undefined {
     case "aggregate": return node.keys.length === 0 ? undefined : aggregateInputBytes(node);
     case "join": return inMemoryBytes(node.left) + inMemoryBytes(node.right);
     case "sort": return node.limit === undefined ? inMemoryBytes(node.input) : undefined;
+    case "distinct":
+    case "topK": return node.keys.length === 0 ? undefined : inMemoryBytes(node.input);
     default: return undefined;
   }
 }

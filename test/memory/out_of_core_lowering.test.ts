@@ -1,5 +1,5 @@
 // Out-of-core lowering (engine/lower/out_of_core.ts): under a memory budget, a
-// group-by, hash join or sort whose estimated input exceeds what one task may hold
+// group-by (or distinct), hash join or sort whose estimated input exceeds what one task may hold
 // gets enough partitions for one to fit (grace hash / range runs), a broadcast join
 // whose right side does not fit becomes a hash join, the result can stay in parts,
 // and explain() says so. Without a budget the lowering is unchanged.
@@ -47,6 +47,14 @@ describe("out-of-core lowering", () => {
     expect(joins(lower(q))).toBe(4);
     expect(tasksWith(lower(q, small), "hashPartition")).toBe(8);
     expect(joins(lower(q, small))).toBeGreaterThanOrEqual(24); // 32 000 bytes ≈ 24 buckets
+  });
+
+  it("splits distinct rows into grace-hash buckets as well", () => {
+    const q = frame().unique("k");
+    const buckets = (g: TaskGraph) => tasksWith(g, "hashPartition", (s) => s.parts === 12);
+    expect(buckets(lower(q))).toBe(0);
+    expect(buckets(lower(q, small))).toBe(4);
+    expect(explain(optimize(q.toPlan().root), 0, small)).toContain("out-of-core: grace hash, ≥ 12 partitions");
   });
 
   it("range-partitions a sort into runs that fit", () => {
