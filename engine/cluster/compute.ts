@@ -40,26 +40,6 @@ export interface StoredResult {
   tasks: number;
 }
 
-/**
- * Optimizes, lowers and runs a plan, leaving the result in the native store.
- *
- * @example
- * const { ref } = await computeStored(df.toPlan());
- * native().release(ref);
- */
-export async function computeStored(plan: Plan, options: ComputeOptions = {}): Promise<StoredResult> {
-  if (plan.version !== PLAN_VERSION)
-    throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
-  if (options.cluster instanceof DaskCluster) {
-    const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
-    return { ref, skippedLines: 0, tasks: 0 };
-  }
-  const cluster = localCluster(options, "dataframes");
-  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget });
-  const { ref, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
-  return { ref, skippedLines, tasks: graph.tasks.length };
-}
-
 /** A result left in the store as its partitions, in order: the caller owns and must release every one. */
 export interface StoredParts {
   refs: Handle[];
@@ -68,23 +48,40 @@ export interface StoredParts {
 }
 
 /**
+ * Optimizes, lowers and runs a plan, leaving the result in the native store.
+ *
+ * @example
+ * const { ref } = await computeStored(df.toPlan());
+ * native().release(ref);
+ */
+export async function computeStored(plan: Plan, options: ComputeOptions = {}): Promise<StoredResult> {
+  const { refs, skippedLines, tasks } = await run(plan, options, false);
+  return { ref: refs[0], skippedLines, tasks };
+}
+
+/**
  * Optimizes, lowers and runs a plan, leaving the result in the store as its
  * partitions: never concatenated into one table, so a result larger than the
- * memory limit stays spillable part by part while the caller reads it.
+ * memory limit stays spillable part by part while the caller reads it (on Dask,
+ * one part).
  *
  * @example
  * const { refs } = await computeParts(df.toPlan());
  * for (const h of refs) native().release(h);
  */
-export async function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<StoredParts> {
-  if (options.cluster instanceof DaskCluster) {
-    const { ref, skippedLines, tasks } = await computeStored(plan, options);
-    return { refs: [ref], skippedLines, tasks };
-  }
+export function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<StoredParts> {
+  return run(plan, options, true);
+}
+
+async function run(plan: Plan, options: ComputeOptions, parts: boolean): Promise<StoredParts> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
+  if (options.cluster instanceof DaskCluster) {
+    const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
+    return { refs: [ref], skippedLines: 0, tasks: 0 };
+  }
   const cluster = localCluster(options, "dataframes");
-  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts: true });
+  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts });
   const { refs, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
   return { refs, skippedLines, tasks: graph.tasks.length };
 }
