@@ -8,6 +8,8 @@ import { planWindows } from "../plan/windows.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import { computePlan, type ComputeOptions } from "../cluster/compute.js";
 import { persistNode, type PersistOptions } from "./persist.js";
+import { defaultBudget } from "../cluster/default.js";
+import { LocalCluster } from "../cluster/local.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "./table.js";
@@ -342,9 +344,14 @@ export class DataFrame {
     return { version: PLAN_VERSION, root: this.node };
   }
 
-  /** The optimized plan, as text. */
-  explain(options: { optimize?: OptimizeOptions } = {}): string {
-    return explain(optimize(this.node, options.optimize));
+  /**
+   * The optimized plan, as text; shuffles that run out of core under the cluster's
+   * memory limit (default: the default cluster's) say how they are partitioned.
+   */
+  explain(options: { optimize?: OptimizeOptions; cluster?: ComputeOptions["cluster"] } = {}): string {
+    const c = options.cluster;
+    const budget = c instanceof LocalCluster ? c.budget : c ? undefined : defaultBudget();
+    return explain(optimize(this.node, options.optimize), 0, budget);
   }
 
   /** Runs the pipeline on the cluster and returns the result in JS memory. */

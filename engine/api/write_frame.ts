@@ -1,6 +1,6 @@
 import type { SourceLocation } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
-import { computeStored, type ComputeOptions } from "../cluster/compute.js";
+import { computeParts, type ComputeOptions } from "../cluster/compute.js";
 import { native } from "../native/addon.js";
 import { checkParquetOptions, checkWritable, storeChunks, writeFile, type OutputFormat, type WriteParquetOptions, type WriteSummary } from "../io/write.js";
 import { BasinError } from "../common/errors.js";
@@ -19,15 +19,15 @@ export async function writeFrame(plan: Plan, path: string, format: OutputFormat,
   if (typeof path !== "string" || path === "") throw new BasinError("BASIN_PLAN", `write${format === "csv" ? "Csv" : format === "arrow" ? "Arrow" : "Parquet"}() needs a file path`, loc);
   if (format === "parquet") checkParquetOptions(options, loc);
   checkWritable(path, loc);
-  let ref;
+  let refs;
   try {
-    ref = (await computeStored(plan, options)).ref;
+    refs = (await computeParts(plan, options)).refs;
   } catch (e) {
     throw BasinError.from(e, loc);
   }
   try {
-    return await writeFile(storeChunks(ref), path, format, options, loc);
+    return await writeFile(storeChunks(refs), path, format, options, loc);
   } finally {
-    native().release(ref);
+    for (const h of refs) native().release(h);
   }
 }

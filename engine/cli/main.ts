@@ -17,11 +17,14 @@ import { ProgressBar } from "./progress.js";
 import { serveCommand } from "./serve.js";
 import { NDArray } from "../api/array/ndarray.js";
 import { runArray } from "./run_array.js";
-import { checkWritable, jsChunks, outputFormat, writeFile } from "../io/write.js";
+import { checkWritable, jsChunks, outputFormat, storeChunks, writeFile, type OutputFormat } from "../io/write.js";
+import { computeParts, type ComputeOptions } from "../cluster/compute.js";
+import type { ProgressEvent } from "../scheduler/shell.js";
 import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
 import { formatMemoryStats } from "../memory/format_stats.js";
 import { parseBytes } from "../memory/bytes.js";
+import { SPILL_COMPRESSIONS, type SpillCompression } from "../memory/limits.js";
 import { findProfile, type SshProfile } from "../cluster/remote/profiles.js";
 import { runRemote } from "./run_remote.js";
 import { parseGpuList } from "../cluster/gpus.js";
@@ -32,7 +35,8 @@ usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
             [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), or on the
                                                   Basin engine of an ssh profile's host (one without a scheduler)
-            [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR] [--stats]
+            [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR]
+            [--spill-compression lz4|zstd|none] [--stats]
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
                                 the workbench in a browser (prints its URL); runs on Dask with --cluster
@@ -42,6 +46,12 @@ usage:
 `;
 
 class UsageError extends Error {}
+
+function compressionOption(v: string | undefined): SpillCompression | undefined {
+  if (v === undefined) return undefined;
+  if (!SPILL_COMPRESSIONS.includes(v as SpillCompression)) throw new UsageError(`--spill-compression needs one of ${SPILL_COMPRESSIONS.join(", ")}, got "${v}"`);
+  return v as SpillCompression;
+}
 
 function sizeOption(flag: string, v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
@@ -84,7 +94,6 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
   if (npy) throw new BasinError("BASIN_PLAN", `${file}: --output ${opts.output} writes arrays, but the default export is not an array; use .csv, .parquet or .arrow`);
   // A bag runs as a frame of its items' JSON text (column "item"), printed or written like any frame.
   const value = exported instanceof Bag ? new DataFrame(exported.toPlan().root) : exported;
-  let table: Table;
   if (value instanceof DataFrame) {
     if (opts.explain) process.stderr.write(`${value.explain()}\n\n`);
     const bar = new ProgressBar(process.stderr);
@@ -92,30 +101,55 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
     const ac = new AbortController();
     const onSigint = () => ac.abort("interrupted");
     process.once("SIGINT", onSigint);
+    const compute = {
+      cluster: opts.cluster,
+      onProgress: (e: ProgressEvent) => bar.update(e),
+      signal: ac.signal,
+      optimize: opts.optimize ? undefined : { predicatePushdown: false, projectionPushdown: false },
+    };
+    let done: { table?: Table; rows: number; skippedLines: number; tasks: number };
     try {
-      table = await value.compute({
-        cluster: opts.cluster,
-        onProgress: (e) => bar.update(e),
-        signal: ac.signal,
-        optimize: opts.optimize ? undefined : { predicatePushdown: false, projectionPushdown: false },
-      });
+      // --output streams the result's partitions from the store to the file (never one table in memory).
+      if (opts.output && format) {
+        done = await writeParts(value, opts.output, format, compute);
+      } else {
+        const table = await value.compute(compute);
+        done = { table, rows: table.numRows, ...table.info };
+      }
     } finally {
       bar.done();
       process.off("SIGINT", onSigint);
     }
     const secs = ((performance.now() - t0) / 1000).toFixed(2);
-    process.stderr.write(opts.cluster ? `ran on Dask at ${opts.cluster.address} in ${secs} s\n` : `${table.info.tasks} tasks in ${secs} s\n`);
+    process.stderr.write(opts.cluster ? `ran on Dask at ${opts.cluster.address} in ${secs} s\n` : `${done.tasks} tasks in ${secs} s\n`);
+    warnSkipped(done.skippedLines);
+    if (done.table) process.stdout.write(`${formatTable(done.table)}\n`);
+    else process.stderr.write(`wrote ${done.rows} rows to ${opts.output}\n`);
   } else if (value instanceof Table) {
-    table = value;
+    warnSkipped(value.info.skippedLines);
+    if (opts.output && format) {
+      await writeFile(jsChunks(value.raw()), opts.output, format);
+      process.stderr.write(`wrote ${value.numRows} rows to ${opts.output}\n`);
+    } else {
+      process.stdout.write(`${formatTable(value)}\n`);
+    }
   } else {
     throw new BasinError("BASIN_PLAN", `${file}: the default export must be a DataFrame (e.g. \`export default readCsv(...)\`), got ${typeof value}`);
   }
-  if (table.info.skippedLines > 0) process.stderr.write(`warning: skipped ${table.info.skippedLines} malformed line(s) (onBadLines: "skip")\n`);
-  if (opts.output && format) {
-    await writeFile(jsChunks(table.raw()), opts.output, format);
-    process.stderr.write(`wrote ${table.numRows} rows to ${opts.output}\n`);
-  } else {
-    process.stdout.write(`${formatTable(table)}\n`);
+}
+
+function warnSkipped(n: number): void {
+  if (n > 0) process.stderr.write(`warning: skipped ${n} malformed line(s) (onBadLines: "skip")\n`);
+}
+
+/** Runs a frame and writes its result's partitions to `path`, one part at a time. */
+async function writeParts(df: DataFrame, path: string, format: OutputFormat, options: ComputeOptions): Promise<{ rows: number; skippedLines: number; tasks: number }> {
+  const { refs, skippedLines, tasks } = await computeParts(df.toPlan(), options);
+  try {
+    const { rows } = await writeFile(storeChunks(refs), path, format);
+    return { rows, skippedLines, tasks };
+  } finally {
+    for (const h of refs) native().release(h);
   }
 }
 
@@ -155,6 +189,7 @@ export async function main(argv: string[]): Promise<number> {
         "memory-limit": { type: "string" },
         "spill-limit": { type: "string" },
         "local-directory": { type: "string" },
+        "spill-compression": { type: "string" },
         stats: { type: "boolean" },
         gpus: { type: "string" },
         "device-memory-limit": { type: "string" },
@@ -173,6 +208,7 @@ export async function main(argv: string[]): Promise<number> {
       memoryLimit: sizeOption("--memory-limit", values["memory-limit"]),
       spillLimit: sizeOption("--spill-limit", values["spill-limit"]),
       localDirectory: values["local-directory"],
+      spillCompression: compressionOption(values["spill-compression"]),
       gpus: values.gpus === undefined ? undefined : parseGpuList(values.gpus),
       deviceMemoryLimit: sizeOption("--device-memory-limit", values["device-memory-limit"]),
       devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),

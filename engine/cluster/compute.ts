@@ -1,7 +1,9 @@
 import { BasinError } from "../common/errors.js";
 import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
-import { native, type Handle } from "../native/addon.js";
+import { native, type Handle, type JsTable } from "../native/addon.js";
+import { concatJsTables } from "../io/tables.js";
+import { withResident } from "../memory/resident.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import { Table } from "../api/table.js";
@@ -38,6 +40,13 @@ export interface StoredResult {
   tasks: number;
 }
 
+/** A result left in the store as its partitions, in order: the caller owns and must release every one. */
+export interface StoredParts {
+  refs: Handle[];
+  skippedLines: number;
+  tasks: number;
+}
+
 /**
  * Optimizes, lowers and runs a plan, leaving the result in the native store.
  *
@@ -46,28 +55,55 @@ export interface StoredResult {
  * native().release(ref);
  */
 export async function computeStored(plan: Plan, options: ComputeOptions = {}): Promise<StoredResult> {
+  const { refs, skippedLines, tasks } = await run(plan, options, false);
+  return { ref: refs[0], skippedLines, tasks };
+}
+
+/**
+ * Optimizes, lowers and runs a plan, leaving the result in the store as its
+ * partitions: never concatenated into one table, so a result larger than the
+ * memory limit stays spillable part by part while the caller reads it (on Dask,
+ * one part).
+ *
+ * @example
+ * const { refs } = await computeParts(df.toPlan());
+ * for (const h of refs) native().release(h);
+ */
+export function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<StoredParts> {
+  return run(plan, options, true);
+}
+
+async function run(plan: Plan, options: ComputeOptions, parts: boolean): Promise<StoredParts> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
   if (options.cluster instanceof DaskCluster) {
     const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
-    return { ref, skippedLines: 0, tasks: 0 };
+    return { refs: [ref], skippedLines: 0, tasks: 0 };
   }
-  const graph = lowerPlan(optimize(plan.root, options.optimize));
-  const { ref, skippedLines } = await localCluster(options, "dataframes").run(graph, { onProgress: options.onProgress, signal: options.signal });
-  return { ref, skippedLines, tasks: graph.tasks.length };
+  const cluster = localCluster(options, "dataframes");
+  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts });
+  const { refs, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
+  return { refs, skippedLines, tasks: graph.tasks.length };
 }
 
 /**
- * Runs a plan and copies the result into JS memory, freeing it from the store.
+ * Runs a plan and copies the result into JS memory, freeing it from the store part
+ * by part (the store never holds the whole result as one table).
  *
  * @example
  * const table = await computePlan(df.toPlan(), { onProgress: console.log });
  */
 export async function computePlan(plan: Plan, options: ComputeOptions = {}): Promise<Table> {
-  const { ref, skippedLines, tasks } = await computeStored(plan, options);
+  const { refs, skippedLines, tasks } = await computeParts(plan, options);
+  const parts: JsTable[] = [];
   try {
-    return new Table(native().tableToJs(ref), { skippedLines, tasks });
+    for (let i = 0; i < refs.length; i++) {
+      parts.push(await withResident(refs[i], (h) => native().tableToJs(h)));
+      native().release(refs[i]);
+      refs[i] = -1;
+    }
   } finally {
-    native().release(ref);
+    for (const h of refs) if (h !== -1) native().release(h);
   }
+  return new Table(concatJsTables(parts), { skippedLines, tasks });
 }

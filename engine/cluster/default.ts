@@ -1,3 +1,6 @@
+import { availableParallelism } from "node:os";
+import type { MemoryBudget } from "../lower/out_of_core.js";
+import { resolveMemory } from "../memory/limits.js";
 import { LocalCluster, type LocalClusterOptions } from "./local.js";
 
 let cluster: LocalCluster | undefined;
@@ -14,11 +17,20 @@ export function configureDefaultCluster(o: LocalClusterOptions): void {
   options = o;
 }
 
+function envWorkers(): number | undefined {
+  return process.env.BASIN_WORKERS ? Number(process.env.BASIN_WORKERS) : undefined;
+}
+
 /** The process's default cluster: a LocalCluster, started on first use. */
 export function defaultCluster(): LocalCluster {
-  const env = process.env.BASIN_WORKERS ? Number(process.env.BASIN_WORKERS) : undefined;
-  cluster ??= new LocalCluster({ ...options, workers: options.workers ?? env });
+  cluster ??= new LocalCluster({ ...options, workers: options.workers ?? envWorkers() });
   return cluster;
+}
+
+/** The default cluster's memory budget, without starting it (for explain()). */
+export function defaultBudget(): MemoryBudget {
+  if (cluster) return cluster.budget;
+  return { limit: resolveMemory(options).hostLimit, workers: options.workers ?? envWorkers() ?? availableParallelism() };
 }
 
 /** Stops the default cluster's workers (a later compute starts a new one). */

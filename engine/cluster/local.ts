@@ -3,6 +3,7 @@
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
 import type { TaskGraph } from "../lower/tasks.js";
+import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
 import { native, type MemoryStats } from "../native/addon.js";
 import type { Ref } from "../scheduler/events.js";
@@ -22,7 +23,10 @@ export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
 }
 
 export interface RunResult {
+  /** The result (the first part of a partitioned graph's). */
   ref: Ref;
+  /** Every part of the result, in order: [ref] unless the graph is partitioned. The caller owns them all. */
+  refs: Ref[];
   skippedLines: number;
 }
 
@@ -64,6 +68,11 @@ export class LocalCluster {
     return this.pool.gpus;
   }
 
+  /** The memory the lowering plans tasks for: the host limit, shared by the workers. */
+  get budget(): MemoryBudget {
+    return { limit: this.memory.hostLimit, workers: this.pool.size + this.pool.gpus.length };
+  }
+
   /**
    * Bytes per memory tier and spill activity (process-wide).
    *
@@ -79,7 +88,7 @@ export class LocalCluster {
     return this.current?.busyWorkers ?? [];
   }
 
-  /** Runs a graph once the runs before it are done; resolves with the output's handle. */
+  /** Runs a graph once the runs before it are done; resolves with the result's handles. */
   run(graph: TaskGraph, options: RunOptions = {}): Promise<RunResult> {
     const go = async (): Promise<RunResult> => {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
@@ -93,7 +102,8 @@ export class LocalCluster {
       this.current = run;
       try {
         run.start();
-        return { ref: await run.result, skippedLines: run.skippedLines };
+        const refs = await run.result;
+        return { ref: refs[0], refs, skippedLines: run.skippedLines };
       } finally {
         this.current = undefined;
       }

@@ -1,6 +1,7 @@
 // Small helpers for readers that build native tables from JS columns.
 import type { DType, Field } from "../common/types.js";
-import { native, type Handle, type JsColumn, type JsTable } from "../native/addon.js";
+import { BasinError } from "../common/errors.js";
+import { decodeStrings, native, type Handle, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
 
 function emptyValues(t: DType): JsColumn["values"] {
   switch (t) {
@@ -35,4 +36,59 @@ export function tablesToHandle(parts: JsTable[], schema: Field[]): Handle {
   } finally {
     for (const h of handles) addon.release(h);
   }
+}
+
+type TypedValues = BigInt64Array | Float64Array | Uint8Array | Int32Array;
+
+function concatTyped(parts: TypedValues[]): TypedValues {
+  const n = parts.reduce((s, p) => s + p.length, 0);
+  const out = new (parts[0].constructor as new (n: number) => TypedValues)(n);
+  let at = 0;
+  for (const p of parts) {
+    (out as Uint8Array).set(p as Uint8Array, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function concatStrings(parts: JsStrings[]): JsStrings {
+  const chars = concatTyped(parts.map((p) => p.chars)) as Uint8Array;
+  const offsets = new Float64Array(parts.reduce((s, p) => s + p.offsets.length - 1, 0) + 1);
+  let row = 0, base = 0;
+  for (const p of parts) {
+    for (let i = 1; i < p.offsets.length; i++) offsets[row + i] = base + p.offsets[i];
+    row += p.offsets.length - 1;
+    base += p.chars.length;
+  }
+  return { offsets, chars, ascii: parts.every((p) => p.ascii) };
+}
+
+function concatColumn(cols: JsColumn[], rows: number[]): JsColumn {
+  const values = cols.map((c) => c.values);
+  const joined: JsColumn["values"] = values.every((v) => Array.isArray(v))
+    ? (values as (string | null)[][]).flat()
+    : values.every((v) => !Array.isArray(v) && "offsets" in v)
+      ? concatStrings(values as JsStrings[])
+      : values.some((v) => Array.isArray(v) || "offsets" in v)
+        ? cols.flatMap((c) => (Array.isArray(c.values) ? c.values : decodeStrings(c.values as JsStrings, c.validity)))
+        : concatTyped(values as TypedValues[]);
+  const validity = cols.some((c) => c.validity) ? concatTyped(cols.map((c, i) => c.validity ?? new Uint8Array(rows[i]).fill(1))) as Uint8Array : null;
+  return { type: cols[0].type, values: joined, validity };
+}
+
+/**
+ * The rows of same-schema JS tables (a result's partitions), one after another.
+ *
+ * @example
+ * concatJsTables(refs.map((h) => native().tableToJs(h)))
+ */
+export function concatJsTables(parts: JsTable[]): JsTable {
+  if (parts.length === 1) return parts[0];
+  if (parts.length === 0) throw new BasinError("BASIN_INTERNAL", "a result with no partitions");
+  const rows = parts.map((p) => p.rows);
+  return {
+    rows: rows.reduce((a, b) => a + b, 0),
+    names: parts[0].names,
+    columns: parts[0].columns.map((_, j) => concatColumn(parts.map((p) => p.columns[j]), rows)),
+  };
 }

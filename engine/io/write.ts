@@ -9,6 +9,7 @@ import { Compression, Table as WasmTable, transformParquetStream, WriterProperti
 import { csvField } from "../common/csv_field.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
+import { pinResident } from "../memory/resident.js";
 import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
 import { jsToBatch } from "./arrow_convert.js";
 import { emptyTable } from "./tables.js";
@@ -33,7 +34,7 @@ export interface WriteSummary {
 export interface ChunkSource {
   schema: Field[];
   rows: number;
-  chunks(): Iterable<JsTable>;
+  chunks(): AsyncIterable<JsTable>;
 }
 
 const EXTENSIONS: Record<string, OutputFormat> = { ".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow" };
@@ -63,21 +64,39 @@ export function checkWritable(path: string, loc?: SourceLocation): void {
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
 }
 
-/** Rows of a table in the store, copied to JS `rowsPerChunk` at a time (the store keeps the result). */
-export function storeChunks(h: Handle, rowsPerChunk = 1 << 16): ChunkSource {
-  const info = native().tableInfo(h);
+/**
+ * Rows of a table in the store, or of a result's partitions in order, copied to JS
+ * `rowsPerChunk` at a time (the store keeps them; a spilled part is read back only
+ * when its turn comes).
+ */
+export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): ChunkSource {
+  const parts = Array.isArray(h) ? h : [h];
+  const info = native().tableInfo(parts[0]);
+  const rows = parts.map((p) => native().tableRows(p));
+  const total = rows.reduce((a, b) => a + b, 0);
   return {
     schema: info.names.map((name, i) => ({ name, type: info.types[i] })),
-    rows: info.rows,
-    *chunks() {
-      for (let at = 0; at < info.rows || at === 0; at += rowsPerChunk) {
-        const part = native().slice(h, at, Math.min(rowsPerChunk, info.rows - at));
+    rows: total,
+    async *chunks() {
+      // An empty result still yields one (empty) chunk, for the schema.
+      if (total === 0) yield native().tableToJs(parts[0]);
+      for (let i = 0; i < parts.length; i++) {
+        if (rows[i] === 0) continue;
+        // The part stays in memory (read back off the JS thread) while its chunks are copied.
+        const addon = native();
+        const unpin = await pinResident(parts[i]);
         try {
-          yield native().tableToJs(part);
+          for (let at = 0; at < rows[i]; at += rowsPerChunk) {
+            const part = addon.slice(parts[i], at, Math.min(rowsPerChunk, rows[i] - at));
+            try {
+              yield addon.tableToJs(part);
+            } finally {
+              addon.release(part);
+            }
+          }
         } finally {
-          native().release(part);
+          unpin();
         }
-        if (info.rows === 0) break;
       }
     },
   };
@@ -86,7 +105,13 @@ export function storeChunks(h: Handle, rowsPerChunk = 1 << 16): ChunkSource {
 /** A table already in JS memory as one chunk. */
 export function jsChunks(t: JsTable): ChunkSource {
   const schema = t.names.map((name, i) => ({ name, type: t.columns[i].type }));
-  return { schema, rows: t.rows, chunks: () => [t] };
+  return {
+    schema,
+    rows: t.rows,
+    async *chunks() {
+      yield t;
+    },
+  };
 }
 
 // ---- CSV ----
@@ -144,7 +169,7 @@ async function put(ws: WriteStream, data: string | Uint8Array): Promise<void> {
 
 async function writeCsv(src: ChunkSource, ws: WriteStream): Promise<void> {
   await put(ws, src.schema.map((f) => csvField(f.name)).join(",") + "\n");
-  for (const chunk of src.chunks()) await put(ws, csvLines(chunk));
+  for await (const chunk of src.chunks()) await put(ws, csvLines(chunk));
 }
 
 // ---- Arrow IPC ----
@@ -153,7 +178,7 @@ async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
   const writer = new RecordBatchFileWriter();
   writer.pipe(ws);
   let wrote = false;
-  for (const chunk of src.chunks()) {
+  for await (const chunk of src.chunks()) {
     if (chunk.rows === 0 && wrote) continue;
     writer.write(jsToBatch(chunk));
     wrote = true;
@@ -181,11 +206,11 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
     .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
     .build();
   // Chunks go to the wasm writer one at a time as it pulls them.
-  const it = src.chunks()[Symbol.iterator]();
+  const it = src.chunks()[Symbol.asyncIterator]();
   let wrote = false;
   const batches = new ReadableStream<WasmBatch>({
-    pull(controller) {
-      const next = it.next();
+    async pull(controller) {
+      const next = await it.next();
       if (next.done && wrote) return controller.close();
       const js = next.done ? emptyTable(src.schema) : next.value;
       wrote = true;

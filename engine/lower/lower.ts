@@ -13,6 +13,7 @@ import type { Dep, Step, Task, TaskGraph } from "./tasks.js";
 import { lowerWindow } from "./window.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
+import { aggregateInputBytes, inMemoryBytes, partBytes, shufflePlan, type MemoryBudget } from "./out_of_core.js";
 
 /** Upper bound on output partitions of a shuffle. */
 export const MAX_SHUFFLE_PARTS = 32;
@@ -25,9 +26,24 @@ export interface Chain {
   steps: Step[];
 }
 
+/** How to lower a plan. */
+export interface LowerOptions {
+  /** The memory limit the tasks run under: shuffles of inputs larger than a task may hold get more, smaller partitions (grace hash). */
+  budget?: MemoryBudget;
+  /** The output task outputs the result's partitions as they are (a consumer reading them in parts) instead of concatenating them. */
+  parts?: boolean;
+}
+
 class GraphBuilder {
   readonly tasks: Task[] = [];
   private counter = 0;
+
+  constructor(private readonly budget?: MemoryBudget) {}
+
+  /** Partitions of a shuffle of `bytes`: `inMemory`, or enough for one to fit under the memory limit (grace hash). */
+  shuffleParts(bytes: number, inMemory: number): number {
+    return shufflePlan(bytes, inMemory, this.budget).parts;
+  }
 
   /** Closes a chain into a task and returns a reference to its outputs. */
   close(chain: Chain): string {
@@ -141,7 +157,9 @@ class GraphBuilder {
     // task, and the final aggregation runs in parallel, one task per bucket (like
     // Dask's split_out). Decomposable aggregations shrink each partition first.
     const holistic = parts.some((p) => HOLISTIC_AGGS.includes(p.op));
-    const n = keys.length === 0 ? 1 : Math.min(chains.length, MAX_SHUFFLE_PARTS);
+    // Under a memory limit, an input larger than one task may hold is split into as
+    // many buckets as it takes for one bucket's states to fit (grace hash).
+    const n = keys.length === 0 ? 1 : this.shuffleParts(aggregateInputBytes(node), Math.min(chains.length, MAX_SHUFFLE_PARTS));
     const mapped = holistic ? chains : chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc }));
     const shuffled = mapped.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     return Array.from({ length: n }, (_, r) => ({
@@ -165,10 +183,12 @@ class GraphBuilder {
     // Sample-based range partitioning: sort each partition, pick boundaries from
     // samples of all of them, split every partition at the boundaries, and sort
     // each range; ranges come out in order.
-    const n = Math.min(chains.length, MAX_SHUFFLE_PARTS);
+    // Under a memory limit, enough ranges for each to be sorted in memory.
+    const n = this.shuffleParts(inMemoryBytes(node.input), Math.min(chains.length, MAX_SHUFFLE_PARTS));
+    const samplesPer = Math.max(SAMPLES_PER_PARTITION, Math.ceil((4 * n) / chains.length));
     const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
     const sorted = chains.map((c) => this.close(append(c, sort)));
-    const samples = sorted.map((key) => this.close({ deps: [dep(key)], steps: [concatAll(1), { kind: "sortBoundaries", keys, parts: SAMPLES_PER_PARTITION, loc }] }));
+    const samples = sorted.map((key) => this.close({ deps: [dep(key)], steps: [concatAll(1), { kind: "sortBoundaries", keys, parts: samplesPer, loc }] }));
     const bounds = this.close({ deps: samples.map(dep), steps: [concatAll(samples.length), { kind: "sortBoundaries", keys: keyOnly, parts: n, loc }] });
     const split = sorted.map((key) =>
       this.close({ deps: [dep(key), dep(bounds)], steps: [concatAll(1), { kind: "rangePartition", keys, bounds: 1, parts: n, loc }] }),
@@ -189,7 +209,9 @@ class GraphBuilder {
     const loc = node.loc;
     const left = this.lower(node.left);
     const right = this.lower(node.right);
-    if (node.strategy === "broadcast") {
+    // A right side too large for one task under the memory limit is hash-partitioned instead.
+    const broadcastFits = !this.budget || inMemoryBytes(node.right) <= partBytes(this.budget);
+    if (node.strategy === "broadcast" && broadcastFits) {
       // Every left partition joins with the whole (small) right side.
       const rdeps = right.map((c) => dep(this.close(c)));
       return left.map((c) => {
@@ -198,7 +220,8 @@ class GraphBuilder {
       });
     }
     // Hash-partition both sides by key; bucket r of the left meets bucket r of the right.
-    const n = Math.min(Math.max(left.length, right.length), MAX_SHUFFLE_PARTS);
+    const bytes = inMemoryBytes(node.left) + inMemoryBytes(node.right);
+    const n = this.shuffleParts(bytes, Math.min(Math.max(left.length, right.length), MAX_SHUFFLE_PARTS));
     const split = (chains: Chain[], keys: number[]) =>
       chains.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     const lp = split(left, spec.leftKeys);
@@ -226,18 +249,19 @@ export function append(c: Chain, step: Step): Chain {
 }
 
 /**
- * Lowers an (optimized) plan to a task graph whose output task yields the whole result.
+ * Lowers an (optimized) plan to a task graph whose output task yields the whole
+ * result, or with `parts` its partitions (never concatenated into one table).
  *
  * @example
- * const graph = lowerPlan(optimize(df.node));
+ * const graph = lowerPlan(optimize(df.node), { budget: { limit: 4e9, workers: 8 }, parts: true });
  */
-export function lowerPlan(root: PlanNode): TaskGraph {
-  const b = new GraphBuilder();
+export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph {
+  const b = new GraphBuilder(options.budget);
   const chains = b.lower(root);
-  const last: { deps: Dep[]; steps: Step[] } =
-    chains.length === 1 ? chains[0] : { deps: chains.map((c) => ({ key: b.close(c), index: 0 })), steps: [concatAll(chains.length)] };
-  const output = b.close(last);
-  return { tasks: b.tasks, output };
+  if (chains.length === 1) return { tasks: b.tasks, output: b.close(chains[0]) };
+  const deps = chains.map((c) => ({ key: b.close(c), index: 0 }));
+  const output = b.close({ deps, steps: [options.parts ? { kind: "parts" } : concatAll(chains.length)] });
+  return options.parts ? { tasks: b.tasks, output, partitioned: true } : { tasks: b.tasks, output };
 }
 
 

@@ -5,12 +5,15 @@ import type { PlanNode } from "../common/plan.js";
 import type { NativeExpr, SortKey } from "../native/addon.js";
 import { fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { append, concatAll, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { inMemoryBytes } from "./out_of_core.js";
 import type { Step } from "./tasks.js";
 
 /** What these lowerings need of the graph builder. */
 export interface ChainBuilder {
   lower(node: PlanNode): Chain[];
   close(chain: Chain): string;
+  /** Partitions of a shuffle of `bytes`: `inMemory`, or more under the memory limit (grace hash). */
+  shuffleParts(bytes: number, inMemory: number): number;
 }
 
 type NodeOf<K extends PlanNode["kind"]> = Extract<PlanNode, { kind: K }>;
@@ -18,10 +21,11 @@ type NodeOf<K extends PlanNode["kind"]> = Extract<PlanNode, { kind: K }>;
 /**
  * Runs `step` on every partition, hash-partitions the results by `keys`, and runs
  * `step` again on each bucket (the concatenation of its pieces in partition order, so
- * frame order survives among rows of one key).
+ * frame order survives among rows of one key). `input` sizes the shuffle under a
+ * memory limit.
  */
-function reduceByKey(b: ChainBuilder, chains: Chain[], keys: number[], step: Step): Chain[] {
-  const n = keys.length === 0 ? 1 : Math.min(chains.length, MAX_SHUFFLE_PARTS);
+function reduceByKey(b: ChainBuilder, input: PlanNode, chains: Chain[], keys: number[], step: Step): Chain[] {
+  const n = keys.length === 0 ? 1 : b.shuffleParts(inMemoryBytes(input), Math.min(chains.length, MAX_SHUFFLE_PARTS));
   const shuffled = chains.map((c) => {
     const reduced = append(c, step);
     return b.close(n === 1 ? reduced : append(reduced, { kind: "hashPartition", keys, parts: n, loc: step.loc }));
@@ -40,7 +44,7 @@ export function lowerTail(b: ChainBuilder, node: NodeOf<"tail">): Chain[] {
 
 export function lowerDistinct(b: ChainBuilder, node: NodeOf<"distinct">): Chain[] {
   const keys = node.keys.map((k) => fieldIndex(node.input.schema, k, node.loc));
-  return reduceByKey(b, b.lower(node.input), keys, { kind: "distinct", keys, loc: node.loc });
+  return reduceByKey(b, node.input, b.lower(node.input), keys, { kind: "distinct", keys, loc: node.loc });
 }
 
 export function lowerTopK(b: ChainBuilder, node: NodeOf<"topK">): Chain[] {
@@ -57,7 +61,7 @@ export function lowerTopK(b: ChainBuilder, node: NodeOf<"topK">): Chain[] {
   const pre: Step = { kind: "project", exprs, names, loc };
   const keys = node.keys.map((_, i) => i);
   const step: Step = { kind: "topK", keys, column: names.indexOf(node.by), k: node.k, descending: node.descending, loc };
-  return reduceByKey(b, b.lower(node.input).map((c) => append(c, pre)), keys, step);
+  return reduceByKey(b, node.input, b.lower(node.input).map((c) => append(c, pre)), keys, step);
 }
 
 export function lowerSample(b: ChainBuilder, node: NodeOf<"sample">): Chain[] {

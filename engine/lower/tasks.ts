@@ -18,6 +18,8 @@ export type Step = (
   | { kind: "values"; schema: Field[]; columns: Record<string, (number | string | boolean | null)[]>; rows: number }
   /** A table already in the store (retained for the task's output). */
   | { kind: "stored"; handle: number }
+  /** Outputs the task's inputs as they are: the partitions of a result its consumer reads in parts. */
+  | { kind: "parts" }
   /** Concatenates the task's inputs at these indices, in order. */
   | { kind: "concat"; inputs: number[] }
   | { kind: "filter"; predicate: NativeExpr }
@@ -78,4 +80,6 @@ export interface TaskGraph {
   tasks: Task[];
   /** The task whose first output is the result. */
   output: string;
+  /** The output task's outputs are the result's partitions, in order (a "parts" task): none is concatenated. */
+  partitioned?: boolean;
 }

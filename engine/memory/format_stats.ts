@@ -22,7 +22,7 @@ export function formatMemoryStats(s: MemoryStats, gpus: GpuStats[] = []): string
             `spilled to host ${g.evictions} columns (${formatBytes(g.evictedBytes)})` +
             (g.broken ? `; unusable: ${g.broken}` : ""),
         )),
-    `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s`,
+    `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s; ${formatBytes(s.writtenBytes)} written (${s.compression}), ${s.reusedCount} evictions reused a kept file`,
     `  unspilled ${s.unspilledCount} tables, ${formatBytes(s.unspilledBytes)} in ${s.unspillSeconds.toFixed(2)} s`,
     "",
   ].join("\n");

@@ -1,6 +1,7 @@
 // Memory limits of a cluster, resolved from its options and the machine, and
 // applied to the process-wide native store before each run.
 import { totalmem } from "node:os";
+import { BasinError } from "../common/errors.js";
 import { native } from "../native/addon.js";
 import { parseBytes } from "./bytes.js";
 import { defaultLocalDirectory, processSpillDirectory } from "./spill_dir.js";
@@ -12,13 +13,19 @@ export interface MemoryOptions {
   spillLimit?: string | number;
   /** Folder for spill files (default `<os.tmpdir()>/basin`); each process uses its own subfolder. */
   localDirectory?: string;
+  /** How spill files are compressed: "lz4" (default: fast), "zstd" (smaller, slower) or "none". */
+  spillCompression?: SpillCompression;
 }
+
+export type SpillCompression = "lz4" | "zstd" | "none";
+export const SPILL_COMPRESSIONS: readonly SpillCompression[] = ["lz4", "zstd", "none"];
 
 export interface MemorySettings {
   hostLimit: number;
   /** -1: no limit. */
   diskLimit: number;
   localDirectory: string;
+  spillCompression: SpillCompression;
 }
 
 /** The memory the process may use: the machine's, or less under a cgroup limit. */
@@ -43,7 +50,14 @@ export function resolveMemory(o: MemoryOptions = {}): MemorySettings {
     hostLimit: parseBytes(o.memoryLimit ?? DEFAULT_MEMORY_FRACTION, "memoryLimit", total),
     diskLimit: o.spillLimit === undefined ? -1 : parseBytes(o.spillLimit, "spillLimit"),
     localDirectory: o.localDirectory ?? defaultLocalDirectory(),
+    spillCompression: spillCompression(o.spillCompression),
   };
+}
+
+function spillCompression(v: unknown): SpillCompression {
+  if (v === undefined) return "lz4";
+  if (SPILL_COMPRESSIONS.includes(v as SpillCompression)) return v as SpillCompression;
+  throw new BasinError("BASIN_PLAN", `spillCompression must be one of ${SPILL_COMPRESSIONS.map((c) => `"${c}"`).join(", ")}, got ${JSON.stringify(v)}`);
 }
 
 /**
@@ -54,5 +68,5 @@ export function resolveMemory(o: MemoryOptions = {}): MemorySettings {
  * applyMemory(resolveMemory({ memoryLimit: "2GB" }));
  */
 export function applyMemory(s: MemorySettings): void {
-  native().configureMemory({ hostLimit: s.hostLimit, diskLimit: s.diskLimit, directory: processSpillDirectory(s.localDirectory) });
+  native().configureMemory({ hostLimit: s.hostLimit, diskLimit: s.diskLimit, directory: processSpillDirectory(s.localDirectory), compression: s.spillCompression });
 }

@@ -157,6 +157,8 @@ export interface MemoryConfig {
   target?: number;
   /** This process's own spill folder (engine/memory/spill_dir.ts makes it). */
   directory: string;
+  /** How spill files are compressed (default "lz4"). */
+  compression?: "lz4" | "zstd" | "none";
 }
 
 /** Bytes per tier and spill activity since the process started. */
@@ -173,6 +175,11 @@ export interface MemoryStats {
   spilledBytes: number;
   unspilledCount: number;
   unspilledBytes: number;
+  /** Bytes written to spill files (after compression). */
+  writtenBytes: number;
+  /** Evictions that wrote nothing: the table kept its file from an earlier spill. */
+  reusedCount: number;
+  compression: "lz4" | "zstd" | "none";
   spillSeconds: number;
   unspillSeconds: number;
   /** Over the host limit even after spilling (all that is left is in use): the scheduler pauses root tasks. */
@@ -185,14 +192,17 @@ export type MemoryTier = "device" | "host" | "disk";
 /** One event of a spill-policy script (spillPolicyRun). */
 export type SpillPolicyEvent =
   | { op: "add"; id: number; bytes: number; tier?: MemoryTier }
-  | { op: "remove" | "touch" | "pin" | "unpin"; id: number }
+  | { op: "remove" | "touch" | "pin" | "unpin" | "dropCopy"; id: number }
+  /** A table on disk was read back to `tier` (default host); with `keep` its file stays, so evicting it again writes nothing. */
+  | { op: "unspill"; id: number; tier?: MemoryTier; keep?: boolean }
   /** A tier holds `used` (default: its tables' bytes) and `need` more bytes are coming; `busy` are being read. */
   | { op: "pressure"; tier?: MemoryTier; used?: number; need?: number; busy?: number[] }
   /** An allocation of `need` bytes failed: free that much. */
   | { op: "allocFailed"; tier?: MemoryTier; need: number; busy?: number[] };
 
 export interface SpillPlanResult {
-  moves: { id: number; from: MemoryTier; to: MemoryTier; bytes: number }[];
+  /** `reuse`: the table kept its file from an earlier spill, so the move writes nothing. */
+  moves: { id: number; from: MemoryTier; to: MemoryTier; bytes: number; reuse?: true }[];
   nextTierFull: boolean;
   stillOver: boolean;
 }
@@ -293,6 +303,8 @@ export interface NativeAddon {
   /** Handed to user code (or read by a running task): never spilled until unpinned. */
   pin(h: Handle): void;
   unpin(h: Handle): void;
+  /** Reads a spilled table back into memory on a pool thread (the JS thread never waits on the disk); pin it first. */
+  readBack(h: Handle): Promise<void>;
   /** The table's row count; never reads a spilled table back (tableInfo does). */
   tableRows(h: Handle): number;
   /** Whether the table is on disk now. */

@@ -1,6 +1,7 @@
 import { exprToString } from "../common/expr.js";
 import { childrenOf, type NamedExpr, type PlanNode } from "../common/plan.js";
 import { basename } from "node:path";
+import { outOfCoreNote, type MemoryBudget } from "../lower/out_of_core.js";
 
 function list(exprs: NamedExpr[]): string {
   return exprs.map((e) => (e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`)).join(", ");
@@ -49,12 +50,13 @@ function line(node: PlanNode): string {
 }
 
 /**
- * Renders a plan as an indented tree, root first.
+ * Renders a plan as an indented tree, root first; with a memory budget, shuffles
+ * that run out of core say how they are partitioned.
  *
  * @example
  * explain(df.node) // "Filter (col(\"x\") > 1)\n  ScanCsv data.csv"
  */
-export function explain(node: PlanNode, depth = 0): string {
-  const own = "  ".repeat(depth) + line(node);
-  return [own, ...childrenOf(node).map((c) => explain(c, depth + 1))].join("\n");
+export function explain(node: PlanNode, depth = 0, budget?: MemoryBudget): string {
+  const own = "  ".repeat(depth) + line(node) + outOfCoreNote(node, budget);
+  return [own, ...childrenOf(node).map((c) => explain(c, depth + 1, budget))].join("\n");
 }

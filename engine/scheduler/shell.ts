@@ -32,7 +32,8 @@ export interface RunOptions {
  */
 export class GraphRun {
   readonly state: SchedulerState;
-  readonly result: Promise<Ref>;
+  /** The result's refs, owned by the caller: the output task's first output, or all of them for a partitioned graph. */
+  readonly result: Promise<Ref[]>;
   skippedLines = 0;
   /** worker → task now running there */
   private readonly running = new Map<string, string>();
@@ -41,8 +42,8 @@ export class GraphRun {
   get busyWorkers(): string[] {
     return [...this.running.keys()];
   }
-  private outcome?: { ok: true; ref: Ref } | { ok: false; error: BasinError };
-  private settle!: { resolve: (r: Ref) => void; reject: (e: BasinError) => void };
+  private outcome?: { ok: true; refs: Ref[] } | { ok: false; error: BasinError };
+  private settle!: { resolve: (r: Ref[]) => void; reject: (e: BasinError) => void };
   private seq = 0;
   private readonly queue: SchedulerEvent[] = [];
   private feeding = false;
@@ -54,7 +55,7 @@ export class GraphRun {
     private readonly options: RunOptions = {},
   ) {
     this.state = new SchedulerState(graph);
-    this.result = new Promise<Ref>((resolve, reject) => (this.settle = { resolve, reject }));
+    this.result = new Promise<Ref[]>((resolve, reject) => (this.settle = { resolve, reject }));
     const onAbort = () => this.feed({ type: "cancel", reason: String(options.signal?.reason ?? "aborted"), stimulusId: this.stimulus("cancel") });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.result.finally(() => options.signal?.removeEventListener("abort", onAbort)).catch(() => {});
@@ -113,8 +114,12 @@ export class GraphRun {
         }
         break;
       case "finished":
-        this.outcome = { ok: true, ref: i.outputs[0] };
-        for (const h of i.outputs.slice(1)) native().release(h);
+        if (this.graph.partitioned) {
+          this.outcome = { ok: true, refs: i.outputs };
+        } else {
+          this.outcome = { ok: true, refs: i.outputs.slice(0, 1) };
+          for (const h of i.outputs.slice(1)) native().release(h);
+        }
         break;
       case "failed":
         this.outcome = { ok: false, error: BasinError.fromJSON(i.error) };
@@ -124,7 +129,7 @@ export class GraphRun {
 
   private maybeSettle(): void {
     if (!this.outcome || this.running.size > 0) return;
-    if (this.outcome.ok) this.settle.resolve(this.outcome.ref);
+    if (this.outcome.ok) this.settle.resolve(this.outcome.refs);
     else this.settle.reject(this.outcome.error);
   }
 }

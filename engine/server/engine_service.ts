@@ -3,7 +3,7 @@
 // reports progress as events. Transports (WebSocket, Electron) wrap one of these.
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { computeStored } from "../cluster/compute.js";
+import { computeParts } from "../cluster/compute.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
 import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
@@ -75,14 +75,15 @@ export class EngineService implements EngineClient {
         try {
           if (planned.array) kept.push(await this.keepArray(planned.array, runId, ac.signal, (progress) => this.options.emit({ type: "progress", runId, progress })));
           for (const p of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
-            const out = await computeStored(p.plan, {
+            // Kept as the result's parts: a result larger than the memory limit stays spillable.
+            const out = await computeParts(p.plan, {
               cluster: this.options.dask ?? this.options.cluster,
               signal: ac.signal,
               onProgress: (progress) => this.options.emit({ type: "progress", runId, progress: p.name === undefined ? progress : { ...progress, group: `${p.name}: ${progress.group}` } }),
             });
             tasks += out.tasks;
             if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}${p.name === undefined ? "" : ` (${p.name})`}: skipped ${out.skippedLines} malformed line(s)` });
-            kept.push(this.results.keep(out.ref, runId, { name: p.name, kind: p.plan.root.kind === "fromBag" && p.plan.root.raw ? "bag" : undefined }));
+            kept.push(this.results.keep(out.refs, runId, { name: p.name, kind: p.plan.root.kind === "fromBag" && p.plan.root.raw ? "bag" : undefined }));
           }
         } catch (e) {
           for (const r of kept) this.results.release(r.id);

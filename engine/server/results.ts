@@ -4,7 +4,8 @@
 // workers and never block the server.
 import { col, count, Expr } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
-import { computeStored, type ComputeOptions } from "../cluster/compute.js";
+import { computeParts, computeStored, type ComputeOptions } from "../cluster/compute.js";
+import { withResident } from "../memory/resident.js";
 import { BasinError } from "../common/errors.js";
 import type { ColumnProfile, ExportFormat, Page, ResultFilter, ResultInfo, ResultSort, WireValue } from "../common/rpc.js";
 import { storeChunks, writeFile, type WriteSummary } from "../io/write.js";
@@ -19,7 +20,10 @@ const TOP_VALUES = 10;
 
 interface Kept {
   info: ResultInfo;
-  ref: Handle;
+  /** The result's partitions, in order (never concatenated: a result larger than the memory limit stays spillable). */
+  refs: Handle[];
+  /** Rows of each part. */
+  rows: number[];
 }
 
 function fail(message: string): never {
@@ -38,31 +42,51 @@ export class ResultStore {
 
   constructor(private readonly compute: Pick<ComputeOptions, "cluster">) {}
 
-  /** Takes ownership of `ref` (a table in the store) and gives it an id (and the name `show()` gave it). */
-  keep(ref: Handle, source: string, what: { name?: string; kind?: ResultInfo["kind"]; array?: ResultInfo["array"] } = {}): ResultInfo {
-    const t = native().tableInfo(ref);
-    const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: t.rows, source };
+  /**
+   * Takes ownership of `ref` (a table in the store), or of a result's parts in order,
+   * and gives it an id (and the name `show()` gave it).
+   */
+  keep(ref: Handle | Handle[], source: string, what: { name?: string; kind?: ResultInfo["kind"]; array?: ResultInfo["array"] } = {}): ResultInfo {
+    const refs = Array.isArray(ref) ? ref : [ref];
+    const t = native().tableInfo(refs[0]);
+    const rows = refs.map((h) => native().tableRows(h));
+    const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: rows.reduce((a, b) => a + b, 0), source };
     if (what.name !== undefined) info.name = what.name;
     if (what.kind) info.kind = what.kind;
     if (what.array) info.array = what.array;
-    this.kept.set(info.id, { info, ref });
+    this.kept.set(info.id, { info, refs, rows });
     return info;
   }
 
-  page(id: string, offset: number, limit: number, columns?: string[]): Page {
-    const { info, ref } = this.get(id);
+  /** Rows [offset, offset + limit) across the result's parts; a spilled part is read back off the JS thread. */
+  async page(id: string, offset: number, limit: number, columns?: string[]): Promise<Page> {
+    const { info, refs, rows } = this.get(id);
     if (!Number.isInteger(offset) || offset < 0) fail(`page offset must be a non-negative integer, got ${offset}`);
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_ROWS) fail(`page limit must be an integer in 0..${MAX_PAGE_ROWS}, got ${limit}`);
     const names = columns ?? info.schema.map((f) => f.name);
     for (const n of names) if (!info.schema.some((f) => f.name === n)) fail(`result ${id} has no column "${n}"`);
     const start = Math.min(offset, info.rows);
-    const slice = native().slice(ref, start, Math.min(limit, info.rows - start));
+    const end = Math.min(info.rows, start + limit);
+    // The parts the page overlaps (the first one for an empty page, for the schema), retained
+    // so that releasing the result meanwhile is safe.
+    const touched: { h: Handle; from: number; n: number }[] = [];
+    for (let i = 0, at = 0; i < refs.length; at += rows[i++]) {
+      const from = Math.max(start, at), to = Math.min(end, at + rows[i]);
+      if (to > from) touched.push({ h: refs[i], from: from - at, n: to - from });
+    }
+    if (touched.length === 0) touched.push({ h: refs[0], from: 0, n: 0 });
+    for (const t of touched) native().retain(t.h);
+    const slices: Handle[] = [];
     try {
-      const js = native().tableToJs(slice);
+      for (const t of touched) slices.push(await withResident(t.h, (h) => native().slice(h, t.from, t.n)));
+      const rowsOfPage = slices.length === 1 ? slices[0] : native().concat(slices);
+      if (rowsOfPage !== slices[0]) slices.push(rowsOfPage);
+      const js = native().tableToJs(rowsOfPage);
       const all = toWire(js);
       return { resultId: id, offset: start, columns: names, values: names.map((n) => all[js.names.indexOf(n)]) };
     } finally {
-      native().release(slice);
+      for (const h of slices) native().release(h);
+      for (const t of touched) native().release(t.h);
     }
   }
 
@@ -72,8 +96,8 @@ export class ResultStore {
     for (const f of filters) df = df.filter(filterExpr(df, f));
     if (sort.length > 0)
       df = df.sort(sort.map((s) => s.column), { descending: sort.map((s) => s.descending) });
-    const { ref } = await computeStored(df.toPlan(), this.compute);
-    return this.keep(ref, id, { kind: this.get(id).info.kind });
+    const { refs } = await computeParts(df.toPlan(), this.compute);
+    return this.keep(refs, id, { kind: this.get(id).info.kind });
   }
 
   async profile(id: string, column: string): Promise<ColumnProfile> {
@@ -101,19 +125,19 @@ export class ResultStore {
    */
   async export(id: string, file: string, format: ExportFormat): Promise<WriteSummary> {
     if (format !== "csv" && format !== "parquet") fail(`export format must be "csv" or "parquet", got ${JSON.stringify(format)}`);
-    const { ref } = this.get(id);
-    native().retain(ref);
+    const { refs } = this.get(id);
+    for (const h of refs) native().retain(h);
     try {
-      return await writeFile(storeChunks(ref), file, format);
+      return await writeFile(storeChunks(refs), file, format);
     } finally {
-      native().release(ref);
+      for (const h of refs) native().release(h);
     }
   }
 
   release(id: string): void {
     const k = this.get(id);
     this.kept.delete(id);
-    native().release(k.ref);
+    for (const h of k.refs) native().release(h);
   }
 
   /** Frees every kept result (the server is closing). */
@@ -130,8 +154,8 @@ export class ResultStore {
   }
 
   private frame(id: string): DataFrame {
-    const { info, ref } = this.get(id);
-    return new DataFrame({ kind: "stored", handles: [ref], bytes: info.rows * info.schema.length * 8, schema: info.schema });
+    const { info, refs } = this.get(id);
+    return new DataFrame({ kind: "stored", handles: refs, bytes: info.rows * info.schema.length * 8, schema: info.schema });
   }
 
   /** min and max in wire form (exact for every type, via a one-row page of an aggregate). */

@@ -110,6 +110,10 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           addon.retain(step.handle);
           replace([step.handle]);
           break;
+        case "parts":
+          for (const h of inputs) addon.retain(h);
+          replace([...inputs]);
+          break;
         case "concat": replace([addon.concat(step.inputs.map((i) => inputs[i]))]); break;
         case "filter": replace([addon.filter(current[0], step.predicate)]); break;
         case "project": replace([addon.evalExprs(current[0], step.exprs, step.names)]); break;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "napi_util.h"
+#include "spill_file.h"
 #include "spill_policy.h"
 #include "store.h"
 
@@ -26,6 +27,7 @@ Napi::Object PlanToJs(Napi::Env env, const SpillPlan& p) {
     m.Set("from", TierName(p.moves[i].from));
     m.Set("to", TierName(p.moves[i].to));
     m.Set("bytes", double(p.moves[i].bytes));
+    if (p.moves[i].reuse) m.Set("reuse", true);
     moves.Set(uint32_t(i), m);
   }
   o.Set("moves", moves);
@@ -66,6 +68,10 @@ Napi::Value PolicyRun(const Napi::CallbackInfo& info) {
       p.pin(id);
     } else if (op == "unpin") {
       p.unpin(id);
+    } else if (op == "unspill") {  // read back from disk; `keep`: its file stays
+      p.moved(id, tier, e.Get("keep").ToBoolean().Value());
+    } else if (op == "dropCopy") {
+      p.dropCopy(id);
     } else if (op == "pressure" || op == "allocFailed") {
       std::set<uint64_t> busy;
       if (e.Get("busy").IsArray()) {
@@ -94,10 +100,44 @@ Napi::Value PolicyRun(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// Reads a spilled table back on a libuv pool thread, so the JS thread never waits
+// on the disk; settles a promise (rejected with the BasinError's code).
+class ReadBack : public Napi::AsyncWorker {
+ public:
+  ReadBack(Napi::Env env, uint64_t handle) : Napi::AsyncWorker(env), handle_(handle), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      Store::Instance().get(handle_);
+    } catch (const BasinError& e) {
+      code_ = e.code;
+      SetError(e.what());
+    } catch (const std::bad_alloc&) {
+      code_ = "BASIN_OOM";
+      SetError("out of host memory reading a spilled table back");
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+  void OnError(const Napi::Error& e) override {
+    Napi::Error err = Napi::Error::New(Env(), e.Message());
+    err.Set("code", Napi::String::New(Env(), code_));
+    deferred_.Reject(err.Value());
+  }
+
+ private:
+  uint64_t handle_;
+  std::string code_ = "BASIN_INTERNAL";
+  Napi::Promise::Deferred deferred_;
+};
+
 }  // namespace
 
 void RegisterSpill(Napi::Env env, Napi::Object exports) {
-  // configureMemory({ hostLimit, diskLimit, target, directory }); limits -1 = none.
+  // configureMemory({ hostLimit, diskLimit, target, directory, compression }); limits -1 = none.
   exports.Set("configureMemory", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       auto o = info[0].As<Napi::Object>();
@@ -106,6 +146,7 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       c.diskLimit = LimitArg(o, "diskLimit");
       if (o.Get("target").IsNumber()) c.target = o.Get("target").As<Napi::Number>().DoubleValue();
       if (o.Get("directory").IsString()) c.directory = o.Get("directory").As<Napi::String>().Utf8Value();
+      if (o.Get("compression").IsString()) c.codec = SpillCodecFromName(o.Get("compression").As<Napi::String>().Utf8Value());
       Store::Instance().configure(c);
       return info.Env().Undefined();
     });
@@ -126,6 +167,9 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       o.Set("spilledBytes", double(s.spilledBytes));
       o.Set("unspilledCount", double(s.unspilledCount));
       o.Set("unspilledBytes", double(s.unspilledBytes));
+      o.Set("writtenBytes", double(s.writtenBytes));
+      o.Set("reusedCount", double(s.reusedCount));
+      o.Set("compression", SpillCodecName(c.codec));
       o.Set("spillSeconds", s.spillSeconds);
       o.Set("unspillSeconds", s.unspillSeconds);
       o.Set("overLimit", s.overLimit);
@@ -148,6 +192,16 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
   exports.Set("isSpilled", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       return Napi::Boolean::New(info.Env(), Store::Instance().isSpilled(HandleArg(info[0])));
+    });
+  }));
+  // readBack(handle) -> Promise: a spilled table read back into memory off the JS thread
+  // (pin it first, or it may be evicted again before it is used).
+  exports.Set("readBack", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto* w = new ReadBack(info.Env(), HandleArg(info[0]));
+      Napi::Promise p = w->Promise();
+      w->Queue();
+      return p;
     });
   }));
   exports.Set("tableRows", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {

@@ -22,16 +22,22 @@ Tier TierFromName(const char* name) {
   throw BasinError("BASIN_INTERNAL", std::string("unknown memory tier '") + name + "'");
 }
 
+// Adds (sign 1) or takes away (-1) an item's bytes: on its tier, and on disk for a kept file.
+void SpillPolicy::account(const Item& it, int64_t sign) {
+  bytes_[int(it.tier)] += sign * it.bytes;
+  if (it.copy && it.tier != Tier::Disk) bytes_[int(Tier::Disk)] += sign * it.bytes;
+}
+
 void SpillPolicy::add(uint64_t id, int64_t bytes, Tier t) {
   remove(id);
-  items_[id] = Item{bytes, t, 0, ++clock_};
-  bytes_[int(t)] += bytes;
+  Item& it = items_[id] = Item{bytes, t, 0, ++clock_, false};
+  account(it, 1);
 }
 
 void SpillPolicy::remove(uint64_t id) {
   auto it = items_.find(id);
   if (it == items_.end()) return;
-  bytes_[int(it->second.tier)] -= it->second.bytes;
+  account(it->second, -1);
   items_.erase(it);
 }
 
@@ -50,12 +56,29 @@ void SpillPolicy::unpin(uint64_t id) {
   if (it != items_.end() && it->second.pins > 0) it->second.pins--;
 }
 
-void SpillPolicy::moved(uint64_t id, Tier to) {
+void SpillPolicy::moved(uint64_t id, Tier to, bool keepCopy) {
   auto it = items_.find(id);
   if (it == items_.end()) return;
-  bytes_[int(it->second.tier)] -= it->second.bytes;
-  it->second.tier = to;
-  bytes_[int(to)] += it->second.bytes;
+  Item& item = it->second;
+  account(item, -1);
+  // Off disk with its file kept, or still holding a kept file: the copy stays valid
+  // (tables never change); on disk the file is the table itself.
+  item.copy = to != Tier::Disk && ((item.tier == Tier::Disk && keepCopy) || item.copy);
+  item.tier = to;
+  account(item, 1);
+}
+
+void SpillPolicy::dropCopy(uint64_t id) {
+  auto it = items_.find(id);
+  if (it == items_.end() || !it->second.copy) return;
+  account(it->second, -1);
+  it->second.copy = false;
+  account(it->second, 1);
+}
+
+bool SpillPolicy::hasCopy(uint64_t id) const {
+  auto it = items_.find(id);
+  return it != items_.end() && it->second.copy;
 }
 
 Tier SpillPolicy::tier(uint64_t id) const {
@@ -109,13 +132,15 @@ SpillPlan SpillPolicy::pick(Tier t, int64_t excess, int64_t stillOverBy, const s
   for (auto& [stamp, id] : order) {
     if (freed >= excess) break;
     const Item& it = items_.at(id);
-    if (nextLim != kUnlimited && nextBytes + it.bytes > nextLim) {
+    // A table with a kept file goes to disk without taking more of it.
+    bool reuse = it.copy && next == Tier::Disk;
+    if (!reuse && nextLim != kUnlimited && nextBytes + it.bytes > nextLim) {
       out.nextTierFull = true;
       break;
     }
-    out.moves.push_back(SpillMove{id, t, next, it.bytes});
+    out.moves.push_back(SpillMove{id, t, next, it.bytes, reuse});
     freed += it.bytes;
-    nextBytes += it.bytes;
+    if (!reuse) nextBytes += it.bytes;
   }
   out.stillOver = freed < stillOverBy;
   return out;

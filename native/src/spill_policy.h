@@ -21,6 +21,8 @@ struct SpillMove {
   uint64_t id;
   Tier from, to;
   int64_t bytes;
+  // The table still has its file from an earlier spill: the move writes nothing.
+  bool reuse = false;
 };
 
 struct SpillPlan {
@@ -49,12 +51,17 @@ class SpillPolicy {
   void touch(uint64_t id);                       // used now: last in line to move
   void pin(uint64_t id);                         // pinned entries never move
   void unpin(uint64_t id);
-  void moved(uint64_t id, Tier to);              // a move (or an unspill) was carried out
+  // A move (or an unspill) was carried out. Read back from disk with `keepCopy`, the
+  // table keeps its file (counted on the disk tier) so that evicting it again writes nothing.
+  void moved(uint64_t id, Tier to, bool keepCopy = false);
+  void dropCopy(uint64_t id);                    // its kept file was removed
+  bool hasCopy(uint64_t id) const;
   bool has(uint64_t id) const { return items_.count(id) > 0; }
   Tier tier(uint64_t id) const;
   int64_t pins(uint64_t id) const;
+  // Bytes on tier t; the disk's include the files kept by tables read back.
   int64_t bytes(Tier t) const { return bytes_[int(t)]; }
-  int64_t count(Tier t) const;
+  int64_t count(Tier t) const;  // tables living on tier t
 
   // Whether `used + need` bytes exceed tier t's limit; `used` is what the tier
   // measurably holds (for the host: every live buffer, kernels' scratch included).
@@ -73,7 +80,9 @@ class SpillPolicy {
     Tier tier;
     int64_t pins;
     uint64_t stamp;  // larger = used more recently
+    bool copy;       // off disk, but its spill file is kept
   };
+  void account(const Item& it, int64_t sign);
   SpillPlan pick(Tier t, int64_t excess, int64_t stillOverBy, const std::function<bool(uint64_t)>& busy) const;
   std::unordered_map<uint64_t, Item> items_;
   uint64_t clock_ = 0;

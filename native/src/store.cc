@@ -70,7 +70,8 @@ int64_t Store::releaseOwnedBy(uint32_t owner) {
     for (auto it = entries_.begin(); it != entries_.end();) {
       if (owner != 0 && it->second.owner == owner) {
         doomed.push_back(std::move(it->second.table));
-        if (it->second.state == State::Disk) files.push_back(it->second.file);
+        std::string file = FileToRemove(it->second);
+        if (!file.empty()) files.push_back(file);
         policy_.remove(it->first);
         it = entries_.erase(it);
       } else {
@@ -110,15 +111,15 @@ TablePtr Store::get(uint64_t handle) {
       throw;
     }
     double secs = SecondsSince(t0);
-    std::remove(file.c_str());
     lock.lock();
     auto again = entries_.find(handle);
-    if (again != entries_.end()) {  // (released meanwhile: the caller still gets its copy)
+    if (again != entries_.end()) {  // the file stays: evicting the table again writes nothing
       again->second.table = t;
       again->second.state = State::Memory;
-      again->second.file.clear();
-      policy_.moved(handle, Tier::Host);
+      policy_.moved(handle, Tier::Host, true);
       policy_.touch(handle);
+    } else {  // released meanwhile: the caller still gets its copy
+      std::remove(file.c_str());
     }
     unspilledCount_++;
     unspilledBytes_ += TableBytes(*t);
@@ -146,12 +147,15 @@ void Store::release(uint64_t handle) {
     if (it == entries_.end()) throw BasinError("BASIN_HANDLE", "release of unknown handle " + std::to_string(handle));
     if (--it->second.refs > 0) return;
     doomed = std::move(it->second.table);
-    // A file being written or read is removed by the thread doing that.
-    if (it->second.state == State::Disk) file = it->second.file;
+    file = FileToRemove(it->second);
     policy_.remove(handle);
     entries_.erase(it);
   }
   if (!file.empty()) std::remove(file.c_str());
+}
+
+std::string Store::FileToRemove(const Entry& e) {
+  return e.state == State::Disk || e.state == State::Memory ? e.file : std::string();
 }
 
 StoreStats Store::stats() const {
@@ -199,6 +203,8 @@ MemoryStats Store::memoryStats() const {
   s.spilledBytes = spilledBytes_;
   s.unspilledCount = unspilledCount_;
   s.unspilledBytes = unspilledBytes_;
+  s.writtenBytes = writtenBytes_;
+  s.reusedCount = reusedCount_;
   s.spillSeconds = spillSeconds_;
   s.unspillSeconds = unspillSeconds_;
   s.overLimit = policy_.over(Tier::Host, s.hostBytes, 0);
@@ -266,27 +272,55 @@ void Store::maybeSpill(int64_t need, bool force) {
   if (plan.moves.empty() && !(plan.nextTierFull && plan.stillOver)) return;
   if (dir.empty()) throw BasinError("BASIN_SPILL", "the host memory limit is reached but no spill directory is set; set localDirectory");
   if (!plan.moves.empty()) carryOut(plan, lock);
+  if (plan.nextTierFull && plan.stillOver) {
+    // The disk is full: files kept by tables in memory go first, then once more.
+    if (!lock.owns_lock()) lock.lock();
+    if (dropCopies(lock)) {
+      lock.lock();
+      plan = force ? policy_.planToFree(Tier::Host, need, busy) : policy_.plan(Tier::Host, bytes_.load(), need, busy);
+      if (!plan.moves.empty()) carryOut(plan, lock);
+    }
+  }
   if (plan.nextTierFull && plan.stillOver)
     throw BasinError("BASIN_SPILL", "the spill directory " + dir + " is full: its limit of " + std::to_string(diskLimit) +
                                         " bytes is reached while the host is over its memory limit; raise the spill limit, free disk space, or raise --memory-limit");
 }
 
-std::string Store::spillPath(uint64_t handle) const { return config_.directory + "/t" + std::to_string(handle) + ".bsp"; }
+std::string Store::spillPath(uint64_t handle) const { return config_.directory + "/t" + std::to_string(handle) + ".arrow"; }
+
+// Holds the lock on entry; released on return when it returns true.
+bool Store::dropCopies(std::unique_lock<std::mutex>& lock) {
+  std::vector<std::string> files;
+  for (auto& [id, e] : entries_)
+    if (e.state == State::Memory && !e.file.empty()) {
+      files.push_back(std::move(e.file));
+      e.file.clear();
+      policy_.dropCopy(id);
+    }
+  if (files.empty()) return false;
+  lock.unlock();
+  for (auto& f : files) std::remove(f.c_str());
+  return true;
+}
 
 // Writes the plan's tables to disk one by one, outside the lock (held on entry,
-// released on return). A table someone started reading meanwhile stays in memory.
+// released on return); a table that kept its file from an earlier spill is not
+// written again. A table someone started reading meanwhile stays in memory.
 void Store::carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock) {
   struct Job {
     uint64_t id;
     TablePtr table;
     std::string path;
     int64_t bytes;
+    bool reuse;
   };
   std::vector<Job> jobs;
+  SpillCodec codec = config_.codec;
   for (const SpillMove& m : plan.moves) {
     Entry& e = entries_.at(m.id);
     e.state = State::Spilling;
-    jobs.push_back(Job{m.id, e.table, spillPath(m.id), m.bytes});
+    bool reuse = !e.file.empty();
+    jobs.push_back(Job{m.id, e.table, reuse ? e.file : spillPath(m.id), m.bytes, reuse});
   }
   lock.unlock();
   size_t i = 0;
@@ -294,16 +328,18 @@ void Store::carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock) 
     for (; i < jobs.size(); i++) {
       Job& job = jobs[i];
       auto t0 = std::chrono::steady_clock::now();
-      WriteSpillFile(job.path, *job.table);
+      int64_t written = job.reuse ? 0 : WriteSpillFile(job.path, *job.table, codec);
       double secs = SecondsSince(t0);
       TablePtr drop;  // freed outside the lock
-      bool keep = true;
+      bool removeFile = true;
       lock.lock();
       auto it = entries_.find(job.id);
       if (it != entries_.end()) {
         Entry& e = it->second;
+        writtenBytes_ += written;
         if (e.table.use_count() > 2) {  // the entry's and ours: anyone else is reading it
           e.state = State::Memory;
+          removeFile = !job.reuse;  // a kept copy stays kept
         } else {
           drop = std::move(e.table);
           e.state = State::Disk;
@@ -312,12 +348,13 @@ void Store::carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock) 
           spilledCount_++;
           spilledBytes_ += job.bytes;
           spillSeconds_ += secs;
-          keep = false;
+          if (job.reuse) reusedCount_++;
+          removeFile = false;
         }
       }
       loaded_.notify_all();
       lock.unlock();
-      if (keep) std::remove(job.path.c_str());
+      if (removeFile) std::remove(job.path.c_str());
       job.table.reset();
     }
   } catch (...) {

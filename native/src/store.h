@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "column.h"
+#include "spill_file.h"
 #include "spill_policy.h"
 
 namespace basin {
@@ -27,11 +28,14 @@ struct MemoryConfig {
   int64_t diskLimit = SpillPolicy::kUnlimited;  // bytes of spill files before spilling fails
   double target = 0.8;                          // spill down to this fraction of the limit
   std::string directory;                        // this process's own spill directory
+  SpillCodec codec = SpillCodec::Lz4;           // how spill files are compressed
 };
 
 struct MemoryStats {
   int64_t hostBytes, hostLimit, hostTables, diskBytes, diskTables, deviceBytes;
   int64_t spilledCount, spilledBytes, unspilledCount, unspilledBytes;
+  int64_t writtenBytes;  // bytes written to spill files (compressed)
+  int64_t reusedCount;   // evictions that wrote nothing: the table kept its file from an earlier spill
   double spillSeconds, unspillSeconds;
   bool overLimit;
 };
@@ -79,10 +83,17 @@ class Store {
     int64_t refs;
     uint32_t owner;
     State state = State::Memory;
-    std::string file;  // the spill file while on disk
+    // The spill file: the table while on disk; once read back, a copy kept until the
+    // table is released (tables never change), so evicting it again writes nothing.
+    std::string file;
     int64_t rows = 0;
   };
   void carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock);
+  // Removes the files kept by tables in memory (the disk tier is full); returns whether any went.
+  bool dropCopies(std::unique_lock<std::mutex>& lock);
+  // The entry's file, when the thread releasing the entry must remove it (one being
+  // written or read back is removed by the thread doing that).
+  static std::string FileToRemove(const Entry& e);
   std::string spillPath(uint64_t handle) const;
   mutable std::mutex mu_;
   std::condition_variable loaded_;
@@ -92,7 +103,7 @@ class Store {
   std::atomic<int64_t> hostLimit_{SpillPolicy::kUnlimited};
   SpillPolicy policy_;
   MemoryConfig config_;
-  int64_t spilledCount_ = 0, spilledBytes_ = 0, unspilledCount_ = 0, unspilledBytes_ = 0;
+  int64_t spilledCount_ = 0, spilledBytes_ = 0, unspilledCount_ = 0, unspilledBytes_ = 0, writtenBytes_ = 0, reusedCount_ = 0;
   double spillSeconds_ = 0, unspillSeconds_ = 0;
 };
 

@@ -134,7 +134,7 @@ describe("spill folders of other processes", () => {
   });
 });
 
-describe("basin run --memory-limit --local-directory --stats", () => {
+describe("basin run --memory-limit --local-directory --spill-compression --stats", () => {
   it("spills, gives the same answer, and prints the memory statistics", async () => {
     const dir = join(root, "cli");
     mkdirSync(dir, { recursive: true });
@@ -144,17 +144,21 @@ export default readCsv(${JSON.stringify(`${trips}/*.csv`)}, { blocksize: 8192, d
 `);
     const free = await runBasin(["run", "p.ts", "--workers", "2"], { cwd: dir, timeoutMs: 120_000 });
     const spill = join(dir, "spill");
-    const limited = await runBasin(["run", "p.ts", "--workers", "2", "--memory-limit", "300kB", "--local-directory", spill, "--stats"], { cwd: dir, timeoutMs: 120_000 });
+    const limited = await runBasin(["run", "p.ts", "--workers", "2", "--memory-limit", "300kB", "--local-directory", spill, "--spill-compression", "zstd", "--stats"], { cwd: dir, timeoutMs: 120_000 });
     expect(errorLines(limited.stderr)).toEqual([]);
     expect(limited.code).toBe(0);
     expect(limited.stdout).toBe(free.stdout);
     expect(limited.stderr, limited.stderr).toMatch(/host .* \(limit 300 kB\)/);
     const spilled = Number(/spilled\s+(\d+) tables/.exec(limited.stderr)?.[1]);
     expect(spilled).toBeGreaterThan(0);
+    expect(limited.stderr).toMatch(/written \(zstd\)/);
     expect(limited.stderr).toContain(spill);
     expect(readdirSync(spill)).toEqual([]); // the process removed its folder on exit
     const bad = await runBasin(["run", "p.ts", "--memory-limit", "lots"], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--memory-limit");
+    const badCodec = await runBasin(["run", "p.ts", "--spill-compression", "gzip"], { cwd: dir });
+    expect(badCodec.code).toBe(2);
+    expect(badCodec.stderr).toContain("--spill-compression needs one of lz4, zstd, none");
   });
 });

@@ -95,4 +95,35 @@ describe("spill policy", () => {
     expect(ids(r.steps[2])).toEqual([]);
     expect(r.tiers.host).toBe(0);
   });
+
+  it("keeps the file of a table read back: evicting it again is a move that writes nothing and takes no more disk", () => {
+    const r = run({ host: 50, disk: 60 }, [
+      { op: "add", id: 1, bytes: 40 },
+      { op: "pressure", need: 40 }, // 1 goes to disk
+      { op: "unspill", id: 1, keep: true }, // read back; its file stays
+      { op: "add", id: 2, bytes: 20 },
+      { op: "pressure", need: 10 }, // 1 again: its file is reused
+      { op: "remove", id: 1 },
+    ]);
+    expect(r.steps[1]).toMatchObject({ moves: [{ id: 1, to: "disk" }] });
+    expect((r.steps[1] as { moves: { reuse?: true }[] }).moves[0].reuse).toBeUndefined();
+    // the disk limit (60) has no room for 40 more, but the reused file needs none
+    expect(r.steps[4]).toEqual({ moves: [{ id: 1, from: "host", to: "disk", bytes: 40, reuse: true }], nextTierFull: false, stillOver: false });
+    expect(r.tiers).toEqual({ device: 0, host: 20, disk: 0 });
+  });
+
+  it("counts a kept file on the disk tier until it is dropped", () => {
+    const r = run({ host: 100 }, [
+      { op: "add", id: 1, bytes: 40 },
+      { op: "allocFailed", need: 40 },
+      { op: "unspill", id: 1, keep: true },
+      { op: "touch", id: 1 },
+    ]);
+    expect(r.tiers).toEqual({ device: 0, host: 40, disk: 40 });
+    const dropped = run({ host: 100 }, [{ op: "add", id: 1, bytes: 40 }, { op: "allocFailed", need: 40 }, { op: "unspill", id: 1, keep: true }, { op: "dropCopy", id: 1 }, { op: "allocFailed", need: 40 }]);
+    expect(dropped.steps[4]).toMatchObject({ moves: [{ id: 1, bytes: 40 }] });
+    expect((dropped.steps[4] as { moves: { reuse?: true }[] }).moves[0].reuse).toBeUndefined();
+    const notKept = run({ host: 100 }, [{ op: "add", id: 1, bytes: 40 }, { op: "allocFailed", need: 40 }, { op: "unspill", id: 1 }]);
+    expect(notKept.tiers).toEqual({ device: 0, host: 40, disk: 0 });
+  });
 });
