@@ -43,6 +43,9 @@ export interface DaskStatus {
   /** The scheduler's own dashboard (as the scheduler sees its address). */
   dashboard: string;
   workers: DaskWorkerStatus[];
+  /** Tasks the workers are processing, and tasks waiting at the scheduler for a worker. */
+  processing: number;
+  waiting: number;
 }
 
 interface Reply {
@@ -97,7 +100,16 @@ export class DaskCluster {
   /** Workers, their memory and tasks. */
   async status(): Promise<DaskStatus> {
     const r = await this.request({ op: "status" });
-    return { scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[] };
+    return {
+      scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[],
+      processing: Number(r.processing ?? 0), waiting: Number(r.waiting ?? 0),
+    };
+  }
+
+  /** Retires the workers with these names gracefully (their data moves to other workers, then they close). */
+  async retireWorkers(names: string[]): Promise<number> {
+    const r = await this.request({ op: "retire", names });
+    return Number(r.retired);
   }
 
   /**
