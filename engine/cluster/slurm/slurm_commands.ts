@@ -26,6 +26,11 @@ function missing(r: CommandResult, cmd: string, where: string): BasinError | und
   return undefined;
 }
 
+/** A command's error output on one line, without its "cmd: error: " prefixes. */
+function oneLine(stderr: string, cmd: string): string {
+  return stderr.trim().split("\n").map((l) => l.replace(new RegExp(`^${cmd}: error: `), "").trim()).filter(Boolean).join("; ");
+}
+
 /** The job id in `sbatch --parsable` output ("123" or "123;cluster"). */
 export function parseSbatch(stdout: string): string {
   const m = /^(\d+)(?:;\S+)?\s*$/m.exec(stdout.trim());
@@ -52,7 +57,7 @@ export async function submitJob(runner: CommandRunner, scriptPath: string, workD
   const notFound = missing(r, "sbatch", runner.where);
   if (notFound) throw notFound;
   if (r.code !== 0)
-    throw new BasinError("BASIN_IO", `sbatch refused ${scriptPath} on ${runner.where}: ${r.stderr.trim() || `exit code ${r.code}`}; check the profile's partition, account, cores, memory and walltime against the cluster's limits (sinfo, sacctmgr show assoc)`);
+    throw new BasinError("BASIN_IO", `sbatch refused ${scriptPath} on ${runner.where}: ${oneLine(r.stderr, "sbatch") || `exit code ${r.code}`}; check the profile's partition, account, cores, memory and walltime against the cluster's limits (sinfo, sacctmgr show assoc)`);
   return parseSbatch(r.stdout);
 }
 
@@ -64,7 +69,7 @@ export async function queryJobs(runner: CommandRunner, ids: string[]): Promise<M
   if (notFound) throw notFound;
   // squeue fails for a list of only unknown (long ended) job ids: none of them is queued.
   if (r.code !== 0 && /Invalid job id/i.test(r.stderr)) return new Map();
-  if (r.code !== 0) throw new BasinError("BASIN_IO", `squeue failed on ${runner.where}: ${r.stderr.trim() || `exit code ${r.code}`}; check that slurmctld is reachable (sinfo)`);
+  if (r.code !== 0) throw new BasinError("BASIN_IO", `squeue failed on ${runner.where}: ${oneLine(r.stderr, "squeue") || `exit code ${r.code}`}; check that slurmctld is reachable (sinfo)`);
   return new Map(parseSqueue(r.stdout).map((j) => [j.id, j]));
 }
 
@@ -75,5 +80,5 @@ export async function cancelJobs(runner: CommandRunner, ids: string[]): Promise<
   const notFound = missing(r, "scancel", runner.where);
   if (notFound) throw notFound;
   if (r.code !== 0 && !/Invalid job id|already completing or completed/i.test(r.stderr))
-    throw new BasinError("BASIN_IO", `scancel ${ids.join(" ")} failed on ${runner.where}: ${r.stderr.trim()}; cancel them by hand (scancel ${ids.join(" ")})`);
+    throw new BasinError("BASIN_IO", `scancel ${ids.join(" ")} failed on ${runner.where}: ${oneLine(r.stderr, "scancel")}; cancel them by hand (scancel ${ids.join(" ")})`);
 }
