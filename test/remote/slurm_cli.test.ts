@@ -1,9 +1,11 @@
 // A saved slurm profile as a user drives it, on a real single-node SLURM started
 // here: `basin run --cluster PROFILE` prints the local engine's table and leaves no
-// job behind; SIGTERM while its job waits in the queue cancels it; `basin serve
+// job behind; SIGTERM while its job waits in the queue cancels it, and so does a
+// plain process exit; `basin serve
 // --cluster PROFILE` shows the jobs' Dask workers in the workbench's cluster status
 // and cancels them when it stops; bad profiles are refused by field.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterStatus } from "../../engine/common/rpc.js";
 import { saveProfile, type SlurmProfile } from "../../engine/cluster/remote/profiles.js";
@@ -80,6 +82,25 @@ describe("slurm profiles from the command line", () => {
       child.kill("SIGKILL");
       slurm.command("scontrol", ["update", "PartitionName=debug", "State=UP"]);
     }
+  });
+
+  it("a process that exits without closing its cluster still scancels its jobs", async () => {
+    const dist = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/engine/cluster/slurm/${f}`, import.meta.url)));
+    const script = writeText(dir, "exits.mjs", `import { SlurmCluster } from ${dist("slurm_cluster.js")};
+const c = new SlurmCluster({ spec: { name: "exits", walltime: "00:10:00", cores: 1, memory: "400M", python: ${JSON.stringify(PYTHON)} },
+  scale: { jobs: 2 }, directory: ${JSON.stringify(`${dir}/jobs`)}, startTimeout: 90, python: ${JSON.stringify(PYTHON)} });
+await c.start();
+console.log(c.liveJobs.map((j) => j.id).join(" "));
+process.exit(0);
+`);
+    const child = spawn(process.execPath, [script], { cwd: dir, env: { ...process.env, ...env } });
+    let out = "", err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect((await exited(child)).code, err).toBe(0);
+    expect(out.trim().split(" ")).toHaveLength(2);
+    // scancel ran before the process went; SLURM ends the jobs right after
+    await until("squeue is empty", 10_000, () => slurm.queue().length === 0);
   });
 
   it("basin serve --cluster PROFILE: the cluster status lists the jobs' Dask workers; stopping it cancels them", async () => {

@@ -1,7 +1,8 @@
 // SlurmCluster on a real single-node SLURM (slurmctld, slurmd, munge) started here:
 // a pipeline runs on a Basin-submitted allocation with the local engine's answers;
 // adaptive scaling adds a job under load and removes it when idle; a job that dies is
-// reported and replaced; close() leaves squeue empty; and each way of failing to start
+// reported and replaced; the scheduler's job dying fails later runs with the reason;
+// close() leaves squeue empty; and each way of failing to start
 // (job pending forever, job failing, sbatch refusing, sbatch missing) says what and why.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -126,6 +127,25 @@ c.close()`], { stdio: ["ignore", "ignore", "pipe"] });
       const replacement = c.liveJobs.find((j) => !j.scheduler)!.id;
       await until("the replacement's worker joined", 60_000, async () => (await c.dask.status()).workers.some((w) => w.name === `basin-${replacement}`));
       expectSameRows(tableRows(await pipeline().compute({ cluster: c.dask })), tableRows(await pipeline().compute({ cluster: local })), "after replacement");
+    } finally {
+      await c.close();
+    }
+    expect(slurm.queue()).toEqual([]);
+  });
+
+  it("the scheduler's job ending is reported as the cluster lost, and later runs fail saying so", async () => {
+    const events: SlurmEvent[] = [];
+    const c = cluster({ scale: { minJobs: 1, maxJobs: 2 }, events });
+    try {
+      await c.start();
+      const [job] = c.liveJobs;
+      slurm.command("scancel", [job.id]);
+      await until("the loss was reported", 30_000, () => events.some((e) => e.type === "lost"));
+      const lost = new RegExp(`SLURM job ${job.id} of profile "t" ended \\(CANCELLED.*\\); it ran the Dask scheduler, so this cluster is gone: reconnect to start a new one`);
+      expect(c.lost?.message).toMatch(lost);
+      await expect(pipeline().compute({ cluster: c.dask })).rejects.toThrow(lost);
+      // no job was submitted to replace it: a new cluster is the user's call
+      expect(events.filter((e) => e.type === "submitted")).toHaveLength(1);
     } finally {
       await c.close();
     }

@@ -83,6 +83,7 @@ export class DaskCluster {
   private nextId = 1;
   private stderrTail = "";
   private exited?: BasinError;
+  private failed?: BasinError;
 
   constructor(address: string, options: DaskClusterOptions = {}) {
     if (!/^(tcp|tls|ucx|inproc):\/\/\S+$/.test(address))
@@ -150,6 +151,15 @@ export class DaskCluster {
     for (const w of waiting) w.reject(error);
   }
 
+  /**
+   * Like abandon(), for good: the scheduler is gone (e.g. its SLURM job ended), so
+   * every later request fails with `error` too instead of waiting to connect.
+   */
+  fail(error: BasinError): void {
+    this.failed = error;
+    this.abandon(error);
+  }
+
   /** Disconnects from the scheduler (which keeps running) and stops the bridge. */
   async close(): Promise<void> {
     const p = this.proc;
@@ -202,6 +212,7 @@ export class DaskCluster {
   }
 
   private request(body: Record<string, unknown>): Promise<Reply> {
+    if (this.failed) return Promise.reject(this.failed);
     const proc = this.start();
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {

@@ -297,7 +297,7 @@ export class SlurmCluster {
       const why = `SLURM job ${job.id} of profile "${this.spec.name}" ended (${state}${q?.reason && q.reason !== "None" ? `, ${q.reason}` : ""})`;
       if (job.scheduler) {
         this.lostError = new BasinError("BASIN_IO", `${why}; it ran the Dask scheduler, so this cluster is gone: reconnect to start a new one. ${await this.logTail(job.id)}`);
-        this.client?.abandon(this.lostError);
+        this.client?.fail(this.lostError);
         this.emit({ type: "lost", message: this.lostError.message });
         return;
       }
