@@ -19,7 +19,7 @@ export async function serveCommand(folder: string, port: number | undefined, clu
     if (dask) await dask.cluster.connect(); // an unreachable scheduler fails now, not at the first run
     // Pipelines name their data relative to the workspace, as they do under `basin run` from it.
     process.chdir(folder);
-    const server = await serve({ root: ".", port, dask: dask?.cluster });
+    const server = await serve({ root: ".", port, dask: dask?.cluster, slurm: dask?.slurm });
     process.stdout.write(`Basin workbench for ${server.engine.workspaceFolder.root}${dask ? ` (runs on Dask at ${dask.label})` : ""}\n  ${server.url}\n(Ctrl+C stops it)\n`);
     await new Promise<void>((done) => {
       process.once("SIGINT", done);

@@ -13,7 +13,7 @@ import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
 import { BASIN_BIN, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
 import { RpcClient } from "../helpers/rpc_client.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
-import { startSlurm, type Slurm } from "./slurm_procs.js";
+import { startSlurm, until, type Slurm } from "./slurm_procs.js";
 
 const PIPELINE = `import { col, count, fromColumns } from "basin";
 const n = 501;
@@ -41,13 +41,6 @@ afterAll(async () => {
   if (dir) removeDir(dir);
 });
 
-async function until(what: string, ms: number, ok: () => boolean): Promise<void> {
-  const t0 = Date.now();
-  while (!ok()) {
-    if (Date.now() - t0 > ms) throw new Error(`${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function exited(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
@@ -123,6 +116,7 @@ process.exit(0);
       client.close();
       expect(status.kind).toBe("dask");
       expect(status.workers.map((w) => w.name)).toEqual([`basin-${job}`]);
+      expect(status.slurm).toEqual({ jobs: [{ id: job, state: "RUNNING", scheduler: true }] });
       const done = exited(child);
       child.kill("SIGTERM");
       expect((await done).code, err).toBe(0);

@@ -14,7 +14,7 @@ import type { SlurmJobSpec } from "../../engine/cluster/slurm/batch_script.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
-import { startSlurm, type Slurm } from "./slurm_procs.js";
+import { startSlurm, until, type Slurm } from "./slurm_procs.js";
 
 let slurm: Slurm;
 let local: LocalCluster;
@@ -40,14 +40,6 @@ function cluster(over: Partial<SlurmClusterOptions> & { events?: SlurmEvent[] } 
   });
 }
 
-/** Polls `ok` every 250 ms until it holds; fails naming `what` after `ms`. */
-async function until(what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> {
-  const t0 = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 const n = 600;
 const pipeline = () =>

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { freePort } from "./dask_procs.js";
+import { freePort, stopProc } from "./dask_procs.js";
 
 const BINARIES = ["/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/sbatch", "/usr/bin/squeue", "/usr/bin/scancel", "/usr/bin/sinfo"];
 
@@ -33,31 +33,18 @@ export interface Slurm {
   stop(): Promise<void>;
 }
 
-function waitFor(what: string, ms: number, ok: () => boolean, log: () => string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t0 = Date.now();
-    const poll = setInterval(() => {
-      if (ok()) {
-        clearInterval(poll);
-        resolve();
-      } else if (Date.now() - t0 > ms) {
-        clearInterval(poll);
-        reject(new Error(`${what} within ${ms} ms:\n${log()}`));
-      }
-    }, 100);
-  });
-}
-
-function stopProc(p: ChildProcess): Promise<void> {
-  if (p.exitCode !== null || p.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(() => p.kill("SIGKILL"), 10_000);
-    p.once("exit", () => {
-      clearTimeout(t);
-      resolve();
-    });
-    p.kill("SIGTERM");
-  });
+/**
+ * Polls `ok` every 100 ms until it holds; fails with `what` (and `detail()`) after `ms`.
+ *
+ * @example
+ * await until("squeue is empty", 10_000, () => slurm.queue().length === 0);
+ */
+export async function until(what: string, ms: number, ok: () => boolean | Promise<boolean>, detail: () => string = () => ""): Promise<void> {
+  const t0 = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting until ${what}${detail() ? `:\n${detail()}` : ""}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /**
@@ -86,11 +73,11 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
     return p;
   };
   const stopAll = async () => {
-    for (const p of procs.reverse()) await stopProc(p);
+    for (const p of procs.reverse()) await stopProc(p, 10_000);
   };
   try {
     start("/usr/sbin/munged", ["-F", `--key-file=${key}`, `--socket=${socket}`, `--pid-file=${dir}/munge/munged.pid`, `--log-file=${dir}/munge/munged.log`, `--seed-file=${dir}/munge/munged.seed`]);
-    await waitFor("munged did not open its socket", 10_000, () => existsSync(socket), () => log);
+    await until("munged opened its socket", 10_000, () => existsSync(socket), () => log);
     const host = hostname().split(".")[0];
     const [ctldPort, dPort] = [await freePort(), await freePort()];
     const conf = join(dir, "slurm.conf");
@@ -117,7 +104,7 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
         return false;
       }
     };
-    await waitFor("the SLURM node did not become idle", 30_000, idle, () => `${log}\n${readLog(dir, "slurmctld.log")}\n${readLog(dir, "slurmd.log")}`);
+    await until("the SLURM node became idle", 30_000, idle, () => `${log}\n${readLog(dir, "slurmctld.log")}\n${readLog(dir, "slurmd.log")}`);
     const states = (): Map<string, string> =>
       new Map(command("squeue", ["-h", "-o", "%i %T"]).split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string]));
     return {
@@ -128,7 +115,7 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
           const left = [...states().keys()];
           if (left.length > 0) command("scancel", left);
           // slurmd must outlive its jobs' steps, or their processes are orphaned
-          for (let i = 0; i < 100 && states().size > 0; i++) await new Promise((r) => setTimeout(r, 100));
+          await until("its jobs ended", 10_000, () => states().size === 0).catch(() => {});
         } catch {
           // the controller is already gone
         }

@@ -66,7 +66,13 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
     }
   };
   const dropConnections = (): void => {
-    for (const pid of children()) process.kill(pid, "SIGKILL");
+    for (const pid of children()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // it ended on its own meanwhile (a connection closing)
+      }
+    }
   };
   return {
     port, dir, proc, dropConnections,

@@ -155,6 +155,7 @@ export class SlurmCluster {
       const s = this.options.scale ?? { jobs: 1 };
       for (let i = 1; i < ("jobs" in s ? s.jobs : s.minJobs); i++) await this.submit(false);
       await this.waitForWorker(first);
+      await this.refreshStates();
     } catch (e) {
       await this.close();
       throw e;
@@ -253,6 +254,11 @@ export class SlurmCluster {
         throw new BasinError("BASIN_IO", `no Dask worker of SLURM job ${id} (profile "${this.spec.name}") joined the scheduler within ${this.options.startTimeout ?? 300} s; the jobs were cancelled. ${await this.logTail(id)}`);
       await sleep(300);
     }
+  }
+
+  private async refreshStates(): Promise<void> {
+    const queue = await queryJobs(this.runner, [...this.jobs.keys()]);
+    for (const job of this.jobs.values()) job.state = queue.get(job.id)?.state ?? job.state;
   }
 
   /** Marks the jobs whose workers joined, and when each went idle. */
