@@ -49,7 +49,7 @@ const pipeline = () =>
     .agg(col("v").sum().alias("s"), count().alias("n"), col("v").mean().alias("m"));
 
 describe("a Dask cluster in SLURM jobs", () => {
-  it("runs a pipeline on a Basin-submitted allocation with the local engine's answers; close() leaves squeue empty", async () => {
+  it("runs a pipeline on a Basin-submitted allocation with the local engine's answers; reports a dead job without replacing it; close() leaves squeue empty", async () => {
     const events: SlurmEvent[] = [];
     const c = cluster({ scale: { jobs: 2 }, events });
     const scripts = await c.scripts();
@@ -64,6 +64,12 @@ describe("a Dask cluster in SLURM jobs", () => {
       await until("both jobs' workers joined", 60_000, async () => (await c.dask.status()).workers.length === 2);
       expect((await c.dask.status()).workers.map((w) => w.name).sort()).toEqual(ids.map((id) => `basin-${id}`).sort());
       expectSameRows(tableRows(await pipeline().compute({ cluster: c.dask })), tableRows(await pipeline().compute({ cluster: local })), "SLURM vs local");
+      // A fixed-size cluster reports a job that dies, and does not replace it.
+      slurm.command("scancel", [ids[1]]);
+      await until("the dead job was reported", 30_000, () => events.some((e) => e.type === "jobEnded"));
+      expect(events.find((e) => e.type === "jobEnded")).toMatchObject({ jobId: ids[1], state: "CANCELLED", replaced: false, message: expect.stringMatching(/this fixed-size cluster goes on with one job less \(reconnect for a full one, or use minJobs\/maxJobs/) });
+      expect(c.liveJobs.map((j) => j.id)).toEqual([ids[0]]);
+      expect(events.filter((e) => e.type === "submitted")).toHaveLength(2);
     } finally {
       await c.close();
     }
@@ -78,10 +84,10 @@ describe("a Dask cluster in SLURM jobs", () => {
       await c.start();
       expect(c.liveJobs).toHaveLength(1);
       const first = c.liveJobs[0].id;
-      // Real load on the real scheduler: 12 one-second tasks for one thread.
+      // Real load on the real scheduler: 16 one-second tasks for one thread (long enough for a second worker to start on a busy machine).
       const load = spawn(PYTHON, ["-c", `import distributed, time
 c = distributed.Client(${JSON.stringify(c.dask.address)}, timeout=30)
-c.gather(c.map(time.sleep, [1.0] * 12, pure=False))
+c.gather(c.map(time.sleep, [1.0] * 16, pure=False))
 c.close()`], { stdio: ["ignore", "ignore", "pipe"] });
       let loadErr = "";
       load.stderr.on("data", (d: Buffer) => (loadErr += d.toString()));

@@ -1,8 +1,9 @@
-// The adaptive scaling policy (a pure function) and the parsing of sbatch and
-// squeue output, without a cluster.
+// The adaptive scaling policy (a pure function), the parsing of sbatch and squeue
+// output, and SlurmCluster's option checks, without a cluster.
 import { describe, expect, it } from "vitest";
 import { scaleDecision, type PolicyInput, type PolicyJob } from "../../engine/cluster/slurm/scaling_policy.js";
 import { jobEnded, parseSbatch, parseSqueue } from "../../engine/cluster/slurm/slurm_commands.js";
+import { SlurmCluster } from "../../engine/cluster/slurm/slurm_cluster.js";
 
 const NOW = 1_000_000;
 const sched: PolicyJob = { id: "1", starting: false, scheduler: true };
@@ -50,6 +51,19 @@ describe("adaptive scaling policy", () => {
     expect(scaleDecision(input({ jobs, waiting: 1, processing: 3, maxJobs: 2 })).remove).toEqual([]);
     expect(scaleDecision(input({ jobs, processing: 5, maxJobs: 2 })).remove).toEqual([]);
     expect(scaleDecision(input({ jobs, processing: 4 })).remove).toEqual(["2"]);
+  });
+});
+
+describe("SLURM cluster options", () => {
+  const spec = { name: "t", walltime: "01:00:00", cores: 2, memory: "4G" };
+  it("refuses a scale that is not whole jobs ≥ 1 with minJobs ≤ maxJobs, naming the profile", () => {
+    expect(() => new SlurmCluster({ spec, scale: { jobs: 0 } })).toThrow(/SLURM profile "t": scale needs jobs ≥ 1, or 1 ≤ minJobs ≤ maxJobs \(whole numbers\), got \{"jobs":0\}/);
+    expect(() => new SlurmCluster({ spec, scale: { minJobs: 3, maxJobs: 2 } })).toThrow(/got \{"minJobs":3,"maxJobs":2\}/);
+    expect(() => new SlurmCluster({ spec, scale: { minJobs: 0.5, maxJobs: 2 } })).toThrow(/scale needs/);
+  });
+
+  it("says to start the cluster before using its Dask cluster", () => {
+    expect(() => new SlurmCluster({ spec }).dask).toThrow(/the SLURM cluster "t" is not started; await start\(\) first/);
   });
 });
 

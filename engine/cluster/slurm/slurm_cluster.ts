@@ -307,7 +307,10 @@ export class SlurmCluster {
         this.emit({ type: "lost", message: this.lostError.message });
         return;
       }
-      this.emit({ type: "jobEnded", jobId: job.id, state, replaced: adaptive, message: `${why}${adaptive ? "; a new job replaces it" : ""}. ${await this.logTail(job.id)}` });
+      // A worker retiring before the walltime ends its job COMPLETED.
+      const retired = state === "COMPLETED" ? ": its worker retired before the walltime" : "";
+      const next = adaptive ? "; a new job replaces it" : "; this fixed-size cluster goes on with one job less (reconnect for a full one, or use minJobs/maxJobs to have jobs replaced)";
+      this.emit({ type: "jobEnded", jobId: job.id, state, replaced: adaptive, message: `${why}${retired}${next}. ${await this.logTail(job.id)}` });
     }
     if (!adaptive || this.closing) return;
     const status = await this.dask.status();
