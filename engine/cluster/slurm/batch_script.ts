@@ -50,7 +50,12 @@ export function walltimeSeconds(t: string): number {
   return ((d * 24 + h) * 60 + min) * 60 + s;
 }
 
-/** Refuses a profile's bad job fields, naming the profile and the field. */
+/**
+ * Refuses a profile's bad job fields, naming the profile and the field.
+ *
+ * @example
+ * checkJobSpec({ name: "hpc", walltime: "01:00:00", cores: 0, memory: "4G" }); // throws: cores must be a positive integer
+ */
 export function checkJobSpec(spec: SlurmJobSpec): void {
   const bad = (what: string, fix: string) => new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
   if (!Number.isInteger(spec.cores) || spec.cores < 1) throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");

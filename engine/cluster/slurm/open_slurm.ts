@@ -9,7 +9,12 @@ import { SshSession, type Tunnel } from "../remote/ssh_session.js";
 import { LocalRunner, SshRunner, type CommandRunner } from "./command_runner.js";
 import { SlurmCluster, type SlurmEvent, type SlurmScale } from "./slurm_cluster.js";
 
-/** One line for a cluster event, as the CLI prints it. */
+/**
+ * One line for a cluster event, as the CLI prints it.
+ *
+ * @example
+ * describeSlurmEvent({ type: "removed", jobId: "12" }); // "SLURM job 12 removed (its worker was idle)"
+ */
 export function describeSlurmEvent(e: SlurmEvent): string {
   switch (e.type) {
     case "submitted":
@@ -23,7 +28,12 @@ export function describeSlurmEvent(e: SlurmEvent): string {
   }
 }
 
-/** The scale a profile asks for. */
+/**
+ * The scale a profile asks for.
+ *
+ * @example
+ * profileScale({ ...profile, minJobs: 1, maxJobs: 4 }); // { minJobs: 1, maxJobs: 4, idleSeconds: undefined }
+ */
 export function profileScale(p: SlurmProfile): SlurmScale {
   return p.minJobs !== undefined && p.maxJobs !== undefined ? { minJobs: p.minJobs, maxJobs: p.maxJobs, idleSeconds: p.idleSeconds } : { jobs: p.jobs ?? 1 };
 }

@@ -133,7 +133,8 @@ export class SlurmCluster {
   /**
    * Submits the scheduler's job, waits (bounded) for its scheduler and first worker,
    * connects, submits the other jobs and starts watching them. Resolves to the
-   * seconds from submission to connected. On failure every job is cancelled.
+   * seconds from submission to connected with a first worker. On failure every job
+   * is cancelled, and the error names the job, its state and its log's tail.
    */
   async start(scripts?: SlurmScripts): Promise<number> {
     const t0 = performance.now();

@@ -15,7 +15,12 @@ export interface QueuedJob {
 /** States in which a job no longer runs (squeue shows them for MinJobAge seconds). */
 const ENDED = new Set(["COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"]);
 
-/** Whether a job in this squeue state has ended (a state SLURM may add later counts as running). */
+/**
+ * Whether a job in this squeue state has ended (a state SLURM may add later counts as running).
+ *
+ * @example
+ * jobEnded("CANCELLED"); // true
+ */
 export function jobEnded(state: string): boolean {
   return ENDED.has(state);
 }
@@ -31,14 +36,24 @@ function oneLine(stderr: string, cmd: string): string {
   return stderr.trim().split("\n").map((l) => l.replace(new RegExp(`^${cmd}: error: `), "").trim()).filter(Boolean).join("; ");
 }
 
-/** The job id in `sbatch --parsable` output ("123" or "123;cluster"). */
+/**
+ * The job id in `sbatch --parsable` output ("123" or "123;cluster").
+ *
+ * @example
+ * parseSbatch("17;cluster-a\n"); // "17"
+ */
 export function parseSbatch(stdout: string): string {
   const m = /^(\d+)(?:;\S+)?\s*$/m.exec(stdout.trim());
   if (!m) throw new BasinError("BASIN_IO", `sbatch printed no job id (it said "${stdout.trim()}"); check the SLURM client version`);
   return m[1];
 }
 
-/** Lines of `squeue -h -o "%i|%T|%R"`. */
+/**
+ * Lines of `squeue -h -o "%i|%T|%R"`.
+ *
+ * @example
+ * parseSqueue("12|PENDING|(Resources)\n"); // [{ id: "12", state: "PENDING", reason: "Resources" }]
+ */
 export function parseSqueue(stdout: string): QueuedJob[] {
   return stdout.split("\n").filter((l) => l.trim()).map((l) => {
     const [id, state, ...reason] = l.trim().split("|");
@@ -61,7 +76,12 @@ export async function submitJob(runner: CommandRunner, scriptPath: string, workD
   return parseSbatch(r.stdout);
 }
 
-/** The jobs among `ids` that squeue still knows (a job that ended long ago is absent). */
+/**
+ * The jobs among `ids` that squeue still knows (a job that ended long ago is absent).
+ *
+ * @example
+ * const state = (await queryJobs(runner, ["12"])).get("12")?.state; // "RUNNING"
+ */
 export async function queryJobs(runner: CommandRunner, ids: string[]): Promise<Map<string, QueuedJob>> {
   if (ids.length === 0) return new Map();
   const r = await runner.run(["squeue", "-h", "-t", "all", "-j", ids.join(","), "-o", "%i|%T|%R"]);
@@ -73,7 +93,12 @@ export async function queryJobs(runner: CommandRunner, ids: string[]): Promise<M
   return new Map(parseSqueue(r.stdout).map((j) => [j.id, j]));
 }
 
-/** Cancels jobs; unknown (already ended) ids are not an error. */
+/**
+ * Cancels jobs; unknown (already ended) ids are not an error.
+ *
+ * @example
+ * await cancelJobs(runner, ["12", "13"]);
+ */
 export async function cancelJobs(runner: CommandRunner, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const r = await runner.run(["scancel", ...ids]);
