@@ -322,7 +322,8 @@ export class SlurmCluster {
       jobs: [...this.jobs.values()].map((j) => ({ id: j.id, starting: !j.joined, scheduler: j.scheduler, idleSince: j.idleSince })),
       processing: status.processing,
       waiting: status.waiting,
-      threadsPerJob: this.spec.cores,
+      // `dask cuda worker` runs one single-threaded worker per GPU
+      threadsPerJob: (this.spec.gpus ?? 0) > 0 ? (this.spec.gpus ?? 1) : this.spec.cores,
       minJobs: s.minJobs,
       maxJobs: s.maxJobs,
       idleMs: (s.idleSeconds ?? 60) * 1000,
