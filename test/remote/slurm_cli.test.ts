@@ -32,7 +32,7 @@ beforeAll(async () => {
   dir = makeTempDir("basin-slurm-cli-");
   writeText(dir, "p.ts", PIPELINE);
   env = { SLURM_CONF: slurm.conf, BASIN_CONFIG_DIR: `${dir}/config`, BASIN_PYTHON: PYTHON };
-  const profile: SlurmProfile = { kind: "slurm", name: "hpc", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, jobs: 1, directory: `${dir}/jobs`, startTimeout: 90 };
+  const profile: SlurmProfile = { kind: "slurm", name: "hpc", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, jobs: 1, directory: slurm.jobs, startTimeout: 90 };
   saveProfile(profile, `${dir}/config/profiles.json`);
 }, 60_000);
 
@@ -81,7 +81,7 @@ describe("slurm profiles from the command line", () => {
     const dist = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/engine/cluster/slurm/${f}`, import.meta.url)));
     const script = writeText(dir, "exits.mjs", `import { SlurmCluster } from ${dist("slurm_cluster.js")};
 const c = new SlurmCluster({ spec: { name: "exits", walltime: "00:10:00", cores: 1, memory: "400M", python: ${JSON.stringify(PYTHON)} },
-  scale: { jobs: 2 }, directory: ${JSON.stringify(`${dir}/jobs`)}, startTimeout: 90, python: ${JSON.stringify(PYTHON)} });
+  scale: { jobs: 2 }, directory: ${JSON.stringify(slurm.jobs)}, startTimeout: 90, python: ${JSON.stringify(PYTHON)} });
 await c.start();
 console.log(c.liveJobs.map((j) => j.id).join(" "));
 process.exit(0);

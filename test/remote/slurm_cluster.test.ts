@@ -35,7 +35,7 @@ const spec = (over: Partial<SlurmJobSpec> = {}): SlurmJobSpec => ({ name: "t", w
 
 function cluster(over: Partial<SlurmClusterOptions> & { events?: SlurmEvent[] } = {}): SlurmCluster {
   return new SlurmCluster({
-    spec: spec(), runner: new LocalRunner({ SLURM_CONF: slurm.conf }), directory: `${slurm.dir}/jobs`,
+    spec: spec(), runner: new LocalRunner({ SLURM_CONF: slurm.conf }), directory: slurm.jobs,
     pollInterval: 0.5, startTimeout: 90, python: PYTHON, onEvent: (e) => over.events?.push(e), ...over,
   });
 }

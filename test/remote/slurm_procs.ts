@@ -3,7 +3,7 @@
 // and socket, free ports, state, spool and logs, so it touches nothing of the
 // machine's. Daemons run in the foreground as our children, stopped by PID.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -21,6 +21,8 @@ export function requireSlurm(): void {
 
 export interface Slurm {
   dir: string;
+  /** A folder for the tests' jobs (scripts, scheduler files, logs): stop() checks no process using it is left. */
+  jobs: string;
   /** SLURM_CONF for the client commands (sbatch, squeue, scancel). */
   conf: string;
   env: NodeJS.ProcessEnv;
@@ -108,7 +110,7 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
     const states = (): Map<string, string> =>
       new Map(command("squeue", ["-h", "-o", "%i %T"]).split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string]));
     return {
-      dir, conf, env, command, states,
+      dir, conf, env, command, states, jobs: join(dir, "jobs"),
       queue: () => [...states().keys()],
       async stop() {
         try {
@@ -120,7 +122,11 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
           // the controller is already gone
         }
         await stopAll();
+        // Nothing a job started may outlive SLURM: such a process is a leak to fix.
+        const left = processesUsing(dir);
+        for (const p of left) process.kill(p.pid, "SIGKILL");
         rmSync(dir, { recursive: true, force: true });
+        if (left.length > 0) throw new Error(`processes of SLURM jobs outlived them:\n${left.map((p) => `${p.pid} ${p.cmd}`).join("\n")}`);
       },
     };
   } catch (e) {
@@ -128,6 +134,22 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** Live processes whose command line names a path under `dir` (this SLURM's jobs, scripts, daemons). */
+function processesUsing(dir: string): { pid: number; cmd: string }[] {
+  const found: { pid: number; cmd: string }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /, "").startsWith("Z")) continue; // a zombie holds nothing
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+      if (cmd.includes(dir)) found.push({ pid: Number(entry), cmd });
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return found;
 }
 
 function readLog(dir: string, name: string): string {

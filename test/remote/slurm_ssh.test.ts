@@ -44,7 +44,7 @@ afterAll(async () => {
 
 describe("SLURM on a login node over SSH", () => {
   it("submits over the SSH session, runs a pipeline through the tunnel with the local engine's answers, and cancels on close", async () => {
-    const profile: SlurmProfile = { kind: "slurm", name: "hpc-ssh", ssh: "login", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, jobs: 2, directory: `${dir}/jobs`, startTimeout: 90 };
+    const profile: SlurmProfile = { kind: "slurm", name: "hpc-ssh", ssh: "login", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, jobs: 2, directory: slurm.jobs, startTimeout: 90 };
     const lines: string[] = [];
     const t0 = performance.now();
     const open = await openCluster(profile, { python: PYTHON, log: (l) => lines.push(l) });

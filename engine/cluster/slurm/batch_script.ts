@@ -98,6 +98,10 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
     ...(spec.modules?.length ? [`module load ${spec.modules.join(" ")}`] : []),
     ...(spec.conda ? [`eval "$(conda shell.bash hook)"`, `conda activate ${spec.conda}`] : []),
     `PY=${shellQuote(spec.python ?? "python3")}`,
+    // scancel signals the job's processes, then SIGKILLs those SLURM still finds; a Dask
+    // process slow to stop whose shell went first could escape that (proctrack/linuxproc),
+    // so the shell kills them itself at once.
+    `trap 'kill -KILL $(jobs -p) 2>/dev/null; exit 143' TERM INT`,
   ];
   if (options.withScheduler)
     lines.push(
