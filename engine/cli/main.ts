@@ -33,8 +33,9 @@ const HELP = `basin — lazy dataframe pipelines on a local cluster
 
 usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
-            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), or on the
-                                                  Basin engine of an ssh profile's host (one without a scheduler)
+            [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), on the
+                                                  Basin engine of an ssh profile's host (one without a scheduler),
+                                                  or on Dask in SLURM jobs of a slurm profile (cancelled at exit)
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR]
             [--spill-compression lz4|zstd|none] [--stats]
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
@@ -74,7 +75,7 @@ function workersOption(v: string | undefined): number | undefined {
 async function clusterOption(v: string | undefined): Promise<OpenCluster | undefined> {
   if (v === undefined) return undefined;
   if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
-  return openCluster(v);
+  return openCluster(v, { log: (line) => process.stderr.write(`${line}\n`) });
 }
 
 /** An ssh profile without a Dask scheduler: the pipeline runs on that host's own Basin engine. */

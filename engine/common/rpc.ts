@@ -111,6 +111,17 @@ export interface ClusterStatus {
   memory?: MemoryStatus;
   /** With kind "dask": the scheduler and its own dashboard (as the scheduler sees its address). */
   dask?: { scheduler: string; dashboard: string };
+  /** With a Dask cluster in SLURM jobs: its live jobs (the scheduler's first); its workers are named basin-<job id>. */
+  slurm?: { jobs: SlurmJobStatus[] };
+}
+
+/** One SLURM job of the cluster, as squeue last reported it. */
+export interface SlurmJobStatus {
+  id: string;
+  /** PENDING, RUNNING, ... */
+  state: string;
+  /** It runs the Dask scheduler too. */
+  scheduler: boolean;
 }
 
 /** Progress of one group of tasks of a run. */

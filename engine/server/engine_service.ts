@@ -8,7 +8,7 @@ import { defaultCluster } from "../cluster/default.js";
 import type { LocalCluster } from "../cluster/local.js";
 import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import { BasinError } from "../common/errors.js";
-import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, WorkspaceInfo } from "../common/rpc.js";
+import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, SlurmJobStatus, WorkspaceInfo } from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
 import { computeArray } from "../api/array/compute.js";
 import { arrayHeatmap, arrayTable } from "./array_result.js";
@@ -25,6 +25,8 @@ export interface EngineServiceOptions {
   cluster?: LocalCluster;
   /** Runs go to this Dask cluster; results stay here (paged, viewed and exported on `cluster`). */
   dask?: DaskCluster;
+  /** The SLURM jobs behind `dask` (a SlurmCluster), listed in the cluster status. */
+  slurm?: { readonly liveJobs: readonly SlurmJobStatus[] };
   emit: (e: EngineEvent) => void;
 }
 
@@ -149,6 +151,7 @@ export class EngineService implements EngineClient {
         workers: d.workers.map((w) => ({ name: w.name || w.address, kind: "cpu" as const, busy: w.tasks > 0, memory: w.memory, memoryLimit: w.memoryLimit, tasks: w.tasks })),
         store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
         dask: { scheduler: d.scheduler, dashboard: d.dashboard },
+        ...(this.options.slurm ? { slurm: { jobs: this.options.slurm.liveJobs.map((j) => ({ id: j.id, state: j.state, scheduler: j.scheduler })) } } : {}),
       };
     }
     return {

@@ -12,7 +12,7 @@ import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
 import type { EngineEvent } from "../common/rpc.js";
 import { assetFile, contentType } from "./assets.js";
 import { contentSecurityPolicy } from "./csp.js";
-import { EngineService } from "./engine_service.js";
+import { EngineService, type EngineServiceOptions } from "./engine_service.js";
 import { dispatch } from "./rpc_dispatch.js";
 
 export interface ServeOptions {
@@ -27,6 +27,8 @@ export interface ServeOptions {
   cluster?: LocalCluster;
   /** Runs go to this Dask cluster (`basin serve --cluster`). */
   dask?: DaskCluster;
+  /** The SLURM jobs behind `dask`, for the cluster status. */
+  slurm?: EngineServiceOptions["slurm"];
 }
 
 export interface RunningServer {
@@ -73,7 +75,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const text = JSON.stringify({ event });
     for (const ws of sockets) ws.send(text);
   };
-  const engine = new EngineService({ root: options.root, cluster: options.cluster, dask: options.dask, emit: broadcast });
+  const engine = new EngineService({ root: options.root, cluster: options.cluster, dask: options.dask, slurm: options.slurm, emit: broadcast });
   let origin = "";
 
   const refuse = (res: ServerResponse, status: number, text: string) => {

@@ -36,6 +36,11 @@ export function ClusterPanel({ client }: { client: EngineClient }) {
           Dask scheduler {status.dask.scheduler} · dashboard {status.dask.dashboard}
         </div>
       )}
+      {status.slurm && (
+        <div className="muted" data-testid="slurm-jobs">
+          SLURM jobs {status.slurm.jobs.map((j) => `${j.id} ${j.state.toLowerCase()}${j.scheduler ? " (scheduler)" : ""}`).join(" · ") || "none"}
+        </div>
+      )}
       <div className="workers">
         {status.workers.map((w) => (
           <div key={w.name} className={`worker${w.busy ? " busy" : ""}`} title={w.busy ? "running a task" : "idle"}>

@@ -3,7 +3,7 @@
 
     python3 bridge.py --scheduler tcp://127.0.0.1:8786 [--timeout 10] [--no-direct]
 
-Requests: {"id", "op": "connect" | "run" | "status" | "cancel" | "close", ...}.
+Requests: {"id", "op": "connect" | "run" | "status" | "retire" | "cancel" | "close", ...}.
 Replies:  {"id", "ok": true, ...} or {"id", "ok": false, "error": {code, message, location}}.
 Needs only the standard library, dask, distributed and pandas (the cluster's Python).
 """
@@ -76,6 +76,8 @@ class Bridge:
             return self.status()
         if op == "run":
             return self.run(req)
+        if op == "retire":
+            return self.retire(req)
         if op == "cancel":
             fut = self.futures.get(req.get("target"))
             if fut is not None:
@@ -110,7 +112,24 @@ class Bridge:
                 "memory": m.get("memory", 0), "memoryLimit": w.get("memory_limit", 0),
                 "tasks": m.get("executing", 0) + m.get("ready", 0),
             })
-        return {"scheduler": info.get("address"), "dashboard": self.client.dashboard_link, "workers": workers}
+        load = self.client.run_on_scheduler(scheduler_load)
+        return {"scheduler": info.get("address"), "dashboard": self.client.dashboard_link, "workers": workers, **load}
+
+    def retire(self, req):
+        names = set(req.get("names", []))
+        client = self.connect()
+        addresses = [a for a, w in client.scheduler_info()["workers"].items() if str(w.get("name")) in names]
+        if addresses:
+            client.retire_workers(workers=addresses, close_workers=True)
+        return {"retired": len(addresses)}
+
+
+def scheduler_load(dask_scheduler=None):
+    """Runs on the scheduler: tasks on workers, and tasks waiting for one (for adaptive scaling)."""
+    s = dask_scheduler
+    processing = sum(len(ws.processing) for ws in s.workers.values())
+    waiting = len(getattr(s, "queued", ())) + len(getattr(s, "unrunnable", ()))
+    return {"processing": processing, "waiting": waiting}
 
 
 def serve(bridge, req):

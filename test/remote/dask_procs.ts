@@ -69,10 +69,11 @@ export interface DaskProcs {
   stop(): Promise<void>;
 }
 
-function stopProc(p: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
+export function stopProc(p: ChildProcess, graceMs = 5000): Promise<void> {
   if (p.exitCode !== null || p.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const t = setTimeout(() => p.kill("SIGKILL"), 5000);
+    const t = setTimeout(() => p.kill("SIGKILL"), graceMs);
     p.once("exit", () => {
       clearTimeout(t);
       resolve();

@@ -24,7 +24,8 @@ export interface Sshd {
   stop(): Promise<void>;
 }
 
-export async function startSshd(): Promise<Sshd> {
+/** `extraConfig`: more sshd_config lines (e.g. `SetEnv SLURM_CONF=...` for the sessions' commands). */
+export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
   requireSshd();
   const dir = mkdtempSync(join(tmpdir(), "basin-sshd-"));
   mkdirSync("/run/sshd", { recursive: true });
@@ -34,7 +35,7 @@ export async function startSshd(): Promise<Sshd> {
   writeFileSync(join(dir, "sshd_config"), [
     `Port ${port}`, "ListenAddress 127.0.0.1", `HostKey ${dir}/host_key`, `PidFile ${dir}/sshd.pid`, `AuthorizedKeysFile ${dir}/authorized_keys`,
     "PermitRootLogin prohibit-password", "PubkeyAuthentication yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-    "UsePAM no", "StrictModes no", "AllowTcpForwarding yes", "X11Forwarding no", "ClientAliveInterval 2",
+    "UsePAM no", "StrictModes no", "AllowTcpForwarding yes", "X11Forwarding no", "ClientAliveInterval 2", ...extraConfig,
   ].join("\n") + "\n");
   const line = (pub: string) => `[127.0.0.1]:${port} ${readFileSync(join(dir, pub), "utf8").trim().split(" ").slice(0, 2).join(" ")}\n`;
   writeFileSync(join(dir, "known_hosts"), line("host_key.pub"));
@@ -65,7 +66,13 @@ export async function startSshd(): Promise<Sshd> {
     }
   };
   const dropConnections = (): void => {
-    for (const pid of children()) process.kill(pid, "SIGKILL");
+    for (const pid of children()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // it ended on its own meanwhile (a connection closing)
+      }
+    }
   };
   return {
     port, dir, proc, dropConnections,

@@ -43,6 +43,9 @@ export interface DaskStatus {
   /** The scheduler's own dashboard (as the scheduler sees its address). */
   dashboard: string;
   workers: DaskWorkerStatus[];
+  /** Tasks the workers are processing, and tasks waiting at the scheduler for a worker. */
+  processing: number;
+  waiting: number;
 }
 
 interface Reply {
@@ -80,6 +83,7 @@ export class DaskCluster {
   private nextId = 1;
   private stderrTail = "";
   private exited?: BasinError;
+  private failed?: BasinError;
 
   constructor(address: string, options: DaskClusterOptions = {}) {
     if (!/^(tcp|tls|ucx|inproc):\/\/\S+$/.test(address))
@@ -97,7 +101,16 @@ export class DaskCluster {
   /** Workers, their memory and tasks. */
   async status(): Promise<DaskStatus> {
     const r = await this.request({ op: "status" });
-    return { scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[] };
+    return {
+      scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[],
+      processing: Number(r.processing ?? 0), waiting: Number(r.waiting ?? 0),
+    };
+  }
+
+  /** Retires the workers with these names gracefully (their data moves to other workers, then they close). */
+  async retireWorkers(names: string[]): Promise<number> {
+    const r = await this.request({ op: "retire", names });
+    return Number(r.retired);
   }
 
   /**
@@ -136,6 +149,15 @@ export class DaskCluster {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const w of waiting) w.reject(error);
+  }
+
+  /**
+   * Like abandon(), for good: the scheduler is gone (e.g. its SLURM job ended), so
+   * every later request fails with `error` too instead of waiting to connect.
+   */
+  fail(error: BasinError): void {
+    this.failed = error;
+    this.abandon(error);
   }
 
   /** Disconnects from the scheduler (which keeps running) and stops the bridge. */
@@ -190,6 +212,7 @@ export class DaskCluster {
   }
 
   private request(body: Record<string, unknown>): Promise<Reply> {
+    if (this.failed) return Promise.reject(this.failed);
     const proc = this.start();
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {

@@ -1,14 +1,19 @@
 // `--cluster X`: a Dask scheduler address, or a saved profile's name (a Dask
-// scheduler, directly or through an SSH tunnel).
+// scheduler, directly or through an SSH tunnel, or a Dask cluster in SLURM jobs).
 import { BasinError } from "../../common/errors.js";
 import { DaskCluster, type DaskClusterOptions } from "../dask/dask_cluster.js";
 import { findProfile, type Profile } from "./profiles.js";
 import { SshSession } from "./ssh_session.js";
+import type { SlurmCluster } from "../slurm/slurm_cluster.js";
+import { openSlurm } from "../slurm/open_slurm.js";
 
 export interface OpenCluster {
   cluster: DaskCluster;
   /** What it is, for messages: "tcp://..." or "profile gpu-box (via ssh)". */
   label: string;
+  /** With a slurm profile: its jobs. */
+  slurm?: SlurmCluster;
+  /** Disconnects; with a slurm profile, also cancels its jobs. */
   close(): Promise<void>;
 }
 
@@ -17,7 +22,7 @@ export interface OpenCluster {
  * const { cluster, close } = await openCluster("tcp://127.0.0.1:8786");
  * await df.compute({ cluster }); await close();
  */
-export async function openCluster(spec: string | Profile, options: DaskClusterOptions = {}): Promise<OpenCluster> {
+export async function openCluster(spec: string | Profile, options: DaskClusterOptions & { log?: (line: string) => void } = {}): Promise<OpenCluster> {
   if (typeof spec === "string" && /^[a-z]+:\/\//.test(spec)) {
     const cluster = new DaskCluster(spec, options);
     return { cluster, label: spec, close: () => cluster.close() };
@@ -27,6 +32,7 @@ export async function openCluster(spec: string | Profile, options: DaskClusterOp
     const cluster = new DaskCluster(p.scheduler, options);
     return { cluster, label: `${p.scheduler} (profile ${p.name})`, close: () => cluster.close() };
   }
+  if (p.kind === "slurm") return openSlurm(p, options);
   if (!p.scheduler)
     throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" has no Dask scheduler; add "scheduler": "tcp://127.0.0.1:8786" (as the host sees it) to the profile`);
   const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(p.scheduler);

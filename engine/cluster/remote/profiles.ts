@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { BasinError } from "../../common/errors.js";
+import { checkJobSpec, walltimeSeconds, type SlurmJobSpec } from "../slurm/batch_script.js";
 
 /** A remote Basin engine (or a Dask scheduler) reached over SSH. */
 export interface SshProfile {
@@ -31,7 +32,30 @@ export interface DaskProfile {
   scheduler: string;
 }
 
-export type Profile = SshProfile | DaskProfile;
+/**
+ * A Dask cluster that Basin starts inside SLURM jobs: the job fields (partition,
+ * account, walltime, cores, memory, gpus, modules, conda, python), how many jobs
+ * (`jobs`, or adaptive `minJobs`..`maxJobs`), and where sbatch runs: here, or on the
+ * login node of the ssh profile named by `ssh`.
+ */
+export interface SlurmProfile extends SlurmJobSpec {
+  kind: "slurm";
+  /** A fixed number of jobs (default 1 when no minJobs/maxJobs). */
+  jobs?: number;
+  /** Adaptive scaling between these many jobs. */
+  minJobs?: number;
+  maxJobs?: number;
+  /** An adaptive job's worker idle this long is retired and its job cancelled (default 60). */
+  idleSeconds?: number;
+  /** A folder on storage the login node and the compute nodes share (default ~/.basin/slurm). */
+  directory?: string;
+  /** The name of an ssh profile whose host runs sbatch (a login node); without it, sbatch runs here. */
+  ssh?: string;
+  /** Seconds to wait for the scheduler's job to start, queue time included (default 300). */
+  startTimeout?: number;
+}
+
+export type Profile = SshProfile | DaskProfile | SlurmProfile;
 
 const SECRET_FIELDS = ["password", "passphrase", "privateKey", "token", "secret"];
 
@@ -48,7 +72,23 @@ function check(p: Profile): Profile {
   if (!p.name || !/^[\w.-]+$/.test(p.name)) throw new BasinError("BASIN_PLAN", `profile name "${p.name}" must be letters, digits, ".", "-" or "_"`);
   if (p.kind === "ssh" && (!p.host || !p.user)) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" needs a host and a user`);
   if (p.kind === "dask" && !/^(tcp|tls|ucx):\/\/\S+$/.test(p.scheduler)) throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
+  if (p.kind === "slurm") checkSlurm(p);
   return p;
+}
+
+function checkSlurm(p: SlurmProfile): void {
+  const bad = (what: string) => new BasinError("BASIN_PLAN", `slurm profile "${p.name}": ${what}`);
+  if (typeof p.walltime !== "string" || typeof p.memory !== "string" || typeof p.cores !== "number")
+    throw bad('needs walltime, cores and memory, e.g. "walltime": "01:00:00", "cores": 8, "memory": "32G"');
+  walltimeSeconds(p.walltime);
+  checkJobSpec(p);
+  const whole = (v: number | undefined, min: number) => v === undefined || (Number.isInteger(v) && v >= min);
+  if (p.jobs !== undefined && (p.minJobs !== undefined || p.maxJobs !== undefined)) throw bad("give either jobs (a fixed number) or minJobs and maxJobs (adaptive), not both");
+  if ((p.minJobs === undefined) !== (p.maxJobs === undefined)) throw bad("adaptive scaling needs both minJobs and maxJobs");
+  if (!whole(p.jobs, 1) || !whole(p.minJobs, 1) || !whole(p.maxJobs, 1) || (p.maxJobs ?? 0) < (p.minJobs ?? 0))
+    throw bad(`jobs, minJobs and maxJobs must be whole numbers ≥ 1 with minJobs ≤ maxJobs, got ${JSON.stringify({ jobs: p.jobs, minJobs: p.minJobs, maxJobs: p.maxJobs })}`);
+  if (p.idleSeconds !== undefined && !(p.idleSeconds > 0)) throw bad(`idleSeconds must be positive, got ${p.idleSeconds}`);
+  if (p.startTimeout !== undefined && !(p.startTimeout > 0)) throw bad(`startTimeout must be positive, got ${p.startTimeout}`);
 }
 
 /**

@@ -50,7 +50,13 @@ export function walltimeSeconds(t: string): number {
   return ((d * 24 + h) * 60 + min) * 60 + s;
 }
 
-function check(spec: SlurmJobSpec): void {
+/**
+ * Refuses a profile's bad job fields, naming the profile and the field.
+ *
+ * @example
+ * checkJobSpec({ name: "hpc", walltime: "01:00:00", cores: 0, memory: "4G" }); // throws: cores must be a positive integer
+ */
+export function checkJobSpec(spec: SlurmJobSpec): void {
   const bad = (what: string, fix: string) => new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
   if (!Number.isInteger(spec.cores) || spec.cores < 1) throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");
   if (!/^\d+[KMGT]?$/.test(spec.memory)) throw bad(`memory "${spec.memory}" is not a SLURM size`, 'write it like "16G" or "4000M"');
@@ -67,7 +73,7 @@ function check(spec: SlurmJobSpec): void {
  *   { schedulerFile: "/shared/basin/hpc.json", withScheduler: true });
  */
 export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOptions): string {
-  check(spec);
+  checkJobSpec(spec);
   const gpus = spec.gpus ?? 0;
   const protocol = spec.protocol ?? "tcp";
   const seconds = walltimeSeconds(spec.walltime);
@@ -92,12 +98,17 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
     ...(spec.modules?.length ? [`module load ${spec.modules.join(" ")}`] : []),
     ...(spec.conda ? [`eval "$(conda shell.bash hook)"`, `conda activate ${spec.conda}`] : []),
     `PY=${shellQuote(spec.python ?? "python3")}`,
+    // scancel signals the job's processes, then SIGKILLs those SLURM still finds; a Dask
+    // process slow to stop whose shell went first could escape that (proctrack/linuxproc),
+    // so the shell kills them itself at once.
+    `trap 'kill -KILL $(jobs -p) 2>/dev/null; exit 143' TERM INT`,
   ];
   if (options.withScheduler)
     lines.push(
       `rm -f ${file}`,
       `"$PY" -m distributed.cli.dask_scheduler --scheduler-file ${file} --protocol ${protocol} --dashboard-address :0 &`,
-      `for i in $(seq 600); do [ -s ${file} ] && break; sleep 0.1; done`,
+      // A scheduler that cannot start (no Dask in this Python) fails the job now, not after the wait.
+      `for i in $(seq 600); do [ -s ${file} ] && break; kill -0 $! 2>/dev/null || { echo "basin: the Dask scheduler exited; see the lines above" >&2; exit 1; }; sleep 0.1; done`,
     );
   const workerArgs = `--scheduler-file ${file} --name "basin-$SLURM_JOB_ID" --lifetime ${lifetime}s --lifetime-stagger 30s`;
   lines.push(

@@ -1,0 +1,89 @@
+// `--cluster PROFILE` for a slurm profile: a SlurmCluster whose sbatch runs here, or
+// on the login node of the profile's ssh profile (the scheduler then reached through
+// a tunnel of that SSH connection).
+import { BasinError } from "../../common/errors.js";
+import type { DaskClusterOptions } from "../dask/dask_cluster.js";
+import type { OpenCluster } from "../remote/open_cluster.js";
+import { findProfile, type SlurmProfile } from "../remote/profiles.js";
+import { SshSession, type Tunnel } from "../remote/ssh_session.js";
+import { LocalRunner, SshRunner, type CommandRunner } from "./command_runner.js";
+import { SlurmCluster, type SlurmEvent, type SlurmScale } from "./slurm_cluster.js";
+
+/**
+ * One line for a cluster event, as the CLI prints it.
+ *
+ * @example
+ * describeSlurmEvent({ type: "removed", jobId: "12" }); // "SLURM job 12 removed (its worker was idle)"
+ */
+export function describeSlurmEvent(e: SlurmEvent): string {
+  switch (e.type) {
+    case "submitted":
+      return `SLURM job ${e.jobId} submitted (${e.scheduler ? "Dask scheduler and a worker" : "a Dask worker"})`;
+    case "connected":
+      return `connected to the Dask scheduler at ${e.address} ${e.seconds.toFixed(1)} s after submitting`;
+    case "removed":
+      return `SLURM job ${e.jobId} removed (its worker was idle)`;
+    default:
+      return e.message;
+  }
+}
+
+/**
+ * The scale a profile asks for.
+ *
+ * @example
+ * profileScale({ ...profile, minJobs: 1, maxJobs: 4 }); // { minJobs: 1, maxJobs: 4, idleSeconds: undefined }
+ */
+export function profileScale(p: SlurmProfile): SlurmScale {
+  return p.minJobs !== undefined && p.maxJobs !== undefined ? { minJobs: p.minJobs, maxJobs: p.maxJobs, idleSeconds: p.idleSeconds } : { jobs: p.jobs ?? 1 };
+}
+
+/**
+ * Starts the profile's cluster (submits its jobs and waits for the scheduler); close() cancels them.
+ *
+ * @example
+ * const { cluster, close } = await openSlurm(findProfile("hpc") as SlurmProfile, { log: console.error });
+ */
+export async function openSlurm(p: SlurmProfile, options: DaskClusterOptions & { log?: (line: string) => void } = {}): Promise<OpenCluster> {
+  let ssh: SshSession | undefined;
+  const tunnels: Tunnel[] = [];
+  let runner: CommandRunner = new LocalRunner();
+  let reach: ((address: string) => Promise<{ address: string; viaScheduler: boolean }>) | undefined;
+  if (p.ssh) {
+    const sp = findProfile(p.ssh);
+    if (sp.kind !== "ssh") throw new BasinError("BASIN_PLAN", `slurm profile "${p.name}": "ssh": "${p.ssh}" names a ${sp.kind} profile; name an ssh profile of the login node`);
+    const session = await SshSession.connect(sp);
+    ssh = session;
+    runner = new SshRunner(session);
+    reach = async (address) => {
+      const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(address);
+      if (!m) throw new BasinError("BASIN_IO", `the Dask scheduler of slurm profile "${p.name}" listens at ${address}, which an SSH tunnel cannot reach; use protocol tcp`);
+      const t = await session.tunnel(m[1], Number(m[2]));
+      tunnels.push(t);
+      return { address: `tcp://127.0.0.1:${t.port}`, viaScheduler: true };
+    };
+  }
+  const slurm = new SlurmCluster({
+    spec: p, scale: profileScale(p), runner, reach, directory: p.directory, startTimeout: p.startTimeout, python: options.python,
+    onEvent: (e) => options.log?.(describeSlurmEvent(e)),
+  });
+  const closeSsh = async () => {
+    for (const t of tunnels) await t.close();
+    ssh?.close();
+  };
+  try {
+    await slurm.start();
+  } catch (e) {
+    await closeSsh();
+    throw e;
+  }
+  return {
+    cluster: slurm.dask,
+    label: `SLURM profile ${p.name} (scheduler ${slurm.dask.address}${ssh ? ` via ssh ${ssh.profile.host}` : ""})`,
+    slurm,
+    async close() {
+      await slurm.close();
+      await closeSsh();
+    },
+  };
+}
