@@ -1,8 +1,10 @@
 // Where tasks run when the cluster has GPU workers. A task whose heavy part the GPU
 // does (a filter/project chain, or one ending in an aggregate the GPU accumulates)
-// goes to a GPU worker: it waits for one when its data is already in memory, and
-// takes one when idle, else any worker, when it first parses a file (CPU work). A task
-// whose heavy part is CPU-only (top-k, sort, join, median...) prefers CPU workers.
+// goes to a GPU worker. It waits for one only when all of it is GPU work on data
+// already in memory; a task with CPU work around its GPU steps (parsing a file first,
+// partitioning a partial aggregate after) takes an idle GPU worker, else any worker, so
+// adding a GPU never leaves CPU workers idle behind it. A task whose heavy part is
+// CPU-only (top-k, sort, join, median...) prefers CPU workers.
 import type { Step } from "../lower/tasks.js";
 
 /** Step kinds a GPU worker may run (the native gpuPrefix decides for exact expressions and types). */
@@ -19,7 +21,7 @@ function gpuStep(s: Step): boolean {
 
 /**
  * @example
- * gpuAffinity([{ kind: "stored", handle: 1 }, { kind: "aggregate", keys: [0], aggs, mode: "partial" }]) // "require"
+ * gpuAffinity([{ kind: "stored", handle: 1 }, { kind: "aggregate", keys: [0], aggs, mode: "full" }]) // "require"
  */
 export function gpuAffinity(steps: readonly Step[]): GpuAffinity {
   const first = steps.findIndex(gpuStep);
@@ -31,7 +33,8 @@ export function gpuAffinity(steps: readonly Step[]): GpuAffinity {
   // GPU only groups for (a median) is CPU work.
   const heavyOnGpu = last.kind === "aggregate" ? last.aggs.every((a) => GPU_AGGS.has(a.op)) : end === steps.length;
   if (!heavyOnGpu) return "none";
-  return steps.slice(0, first).every((s) => s.kind === "stored" || s.kind === "concat") ? "require" : "prefer";
+  const allGpu = end === steps.length && steps.slice(0, first).every((s) => s.kind === "stored" || s.kind === "concat");
+  return allGpu ? "require" : "prefer";
 }
 
 /** Whether a worker name is a GPU worker's ("gpu-0"). */

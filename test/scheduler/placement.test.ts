@@ -16,10 +16,11 @@ const part: Step = { kind: "hashPartition", keys: [0], parts: 4 };
 const topK: Step = { kind: "topK", keys: [0], column: 1, k: 2, descending: true };
 
 describe("gpuAffinity", () => {
-  it("data in memory aggregated by the GPU waits for a GPU worker; after a CSV scan it only prefers one", () => {
-    expect(gpuAffinity([stored, filter, sumAgg, part])).toBe("require");
-    expect(gpuAffinity([scan, filter, sumAgg, part])).toBe("prefer");
+  it("all-GPU work on data in memory waits for a GPU worker; with CPU work before or after it only prefers one", () => {
+    expect(gpuAffinity([stored, filter, sumAgg])).toBe("require");
     expect(gpuAffinity([stored, filter])).toBe("require");
+    expect(gpuAffinity([stored, filter, sumAgg, part])).toBe("prefer");
+    expect(gpuAffinity([scan, filter, sumAgg, part])).toBe("prefer");
   });
 
   it("tasks whose heavy part the GPU does not do stay with CPU workers", () => {
