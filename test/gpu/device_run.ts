@@ -39,6 +39,16 @@ function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
   }
 }
 
+/** The benchmark (BENCH_ARGS: bench/run.ts options) into $OUT/bench.md. */
+async function bench(): Promise<number> {
+  const args = (process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2").split(" ");
+  const section = await runBench({ ...parseOptions(args), dataDir: join(out, "..", "bench-data") });
+  writeFileSync(join(out, "bench.md"), section);
+  log(section);
+  log(JSON.stringify(native().gpuStats()));
+  return 0;
+}
+
 async function main(): Promise<number> {
   const info = machineInfo();
   log(formatInfo(info));
@@ -48,6 +58,7 @@ async function main(): Promise<number> {
   }
   const results: { cases: unknown[]; checks: CheckOutcome[]; q1?: unknown } = { cases: [], checks: [] };
   let failed = 0;
+  if (process.env.SUITE === "0") return bench();
   const gpu = new LocalCluster({ workers: 0, gpus: [0] });
   const cpu = new LocalCluster({ workers: Math.min(8, availableParallelism()), gpus: "none" });
   const trips = tripsFrame(20_000, 11);
@@ -84,13 +95,7 @@ async function main(): Promise<number> {
   results.q1 = { rows, ...q1, gbs, peakGBs: dev.bandwidthGBs, fraction: gbs / dev.bandwidthGBs };
   log(`q1 chain on ${rows} rows: ${(q1.seconds * 1000).toFixed(1)} ms, ${gbs.toFixed(0)} GB/s of ${dev.bandwidthGBs.toFixed(0)} GB/s peak (${((100 * gbs) / dev.bandwidthGBs).toFixed(1)}%)`);
 
-  if (process.env.BENCH !== "0") {
-    const args = (process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2").split(" ");
-    const section = await runBench({ ...parseOptions(args), dataDir: join(out, "..", "bench-data") });
-    writeFileSync(join(out, "bench.md"), section);
-    log(section);
-    log(JSON.stringify(native().gpuStats()));
-  }
+  if (process.env.BENCH !== "0") await bench();
   // Last: the GPU is unusable in this process afterwards.
   const sticky = await runStickyFaultCheck();
   if (!sticky.ok) failed++;
