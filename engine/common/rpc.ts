@@ -94,11 +94,26 @@ export interface WorkspaceInfo {
 export interface MemoryStatus {
   host: { bytes: number; limit: number; tables: number };
   disk: { bytes: number; limit: number; tables: number; directory: string };
+  /** Bytes Basin holds on its GPUs, in all; `gpus` per GPU (absent without GPU workers). */
   device: { bytes: number };
+  gpus?: GpuMemoryStatus[];
   spilled: { tables: number; bytes: number; seconds: number };
   unspilled: { tables: number; bytes: number; seconds: number };
   /** Over the host limit even after spilling: new root tasks wait. */
   overLimit: boolean;
+}
+
+/** One GPU's memory as the dashboard shows it. */
+export interface GpuMemoryStatus {
+  device: number;
+  bytes: number;
+  limit: number;
+  cachedColumns: number;
+  /** Cached columns spilled to host (their device copies dropped). */
+  spilledColumns: number;
+  spilledBytes: number;
+  /** Why the GPU is unusable in this process (its work runs on the CPU), or null. */
+  broken: string | null;
 }
 
 export interface ClusterStatus {

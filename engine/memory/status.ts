@@ -1,17 +1,25 @@
 import type { MemoryStatus } from "../common/rpc.js";
-import type { MemoryStats } from "../native/addon.js";
+import type { GpuStats, MemoryStats } from "../native/addon.js";
 
 /**
  * The store's memory statistics in the shape the workbench reads (ClusterStatus.memory).
  *
  * @example
- * const status = memoryStatus(native().memoryStats()); status.disk.bytes
+ * const status = memoryStatus(native().memoryStats(), native().gpuStats()); status.disk.bytes
  */
-export function memoryStatus(s: MemoryStats): MemoryStatus {
+export function memoryStatus(s: MemoryStats, gpus: GpuStats[] = []): MemoryStatus {
   return {
     host: { bytes: s.hostBytes, limit: s.hostLimit, tables: s.hostTables },
     disk: { bytes: s.diskBytes, limit: s.diskLimit, tables: s.diskTables, directory: s.directory },
-    device: { bytes: s.deviceBytes },
+    device: { bytes: gpus.reduce((n, g) => n + g.used, s.deviceBytes) },
+    ...(gpus.length > 0
+      ? {
+          gpus: gpus.map((g) => ({
+            device: g.device, bytes: g.used, limit: g.limit, cachedColumns: g.cachedColumns,
+            spilledColumns: g.evictions, spilledBytes: g.evictedBytes, broken: g.broken,
+          })),
+        }
+      : {}),
     spilled: { tables: s.spilledCount, bytes: s.spilledBytes, seconds: s.spillSeconds },
     unspilled: { tables: s.unspilledCount, bytes: s.unspilledBytes, seconds: s.unspillSeconds },
     overLimit: s.overLimit,

@@ -12,6 +12,7 @@ import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent
 import type { ArrayNode } from "../common/array_plan.js";
 import { computeArray } from "../api/array/compute.js";
 import { arrayHeatmap, arrayTable } from "./array_result.js";
+import { isGpuWorker } from "../scheduler/placement.js";
 import { memoryStatus } from "../memory/status.js";
 import { native } from "../native/addon.js";
 import { planPipelineResults } from "../session/driver.js";
@@ -154,11 +155,17 @@ export class EngineService implements EngineClient {
         ...(this.options.slurm ? { slurm: { jobs: this.options.slurm.liveJobs.map((j) => ({ id: j.id, state: j.state, scheduler: j.scheduler })) } } : {}),
       };
     }
+    const gpus = native().gpuStats().filter((g) => cluster.gpus.includes(g.device));
     return {
       kind: "local",
-      workers: cluster.pool.names.map((name) => ({ name, kind: "cpu" as const, busy: cluster.busyWorkers().includes(name) })),
+      workers: cluster.pool.names.map((name) => {
+        const busy = cluster.busyWorkers().includes(name);
+        if (!isGpuWorker(name)) return { name, kind: "cpu" as const, busy };
+        const g = gpus.find((x) => `gpu-${x.device}` === name);
+        return { name, kind: "gpu" as const, busy, ...(g && g.limit > 0 ? { memory: g.used, memoryLimit: g.limit } : {}) };
+      }),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
-      memory: memoryStatus(native().memoryStats()),
+      memory: memoryStatus(native().memoryStats(), gpus),
     };
   }
 

@@ -41,6 +41,13 @@ export function ClusterPanel({ client }: { client: EngineClient }) {
           SLURM jobs {status.slurm.jobs.map((j) => `${j.id} ${j.state.toLowerCase()}${j.scheduler ? " (scheduler)" : ""}`).join(" · ") || "none"}
         </div>
       )}
+      {status.memory?.gpus?.map((g) => (
+        <div key={g.device} className={g.broken ? "error-text" : "muted"} data-testid={`gpu-${g.device}`}>
+          GPU {g.device}: {formatBytes(g.bytes)} / {formatBytes(g.limit)} on the device, {g.cachedColumns} cached columns
+          {g.spilledColumns > 0 && `, ${g.spilledColumns} spilled to host (${formatBytes(g.spilledBytes)})`}
+          {g.broken && ` · unusable, running on the CPU: ${g.broken}`}
+        </div>
+      ))}
       <div className="workers">
         {status.workers.map((w) => (
           <div key={w.name} className={`worker${w.busy ? " busy" : ""}`} title={w.busy ? "running a task" : "idle"}>

@@ -7,6 +7,7 @@ import { LocalCluster } from "../../engine/api/index.js";
 import { EngineService } from "../../engine/server/engine_service.js";
 import { native } from "../../engine/native/addon.js";
 import { applyMemory } from "../../engine/memory/limits.js";
+import { memoryStatus } from "../../engine/memory/status.js";
 
 const dir = mkdtempSync(join(tmpdir(), "basin-mem-status-"));
 const cluster = new LocalCluster({ workers: 1, memoryLimit: "2GB", spillLimit: "10GB", localDirectory: dir });
@@ -32,5 +33,29 @@ describe("cluster status memory", () => {
       overLimit: false,
     });
     await engine.close();
+  });
+});
+
+describe("cluster status memory with GPUs", () => {
+  it("sums device bytes over the GPUs and shows each GPU's limit, cache, spills and whether it is usable", () => {
+    const base = native().memoryStats();
+    const gpu = (device: number, used: number, broken: string | null) => ({
+      device, used, limit: 8e9, poolSize: 8e9, cachedBytes: used, cachedColumns: 3, evictions: 2, evictedBytes: 5e6,
+      uploads: 9, uploadBytes: 1e8, downloads: 4, downloadBytes: 1e5, cacheHits: 1, chains: 7, failures: broken ? 1 : 0, broken,
+    });
+    const s = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, "cudaErrorIllegalAddress")]);
+    expect(s.device.bytes).toBe(base.deviceBytes + 3e6);
+    expect(s.gpus).toEqual([
+      { device: 0, bytes: 1e6, limit: 8e9, cachedColumns: 3, spilledColumns: 2, spilledBytes: 5e6, broken: null },
+      { device: 1, bytes: 2e6, limit: 8e9, cachedColumns: 3, spilledColumns: 2, spilledBytes: 5e6, broken: "cudaErrorIllegalAddress" },
+    ]);
+    expect(memoryStatus(base).gpus).toBeUndefined();
+  });
+
+  it("lists a CPU-only cluster's workers as cpu workers", async () => {
+    const engine = new EngineService({ root: dir, cluster, emit: () => {} });
+    const s = await engine.cluster();
+    expect(s.workers.map((w) => w.kind)).toEqual(["cpu"]);
+    expect(s.memory?.gpus).toBeUndefined();
   });
 });
