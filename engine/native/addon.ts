@@ -279,6 +279,10 @@ export interface NativeAddon {
   gpuPrefix(device: number, h: Handle, steps: readonly Step[]): number;
   /** Runs steps (a prefix gpuPrefix accepted) on GPU `device`; the result is on the host. */
   gpuRun(device: number, h: Handle, steps: readonly Step[]): Handle;
+  /** Whether GPU `device` can match this join's rows (one fixed-width key; inner, left, semi, anti). */
+  gpuJoinable(device: number, left: Handle, right: Handle, spec: JoinSpec): boolean;
+  /** hashJoin with the rows matched on GPU `device`; the same output. */
+  gpuJoin(device: number, left: Handle, right: Handle, spec: JoinSpec): Handle;
   gpuStats(): GpuStats[];
   /** Test hooks: "bad-launch", "oom", "illegal-address" each throw BASIN_CUDA. */
   gpuFault(device: number, kind: "bad-launch" | "oom" | "illegal-address"): void;

@@ -152,7 +152,8 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
         case "rowIndex": replace([addon.rowIndex(current[0], step.start, step.name)]); break;
         case "join": {
           const left = current[0];
-          replace([withInputs(step.right, (right) => addon.hashJoin(left, right, step.spec))]);
+          const onGpu = (right: Handle) => gpu !== undefined && addon.gpuJoinable(gpu, left, right, step.spec);
+          replace([withInputs(step.right, (right) => (onGpu(right) ? addon.gpuJoin(gpu!, left, right, step.spec) : addon.hashJoin(left, right, step.spec)))]);
           break;
         }
         case "tail": {

@@ -10,6 +10,7 @@
 #include "column.h"
 #include "expr.h"
 #include "groupby.h"
+#include "join.h"
 
 namespace basin {
 namespace gpu {
@@ -71,6 +72,14 @@ std::string Broken(int device);
 // uploaded columns are cached on the device under that handle) and returns the result
 // on the host. Errors: BASIN_CUDA naming the GPU and the operation.
 TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps);
+
+// Why a join cannot match its rows on a GPU, or "" (one int64/timestamp/date/bool key;
+// inner, left, semi or anti; the CPU kernels do the rest).
+std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec);
+
+// HashJoin with the rows matched on GPU `device` (keys uploaded, cached under the
+// handles); the output columns are gathered on the host, as HashJoin gathers them.
+TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec);
 
 struct MemoryStats {
   int device = 0;

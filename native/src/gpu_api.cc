@@ -129,6 +129,22 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
       return PutTable(info.Env(), gpu::Run(device, h, t, ParseSteps(info[2].As<Napi::Array>())));
     });
   }));
+  // gpuJoinable(device, left, right, spec) -> whether GPU `device` matches this join's rows
+  exports.Set("gpuJoinable", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      if (!gpu::Broken(info[0].As<Napi::Number>().Int32Value()).empty()) return Napi::Boolean::New(info.Env(), false);
+      TablePtr l = TableArg(info[1]), r = TableArg(info[2]);
+      return Napi::Boolean::New(info.Env(), gpu::JoinUnsupported(*l, *r, ParseJoinSpec(info[3].As<Napi::Object>())).empty());
+    });
+  }));
+  // gpuJoin(device, left, right, spec) -> handle
+  exports.Set("gpuJoin", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      int device = info[0].As<Napi::Number>().Int32Value();
+      TablePtr l = TableArg(info[1]), r = TableArg(info[2]);
+      return PutTable(info.Env(), gpu::Join(device, HandleArg(info[1]), l, HandleArg(info[2]), r, ParseJoinSpec(info[3].As<Napi::Object>())));
+    });
+  }));
   exports.Set("gpuStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     std::vector<gpu::MemoryStats> s = gpu::Stats();
     auto arr = Napi::Array::New(info.Env(), s.size());

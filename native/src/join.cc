@@ -23,7 +23,7 @@ JoinHow JoinHowFromName(const std::string& s) {
 
 namespace {
 
-constexpr uint32_t kNone = 0xFFFFFFFFu;  // "no row": a null in the output
+constexpr uint32_t kNone = kJoinNone;  // "no row": a null in the output
 constexpr int64_t kBatch = 1024;
 constexpr int64_t kPrefetch = 16;
 
@@ -298,10 +298,7 @@ class JoinTable {
 
 // Output rows as (left row, right row) pairs; kNone = null side. Rows [0, split) all have
 // a left row; rows [split, n) are unmatched right rows (right/outer joins).
-struct Pairs {
-  std::vector<uint32_t> l, r;
-  size_t split = 0;
-};
+using Pairs = JoinPairs;
 
 template <class LSide, class RSide, class EqRR, class EqLR>
 void RunJoin(const LSide& ls, int64_t nl, const RSide& rs, int64_t nr, const EqRR& eqRR, const EqLR& eqLR, JoinHow how,
@@ -433,7 +430,7 @@ void CheckColumn(const Table& t, int c, const char* what) {
 
 }  // namespace
 
-TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
+void CheckJoin(const Table& left, const Table& right, const JoinSpec& spec) {
   const size_t K = spec.leftKeys.size();
   if (K == 0 || spec.rightKeys.size() != K) throw BasinError("BASIN_INTERNAL", "a join needs the same number (>= 1) of left and right keys");
   for (size_t k = 0; k < K; k++) {
@@ -458,7 +455,11 @@ TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
   // Row numbers and slot indices are 32-bit (kNone excluded).
   if (left.rows >= int64_t(kNone) || right.rows > (int64_t(1) << 30))
     throw BasinError("BASIN_INTERNAL", "a join side has too many rows");
+}
 
+TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
+  CheckJoin(left, right, spec);
+  const size_t K = spec.leftKeys.size();
   Pairs p;
   const int64_t nl = left.rows, nr = right.rows;
   if (K == 1) {
@@ -486,6 +487,10 @@ TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
             MultiEqual(left, spec.leftKeys, right, spec.rightKeys), spec.how, p);
   }
 
+  return AssembleJoin(left, right, spec, p);
+}
+
+TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spec, const JoinPairs& p) {
   const int64_t n = int64_t(p.l.size());
   const int64_t split = int64_t(p.split);
   const bool leftMissing = split < n;  // unmatched right rows have no left row

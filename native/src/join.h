@@ -38,4 +38,16 @@ struct JoinSpec {
 
 TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec);
 
+// The pieces of HashJoin, for callers that match rows elsewhere (the GPU): argument
+// checks; and the output from the matched row pairs, in the order described above.
+// l[i]/r[i] are row numbers (kJoinNone: no row, nulls in the output); `split` is where
+// the right rows that matched nothing start (right/outer joins; else l.size()).
+constexpr uint32_t kJoinNone = 0xFFFFFFFFu;
+struct JoinPairs {
+  std::vector<uint32_t> l, r;
+  size_t split = 0;
+};
+void CheckJoin(const Table& left, const Table& right, const JoinSpec& spec);
+TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spec, const JoinPairs& p);
+
 }  // namespace basin

@@ -7,10 +7,12 @@
 
 #include "expr.h"
 #include "groupby.h"
+#include "join.h"
 
 namespace basin {
 
 Expr ParseExpr(const Napi::Object& o);
 std::vector<AggSpec> ParseAggs(const Napi::Array& arr);
+JoinSpec ParseJoinSpec(const Napi::Object& o);
 
 }  // namespace basin

@@ -3,7 +3,7 @@
 // on a machine without Node's test tools: every pipeline runs on a cluster whose only
 // worker is a GPU worker and on a CPU cluster, and the answers must match row for row
 // (same order; floats within 1e-9 relative, as atomics add in another order).
-import { col, count, fromColumns, lit, LocalCluster, type DataFrame, type Table } from "../../engine/api/index.js";
+import { col, concat, count, fromColumns, lit, LocalCluster, type DataFrame, type Table } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTrips } from "../helpers/data.js";
 
@@ -117,7 +117,20 @@ export const GPU_CASES: GpuCase[] = [
     build: (_, s) => s.select(col("x").gt(0).alias("p"), col("x").eq(col("x")).alias("e"), col("x").mul(2).alias("d")).filter(lit(true)),
   },
   { name: "min/max with NaN per group", onGpu: true, build: (_, s) => s.groupBy("g").agg(col("x").min().alias("mn"), col("x").max().alias("mx"), col("x").mean().alias("m")) },
+  { name: "inner join on an int key: duplicates on both sides, nulls never match", onGpu: true, build: (t) => t.join(dims(), { on: "k", how: "inner" }) },
+  { name: "left join keeps unmatched and null-key rows", onGpu: true, build: (t) => t.join(dims(), { on: "k", how: "left" }) },
+  { name: "semi and anti joins", onGpu: true, build: (t) => concat([t.join(dims(), { on: "k", how: "semi" }), t.join(dims(), { on: "k", how: "anti" })]) },
+  { name: "inner join on a date key", onGpu: true, build: (t) => t.join(t.select(col("day"), col("rid").alias("rid2")).filter(col("rid2").lt(50)), { on: "day", how: "inner" }) },
+  { name: "join with an empty right side", onGpu: true, build: (t) => t.join(dims().filter(col("k").gt(1e9)), { on: "k", how: "left" }) },
+  { name: "join on a string key (CPU fallback)", onGpu: false, build: (t) => t.join(t.select("city", col("rid").alias("r2")).filter(col("r2").lt(20)), { on: "city", how: "inner" }) },
+  { name: "outer join (CPU fallback)", onGpu: false, build: (t) => t.select("rid", "k").join(dims(), { on: "k", how: "outer" }) },
 ];
+
+/** A dimension table for joins: keys 0..24 (so some trips keys match nothing), 1 and 7 twice, a null key. */
+function dims(): DataFrame {
+  const k = [...Array.from({ length: 25 }, (_, i) => i), 1, 7, null];
+  return fromColumns({ k, label: k.map((x) => (x === null ? "∅" : `d${x}`)) }, { partitions: [10, 0, 18], types: { k: "int64" } });
+}
 
 function same(a: unknown, b: unknown): boolean {
   if (typeof a === "number" && typeof b === "number") {

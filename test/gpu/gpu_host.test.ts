@@ -79,6 +79,32 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
   });
 });
 
+describe("gpu host logic: which joins a GPU worker matches", () => {
+  const addon = native();
+  const table = (names: string[], cols: Parameters<typeof addon.tableFromJs>[0]["columns"]) => addon.tableFromJs({ rows: 2, names, columns: cols });
+  const int = { type: "int64" as const, values: BigInt64Array.from([1n, 2n]), validity: null };
+  const str = { type: "string" as const, values: ["a", "b"], validity: null };
+  const flt = { type: "float64" as const, values: Float64Array.from([1, 2]), validity: null };
+
+  it("one int key and inner, left, semi or anti: on the GPU; strings, floats, several keys, right and outer: on the CPU", () => {
+    const l = table(["k", "s", "f"], [int, str, flt]);
+    const r = table(["k", "s", "f"], [int, str, flt]);
+    try {
+      const spec = (how: "inner" | "left" | "right" | "outer" | "semi" | "anti", keys: number[]) => ({ how, leftKeys: keys, rightKeys: keys, output: [{ side: "left" as const, column: 0, name: "k" }] });
+      for (const how of ["inner", "left", "semi", "anti"] as const) expect(addon.gpuJoinable(0, l, r, spec(how, [0]))).toBe(info().compiled);
+      for (const how of ["right", "outer"] as const) expect(addon.gpuJoinable(0, l, r, spec(how, [0]))).toBe(false);
+      expect(addon.gpuJoinable(0, l, r, spec("inner", [1]))).toBe(false);
+      expect(addon.gpuJoinable(0, l, r, spec("inner", [2]))).toBe(false);
+      expect(addon.gpuJoinable(0, l, r, spec("inner", [0, 1]))).toBe(false);
+    } finally {
+      addon.release(l);
+      addon.release(r);
+    }
+  });
+});
+
+const info = () => native().gpuInfo();
+
 describe("gpu host logic: options and errors without a GPU", () => {
   const info = native().gpuInfo();
   const clusters: LocalCluster[] = [];

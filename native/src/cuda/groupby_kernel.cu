@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../hash.h"
+#include "column_access.cuh"
 #include "cuda_check.cuh"
 
 namespace basin {
@@ -26,7 +27,6 @@ __device__ inline uint64_t CanonDouble(double d) {
   return uint64_t(__double_as_longlong(d));
 }
 
-__device__ inline int64_t Phys(const ColumnView& c, int64_t row) { return c.sel ? c.sel[row] : row; }
 
 // The canonical 64-bit form of a fixed-width key (as hash.h: ints sign-extended, floats canonical).
 __device__ inline uint64_t Canon(const ColumnView& c, int64_t p) {
@@ -118,28 +118,6 @@ template <typename T>
 __global__ void FillValueKernel(T* p, T v, int64_t n) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
-}
-
-__device__ inline bool Valid(const ColumnView& c, int64_t row, int64_t& p) {
-  p = Phys(c, row);
-  return !c.validity || c.validity[p];
-}
-
-__device__ inline double AsDouble(const ColumnView& c, int64_t p) {
-  switch (c.type) {
-    case DType::Float64: return static_cast<const double*>(c.data)[p];
-    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p];
-    case DType::Date: return static_cast<const int32_t*>(c.data)[p];
-    default: return double(static_cast<const int64_t*>(c.data)[p]);
-  }
-}
-
-__device__ inline int64_t AsInt(const ColumnView& c, int64_t p) {
-  switch (c.type) {
-    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p];
-    case DType::Date: return static_cast<const int32_t*>(c.data)[p];
-    default: return static_cast<const int64_t*>(c.data)[p];
-  }
 }
 
 // Per-row contributions to per-group sums: op(i, g, v) sets v and says whether row i counts.

@@ -10,6 +10,7 @@
 #include "device_table.cuh"
 #include "expr_kernel.cuh"
 #include "groupby_kernel.cuh"
+#include "join_kernel.cuh"
 
 namespace basin {
 namespace gpu {
@@ -154,7 +155,12 @@ std::string Unsupported(const Step& step, const Table& input) {
 
 std::string Broken(int device) { return DeviceState::Of(device).broken(); }
 
-TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps) {
+namespace {
+
+// Runs f(dev) as GPU `device`'s one chain at a time: refused once the GPU is unusable;
+// a sticky CUDA error marks it so (CUDA cannot recover it inside this process).
+template <class F>
+TablePtr OnDevice(int device, const F& f) {
   DeviceState& dev = DeviceState::Of(device);
   std::lock_guard<std::mutex> lock(dev.runLock());
   std::string broken = dev.broken();
@@ -162,6 +168,43 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
   try {
     Check(device, "select the device", cudaSetDevice(device));
     dev.countChain();
+    return f(dev);
+  } catch (const StickyCudaError& e) {
+    dev.markBroken(e.what());
+    throw;
+  }
+}
+
+}  // namespace
+
+std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec) {
+  if (spec.how != JoinHow::Inner && spec.how != JoinHow::Left && spec.how != JoinHow::Semi && spec.how != JoinHow::Anti)
+    return "a right or outer join";
+  if (spec.leftKeys.size() != 1 || spec.rightKeys.size() != 1) return "a join on several keys";
+  const int lk = spec.leftKeys[0], rk = spec.rightKeys[0];
+  if (lk < 0 || size_t(lk) >= left.columns.size() || rk < 0 || size_t(rk) >= right.columns.size()) return "a key out of range";
+  const DType t = left.columns[size_t(lk)].type;
+  if (t != right.columns[size_t(rk)].type) return "keys of two types";
+  if (t == DType::String || t == DType::Float64) return std::string("a ") + DTypeName(t) + " key";
+  if (left.rows >= INT32_MAX || right.rows >= INT32_MAX) return "a side of 2^31 rows or more";
+  return "";
+}
+
+TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec) {
+  CheckJoin(*left, *right, spec);
+  std::string why = JoinUnsupported(*left, *right, spec);
+  if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot join " + why);
+  JoinPairs pairs;
+  OnDevice(device, [&](DeviceState& dev) -> TablePtr {
+    DTable l(dev, leftHandle, left), r(dev, rightHandle, right);
+    pairs = MatchRows(l, spec.leftKeys[0], r, spec.rightKeys[0], spec.how);
+    return nullptr;
+  });
+  return AssembleJoin(*left, *right, spec, pairs);  // on the host, off the GPU's lock
+}
+
+TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps) {
+  return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
     std::unique_ptr<DTable> t = std::make_unique<DTable>(dev, handle, input);
     for (const Step& step : steps) {
       std::vector<DType> types = Types(t->cols);
@@ -212,10 +255,7 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
     for (size_t i = 0; i < t->cols.size(); i++) out->columns.push_back(t->download(int(i)));
     Sync(dev, "a GPU chain");
     return out;
-  } catch (const StickyCudaError& e) {
-    dev.markBroken(e.what());
-    throw;
-  }
+  });
 }
 
 std::vector<MemoryStats> Stats() {

@@ -1,0 +1,16 @@
+// Join matching on the GPU: the right side's keys sorted with their row numbers (a
+// stable radix sort, so equal keys keep right input order), each left row's matches
+// found by binary search, counted, offset by a scan and written as row pairs in the
+// order HashJoin outputs them. One fixed-width key; nulls never match.
+#pragma once
+#include "../join.h"
+#include "device_table.cuh"
+
+namespace basin {
+namespace gpu {
+
+// The row pairs of an inner, left, semi or anti join of l and r on key columns lkey/rkey.
+JoinPairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how);
+
+}  // namespace gpu
+}  // namespace basin
