@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../column.h"
+#include "cuda_check.cuh"
 #include "device_memory.cuh"
 
 namespace basin {
@@ -63,6 +64,18 @@ void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes);
 void ToHost(DeviceState& dev, void* dst, const void* src, size_t bytes);
 // Waits for the GPU's stream; names the operation in errors.
 void Sync(DeviceState& dev, const char* op);
+// Runs a CUB device algorithm the two-phase way: f(scratch, bytes) with no scratch
+// says how much it needs, then runs with it. `what` names it in errors.
+template <class F>
+void RunCub(DeviceState& dev, const char* what, const F& f) {
+  size_t bytes = 0;
+  cudaError_t err = f(nullptr, bytes);
+  if (err != cudaSuccess) ThrowCuda(dev.device(), what, err);
+  DBuf scratch = dev.alloc(bytes, what);
+  err = f(scratch->data(), bytes);
+  if (err != cudaSuccess) ThrowCuda(dev.device(), what, err);
+}
+
 // Grid size for n threads of kBlock.
 constexpr int kBlock = 256;
 inline unsigned Blocks(int64_t n) { return unsigned(std::max<int64_t>(1, (n + kBlock - 1) / kBlock)); }

@@ -421,13 +421,10 @@ DBuf SelectRows(DTable& t, const Expr& predicate, int64_t& count) {
   auto s = t.dev.stream();
   EvalKernel<<<Blocks(n), kBlock, 0, s>>>(prog->as<Program>(), n, DType::Bool, mask->data(), nullptr, nullptr, 1);
   DBuf selected = t.dev.alloc(8, "a filter count");
-  size_t tmpBytes = 0;
   thrust::counting_iterator<int32_t> it(0);
-  Check(t.dev.device(), "filter", cub::DeviceSelect::Flagged(nullptr, tmpBytes, it, mask->as<uint8_t>(), rows->as<int32_t>(),
-                                                              selected->as<int64_t>(), n, s));
-  DBuf tmp = t.dev.alloc(tmpBytes, "a filter");
-  Check(t.dev.device(), "filter", cub::DeviceSelect::Flagged(tmp->data(), tmpBytes, it, mask->as<uint8_t>(), rows->as<int32_t>(),
-                                                              selected->as<int64_t>(), n, s));
+  RunCub(t.dev, "filter", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceSelect::Flagged(scratch, bytes, it, mask->as<uint8_t>(), rows->as<int32_t>(), selected->as<int64_t>(), n, s);
+  });
   ToHost(t.dev, &count, selected->data(), 8);
   return rows;
 }

@@ -272,10 +272,7 @@ Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   DBuf flags = dev.alloc(size_t(n) * 4, "group-by flags");
   DBuf pos = dev.alloc(size_t(n) * 4, "group-by positions");
   FlagFirstKernel<<<Blocks(n), kBlock, 0, s>>>(rowSlot->as<int32_t>(), slotFirst->as<int32_t>(), flags->as<int32_t>(), n);
-  size_t tmpBytes = 0;
-  Check(dev.device(), "group-by", cub::DeviceScan::ExclusiveSum(nullptr, tmpBytes, flags->as<int32_t>(), pos->as<int32_t>(), n, s));
-  DBuf tmp = dev.alloc(tmpBytes, "group-by");
-  Check(dev.device(), "group-by", cub::DeviceScan::ExclusiveSum(tmp->data(), tmpBytes, flags->as<int32_t>(), pos->as<int32_t>(), n, s));
+  RunCub(dev, "group-by", [&](void* scratch, size_t& bytes) { return cub::DeviceScan::ExclusiveSum(scratch, bytes, flags->as<int32_t>(), pos->as<int32_t>(), n, s); });
   int32_t last[2];
   ToHost(dev, &last[0], pos->as<int32_t>() + (n - 1), 4);
   ToHost(dev, &last[1], flags->as<int32_t>() + (n - 1), 4);

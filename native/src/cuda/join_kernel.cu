@@ -86,24 +86,15 @@ JoinPairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how) {
   int64_t kept = 0;
   if (nr > 0) {
     RightKeysKernel<<<Blocks(nr), kBlock, 0, s>>>(rv, nr, keys->as<int64_t>(), valid->as<uint8_t>());
-    size_t tmpBytes = 0;
-    Check(dev.device(), "join", cub::DeviceSelect::Flagged(nullptr, tmpBytes, keys->as<int64_t>(), valid->as<uint8_t>(), ck->as<int64_t>(), m->as<int64_t>(), nr, s));
-    DBuf tmp = dev.alloc(tmpBytes, "join");
-    Check(dev.device(), "join", cub::DeviceSelect::Flagged(tmp->data(), tmpBytes, keys->as<int64_t>(), valid->as<uint8_t>(), ck->as<int64_t>(), m->as<int64_t>(), nr, s));
+    RunCub(dev, "join", [&](void* scratch, size_t& bytes) { return cub::DeviceSelect::Flagged(scratch, bytes, keys->as<int64_t>(), valid->as<uint8_t>(), ck->as<int64_t>(), m->as<int64_t>(), nr, s); });
     thrust::counting_iterator<int32_t> it(0);
-    size_t tmp2 = 0;
-    Check(dev.device(), "join", cub::DeviceSelect::Flagged(nullptr, tmp2, it, valid->as<uint8_t>(), ci->as<int32_t>(), m->as<int64_t>(), nr, s));
-    DBuf t2 = dev.alloc(tmp2, "join");
-    Check(dev.device(), "join", cub::DeviceSelect::Flagged(t2->data(), tmp2, it, valid->as<uint8_t>(), ci->as<int32_t>(), m->as<int64_t>(), nr, s));
+    RunCub(dev, "join", [&](void* scratch, size_t& bytes) { return cub::DeviceSelect::Flagged(scratch, bytes, it, valid->as<uint8_t>(), ci->as<int32_t>(), m->as<int64_t>(), nr, s); });
     ToHost(dev, &kept, m->data(), 8);
   }
   const size_t kept1 = size_t(std::max<int64_t>(kept, 1));
   DBuf sk = dev.alloc(kept1 * 8, "join keys"), si = dev.alloc(kept1 * 4, "join keys");
   if (kept > 0) {
-    size_t tmpBytes = 0;
-    Check(dev.device(), "join sort", cub::DeviceRadixSort::SortPairs(nullptr, tmpBytes, ck->as<int64_t>(), sk->as<int64_t>(), ci->as<int32_t>(), si->as<int32_t>(), kept, 0, 64, s));
-    DBuf tmp = dev.alloc(tmpBytes, "join sort");
-    Check(dev.device(), "join sort", cub::DeviceRadixSort::SortPairs(tmp->data(), tmpBytes, ck->as<int64_t>(), sk->as<int64_t>(), ci->as<int32_t>(), si->as<int32_t>(), kept, 0, 64, s));
+    RunCub(dev, "join sort", [&](void* scratch, size_t& bytes) { return cub::DeviceRadixSort::SortPairs(scratch, bytes, ck->as<int64_t>(), sk->as<int64_t>(), ci->as<int32_t>(), si->as<int32_t>(), kept, 0, 64, s); });
   }
   if (nl == 0) return pairs;
   // Probe, count, place, write.
@@ -111,10 +102,7 @@ JoinPairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how) {
   DBuf start = dev.alloc(size_t(nl) * 8, "join probe"), count = dev.alloc(size_t(nl) * 8, "join probe");
   DBuf out = dev.alloc(size_t(nl) * 8, "join probe"), offset = dev.alloc(size_t(nl) * 8, "join probe");
   ProbeKernel<<<Blocks(nl), kBlock, 0, s>>>(lv, nl, sk->as<int64_t>(), kept, int(how), start->as<int64_t>(), count->as<int64_t>(), out->as<int64_t>());
-  size_t tmpBytes = 0;
-  Check(dev.device(), "join", cub::DeviceScan::ExclusiveSum(nullptr, tmpBytes, out->as<int64_t>(), offset->as<int64_t>(), nl, s));
-  DBuf tmp = dev.alloc(tmpBytes, "join");
-  Check(dev.device(), "join", cub::DeviceScan::ExclusiveSum(tmp->data(), tmpBytes, out->as<int64_t>(), offset->as<int64_t>(), nl, s));
+  RunCub(dev, "join", [&](void* scratch, size_t& bytes) { return cub::DeviceScan::ExclusiveSum(scratch, bytes, out->as<int64_t>(), offset->as<int64_t>(), nl, s); });
   int64_t last[2];
   ToHost(dev, &last[0], offset->as<int64_t>() + (nl - 1), 8);
   ToHost(dev, &last[1], out->as<int64_t>() + (nl - 1), 8);
