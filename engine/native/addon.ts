@@ -283,6 +283,10 @@ export interface NativeAddon {
   gpuJoinable(device: number, left: Handle, right: Handle, spec: JoinSpec): boolean;
   /** hashJoin with the rows matched on GPU `device`; the same output. */
   gpuJoin(device: number, left: Handle, right: Handle, spec: JoinSpec): Handle;
+  /** Whether GPU `device` can order this sort's rows (one fixed-width key). */
+  gpuSortable(device: number, h: Handle, keys: SortKey[]): boolean;
+  /** sortTable with the permutation computed on GPU `device`; the same output. */
+  gpuSort(device: number, h: Handle, keys: SortKey[]): Handle;
   gpuStats(): GpuStats[];
   /** Test hooks: "bad-launch", "oom", "illegal-address" each throw BASIN_CUDA. */
   gpuFault(device: number, kind: "bad-launch" | "oom" | "illegal-address"): void;

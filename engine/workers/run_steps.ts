@@ -120,7 +120,11 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
         case "aggregate": replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]); break;
         case "head": replace([addon.slice(current[0], 0, step.n)]); break;
         case "hashPartition": replace(addon.hashPartition(current[0], step.keys, step.parts)); break;
-        case "sort": replace([addon.sortTable(current[0], step.keys)]); break;
+        case "sort": {
+          const h = current[0];
+          replace([gpu !== undefined && addon.gpuSortable(gpu, h, step.keys) ? addon.gpuSort(gpu, h, step.keys) : addon.sortTable(h, step.keys)]);
+          break;
+        }
         case "sortBoundaries": replace([addon.sortBoundaries(current[0], step.keys, step.parts)]); break;
         case "rangePartition": {
           const parts = addon.rangePartition(current[0], step.keys, inputs[step.bounds]);

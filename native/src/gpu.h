@@ -11,6 +11,7 @@
 #include "expr.h"
 #include "groupby.h"
 #include "join.h"
+#include "sort.h"
 
 namespace basin {
 namespace gpu {
@@ -80,6 +81,12 @@ std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpe
 // HashJoin with the rows matched on GPU `device` (keys uploaded, cached under the
 // handles); the output columns are gathered on the host, as HashJoin gathers them.
 TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec);
+
+// Why a sort cannot order its rows on a GPU, or "" (one fixed-width key).
+std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys);
+// SortTable with the sorting permutation computed on GPU `device` (a stable radix sort
+// of order-preserving keys; nulls first or last); the rows are gathered on the host.
+TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys);
 
 struct MemoryStats {
   int device = 0;

@@ -145,6 +145,19 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
       return PutTable(info.Env(), gpu::Join(device, HandleArg(info[1]), l, HandleArg(info[2]), r, ParseJoinSpec(info[3].As<Napi::Object>())));
     });
   }));
+  // gpuSortable(device, h, keys) -> whether GPU `device` orders this sort's rows
+  exports.Set("gpuSortable", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      if (!gpu::Broken(info[0].As<Napi::Number>().Int32Value()).empty()) return Napi::Boolean::New(info.Env(), false);
+      return Napi::Boolean::New(info.Env(), gpu::SortUnsupported(*TableArg(info[1]), SortKeysArg(info[2])).empty());
+    });
+  }));
+  // gpuSort(device, h, keys) -> handle
+  exports.Set("gpuSort", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return PutTable(info.Env(), gpu::Sort(info[0].As<Napi::Number>().Int32Value(), HandleArg(info[1]), TableArg(info[1]), SortKeysArg(info[2])));
+    });
+  }));
   exports.Set("gpuStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     std::vector<gpu::MemoryStats> s = gpu::Stats();
     auto arr = Napi::Array::New(info.Env(), s.size());

@@ -8,11 +8,13 @@
 #include "expr.h"
 #include "groupby.h"
 #include "join.h"
+#include "sort.h"
 
 namespace basin {
 
 Expr ParseExpr(const Napi::Object& o);
 std::vector<AggSpec> ParseAggs(const Napi::Array& arr);
 JoinSpec ParseJoinSpec(const Napi::Object& o);
+std::vector<SortKey> SortKeysArg(const Napi::Value& v);
 
 }  // namespace basin

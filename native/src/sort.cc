@@ -343,15 +343,6 @@ Column GatherColumn(const Column& src, const int64_t* idx, int64_t n) {
   return c;
 }
 
-TablePtr Gather(const Table& t, const int64_t* idx, int64_t n) {
-  auto out = std::make_shared<Table>();
-  out->names = t.names;
-  out->rows = n;
-  out->columns.reserve(t.columns.size());
-  for (const Column& c : t.columns) out->columns.push_back(GatherColumn(c, idx, n));
-  return out;
-}
-
 }  // namespace
 
 uint64_t SortOrderKey(const Column& c, int64_t i) { return NormAt(c, i); }
@@ -364,9 +355,18 @@ std::vector<int64_t> SortIndices(const Table& t, const std::vector<SortKey>& key
   return s.take();
 }
 
+TablePtr GatherRows(const Table& t, const int64_t* idx, int64_t n) {
+  auto out = std::make_shared<Table>();
+  out->names = t.names;
+  out->rows = n;
+  out->columns.reserve(t.columns.size());
+  for (const Column& c : t.columns) out->columns.push_back(GatherColumn(c, idx, n));
+  return out;
+}
+
 TablePtr SortTable(const Table& t, const std::vector<SortKey>& keys) {
   std::vector<int64_t> perm = SortIndices(t, keys);
-  return Gather(t, perm.data(), t.rows);
+  return GatherRows(t, perm.data(), t.rows);
 }
 
 TablePtr SortBoundaries(const Table& t, const std::vector<SortKey>& keys, int parts) {
@@ -466,7 +466,7 @@ std::vector<TablePtr> RangePartition(const Table& t, const std::vector<SortKey>&
   }
   std::vector<TablePtr> out;
   out.reserve(P);
-  for (size_t p = 0; p < P; p++) out.push_back(Gather(t, idx.data() + start[p], start[p + 1] - start[p]));
+  for (size_t p = 0; p < P; p++) out.push_back(GatherRows(t, idx.data() + start[p], start[p + 1] - start[p]));
   return out;
 }
 

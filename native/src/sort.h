@@ -22,6 +22,8 @@ struct SortKey {
 uint64_t SortOrderKey(const Column& c, int64_t i);
 // The stable sorting permutation of t's rows by keys (row indices into t).
 std::vector<int64_t> SortIndices(const Table& t, const std::vector<SortKey>& keys);
+// Rows idx[0..n) of t, every column (the output of a sorting permutation).
+TablePtr GatherRows(const Table& t, const int64_t* idx, int64_t n);
 // t with every column gathered in sorted order.
 TablePtr SortTable(const Table& t, const std::vector<SortKey>& keys);
 // Up to parts - 1 distinct boundary rows (key columns only, in key order) at evenly

@@ -2,10 +2,10 @@
 #include <napi.h>
 
 #include "napi_util.h"
+#include "plan_args.h"
 #include "sort.h"
 
 namespace basin {
-namespace {
 
 // [{ column, descending, nullsFirst }] -> SortKey list
 std::vector<SortKey> SortKeysArg(const Napi::Value& v) {
@@ -22,8 +22,6 @@ std::vector<SortKey> SortKeysArg(const Napi::Value& v) {
   }
   return keys;
 }
-
-}  // namespace
 
 void RegisterSort(Napi::Env env, Napi::Object exports) {
   // sortTable(h, keys) -> handle

@@ -123,6 +123,11 @@ export const GPU_CASES: GpuCase[] = [
   { name: "inner join on a date key", onGpu: true, build: (t) => t.join(t.select(col("day"), col("rid").alias("rid2")).filter(col("rid2").lt(50)), { on: "day", how: "inner" }) },
   { name: "join with an empty right side", onGpu: true, build: (t) => t.join(dims().filter(col("k").gt(1e9)), { on: "k", how: "left" }) },
   { name: "join on a string key (CPU fallback)", onGpu: false, build: (t) => t.join(t.select("city", col("rid").alias("r2")).filter(col("r2").lt(20)), { on: "city", how: "inner" }) },
+  { name: "sort by an int key, nulls last, stable", onGpu: true, build: (t) => t.sort("k") },
+  { name: "sort descending with nulls first", onGpu: true, build: (t) => t.sort("f", { descending: true, nullsFirst: true }) },
+  { name: "sort by a date and by a bool key", onGpu: true, build: (t) => concat([t.sort("day", { descending: true }), t.sort("flag")]) },
+  { name: "sort floats: -0 equals 0, NaN after every number", onGpu: true, build: (_, s) => concat([s.sort("x"), s.sort("x", { descending: true })]) },
+  { name: "sort by a string key or two keys (CPU fallback)", onGpu: false, build: (t) => concat([t.sort("city"), t.sort(["k", "v"])]) },
   { name: "outer join (CPU fallback)", onGpu: false, build: (t) => t.select("rid", "k").join(dims(), { on: "k", how: "outer" }) },
 ];
 

@@ -105,6 +105,24 @@ describe("gpu host logic: which joins a GPU worker matches", () => {
 
 const info = () => native().gpuInfo();
 
+describe("gpu host logic: which sorts a GPU worker orders", () => {
+  it("one fixed-width key: on the GPU; a string key or several keys: on the CPU", () => {
+    const addon = native();
+    const h = addon.tableFromJs({ rows: 2, names: ["k", "s"], columns: [
+      { type: "int64", values: BigInt64Array.from([2n, 1n]), validity: null },
+      { type: "string", values: ["b", "a"], validity: null },
+    ] });
+    try {
+      const key = (column: number) => ({ column, descending: false, nullsFirst: false });
+      expect(addon.gpuSortable(0, h, [key(0)])).toBe(info().compiled);
+      expect(addon.gpuSortable(0, h, [key(1)])).toBe(false);
+      expect(addon.gpuSortable(0, h, [key(0), key(1)])).toBe(false);
+    } finally {
+      addon.release(h);
+    }
+  });
+});
+
 describe("gpu host logic: options and errors without a GPU", () => {
   const info = native().gpuInfo();
   const clusters: LocalCluster[] = [];

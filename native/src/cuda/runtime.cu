@@ -11,6 +11,7 @@
 #include "expr_kernel.cuh"
 #include "groupby_kernel.cuh"
 #include "join_kernel.cuh"
+#include "sort_kernel.cuh"
 
 namespace basin {
 namespace gpu {
@@ -201,6 +202,26 @@ TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t ri
     return nullptr;
   });
   return AssembleJoin(*left, *right, spec, pairs);  // on the host, off the GPU's lock
+}
+
+std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys) {
+  if (keys.size() != 1) return "a sort by several keys";
+  if (keys[0].column < 0 || size_t(keys[0].column) >= t.columns.size()) return "a key out of range";
+  if (t.columns[size_t(keys[0].column)].type == DType::String) return "a string key";
+  if (t.rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+  return "";
+}
+
+TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys) {
+  std::string why = SortUnsupported(*t, keys);
+  if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot sort by " + why);
+  std::vector<int64_t> perm;
+  OnDevice(device, [&](DeviceState& dev) -> TablePtr {
+    DTable d(dev, handle, t);
+    perm = SortPermutation(d, keys[0]);
+    return nullptr;
+  });
+  return GatherRows(*t, perm.data(), t->rows);  // on the host, off the GPU's lock
 }
 
 TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps) {
