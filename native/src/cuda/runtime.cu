@@ -291,12 +291,9 @@ std::vector<MemoryStats> Stats() {
 }
 
 void Fault(int device, const std::string& kind) {
-  DeviceState& dev = DeviceState::Of(device);
-  std::lock_guard<std::mutex> lock(dev.runLock());
-  try {
-    Check(device, "select the device", cudaSetDevice(device));
+  OnDevice(device, [&](DeviceState& dev) -> TablePtr {
     if (kind == "bad-launch") {
-      WriteKernel<<<0, 1, 0, dev.stream()>>>(nullptr);  // a grid of zero blocks: invalid configuration
+      WriteKernel<<<0, 1, 0, dev.stream()>>>(nullptr);  // a grid of zero blocks: refused at launch
       Check(device, "a test launch", cudaGetLastError());
     } else if (kind == "oom") {
       dev.stream();  // the limit is known once the GPU is set up
@@ -306,10 +303,7 @@ void Fault(int device, const std::string& kind) {
       Sync(dev, "a test kernel");
     }
     throw BasinError("BASIN_INTERNAL", "unknown GPU fault '" + kind + "'");
-  } catch (const StickyCudaError& e) {
-    dev.markBroken(e.what());
-    throw;
-  }
+  });
 }
 
 }  // namespace gpu
