@@ -14,18 +14,8 @@ import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
-import { startSshd, type Sshd } from "./sshd_procs.js";
+import { refused, startSshd, type Sshd } from "./sshd_procs.js";
 
-
-/** The error a connection attempt fails with (a session that opens fails the test). */
-async function refused(attempt: Promise<SshSession>): Promise<Error> {
-  const r = await attempt.catch((e: Error) => e);
-  if (r instanceof SshSession) {
-    r.close();
-    throw new Error("the connection was accepted");
-  }
-  return r;
-}
 let sshd: Sshd;
 let profile: SshProfile;
 

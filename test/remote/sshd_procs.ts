@@ -5,7 +5,18 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { freePort } from "./dask_procs.js";
+
+/** The error a connection attempt fails with (a session that opens fails the test). */
+export async function refused(attempt: Promise<SshSession>): Promise<Error> {
+  const r = await attempt.catch((e: Error) => e);
+  if (r instanceof SshSession) {
+    r.close();
+    throw new Error("the connection was accepted");
+  }
+  return r;
+}
 
 export function requireSshd(): void {
   if (!existsSync("/usr/sbin/sshd") || !existsSync("/usr/bin/ssh-keygen"))
