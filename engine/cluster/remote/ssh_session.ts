@@ -49,8 +49,16 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
   let verdict: HostKeyVerdict = { ok: true };
   return new Promise((resolve, reject) => {
     const client = new Client();
-    client.once("ready", () => resolve(client));
-    client.once("error", (e: Error & { level?: string }) => {
+    let settled = false;
+    client.once("ready", () => {
+      settled = true;
+      resolve(client);
+    });
+    // Later errors (a dropped socket after a failure, or once connected) end in "close", which SshSession reports.
+    client.on("error", (e: Error & { level?: string }) => {
+      if (settled) return;
+      settled = true;
+      client.destroy();
       if (!verdict.ok) {
         const what = verdict.reason === "unknown"
           ? `the host key of ${knownHostName(hop.host, port)} is not in ${knownHosts}`
@@ -66,6 +74,7 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
       try {
         privateKey = readFileSync(hop.keyPath);
       } catch (e) {
+        settled = true;
         reject(new BasinError("BASIN_IO", `${role}cannot read the SSH key ${hop.keyPath}: ${(e as Error).message}`));
         return;
       }
