@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, LocalCluster } from "../../engine/api/index.js";
+import { col, count, fromColumns } from "../../engine/api/index.js";
 import { fingerprint } from "../../engine/cluster/remote/known_hosts.js";
 import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
 import { jumpChain, saveProfile, type Profile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
@@ -15,8 +15,8 @@ import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
 import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { BASIN_BIN, makeTempDir, removeDir, writeText } from "../helpers/cli.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
-import { freePort, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
-import { refused, startSshd, type Sshd } from "./sshd_procs.js";
+import { daskFixture, freePort, PYTHON } from "./dask_procs.js";
+import { dropMidCommand, refused, startSshd, type Sshd } from "./sshd_procs.js";
 
 let bastion: Sshd;
 let target: Sshd;
@@ -76,13 +76,9 @@ describe("SSH through a jump host", () => {
 
   it("the session rides on the jump host: dropping the jump host's connections drops it, naming both hops", async () => {
     const ssh = await SshSession.connect(box);
-    const dropped = new Promise<Error>((r) => ssh.whenDropped(r));
-    const running = ssh.exec("sleep 20").catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 300));
-    bastion.dropConnections();
-    const err = (await running) as Error;
-    expect(err.message).toBe(`the SSH connection to ${user}@127.0.0.1:${target.port} via ${user}@127.0.0.1:${bastion.port} dropped; reconnect to go on`);
-    expect((await dropped).message).toBe(err.message);
+    const { failed, reported } = await dropMidCommand(ssh, bastion);
+    expect(failed.message).toBe(`the SSH connection to ${user}@127.0.0.1:${target.port} via ${user}@127.0.0.1:${bastion.port} dropped; reconnect to go on`);
+    expect(reported.message).toBe(failed.message);
   });
 
   it("refuses an unknown jump-host key with the target's message, naming the jump host and its fingerprint", async () => {
@@ -157,25 +153,18 @@ describe("what rides on the jump host", () => {
   }, 60_000);
 
   describe("tunnelled Dask", () => {
-    let dask: DaskProcs;
-    beforeAll(async () => {
-      dask = await startDask(1);
-    }, 60_000);
-    afterAll(async () => {
-      await dask?.stop();
-    });
+    const fx = daskFixture(1);
 
     it("runs a pipeline on a scheduler reached through the jump host's tunnel", async () => {
-      const open = await openCluster({ ...box, scheduler: `tcp://127.0.0.1:${dask.port}` }, { python: PYTHON });
-      const local = new LocalCluster({ workers: 1 });
+      const open = await openCluster({ ...box, scheduler: `tcp://127.0.0.1:${fx.procs.port}` }, { python: PYTHON });
       try {
+        expect(open.label).toMatch(/via ssh/);
         const df = fromColumns({ k: Array.from({ length: 200 }, (_, i) => `k${i % 3}`), v: Array.from({ length: 200 }, (_, i) => i) }, { partitions: 2 })
           .groupBy("k")
           .agg(col("v").sum().alias("s"), count().alias("n"));
-        expectSameRows(tableRows(await df.compute({ cluster: open.cluster })), tableRows(await df.compute({ cluster: local })), "Dask through the jump host");
+        expectSameRows(tableRows(await df.compute({ cluster: open.cluster })), tableRows(await df.compute({ cluster: fx.local })), "Dask through the jump host");
       } finally {
         await open.close();
-        await local.close();
       }
     }, 60_000);
   });

@@ -14,7 +14,7 @@ import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
-import { refused, startSshd, type Sshd } from "./sshd_procs.js";
+import { dropMidCommand, refused, startSshd, type Sshd } from "./sshd_procs.js";
 
 let sshd: Sshd;
 let profile: SshProfile;
@@ -60,13 +60,9 @@ describe("SSH sessions", () => {
 
   it("a dropped connection fails the command in flight with a clear error; a new session works", async () => {
     const ssh = await SshSession.connect(profile);
-    const dropped = new Promise<Error>((r) => ssh.whenDropped(r));
-    const running = ssh.exec("sleep 20").catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 300));
-    sshd.dropConnections();
-    const err = (await running) as Error;
-    expect(err.message).toMatch(/the SSH connection to .*127\.0\.0\.1:\d+ dropped; reconnect to go on/);
-    expect((await dropped).message).toBe(err.message);
+    const { failed, reported } = await dropMidCommand(ssh, sshd);
+    expect(failed.message).toMatch(/the SSH connection to .*127\.0\.0\.1:\d+ dropped; reconnect to go on/);
+    expect(reported.message).toBe(failed.message);
     const again = await SshSession.connect(profile);
     expect((await again.exec("echo back")).stdout).toBe("back\n");
     again.close();

@@ -23,6 +23,18 @@ export function requireSshd(): void {
     throw new Error("the SSH tests need Debian's openssh-server: apt-get install -y openssh-server (.ci/run does this)");
 }
 
+/**
+ * Runs a long command on `ssh` and drops `sshd`'s connections while it runs: the
+ * error the command failed with, and the one whenDropped reported.
+ */
+export async function dropMidCommand(ssh: SshSession, sshd: Sshd): Promise<{ failed: Error; reported: Error }> {
+  const reported = new Promise<Error>((r) => ssh.whenDropped(r));
+  const running = ssh.exec("sleep 20").catch((e: Error) => e);
+  await new Promise((r) => setTimeout(r, 300));
+  sshd.dropConnections();
+  return { failed: (await running) as Error, reported: await reported };
+}
+
 export interface Sshd {
   port: number;
   dir: string;
