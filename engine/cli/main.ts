@@ -40,7 +40,8 @@ usage:
             [--spill-compression lz4|zstd|none] [--stats]
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
-                                the workbench in a browser (prints its URL); runs on Dask with --cluster
+                                the workbench in a browser (prints its URL); runs on Dask with --cluster;
+                                with an ssh profile that has no scheduler, the host's Basin engine and workspace
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
   basin help
@@ -236,7 +237,7 @@ export async function main(argv: string[]): Promise<number> {
         if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");
         const port = values.port === undefined ? undefined : Number(values.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port needs a port number, got "${values.port}"`);
-        await serveCommand(rest[0] ?? ".", port, values.cluster);
+        await serveCommand(rest[0], port, values.cluster, remoteEngineProfile(values.cluster));
         return 0;
       }
       case "demo":

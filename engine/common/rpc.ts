@@ -86,6 +86,8 @@ export interface ColumnProfile {
 
 export interface WorkspaceInfo {
   root: string;
+  /** "user@host:port" when the workspace is on another host (a remote Basin engine over SSH). */
+  host?: string;
   /** Paths relative to the root, "/" separated, directories end with "/". */
   files: string[];
 }

@@ -9,7 +9,8 @@ import { join, resolve } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { LocalCluster } from "../cluster/local.js";
 import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
-import type { EngineEvent } from "../common/rpc.js";
+import type { EngineClient, EngineEvent } from "../common/rpc.js";
+import type { WorkbenchClient } from "../common/rpc_client.js";
 import { assetFile, contentType } from "./assets.js";
 import { contentSecurityPolicy } from "./csp.js";
 import { EngineService, type EngineServiceOptions } from "./engine_service.js";
@@ -29,13 +30,21 @@ export interface ServeOptions {
   dask?: DaskCluster;
   /** The SLURM jobs behind `dask`, for the cluster status. */
   slurm?: EngineServiceOptions["slurm"];
+  /**
+   * The workbench drives this engine instead of a local one (a RemoteEngine: Basin on
+   * an SSH host): every request goes to it, the workspace's file list, reads and saves
+   * included, and its events come back; `root`, `cluster`, `dask` and `slurm` are unused.
+   * The caller closes it.
+   */
+  remote?: WorkbenchClient;
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   token: string;
-  engine: EngineService;
+  /** The local engine, or `remote` when one was given. */
+  engine: EngineService | WorkbenchClient;
   close(): Promise<void>;
 }
 
@@ -75,7 +84,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const text = JSON.stringify({ event });
     for (const ws of sockets) ws.send(text);
   };
-  const engine = new EngineService({ root: options.root, cluster: options.cluster, dask: options.dask, slurm: options.slurm, emit: broadcast });
+  const { remote } = options;
+  const engine = remote ?? new EngineService({ root: options.root, cluster: options.cluster, dask: options.dask, slurm: options.slurm, emit: broadcast });
+  const unsubscribe = remote ? [remote.onEvent(broadcast), remote.onConnection((s) => {
+    if (s === "closed") broadcast({ type: "log", level: "warn", text: "the connection to the remote Basin engine dropped; it reconnects by itself, and requests fail until then" });
+    if (s === "open") broadcast({ type: "log", level: "info", text: "connected to the remote Basin engine again" });
+  })] : [];
   let origin = "";
 
   const refuse = (res: ServerResponse, status: number, text: string) => {
@@ -135,13 +149,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       for (const ws of sockets) ws.terminate();
       wss.close();
       await new Promise<void>((ok) => http.close(() => ok()));
-      await engine.close();
+      for (const off of unsubscribe) off();
+      if (!remote) await engine.close();
     },
   };
 }
 
 /** Answers one request message; every failure goes back as a serialized error. */
-async function answer(engine: EngineService, ws: WebSocket, text: string): Promise<void> {
+async function answer(engine: EngineClient, ws: WebSocket, text: string): Promise<void> {
   let message: unknown;
   try {
     message = JSON.parse(text);

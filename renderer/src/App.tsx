@@ -42,6 +42,8 @@ const TABS: { id: BottomTab; label: string }[] = [
 export function App({ client }: { client: WorkbenchClient }) {
   const [layout, setLayout] = useState<Layout>(() => parseLayout(localStorage.getItem(LAYOUT_KEY)));
   const [files, setFiles] = useState<string[]>([]);
+  /** Where a remote engine's workspace is ("user@host:port:/folder"); undefined for a local one. */
+  const [host, setHost] = useState<string | undefined>();
   const [connection, setConnection] = useState<ConnectionState>(client.state);
   const opened = useRef(new Map<string, Open>());
   const [dirty, setDirty] = useState<Set<string>>(new Set());
@@ -72,7 +74,10 @@ export function App({ client }: { client: WorkbenchClient }) {
     document.documentElement.dataset.theme = layout.theme;
   }, [layout]);
 
-  const refresh = useCallback(() => client.workspace().then((w) => setFiles(w.files), (e: Error) => log("error", e.message)), [client, log]);
+  const refresh = useCallback(
+    () => client.workspace().then((w) => (setFiles(w.files), setHost(w.host ? `${w.host}:${w.root}` : undefined)), (e: Error) => log("error", e.message)),
+    [client, log],
+  );
 
   const open = useCallback(
     async (path: string, activate = true) => {
@@ -383,7 +388,7 @@ export function App({ client }: { client: WorkbenchClient }) {
           </div>
         </div>
       )}
-      <FileTree files={files} active={layout.activeFile} dirty={dirty} onOpen={(p) => void open(p)} onNew={() => void newFile()} onRefresh={() => void refresh()} />
+      <FileTree files={files} host={host} active={layout.activeFile} dirty={dirty} onOpen={(p) => void open(p)} onNew={() => void newFile()} onRefresh={() => void refresh()} />
       <Splitter direction="vertical" size={layout.sidebarWidth} min={120} max={700} onResize={(n) => update((l) => ({ ...l, sidebarWidth: n }))} />
       <div className="main" style={{ gridTemplateRows: `auto 1fr 4px ${layout.panelHeight}px` }}>
         <div className="topbar">

@@ -30,7 +30,8 @@ function tree(files: readonly string[]): Node[] {
   return root.children!;
 }
 
-export function FileTree(props: { files: readonly string[]; active: string | undefined; dirty: ReadonlySet<string>; onOpen(path: string): void; onNew(): void; onRefresh(): void }) {
+/** `host`: where the workspace is ("user@host:port:/folder") when the engine is remote. */
+export function FileTree(props: { files: readonly string[]; host?: string; active: string | undefined; dirty: ReadonlySet<string>; onOpen(path: string): void; onNew(): void; onRefresh(): void }) {
   const nodes = useMemo(() => tree(props.files), [props.files]);
   const [closed, setClosed] = useState<Set<string>>(new Set());
   const render = (list: Node[], depth: number) =>
@@ -55,6 +56,7 @@ export function FileTree(props: { files: readonly string[]; active: string | und
     <div className="sidebar">
       <div className="sidebar-title">
         <span>EXPLORER</span>
+        {props.host && <span className="muted workspace-host" title={`the workspace on ${props.host}`}>&nbsp;{props.host}</span>}
         <span className="grow" />
         <button className="icon-btn" title="New pipeline file" onClick={props.onNew} aria-label="New file">+</button>
         <button className="icon-btn" title="Refresh" onClick={props.onRefresh} aria-label="Refresh">⟳</button>

@@ -2,7 +2,7 @@
 // the workbench's WebSocket with the folder as workspace, and stops on SIGTERM.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { BASIN_BIN, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { BASIN_BIN, makeTempDir, printedUrl, removeDir, runBasin, writeText } from "../helpers/cli.js";
 import { RpcClient } from "../helpers/rpc_client.js";
 
 describe("basin serve", () => {
@@ -12,15 +12,7 @@ describe("basin serve", () => {
     writeText(dir, "p.ts", 'import { readCsv } from "basin";\nexport default readCsv("data.csv");\n');
     const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0"], { cwd: "/", env: { ...process.env, BASIN_WORKERS: "1" } });
     try {
-      const url = await new Promise<URL>((resolve, reject) => {
-        let out = "";
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 20_000);
-        child.stdout.on("data", (d) => {
-          out += String(d);
-          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
-          if (m) (clearTimeout(timer), resolve(new URL(m[0])));
-        });
-      });
+      const { url } = await printedUrl(child, 20_000);
       expect(url.searchParams.get("token")!.length).toBeGreaterThanOrEqual(32);
       const client = await RpcClient.connect(`ws://${url.host}/?token=${url.searchParams.get("token")}`, url.origin);
       expect((await client.call<{ files: string[] }>("workspace")).files).toEqual(["data.csv", "p.ts"]);

@@ -1,6 +1,6 @@
 // Helpers for end-to-end tests of the `basin` command: spawn the real CLI in a
 // temp folder, write pipelines and data there, parse the printed table.
-import { execFile } from "node:child_process";
+import { execFile, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +54,27 @@ export function runBasin(args: string[], opts: { cwd: string; timeoutMs?: number
         });
       },
     );
+  });
+}
+
+/**
+ * The URL a spawned `basin serve` prints, and what it printed so far; fails after
+ * `ms` with its output.
+ *
+ * @example
+ * const { url } = await printedUrl(spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0"]), 20_000);
+ */
+export function printedUrl(child: ChildProcessWithoutNullStreams, ms: number): Promise<{ url: URL; out: string }> {
+  let out = "", err = "";
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed in ${ms} ms: ${out}\n${err}`)), ms);
+    child.once("exit", (code) => (clearTimeout(timer), reject(new Error(`basin serve exited with ${code} before printing a URL: ${out}\n${err}`))));
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
+      if (m) (clearTimeout(timer), resolve({ url: new URL(m[0]), out }));
+    });
   });
 }
 

@@ -39,6 +39,11 @@ export class RpcClient {
     });
   }
 
+  /** Connects to the URL `basin serve` printed, as the page it serves would. */
+  static open(printed: URL): Promise<RpcClient> {
+    return RpcClient.connect(`ws://${printed.host}/?token=${printed.searchParams.get("token")}`, printed.origin);
+  }
+
   call<T>(method: string, ...params: unknown[]): Promise<T> {
     const id = this.next++;
     return new Promise((resolve, reject) => {

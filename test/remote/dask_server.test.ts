@@ -8,7 +8,7 @@ import { DaskCluster } from "../../engine/cluster/dask/dask_cluster.js";
 import type { ClusterStatus, EngineEvent, Page, ResultInfo } from "../../engine/common/rpc.js";
 import { native } from "../../engine/native/addon.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
-import { BASIN_BIN, makeTempDir, removeDir, writeText } from "../helpers/cli.js";
+import { BASIN_BIN, makeTempDir, printedUrl, removeDir, writeText } from "../helpers/cli.js";
 import { expectSameRows } from "../helpers/oracle.js";
 import { RpcClient } from "../helpers/rpc_client.js";
 import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
@@ -88,15 +88,7 @@ describe("the workbench server on a Dask cluster", () => {
       cwd: "/", env: { ...process.env, BASIN_WORKERS: "1", BASIN_PYTHON: PYTHON },
     });
     try {
-      let out = "";
-      const url = await new Promise<URL>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 40_000);
-        child.stdout.on("data", (d) => {
-          out += String(d);
-          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
-          if (m) (clearTimeout(timer), resolve(new URL(m[0])));
-        });
-      });
+      const { url, out } = await printedUrl(child, 40_000);
       expect(out).toContain(`(runs on Dask at ${dask.address})`);
       const client = await RpcClient.connect(`ws://${url.host}/?token=${url.searchParams.get("token")}`, url.origin);
       expect((await runRows(client)).length).toBe(4);

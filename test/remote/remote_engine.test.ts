@@ -2,13 +2,16 @@
 // started on the "host" through SSH (then reused), driven by RemoteEngine through
 // the tunnel, and by `basin run --cluster PROFILE`; results checked against DuckDB.
 // Faults: a dropped connection mid-run, a wrong host key, a wrong Basin command.
-import { mkdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveProfile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
 import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
-import type { Page, WireValue } from "../../engine/common/rpc.js";
-import { BASIN_BIN, csvField, makeTempDir, parseTable, removeDir, rng, runBasin, writeText } from "../helpers/cli.js";
+import type { EngineEvent, Page, WireValue, WorkspaceInfo } from "../../engine/common/rpc.js";
+import { serve } from "../../engine/server/http_server.js";
+import { BASIN_BIN, csvField, makeTempDir, parseTable, printedUrl, removeDir, rng, runBasin, writeText } from "../helpers/cli.js";
+import { RpcClient, RpcError } from "../helpers/rpc_client.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 import { startSshd, type Sshd } from "./sshd_procs.js";
 
@@ -167,4 +170,70 @@ describe("remote Basin engine over SSH", () => {
       removeDir(local);
     }
   });
+});
+
+describe("the workbench on the remote engine's workspace", () => {
+  /** The error an RPC call fails with (one that succeeds fails the test). */
+  const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("the call succeeded"); }, (e: RpcError) => e);
+
+  it("lists, opens and saves the host's workspace files through the served RPC, runs there, and names host and path in errors", async () => {
+    const local = makeTempDir("basin-remote-local-");
+    writeText(local, "local-only.ts", "// must not be listed\n");
+    const engine = await RemoteEngine.connect(profile);
+    const server = await serve({ root: local, remote: engine });
+    const client = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, `http://127.0.0.1:${server.port}`);
+    try {
+      const before = await client.call<WorkspaceInfo>("workspace");
+      expect(before).toEqual({ root: workspace, files: ["trips.csv"], host: engine.where });
+      await client.call("writeFile", "sub/saved.ts", PIPELINE);
+      expect(readFileSync(join(workspace, "sub/saved.ts"), "utf8")).toBe(PIPELINE);
+      expect(existsSync(join(local, "sub"))).toBe(false);
+      expect((await client.call<WorkspaceInfo>("workspace")).files).toEqual(["sub/", "sub/saved.ts", "trips.csv"]);
+      expect(await client.call<string>("readFile", "sub/saved.ts")).toBe(PIPELINE);
+      // The saved file runs there; its events come back through the local server.
+      const { runId } = await client.call<{ runId: string }>("run", "sub/saved.ts");
+      const done = (await client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId, 30_000)) as Extract<EngineEvent, { type: "runFinished" }>;
+      expect(done.type, JSON.stringify(done)).toBe("runFinished");
+      expect(done.result.rows).toBe(5);
+      await client.call("release", done.result.id);
+      const missing = await failure(client.call("readFile", "absent.ts"));
+      expect(missing.error.code).toBe("BASIN_IO");
+      expect(missing.error.message).toMatch(new RegExp(`^on ${engine.where}: absent\\.ts: ENOENT.*${workspace}/absent\\.ts`));
+      const outside = await failure(client.call("writeFile", "../escape.ts", "x"));
+      expect(outside.error.message).toBe(`on ${engine.where}: ../escape.ts is outside the workspace ${workspace}; open that folder instead`);
+    } finally {
+      client.close();
+      await server.close();
+      engine.close();
+      removeDir(join(workspace, "sub"));
+      removeDir(local);
+    }
+  }, 60_000);
+
+  it("basin serve --cluster PROFILE serves the host's workspace; a local folder with it is refused", async () => {
+    const local = makeTempDir("basin-remote-serve-");
+    const config = join(local, "config");
+    mkdirSync(config);
+    saveProfile(profile, join(config, "profiles.json"));
+    const child = spawn(process.execPath, [BASIN_BIN, "serve", "--port", "0", "--cluster", "box"], { cwd: local, env: { ...process.env, BASIN_CONFIG_DIR: config } });
+    try {
+      const { url, out } = await printedUrl(child, 40_000);
+      expect(out).toContain(`Basin workbench for ${workspace} on ${profile.user}@127.0.0.1:${sshd.port} (profile box, its Basin engine reused)`);
+      const client = await RpcClient.open(url);
+      expect(await client.call<WorkspaceInfo>("workspace")).toMatchObject({ root: workspace, files: ["trips.csv"] });
+      await client.call("writeFile", "from-cli.ts", "// saved on the host\n");
+      expect(readFileSync(join(workspace, "from-cli.ts"), "utf8")).toBe("// saved on the host\n");
+      client.close();
+      const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      expect(await exit).toBe(0);
+      const both = await runBasin(["serve", ".", "--cluster", "box"], { cwd: local, env: { BASIN_CONFIG_DIR: config } });
+      expect(both.code).toBe(1);
+      expect(both.stderr).toContain("basin serve --cluster box opens the workspace on 127.0.0.1");
+    } finally {
+      child.kill("SIGKILL");
+      removeDir(join(workspace, "from-cli.ts"));
+      removeDir(local);
+    }
+  }, 60_000);
 });

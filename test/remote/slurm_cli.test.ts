@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterStatus } from "../../engine/common/rpc.js";
 import { saveProfile, type SlurmProfile } from "../../engine/cluster/remote/profiles.js";
 import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
-import { BASIN_BIN, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { BASIN_BIN, makeTempDir, printedUrl, removeDir, runBasin, writeText } from "../helpers/cli.js";
 import { RpcClient } from "../helpers/rpc_client.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
 import { startSlurm, until, type Slurm } from "./slurm_procs.js";
@@ -98,17 +98,10 @@ process.exit(0);
 
   it("basin serve --cluster PROFILE: the cluster status lists the jobs' Dask workers; stopping it cancels them", async () => {
     const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0", "--cluster", "hpc"], { cwd: "/", env: { ...process.env, ...env, BASIN_WORKERS: "1" } });
-    let out = "", err = "";
+    let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     try {
-      const url = await new Promise<URL>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}\n${err}`)), 90_000);
-        child.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
-          if (m) (clearTimeout(timer), resolve(new URL(m[0])));
-        });
-      });
+      const { url, out } = await printedUrl(child, 90_000);
       expect(out).toMatch(/runs on Dask at SLURM profile hpc \(scheduler tcp:\S+\)/);
       const [job] = slurm.queue();
       const client = await RpcClient.connect(`ws://${url.host}/?token=${url.searchParams.get("token")}`, url.origin);

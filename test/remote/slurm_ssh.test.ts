@@ -50,7 +50,7 @@ describe("SLURM on a login node over SSH", () => {
     const open = await openCluster(profile, { python: PYTHON, log: (l) => lines.push(l) });
     try {
       console.log(`over ssh: submit → connected ${((performance.now() - t0) / 1000).toFixed(2)} s`);
-      expect(open.label).toMatch(/^SLURM profile hpc-ssh \(scheduler tcp:\/\/127\.0\.0\.1:\d+ via ssh 127\.0\.0\.1\)$/);
+      expect(open.label).toMatch(/^SLURM profile hpc-ssh \(scheduler tcp:\/\/127\.0\.0\.1:\d+ via ssh root@127\.0\.0\.1:\d+\)$/);
       const ids = open.slurm!.liveJobs.map((j) => j.id);
       expect(ids).toHaveLength(2);
       expect(slurm.queue().sort()).toEqual([...ids].sort());
@@ -64,6 +64,27 @@ describe("SLURM on a login node over SSH", () => {
       await open.close();
     }
     expect(slurm.queue()).toEqual([]);
+  });
+
+  it("reaches the login node through a jump host: submits, runs through the tunnel, and cancels on close", async () => {
+    const bastion = await startSshd();
+    try {
+      saveProfile({ kind: "ssh", name: "bastion", host: "127.0.0.1", port: bastion.port, user: "root", keyPath: bastion.clientKey, knownHosts: bastion.knownHosts });
+      saveProfile({ kind: "ssh", name: "login-via", host: "127.0.0.1", port: sshd.port, user: "root", keyPath: sshd.clientKey, knownHosts: sshd.knownHosts, jump: "bastion" });
+      const profile: SlurmProfile = { kind: "slurm", name: "hpc-jump", ssh: "login-via", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, jobs: 1, directory: slurm.jobs, startTimeout: 90 };
+      const open = await openCluster(profile, { python: PYTHON });
+      try {
+        expect(open.label).toMatch(new RegExp(`via ssh root@127\\.0\\.0\\.1:${sshd.port} via root@127\\.0\\.0\\.1:${bastion.port}\\)$`));
+        expect(slurm.queue()).toEqual(open.slurm!.liveJobs.map((j) => j.id));
+        const df = fromColumns({ k: ["a", "b", "a", null], v: [1, 2, 3, 4] }).groupBy("k").agg(col("v").sum().alias("s"));
+        expectSameRows(tableRows(await df.compute({ cluster: open.cluster })), tableRows(await df.compute({ cluster: local })), "SLURM through a jump host vs local");
+      } finally {
+        await open.close();
+      }
+      expect(slurm.queue()).toEqual([]);
+    } finally {
+      await bastion.stop();
+    }
   });
 
   it("a login node without sbatch: says so, naming the host", async () => {

@@ -14,18 +14,8 @@ import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
-import { startSshd, type Sshd } from "./sshd_procs.js";
+import { dropMidCommand, refused, startSshd, type Sshd } from "./sshd_procs.js";
 
-
-/** The error a connection attempt fails with (a session that opens fails the test). */
-async function refused(attempt: Promise<SshSession>): Promise<Error> {
-  const r = await attempt.catch((e: Error) => e);
-  if (r instanceof SshSession) {
-    r.close();
-    throw new Error("the connection was accepted");
-  }
-  return r;
-}
 let sshd: Sshd;
 let profile: SshProfile;
 
@@ -70,13 +60,9 @@ describe("SSH sessions", () => {
 
   it("a dropped connection fails the command in flight with a clear error; a new session works", async () => {
     const ssh = await SshSession.connect(profile);
-    const dropped = new Promise<Error>((r) => ssh.whenDropped(r));
-    const running = ssh.exec("sleep 20").catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 300));
-    sshd.dropConnections();
-    const err = (await running) as Error;
-    expect(err.message).toMatch(/the SSH connection to .*127\.0\.0\.1:\d+ dropped; reconnect to go on/);
-    expect((await dropped).message).toBe(err.message);
+    const { failed, reported } = await dropMidCommand(ssh, sshd);
+    expect(failed.message).toMatch(/the SSH connection to .*127\.0\.0\.1:\d+ dropped; reconnect to go on/);
+    expect(reported.message).toBe(failed.message);
     const again = await SshSession.connect(profile);
     expect((await again.exec("echo back")).stdout).toBe("back\n");
     again.close();

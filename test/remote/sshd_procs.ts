@@ -5,11 +5,34 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
 import { freePort } from "./dask_procs.js";
+
+/** The error a connection attempt fails with (a session that opens fails the test). */
+export async function refused(attempt: Promise<SshSession>): Promise<Error> {
+  const r = await attempt.catch((e: Error) => e);
+  if (r instanceof SshSession) {
+    r.close();
+    throw new Error("the connection was accepted");
+  }
+  return r;
+}
 
 export function requireSshd(): void {
   if (!existsSync("/usr/sbin/sshd") || !existsSync("/usr/bin/ssh-keygen"))
     throw new Error("the SSH tests need Debian's openssh-server: apt-get install -y openssh-server (.ci/run does this)");
+}
+
+/**
+ * Runs a long command on `ssh` and drops `sshd`'s connections while it runs: the
+ * error the command failed with, and the one whenDropped reported.
+ */
+export async function dropMidCommand(ssh: SshSession, sshd: Sshd): Promise<{ failed: Error; reported: Error }> {
+  const reported = new Promise<Error>((r) => ssh.whenDropped(r));
+  const running = ssh.exec("sleep 20").catch((e: Error) => e);
+  await new Promise((r) => setTimeout(r, 300));
+  sshd.dropConnections();
+  return { failed: (await running) as Error, reported: await reported };
 }
 
 export interface Sshd {

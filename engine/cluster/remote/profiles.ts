@@ -23,6 +23,13 @@ export interface SshProfile {
   basin?: string;
   /** The host's folder the remote engine opens as its workspace (default: the user's home). */
   workspace?: string;
+  /**
+   * The name of another ssh profile to connect through (a bastion, like OpenSSH's
+   * ProxyJump): Basin logs in there with that profile's key or agent and known_hosts,
+   * then reaches this profile's `host`:`port` as the jump host sees it. A jump
+   * profile may have a jump of its own (at most 8 hops).
+   */
+  jump?: string;
 }
 
 /** A Dask scheduler reached directly. */
@@ -71,6 +78,8 @@ function check(p: Profile): Profile {
     throw new BasinError("BASIN_PLAN", `profile "${p.name}" holds ${bad.join(", ")}; profiles keep no secrets: give a keyPath or use the ssh-agent`);
   if (!p.name || !/^[\w.-]+$/.test(p.name)) throw new BasinError("BASIN_PLAN", `profile name "${p.name}" must be letters, digits, ".", "-" or "_"`);
   if (p.kind === "ssh" && (!p.host || !p.user)) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" needs a host and a user`);
+  if (p.kind === "ssh" && p.jump !== undefined && (typeof p.jump !== "string" || p.jump === p.name))
+    throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": "jump" must name another ssh profile (the jump host), got ${JSON.stringify(p.jump)}`);
   if (p.kind === "dask" && !/^(tcp|tls|ucx):\/\/\S+$/.test(p.scheduler)) throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
   if (p.kind === "slurm") checkSlurm(p);
   return p;
@@ -113,6 +122,34 @@ export function saveProfile(p: Profile, file = profilesPath()): void {
   list.push(check(p));
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${JSON.stringify(list, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** Hops through jump hosts at most (a loop of profiles is refused before this). */
+export const MAX_JUMPS = 8;
+
+/**
+ * The ssh profiles to pass through to reach `profile`, the first hop first (the jump
+ * of its jump before its jump); empty without a `jump`. Refuses a jump that names
+ * no ssh profile, and a loop.
+ *
+ * @example
+ * jumpChain(findProfile("gpu-box") as SshProfile).map((p) => p.name); // ["bastion"]
+ */
+export function jumpChain(profile: SshProfile, profiles: readonly Profile[] = loadProfiles()): SshProfile[] {
+  const chain: SshProfile[] = [];
+  const seen = [profile.name];
+  for (let p = profile; p.jump !== undefined; ) {
+    const name: string = p.jump;
+    const j = profiles.find((x) => x.name === name);
+    if (!j) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": its jump host profile "${name}" is not saved (in ${profilesPath()}); add an ssh profile named "${name}" or fix "jump"`);
+    if (j.kind !== "ssh") throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": "jump": "${name}" names a ${j.kind} profile; name the ssh profile of the jump host`);
+    if (seen.includes(j.name)) throw new BasinError("BASIN_PLAN", `ssh profile "${profile.name}": its jump hosts loop (${[...seen, j.name].join(" → ")}); fix "jump" in one of them`);
+    if (chain.length >= MAX_JUMPS) throw new BasinError("BASIN_PLAN", `ssh profile "${profile.name}" goes through more than ${MAX_JUMPS} jump hosts; shorten the chain`);
+    seen.push(j.name);
+    chain.unshift(j);
+    p = j;
+  }
+  return chain;
 }
 
 /** The profile named `name`, or an error listing the saved ones. */

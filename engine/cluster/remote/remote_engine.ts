@@ -6,10 +6,10 @@
 // engine keeps running, so the next session reuses it.
 import WebSocket from "ws";
 import { BasinError } from "../../common/errors.js";
-import type { EngineEvent, ResultInfo, RunProgress } from "../../common/rpc.js";
+import type { EngineEvent, ResultInfo, RunProgress, WorkspaceInfo } from "../../common/rpc.js";
 import { RpcClient } from "../../common/rpc_client.js";
 import type { SshProfile } from "./profiles.js";
-import { SshSession, type Tunnel } from "./ssh_session.js";
+import { sshAddress, SshSession, type Tunnel } from "./ssh_session.js";
 
 export interface RemoteEngineOptions {
   /** Bound on connecting over SSH and on the remote engine's start. Default 30 s. */
@@ -137,7 +137,32 @@ export class RemoteEngine extends RpcClient {
 
   /** "user@host:port", for messages. */
   get where(): string {
-    return `${this.sshProfile.user}@${this.sshProfile.host}:${this.sshProfile.port ?? 22}`;
+    return sshAddress(this.sshProfile);
+  }
+
+  /** The host's workspace folder and files (`host` says whose), as `basin serve` there lists them. */
+  override async workspace(): Promise<WorkspaceInfo> {
+    return { ...(await this.onHost(super.workspace())), host: this.where };
+  }
+
+  /** A file of the host's workspace; a failure names the host and the path. */
+  override readFile(path: string): Promise<string> {
+    return this.onHost(super.readFile(path));
+  }
+
+  /** Saves a file in the host's workspace (temp file and rename there); a failure names the host and the path. */
+  override writeFile(path: string, text: string): Promise<void> {
+    return this.onHost(super.writeFile(path, text));
+  }
+
+  /** The engine's errors say the path; this adds the host, once. */
+  private async onHost<T>(request: Promise<T>): Promise<T> {
+    try {
+      return await request;
+    } catch (e) {
+      const err = BasinError.from(e);
+      throw err.message.includes(this.where) ? err : new BasinError(err.code, `on ${this.where}: ${err.detail}`, err.location);
+    }
   }
 
   /** Connects over SSH, starts or reuses the host's engine, and opens the RPC channel. */

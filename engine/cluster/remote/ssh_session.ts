@@ -1,13 +1,15 @@
-// One SSH connection (ssh2, pure JS) to a remote host: host key verified against
-// known_hosts, key file or ssh-agent auth, commands, and local TCP tunnels through it.
+// One SSH connection (ssh2, pure JS) to a remote host, directly or through jump
+// hosts (each hop's channel is the next hop's socket): every host key verified
+// against known_hosts, key file or ssh-agent auth, commands, and local TCP tunnels.
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { Client, type ClientChannel } from "ssh2";
 import { BasinError } from "../../common/errors.js";
 import { checkHostKey, knownHostName, type HostKeyVerdict } from "./known_hosts.js";
-import type { SshProfile } from "./profiles.js";
+import { jumpChain, type Profile, type SshProfile } from "./profiles.js";
 
 export interface Tunnel {
   /** The local port that leads to the remote address. */
@@ -19,6 +21,95 @@ export interface ExecResult {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** "user@host:port", for messages. */
+export function sshAddress(p: SshProfile): string {
+  return `${p.user}@${p.host}:${p.port ?? 22}`;
+}
+
+export interface SshConnectOptions {
+  /** Bound on the whole connection, every jump host included. Default 10 s. */
+  timeoutMs?: number;
+  /** Where a `jump` profile name is looked up (default: the saved profiles). */
+  profiles?: readonly Profile[];
+}
+
+/** A client's settings that do not depend on the hop. */
+const KEEPALIVE = { keepaliveInterval: 2000, keepaliveCountMax: 3 };
+
+/**
+ * Logs in to one hop: over `sock` (a channel forwarded by the previous hop) or
+ * directly. `role` prefixes every error ("jump host user@h:22 (to reach …): ")
+ * so a refused key or an unreachable host says which hop it was.
+ */
+function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number, role: string): Promise<Client> {
+  const port = hop.port ?? 22;
+  const knownHosts = hop.knownHosts ?? join(homedir(), ".ssh", "known_hosts");
+  let verdict: HostKeyVerdict = { ok: true };
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    let settled = false;
+    client.once("ready", () => {
+      settled = true;
+      resolve(client);
+    });
+    // Later errors (a dropped socket after a failure, or once connected) end in "close", which SshSession reports.
+    client.on("error", (e: Error & { level?: string }) => {
+      if (settled) return;
+      settled = true;
+      client.destroy();
+      if (!verdict.ok) {
+        const what = verdict.reason === "unknown"
+          ? `the host key of ${knownHostName(hop.host, port)} is not in ${knownHosts}`
+          : `the host key of ${knownHostName(hop.host, port)} differs from the one in ${knownHosts} (it may have been reinstalled, or someone is in the middle)`;
+        reject(new BasinError("BASIN_IO", `${role}${what}; it offered ${verdict.fingerprint}. Check that fingerprint with the host's administrator, then add the key to known_hosts (ssh-keyscan -p ${port} ${hop.host})`));
+        return;
+      }
+      const hint = e.level === "client-authentication" ? `; check the key (${hop.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys` : "";
+      reject(new BasinError("BASIN_IO", `${role}cannot connect to ${sshAddress(hop)}: ${e.message}${hint}`));
+    });
+    let privateKey: Buffer | undefined;
+    if (hop.keyPath) {
+      try {
+        privateKey = readFileSync(hop.keyPath);
+      } catch (e) {
+        settled = true;
+        reject(new BasinError("BASIN_IO", `${role}cannot read the SSH key ${hop.keyPath}: ${(e as Error).message}`));
+        return;
+      }
+    }
+    client.connect({
+      ...(sock ? { sock } : { host: hop.host, port }),
+      username: hop.user,
+      privateKey,
+      agent: privateKey ? undefined : process.env.SSH_AUTH_SOCK,
+      readyTimeout: Math.max(1, timeoutMs),
+      ...KEEPALIVE,
+      hostVerifier: (key: Buffer) => {
+        verdict = checkHostKey(knownHosts, hop.host, port, key);
+        return verdict.ok;
+      },
+    });
+  });
+}
+
+/** A channel from the jump host `via` to `to`'s host and port, within `timeoutMs`. */
+function forwardThrough(client: Client, via: string, to: SshProfile, timeoutMs: number): Promise<ClientChannel> {
+  const target = `${to.host}:${to.port ?? 22}`;
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new BasinError("BASIN_IO", `jump host ${via} did not reach ${target} within ${timeoutMs} ms; check that ${target} is reachable from the jump host`));
+    }, Math.max(1, timeoutMs));
+    client.forwardOut("127.0.0.1", 0, to.host, to.port ?? 22, (err, ch) => {
+      clearTimeout(timer);
+      if (late) return ch?.destroy();
+      if (err) reject(new BasinError("BASIN_IO", `jump host ${via} cannot open a connection to ${target}: ${err.message}; check "host" and "port" of profile "${to.name}" as the jump host sees them, and that the jump host allows TCP forwarding (AllowTcpForwarding)`));
+      else resolve(ch);
+    });
+  });
 }
 
 /**
@@ -34,59 +125,49 @@ export class SshSession {
   private readonly servers = new Set<Server>();
   private readonly onDrop = new Set<(e: BasinError) => void>();
 
-  private constructor(private readonly client: Client, readonly profile: SshProfile) {
-    client.on("close", () => {
-      if (this.closed) return;
-      this.dropped = new BasinError("BASIN_IO", `the SSH connection to ${profile.user}@${profile.host}:${profile.port ?? 22} dropped; reconnect to go on`);
+  /**
+   * `jumps`: the jump hosts' connections, first hop first; the session owns them.
+   * `where`: "user@host:port", with " via user@jump:port" for each jump host.
+   */
+  private constructor(private readonly client: Client, readonly profile: SshProfile, private readonly jumps: readonly Client[], readonly where: string) {
+    const drop = () => {
+      if (this.closed || this.dropped) return;
+      this.dropped = new BasinError("BASIN_IO", `the SSH connection to ${where} dropped; reconnect to go on`);
       for (const f of this.onDrop) f(this.dropped);
       for (const s of this.servers) s.close();
-    });
+      // A jump host that went away takes the rest of the chain with it.
+      this.client.destroy();
+      for (const j of this.jumps) j.destroy();
+    };
+    client.on("close", drop);
+    for (const j of jumps) j.on("close", drop);
   }
 
-  /** Connects; an unknown or changed host key is refused (with its fingerprint, to check and add to known_hosts). */
-  static connect(profile: SshProfile, options: { timeoutMs?: number } = {}): Promise<SshSession> {
-    const port = profile.port ?? 22;
-    const knownHosts = profile.knownHosts ?? join(homedir(), ".ssh", "known_hosts");
-    const where = `${profile.user}@${profile.host}:${port}`;
-    let verdict: HostKeyVerdict = { ok: true };
-    return new Promise((resolve, reject) => {
-      const client = new Client();
-      client.once("ready", () => resolve(new SshSession(client, profile)));
-      client.once("error", (e: Error & { level?: string }) => {
-        if (!verdict.ok) {
-          const what = verdict.reason === "unknown"
-            ? `the host key of ${knownHostName(profile.host, port)} is not in ${knownHosts}`
-            : `the host key of ${knownHostName(profile.host, port)} differs from the one in ${knownHosts} (it may have been reinstalled, or someone is in the middle)`;
-          reject(new BasinError("BASIN_IO", `${what}; it offered ${verdict.fingerprint}. Check that fingerprint with the host's administrator, then add the key to known_hosts (ssh-keyscan -p ${port} ${profile.host})`));
-          return;
-        }
-        const hint = e.level === "client-authentication" ? `; check the key (${profile.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys` : "";
-        reject(new BasinError("BASIN_IO", `cannot connect to ${where}: ${e.message}${hint}`));
-      });
-      let privateKey: Buffer | undefined;
-      if (profile.keyPath) {
-        try {
-          privateKey = readFileSync(profile.keyPath);
-        } catch (e) {
-          reject(new BasinError("BASIN_IO", `cannot read the SSH key ${profile.keyPath}: ${(e as Error).message}`));
-          return;
-        }
+  /**
+   * Connects, through the profile's jump hosts if it names one (`jump`); every
+   * hop's host key is checked against that hop's known_hosts, and an unknown or
+   * changed one is refused (with its fingerprint, to check and add to known_hosts).
+   */
+  static async connect(profile: SshProfile, options: SshConnectOptions = {}): Promise<SshSession> {
+    const chain = profile.jump === undefined ? [] : jumpChain(profile, options.profiles);
+    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    const left = () => deadline - Date.now();
+    const hops: Client[] = [];
+    const where = [profile, ...[...chain].reverse()].map(sshAddress).join(" via ");
+    try {
+      let sock: Duplex | undefined;
+      for (let i = 0; i < chain.length; i++) {
+        const role = `jump host ${sshAddress(chain[i])} (on the way to ${sshAddress(profile)}): `;
+        hops.push(await connectHop(chain[i], sock, left(), role));
+        sock = await forwardThrough(hops[i], sshAddress(chain[i]), chain[i + 1] ?? profile, left());
       }
-      client.connect({
-        host: profile.host,
-        port,
-        username: profile.user,
-        privateKey,
-        agent: privateKey ? undefined : process.env.SSH_AUTH_SOCK,
-        readyTimeout: options.timeoutMs ?? 10_000,
-        keepaliveInterval: 2000,
-        keepaliveCountMax: 3,
-        hostVerifier: (key: Buffer) => {
-          verdict = checkHostKey(knownHosts, profile.host, port, key);
-          return verdict.ok;
-        },
-      });
-    });
+      const role = chain.length > 0 ? `${sshAddress(profile)} through jump host ${sshAddress(chain[chain.length - 1])}: ` : "";
+      const client = await connectHop(profile, sock, left(), role);
+      return new SshSession(client, profile, hops, where);
+    } catch (e) {
+      for (const c of hops.reverse()) c.destroy();
+      throw e;
+    }
   }
 
   /** Called once if the connection drops (not on close()). */
@@ -171,5 +252,6 @@ export class SshSession {
     for (const ch of this.channels) ch.destroy();
     for (const s of this.servers) s.close();
     this.client.end();
+    for (const j of this.jumps) j.end();
   }
 }

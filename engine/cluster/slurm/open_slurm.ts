@@ -79,7 +79,7 @@ export async function openSlurm(p: SlurmProfile, options: DaskClusterOptions & {
   }
   return {
     cluster: slurm.dask,
-    label: `SLURM profile ${p.name} (scheduler ${slurm.dask.address}${ssh ? ` via ssh ${ssh.profile.host}` : ""})`,
+    label: `SLURM profile ${p.name} (scheduler ${slurm.dask.address}${ssh ? ` via ssh ${ssh.where}` : ""})`,
     slurm,
     async close() {
       await slurm.close();
