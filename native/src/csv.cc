@@ -5,6 +5,7 @@
 #include "csv.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ class File {
   File& operator=(const File&) = delete;
 
   int64_t size() const { return size_; }
+  int fd() const { return fd_; }
 
   // Reads up to `n` bytes at `off`; returns the count read (less only at end of file).
   size_t readAt(char* dst, size_t n, int64_t off) {
@@ -89,6 +91,45 @@ Bytes AllocBytes(size_t n) {
   std::memset(b.get() + n, 0, kPad);
   return b;
 }
+
+// The bytes [start, end) of a file, with kPad readable bytes after them: mapped
+// (MAP_POPULATE: the page cache's pages, no copy and no fresh zeroed memory) where the
+// file's last page leaves kPad bytes after `end`, else read into a malloc'ed buffer.
+// (As with any mmap, a file truncated during the scan faults; the block is read at once.)
+class FileRange {
+ public:
+  FileRange(File& f, const std::string& path, int64_t start, int64_t end) {
+    const size_t n = size_t(end - start);
+    const int64_t page = int64_t(::sysconf(_SC_PAGESIZE));
+    const int64_t mapEnd = (f.size() + page - 1) / page * page;  // reading up to here is safe
+    if (n >= (size_t(1) << 20) && end + int64_t(kPad) <= mapEnd) {
+      const int64_t base = start / page * page;
+      len_ = size_t(end + int64_t(kPad) - base);
+      void* m = ::mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), off_t(base));
+      if (m != MAP_FAILED) {
+        map_ = m;
+        data_ = static_cast<const char*>(m) + (start - base);
+        return;
+      }
+    }
+    buf_ = AllocBytes(n);
+    if (f.readAt(buf_.get(), n, start) != n)
+      throw BasinError("BASIN_IO", path + ": file changed while reading (it is shorter than expected)");
+    data_ = buf_.get();
+  }
+  ~FileRange() {
+    if (map_) ::munmap(map_, len_);
+  }
+  FileRange(const FileRange&) = delete;
+  FileRange& operator=(const FileRange&) = delete;
+  const char* data() const { return data_; }
+
+ private:
+  void* map_ = nullptr;
+  size_t len_ = 0;
+  Bytes buf_;
+  const char* data_ = nullptr;
+};
 
 bool HasBom(const char* b, size_t n) {
   return n >= 3 && uint8_t(b[0]) == 0xEF && uint8_t(b[1]) == 0xBB && uint8_t(b[2]) == 0xBF;
@@ -663,16 +704,18 @@ struct Value {
 class ColumnWriter {
  public:
   ColumnWriter(DType t, int64_t cap, size_t charsHint) : type_(t), cap_(cap) {
+    // Uninitialised: every kept byte is written (rows past the end are shrunk away).
     if (t == DType::String) {
-      data_ = MakeBuffer(size_t(cap + 1) * sizeof(int64_t));
+      data_ = MakeBufferNoInit(size_t(cap + 1) * sizeof(int64_t));
+      data_->as<int64_t>()[0] = 0;
       chars_.reserve(charsHint);  // virtual memory only until written
     } else {
-      data_ = MakeBuffer(size_t(cap) * ElementSize(t));
+      data_ = MakeBufferNoInit(size_t(cap) * ElementSize(t));
     }
   }
   void appendNull() {
     if (!validity_) {
-      validity_ = MakeBuffer(size_t(cap_));
+      validity_ = MakeBufferNoInit(size_t(cap_));
       std::memset(validity_->data(), 1, size_t(cap_));
     }
     validity_->data()[len_] = 0;
@@ -699,7 +742,7 @@ class ColumnWriter {
     c.length = len_;
     if (type_ == DType::String) {
       data_->shrink(size_t(len_ + 1) * sizeof(int64_t));
-      c.chars = MakeBuffer(chars_.size());
+      c.chars = MakeBufferNoInit(chars_.size());
       if (!chars_.empty()) std::memcpy(c.chars->data(), chars_.data(), chars_.size());
       std::string().swap(chars_);
     } else {
@@ -737,10 +780,8 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
       throw BasinError("BASIN_INTERNAL", "csvScan: column index " + std::to_string(c) + " out of range");
 
   const size_t n = size_t(end - start);
-  Bytes buf = AllocBytes(n);
-  if (f.readAt(buf.get(), n, start) != n)
-    throw BasinError("BASIN_IO", path + ": file changed while reading (it is shorter than expected)");
-  const char* b = buf.get();
+  FileRange range(f, path, start, end);
+  const char* b = range.data();
   const char* e = b + n;
   const char* body = (start == 0 && HasBom(b, n)) ? b + 3 : b;
   bool skipHeader = start == 0 && opts.header;

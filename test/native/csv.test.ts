@@ -265,6 +265,27 @@ describe("csvSplit", () => {
 });
 
 describe("csvScan", () => {
+  it("reads blocks of 1 MiB and more (mapped) the same as small ones, whatever the file ends on", () => {
+    // A file whose size is a multiple of the page size (no room after its end: read, not
+    // mapped), one 16 bytes short of it, and one just past it.
+    for (const size of [3 << 20, (3 << 20) - 16, (3 << 20) + 5]) {
+      let text = "k,v,s\n";
+      let i = 0;
+      while (text.length < size - 40) text += `${i},${i * 0.5},s${i++}\n`;
+      text += "x".repeat(size - text.length - 1) + "\n"; // a last row of one long field
+      text = text.replace(/\n(x+)\n$/, `\n${i},0,$1\n`);
+      const path = write(text.slice(0, size));
+      expect(readFileSync(path).length).toBe(size);
+      const opts = scanOpts(["k", "v", "s"], ["int64", "float64", "string"]);
+      const big = scanAll(path, 1 << 20, opts);
+      expect(big.blocks.length).toBeGreaterThan(1);
+      const small = scanAll(path, 1 << 16, opts);
+      expect(big.rows).toEqual(small.rows);
+      expect(big.rows.length).toBe(i + 1);
+      expect(big.rows[i - 1]).toEqual([BigInt(i - 1), (i - 1) * 0.5, `s${i - 1}`]);
+    }
+  });
+
   it("skips blank lines and a BOM, and reads a last line without newline", () => {
     const path = write('\ufeffa,b\n\n1,x\r\n\r\n\n2,"y"\n\n3,z');
     const got = scanAll(path, 2, scanOpts(["a", "b"], ["int64", "string"]));
