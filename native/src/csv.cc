@@ -135,14 +135,21 @@ bool HasBom(const char* b, size_t n) {
   return n >= 3 && uint8_t(b[0]) == 0xEF && uint8_t(b[1]) == 0xBB && uint8_t(b[2]) == 0xBF;
 }
 
+// Newlines in [b, e): SSE2 compares summed into byte counters, folded every 255 blocks
+// (one pass at memory speed; a memchr call per newline costs a call per row).
 int64_t CountNewlines(const char* b, const char* e) {
   int64_t n = 0;
-  while (b < e) {
-    const void* q = std::memchr(b, '\n', size_t(e - b));
-    if (!q) break;
-    n++;
-    b = static_cast<const char*>(q) + 1;
+#if defined(__SSE2__)
+  const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  while (e - b >= 16) {
+    __m128i acc = zero;
+    for (int i = 0; i < 255 && e - b >= 16; i++, b += 16)
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)), nl));
+    const __m128i sums = _mm_sad_epu8(acc, zero);
+    n += _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
   }
+#endif
+  for (; b < e; b++) n += *b == '\n';
   return n;
 }
 
@@ -522,8 +529,7 @@ std::vector<CsvBlock> CsvSplit(const std::string& path, int64_t blocksize, const
       if (*p == '"') p++;  // `""` split across chunks: still quoted
       else inQuote = false;
     }
-    const char* nl = p - 1;  // cached next '\n' / '"' at or after p (e when none)
-    const char* qt = p - 1;
+    const char* qt = p - 1;  // cached next '"' at or after p (e when none)
     while (p < e) {
       if (inQuote) {
         const void* r = std::memchr(p, '"', size_t(e - p));
@@ -546,24 +552,28 @@ std::vector<CsvBlock> CsvSplit(const std::string& path, int64_t blocksize, const
         p = q + 1;
         continue;
       }
-      if (nl < p) {
-        const void* r = std::memchr(p, '\n', size_t(e - p));
-        nl = r ? static_cast<const char*>(r) : e;
-      }
       if (qt < p) {
         const void* r = std::memchr(p, '"', size_t(e - p));
         qt = r ? static_cast<const char*>(r) : e;
       }
-      if (nl < qt) {
-        line++;
-        p = nl + 1;
-        int64_t pos = off + int64_t(p - b);
-        if (pos - blockStart >= blocksize) {
+      // Outside quotes up to qt: only the first newline at or after the one that would
+      // end a block of `blocksize` bytes matters; the ones before it are only counted.
+      const int64_t firstEnd = blockStart + blocksize - 1 - off;  // a newline here ends the block
+      const char* from = firstEnd <= p - b ? p : (firstEnd < qt - b ? b + firstEnd : qt);
+      line += CountNewlines(p, from);
+      p = from;
+      if (p < qt) {
+        const void* r = std::memchr(p, '\n', size_t(qt - p));
+        if (r) {
+          line++;
+          p = static_cast<const char*>(r) + 1;
+          const int64_t pos = off + int64_t(p - b);
           out.push_back(CsvBlock{blockStart, pos, blockLine});
           blockStart = pos;
           blockLine = line;
+          continue;
         }
-        continue;
+        p = qt;  // no newline before the quote
       }
       if (qt == e) {
         p = e;
@@ -692,12 +702,6 @@ CsvSchema CsvInfer(const std::string& path, const CsvOptions& opts, int64_t samp
 // Scan
 
 namespace {
-struct Value {
-  int64_t i;
-  double d;
-  std::string_view s;
-  bool null;
-};
 
 // Writes one column straight into its final buffers, sized for `cap` rows up front (the
 // caller's bound on the row count), so appends need no capacity checks or copies.
@@ -720,21 +724,23 @@ class ColumnWriter {
     }
     validity_->data()[len_] = 0;
     if (type_ == DType::String) data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
+    else std::memset(data_->data() + size_t(len_) * ElementSize(type_), 0, ElementSize(type_));  // nulls hold 0, as zeroed buffers did
     len_++;
   }
-  void append(const Value& v) {
-    switch (type_) {
-      case DType::Int64:
-      case DType::Timestamp: data_->as<int64_t>()[len_] = v.i; break;
-      case DType::Date: data_->as<int32_t>()[len_] = int32_t(v.i); break;
-      case DType::Float64: data_->as<double>()[len_] = v.d; break;
-      case DType::Bool: data_->data()[len_] = uint8_t(v.i != 0); break;
-      case DType::String:
-        chars_.append(v.s.data(), v.s.size());
-        data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
-        break;
-    }
-    len_++;
+  void appendInt(int64_t v) { data_->as<int64_t>()[len_++] = v; }
+  void appendDouble(double v) { data_->as<double>()[len_++] = v; }
+  void appendDate(int32_t v) { data_->as<int32_t>()[len_++] = v; }
+  void appendBool(bool v) { data_->data()[len_++] = uint8_t(v); }
+  void appendString(std::string_view s) {
+    chars_.append(s.data(), s.size());
+    data_->as<int64_t>()[++len_] = int64_t(chars_.size());
+  }
+  // Drops the rows from `len` on (a row that failed to parse after some of its fields were written).
+  void truncate(int64_t len) {
+    if (len >= len_) return;
+    if (validity_) std::memset(validity_->data() + len, 1, size_t(len_ - len));
+    if (type_ == DType::String) chars_.resize(size_t(data_->as<int64_t>()[len]));
+    len_ = len;
   }
   Column finish() {
     Column c;
@@ -797,7 +803,6 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     builders.emplace_back(opts.types[size_t(c)], rowsUpper, n);
   }
   std::vector<RawField> fields(std::max<size_t>(ncols, 1));
-  std::vector<Value> vals(proj.size());
   std::vector<std::string> scratch(proj.size());
 
   auto where = [&](const char* pos) {
@@ -835,43 +840,60 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
                                           " fields, found " + std::to_string(info.count) +
                                           " (fix the line, or pass onBadLines: \"skip\" to drop such lines)");
     }
+    if (rows == rowsUpper) throw BasinError("BASIN_INTERNAL", "csvScan: more rows than newlines");
+    // Each field goes straight into its column; a field that does not parse drops the
+    // row's fields written before it (skip) or reports it (error).
     bool ok = true;
     for (size_t j = 0; j < proj.size(); j++) {
       const RawField& fld = fields[size_t(proj[j])];
-      Value& v = vals[j];
+      ColumnWriter& w = builders[j];
       std::string_view s = FieldText(fld, scratch[j]);
-      v.null = isNull(s);
-      if (v.null) continue;
+      if (isNull(s)) {
+        w.appendNull();
+        continue;
+      }
       const char* sb = s.data();
       const char* se = sb + s.size();
       switch (types[j]) {
-        case DType::Int64:
-          ok = ParseInt64(sb, se, &v.i);
+        case DType::Int64: {
+          int64_t v;
+          ok = ParseInt64(sb, se, &v);
+          if (ok) w.appendInt(v);
           break;
-        case DType::Float64:
-          ok = ParseFloat64(sb, se, &v.d);
+        }
+        case DType::Float64: {
+          double v;
+          ok = ParseFloat64(sb, se, &v);
+          if (ok) w.appendDouble(v);
           break;
+        }
         case DType::Bool:
-          if (s.size() == 1 && (s[0] == '1' || s[0] == '0')) v.i = s[0] == '1';
-          else if (EqualsIgnoreCase(s, "true")) v.i = 1;
-          else if (EqualsIgnoreCase(s, "false")) v.i = 0;
+          if (s.size() == 1 && (s[0] == '1' || s[0] == '0')) w.appendBool(s[0] == '1');
+          else if (EqualsIgnoreCase(s, "true")) w.appendBool(true);
+          else if (EqualsIgnoreCase(s, "false")) w.appendBool(false);
           else ok = false;
           break;
         case DType::Date: {
           int32_t d = 0;
           ok = ParseDate(sb, se, &d);
-          v.i = d;
+          if (ok) w.appendDate(d);
           break;
         }
-        case DType::Timestamp:
-          ok = ParseTimestamp(sb, se, true, &v.i);
+        case DType::Timestamp: {
+          int64_t v;
+          ok = ParseTimestamp(sb, se, true, &v);
+          if (ok) w.appendInt(v);
           break;
+        }
         case DType::String:
-          v.s = s;
+          w.appendString(s);
           break;
       }
       if (!ok) {
-        if (opts.skipBadLines) break;
+        if (opts.skipBadLines) {
+          for (size_t k = 0; k < j; k++) builders[k].truncate(rows);
+          break;
+        }
         const std::string& name = opts.names[size_t(proj[j])];
         throw BasinError("BASIN_PARSE", where(fld.start()) + ": cannot parse \"" + Truncate(s, 40) + "\" as " +
                                             DTypeName(types[j]) + " in column \"" + name + "\" (pass dtypes: { " +
@@ -881,11 +903,6 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     if (!ok) {
       skipped++;
       continue;
-    }
-    if (rows == rowsUpper) throw BasinError("BASIN_INTERNAL", "csvScan: more rows than newlines");
-    for (size_t j = 0; j < proj.size(); j++) {
-      if (vals[j].null) builders[j].appendNull();
-      else builders[j].append(vals[j]);
     }
     rows++;
   }

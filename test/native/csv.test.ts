@@ -336,6 +336,11 @@ describe("csvScan", () => {
     const got = scanAll(path, 1, { ...opts, onBadLines: "skip" });
     expect(got.skipped).toBe(1);
     expect(got.rows).toEqual([["a\nb", 1n, 2n], ["c", null, 3n]]);
+    // A skipped row inside a block drops the fields written before the bad one (a null too).
+    const mid = write('name,n,x\nq,1,2\nbad,,x\n,7,8\nr,,9\n');
+    const skipMid = scanAll(mid, 1 << 20, { ...opts, onBadLines: "skip" });
+    expect(skipMid.skipped).toBe(1);
+    expect(skipMid.rows).toEqual([["q", 1n, 2n], [null, 7n, 8n], ["r", null, 9n]]);
   });
 
   it("truncates long unparsable text to 40 characters", () => {
