@@ -265,10 +265,25 @@ describe("csvSplit", () => {
 });
 
 describe("csvScan", () => {
+  it("reads rows longer than 64 bytes, and rows with quotes or CR among plain ones, field by field", () => {
+    const long = "y".repeat(70);
+    const text =
+      `a,b,c\n1,${long},${"z".repeat(130)}\n2,"q,${long}",x\n3,p,${long}\r\n4,,\n` +
+      `5,${"w".repeat(60)},"tail"\n6,a\rb,c\n7,${long},last`;
+    const path = write(text);
+    const opts = scanOpts(["a", "b", "c"], ["int64", "string", "string"]);
+    const want = [
+      [1n, long, "z".repeat(130)], [2n, `q,${long}`, "x"], [3n, "p", long], [4n, null, null],
+      [5n, "w".repeat(60), "tail"], [6n, "a\rb", "c"], [7n, long, "last"],
+    ];
+    expect(scanRows(path, 0, text.length, opts).rows).toEqual(want);
+    expect(() => scanRows(write("a,b\n1,2,3\n"), 0, 10, scanOpts(["a", "b"], ["int64", "int64"]))).toThrow("expected 2 fields, found 3");
+  });
+
   it("reads blocks of 1 MiB and more (mapped) the same as small ones, whatever the file ends on", () => {
     // A file whose size is a multiple of the page size (no room after its end: read, not
-    // mapped), one 16 bytes short of it, and one just past it.
-    for (const size of [3 << 20, (3 << 20) - 16, (3 << 20) + 5]) {
+    // mapped), one 64 bytes short of it (mapped to the page end), 16 short, and one past it.
+    for (const size of [3 << 20, (3 << 20) - 64, (3 << 20) - 16, (3 << 20) + 5]) {
       let text = "k,v,s\n";
       let i = 0;
       while (text.length < size - 40) text += `${i},${i * 0.5},s${i++}\n`;
