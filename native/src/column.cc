@@ -1,10 +1,6 @@
 #include "column.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cstdint>
-#include <cstring>
 
 #include "store.h"
 
@@ -32,23 +28,6 @@ DType DTypeFromName(const std::string& n) {
   throw BasinError("BASIN_TYPE", "unknown type '" + n + "'");
 }
 
-namespace {
-// Large buffers are backed by 2 MiB pages where the kernel allows it (THP "madvise"):
-// filling a 64 MiB column then takes 32 page faults instead of 16384. Only whole huge
-// pages inside the buffer are advised, so the buffer never grows past its own bytes.
-void AdviseHugePages(uint8_t* p, size_t n) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  if (n < 4 * kHuge) return;
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
-  if (e > b) ::madvise(reinterpret_cast<void*>(b), size_t(e - b), MADV_HUGEPAGE);  // advice only: errors ignored
-#else
-  (void)p, (void)n;
-#endif
-}
-}  // namespace
-
 Buffer::Buffer(size_t bytes) : size_(bytes) { allocate(true); }
 Buffer::Buffer(size_t bytes, NoInit) : size_(bytes) { allocate(false); }
 void Buffer::allocate(bool zero) {
@@ -56,13 +35,11 @@ void Buffer::allocate(bool zero) {
   store.beforeAlloc(size_);  // may spill tables to disk first, to stay within the memory limit
   const size_t n = size_ > 0 ? size_ : 1;
   try {
-    bytes_.reset(new uint8_t[n]);
+    bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);
   } catch (const std::bad_alloc&) {
     if (!store.spillToFree(size_)) throw;
-    bytes_.reset(new uint8_t[n]);  // retried once, after spilling
+    bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);  // retried once, after spilling
   }
-  AdviseHugePages(bytes_.get(), n);  // before the first touch, so that faults take huge pages
-  if (zero) std::memset(bytes_.get(), 0, n);
   store.onAlloc(size_);
 }
 Buffer::~Buffer() { Store::Instance().onFree(size_, true); }
