@@ -248,7 +248,8 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
     `Machine: ${machineInfo()}.\n` +
     "Times in seconds. `duckdb`/`polars` query in-memory tables loaded once (load timed in `load csv`); " +
     "`+scan` variants and `basin` read the CSVs in every query. Ratios: basin ÷ the `+scan` variant " +
-    "(÷ the in-memory load for `load csv`); below 1x means Basin is faster. n/s = not supported.";
+    "(÷ the in-memory load for `load csv`); `basin-mem`/`basin-gpu` (tables persisted once) ÷ the in-memory " +
+    "tables, their load ÷ the in-memory loads; below 1x means Basin is faster. n/s = not supported.";
   const rss = opts.rss ? `\n${renderRss(suite, opts, peakRss(suite, opts))}\n` : "";
   const section = `${title}\n\n${notes}\n\n${table}\n${rss}`;
   if (opts.out) {
