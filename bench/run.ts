@@ -4,8 +4,10 @@
  *
  * Usage: run.ts [--suite groupby|join|all] [--rows 1e7] [--k 100] [--questions q1,q2]
  *               [--systems basin,duckdb,polars] [--runs 2] [--no-scan]
- *               [--out BENCHMARKS.md] [--data-dir .bench-data]
+ *               [--out BENCHMARKS.md] [--data-dir .bench-data] [--rss]
  */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { compareResults, type Row } from "./compare.js";
 import type { Dataset } from "./data-file.js";
@@ -26,6 +28,10 @@ export interface BenchOptions {
   scan: boolean;
   out: string | null;
   dataDir: string;
+  /** Also measure each system's peak resident memory, one child process per system. */
+  rss: boolean;
+  /** Set in those children: run one system, skip the checks, print the peak RSS. */
+  rssChild: boolean;
 }
 
 /** `basin-mem`/`basin-gpu`: Basin over persisted in-memory tables, on CPU workers / with GPU workers. */
@@ -52,6 +58,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       "no-scan": { type: "boolean", default: false },
       out: { type: "string" },
       "data-dir": { type: "string", default: ".bench-data" },
+      rss: { type: "boolean", default: false },
+      "rss-child": { type: "boolean", default: false },
     },
   });
   const suiteNames = SUITES.map((s) => s.name);
@@ -74,6 +82,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     scan: !values["no-scan"],
     out: values.out ?? null,
     dataDir: values["data-dir"],
+    rss: values.rss,
+    rssChild: values["rss-child"],
   };
 }
 
@@ -115,7 +125,7 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
 }
 
 /** Runs one question on every contender and cross-checks against the first one that answered. */
-async function runQuestion(q: Question, contenders: Contender[], runs: number): Promise<ResultRow> {
+async function runQuestion(q: Question, contenders: Contender[], runs: number, check = true): Promise<ResultRow> {
   const outcomes = new Map<string, Outcome>();
   const answers = new Map<string, Answer>();
   for (const c of contenders) {
@@ -133,8 +143,8 @@ async function runQuestion(q: Question, contenders: Contender[], runs: number): 
       log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
     }
   }
-  const check = await verdict(q, contenders, outcomes, answers);
-  return { label: q.id, description: q.description, outcomes, check };
+  const verdictText = check ? await verdict(q, contenders, outcomes, answers) : "-";
+  return { label: q.id, description: q.description, outcomes, check: verdictText };
 }
 
 /** Cross-checks every answer against the first contender that answered (DuckDB when it ran). */
@@ -226,7 +236,7 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
   const names = contenders.map((c) => c.name);
   const rows: ResultRow[] = [await loadRow(contenders)];
   for (const q of suite.questions) {
-    if (opts.questions.includes(q.id)) rows.push(await runQuestion(q, contenders, opts.runs));
+    if (opts.questions.includes(q.id)) rows.push(await runQuestion(q, contenders, opts.runs, !opts.rssChild));
   }
   rows.push(totalRow(rows, names));
   for (const c of contenders) c.close?.();
@@ -238,13 +248,81 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
     `Machine: ${machineInfo()}.\n` +
     "Times in seconds. `duckdb`/`polars` query in-memory tables loaded once (load timed in `load csv`); " +
     "`+scan` variants and `basin` read the CSVs in every query. Ratios: basin ÷ the `+scan` variant " +
-    "(÷ the in-memory load for `load csv`); below 1x means Basin is faster. n/s = not supported.";
-  const section = `${title}\n\n${notes}\n\n${table}\n`;
+    "(÷ the in-memory load for `load csv`); `basin-mem`/`basin-gpu` (tables persisted once) ÷ the in-memory " +
+    "tables, their load ÷ the in-memory loads; below 1x means Basin is faster. n/s = not supported.";
+  const rss = opts.rss ? `\n${renderRss(suite, opts, peakRss(suite, opts))}\n` : "";
+  const section = `${title}\n\n${notes}\n\n${table}\n${rss}`;
   if (opts.out) {
     writeSection(opts.out, data.name, section);
     log(`wrote section ${data.name} to ${opts.out}`);
   }
   return section;
+}
+
+/** The line an `--rss-child` run ends its stdout with. */
+const RSS_MARK = "BENCH_PEAK_RSS_KB ";
+
+/**
+ * Peak resident memory (KiB) of each selected system running the suite's load and
+ * questions once, each in a fresh child process (DuckDB, Polars and Basin's worker
+ * threads all live inside the process, so its peak RSS is the whole system's). The children skip the answer checks (which pull answers into JS
+ * rows) and the `+scan` variants; the node runtime (~50 MB) is in every number.
+ */
+function peakRss(suite: Suite, opts: BenchOptions): Map<string, number | string> {
+  const out = new Map<string, number | string>();
+  for (const system of opts.systems) {
+    const args = [
+      ...process.execArgv,
+      process.argv[1]!,
+      "--suite", suite.name, "--rows", String(opts.rows), "--k", String(opts.k),
+      "--questions", opts.questions.join(","), "--systems", system, "--runs", "1",
+      "--no-scan", "--data-dir", opts.dataDir, "--rss-child",
+    ];
+    log(`peak RSS: ${system} in a child process`);
+    const r = spawnSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
+    const line = r.stdout?.split("\n").find((l) => l.startsWith(RSS_MARK));
+    if (r.status === 0 && line) {
+      out.set(system, Number(line.slice(RSS_MARK.length)));
+      log(`peak RSS ${system}: ${(Number(line.slice(RSS_MARK.length)) / 1024).toFixed(0)} MiB`);
+    } else out.set(system, `error (exit ${r.status ?? r.signal})`);
+  }
+  return out;
+}
+
+/**
+ * This process's peak resident set in KiB: VmHWM, the high-water mark of the memory
+ * image exec() gave it. (`resourceUsage().maxRSS` would not do: Linux carries the
+ * parent's peak into a child across fork and exec, so every child would report at
+ * least the parent's RSS.) Elsewhere, maxRSS.
+ */
+function peakRssKb(): number {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
+    if (m) return Number(m[1]);
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS;
+}
+
+/** The peak-RSS table: MiB per system and each Basin system's ratio to DuckDB's. */
+function renderRss(suite: Suite, opts: BenchOptions, rss: Map<string, number | string>): string {
+  const duck = rss.get("duckdb");
+  const lines = [
+    `Peak resident memory of each system's ${suite.name} run (load + every selected question once, ` +
+      "one fresh process per system, checks skipped; the child's VmHWM; " +
+      "`duckdb`/`polars` = their in-memory tables, `basin` scans per query, `basin-mem` persists):",
+    "",
+    "| system | peak RSS MiB | ÷ duckdb |",
+    "|---|---:|---:|",
+  ];
+  for (const s of opts.systems) {
+    const v = rss.get(s);
+    const mib = typeof v === "number" ? (v / 1024).toFixed(0) : String(v);
+    const ratio = typeof v === "number" && typeof duck === "number" ? `${(v / duck).toFixed(2)}x` : "";
+    lines.push(`| ${s} | ${mib} | ${ratio} |`);
+  }
+  return lines.join("\n");
 }
 
 /** Runs the selected suites; returns their rendered sections. */
@@ -254,5 +332,6 @@ export async function runBench(opts: BenchOptions): Promise<string> {
     if (suite.questions.some((q) => opts.questions.includes(q.id))) sections.push(await runSuite(suite, opts));
     else log(`${suite.name}: no selected questions, skipped`);
   }
+  if (opts.rssChild) sections.push(`${RSS_MARK}${peakRssKb()}`);
   return sections.join("\n");
 }

@@ -73,7 +73,19 @@ export function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<
   return run(plan, options, true);
 }
 
-async function run(plan: Plan, options: ComputeOptions, parts: boolean): Promise<StoredParts> {
+/**
+ * Like {@link computeParts}, but with at most `groups` partitions: adjacent ones are
+ * concatenated in parallel tasks (persist() keeps a frame as one table per worker
+ * without concatenating the whole of it first). Fewer partitions stay as they are.
+ *
+ * @example
+ * const { refs } = await computeGroups(df.toPlan(), {}, 2); // refs.length <= 2
+ */
+export function computeGroups(plan: Plan, options: ComputeOptions, groups: number): Promise<StoredParts> {
+  return run(plan, options, true, groups);
+}
+
+async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?: number): Promise<StoredParts> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
   if (options.cluster instanceof DaskCluster) {
@@ -81,7 +93,7 @@ async function run(plan: Plan, options: ComputeOptions, parts: boolean): Promise
     return { refs: [ref], skippedLines: 0, tasks: 0 };
   }
   const cluster = localCluster(options, "dataframes");
-  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts });
+  const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts, groups });
   const { refs, skippedLines } = await cluster.run(graph, { onProgress: options.onProgress, signal: options.signal });
   return { refs, skippedLines, tasks: graph.tasks.length };
 }

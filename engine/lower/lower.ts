@@ -32,6 +32,11 @@ export interface LowerOptions {
   budget?: MemoryBudget;
   /** The output task outputs the result's partitions as they are (a consumer reading them in parts) instead of concatenating them. */
   parts?: boolean;
+  /**
+   * With `parts`: at most this many output partitions; adjacent partitions are
+   * concatenated by one task per group, so the groups are built in parallel.
+   */
+  groups?: number;
 }
 
 class GraphBuilder {
@@ -259,7 +264,16 @@ export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph
   const b = new GraphBuilder(options.budget);
   const chains = b.lower(root);
   if (chains.length === 1) return { tasks: b.tasks, output: b.close(chains[0]) };
-  const deps = chains.map((c) => ({ key: b.close(c), index: 0 }));
+  let deps = chains.map((c) => ({ key: b.close(c), index: 0 }));
+  const groups = options.groups ?? 0;
+  if (options.parts && groups >= 1 && deps.length > groups) {
+    // Group g takes partitions [floor(n·g/G), floor(n·(g+1)/G)): adjacent, as even as can be.
+    const n = deps.length;
+    deps = Array.from({ length: groups }, (_, g) => {
+      const members = deps.slice(Math.floor((n * g) / groups), Math.floor((n * (g + 1)) / groups));
+      return members.length === 1 ? members[0]! : dep(b.close({ deps: members, steps: [concatAll(members.length)] }));
+    });
+  }
   const output = b.close({ deps, steps: [options.parts ? { kind: "parts" } : concatAll(chains.length)] });
   return options.parts ? { tasks: b.tasks, output, partitioned: true } : { tasks: b.tasks, output };
 }

@@ -28,14 +28,17 @@ DType DTypeFromName(const std::string& n) {
   throw BasinError("BASIN_TYPE", "unknown type '" + n + "'");
 }
 
-Buffer::Buffer(size_t bytes) : size_(bytes) {
+Buffer::Buffer(size_t bytes) : size_(bytes) { allocate(true); }
+Buffer::Buffer(size_t bytes, NoInit) : size_(bytes) { allocate(false); }
+void Buffer::allocate(bool zero) {
   Store& store = Store::Instance();
-  store.beforeAlloc(bytes);  // may spill tables to disk first, to stay within the memory limit
+  store.beforeAlloc(size_);  // may spill tables to disk first, to stay within the memory limit
+  const size_t n = size_ > 0 ? size_ : 1;
   try {
-    bytes_.reset(new uint8_t[bytes > 0 ? bytes : 1]());
+    bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);
   } catch (const std::bad_alloc&) {
-    if (!store.spillToFree(bytes)) throw;
-    bytes_.reset(new uint8_t[bytes > 0 ? bytes : 1]());  // retried once, after spilling
+    if (!store.spillToFree(size_)) throw;
+    bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);  // retried once, after spilling
   }
   store.onAlloc(size_);
 }
@@ -46,6 +49,7 @@ void Buffer::shrink(size_t bytes) {
   size_ = bytes;
 }
 BufferPtr MakeBuffer(size_t bytes) { return std::make_shared<Buffer>(bytes); }
+BufferPtr MakeBufferNoInit(size_t bytes) { return std::make_shared<Buffer>(bytes, NoInit{}); }
 
 int64_t Column::nullCount() const {
   if (!validity) return 0;
@@ -219,8 +223,8 @@ Column Concat(const std::vector<const Column*>& parts) {
   c.length = n;
   size_t w = ElementSize(c.type);
   if (c.type == DType::String) {
-    c.data = MakeBuffer(size_t(n + 1) * 8);
-    c.chars = MakeBuffer(size_t(chars));
+    c.data = MakeBufferNoInit(size_t(n + 1) * 8);
+    c.chars = MakeBufferNoInit(size_t(chars));
     int64_t* o = c.data->as<int64_t>();
     o[0] = 0;
     int64_t row = 0, base = 0;
@@ -232,7 +236,7 @@ Column Concat(const std::vector<const Column*>& parts) {
       base += po[p->length];
     }
   } else {
-    c.data = MakeBuffer(size_t(n) * w);
+    c.data = MakeBufferNoInit(size_t(n) * w);
     size_t at = 0;
     for (auto* p : parts) {
       std::memcpy(c.data->data() + at, p->data->data(), size_t(p->length) * w);
@@ -240,7 +244,7 @@ Column Concat(const std::vector<const Column*>& parts) {
     }
   }
   if (anyNull) {
-    c.validity = MakeBuffer(size_t(n));
+    c.validity = MakeBufferNoInit(size_t(n));
     size_t at = 0;
     for (auto* p : parts) {
       if (p->validity) std::memcpy(c.validity->data() + at, p->validity->data(), size_t(p->length));

@@ -22,9 +22,14 @@ struct BasinError : std::runtime_error {
 };
 
 // Owned, zero-initialised bytes. Every live Buffer is counted in the store stats.
+// Tag for a Buffer whose bytes are left uninitialised: for writers that overwrite
+// every byte they keep, so fresh pages are touched once (by the writer), not zeroed first.
+struct NoInit {};
+
 class Buffer {
  public:
   explicit Buffer(size_t bytes);
+  Buffer(size_t bytes, NoInit);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -37,11 +42,15 @@ class Buffer {
   void shrink(size_t bytes);
 
  private:
+  void allocate(bool zero);
+
   std::unique_ptr<uint8_t[]> bytes_;
   size_t size_;
 };
 using BufferPtr = std::shared_ptr<Buffer>;
 BufferPtr MakeBuffer(size_t bytes);
+// A buffer of `bytes` uninitialised bytes (see NoInit): the caller writes every one it reads.
+BufferPtr MakeBufferNoInit(size_t bytes);
 
 // Layout by type:
 //   Int64, Timestamp (microseconds since epoch, UTC): data = int64_t[length]

@@ -5,6 +5,7 @@
 #include "csv.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ class File {
   File& operator=(const File&) = delete;
 
   int64_t size() const { return size_; }
+  int fd() const { return fd_; }
 
   // Reads up to `n` bytes at `off`; returns the count read (less only at end of file).
   size_t readAt(char* dst, size_t n, int64_t off) {
@@ -77,8 +79,9 @@ class File {
 };
 
 // A malloc'ed byte buffer (no zero-fill: it is overwritten by reads straight away), with
-// kPad zeroed bytes after the end so that 16-byte vector loads near the end stay in bounds.
-constexpr size_t kPad = 16;
+// kPad zeroed bytes after the end so that vector loads near the end (up to 64 bytes, see
+// ParseRowFast) stay in bounds.
+constexpr size_t kPad = 64;
 struct FreeDeleter {
   void operator()(char* p) const { std::free(p); }
 };
@@ -90,18 +93,64 @@ Bytes AllocBytes(size_t n) {
   return b;
 }
 
+// The bytes [start, end) of a file, with kPad readable bytes after them: mapped
+// (MAP_POPULATE: the page cache's pages, no copy and no fresh zeroed memory) where the
+// file's last page leaves kPad bytes after `end`, else read into a malloc'ed buffer.
+// (As with any mmap, a file truncated during the scan faults; the block is read at once.)
+class FileRange {
+ public:
+  FileRange(File& f, const std::string& path, int64_t start, int64_t end) {
+    const size_t n = size_t(end - start);
+    const int64_t page = int64_t(::sysconf(_SC_PAGESIZE));
+    const int64_t mapEnd = (f.size() + page - 1) / page * page;  // reading up to here is safe
+    if (n >= (size_t(1) << 20) && end + int64_t(kPad) <= mapEnd) {
+      const int64_t base = start / page * page;
+      len_ = size_t(end + int64_t(kPad) - base);
+      void* m = ::mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), off_t(base));
+      if (m != MAP_FAILED) {
+        map_ = m;
+        data_ = static_cast<const char*>(m) + (start - base);
+        return;
+      }
+    }
+    buf_ = AllocBytes(n);
+    if (f.readAt(buf_.get(), n, start) != n)
+      throw BasinError("BASIN_IO", path + ": file changed while reading (it is shorter than expected)");
+    data_ = buf_.get();
+  }
+  ~FileRange() {
+    if (map_) ::munmap(map_, len_);
+  }
+  FileRange(const FileRange&) = delete;
+  FileRange& operator=(const FileRange&) = delete;
+  const char* data() const { return data_; }
+
+ private:
+  void* map_ = nullptr;
+  size_t len_ = 0;
+  Bytes buf_;
+  const char* data_ = nullptr;
+};
+
 bool HasBom(const char* b, size_t n) {
   return n >= 3 && uint8_t(b[0]) == 0xEF && uint8_t(b[1]) == 0xBB && uint8_t(b[2]) == 0xBF;
 }
 
+// Newlines in [b, e): SSE2 compares summed into byte counters, folded every 255 blocks
+// (one pass at memory speed; a memchr call per newline costs a call per row).
 int64_t CountNewlines(const char* b, const char* e) {
   int64_t n = 0;
-  while (b < e) {
-    const void* q = std::memchr(b, '\n', size_t(e - b));
-    if (!q) break;
-    n++;
-    b = static_cast<const char*>(q) + 1;
+#if defined(__SSE2__)
+  const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  while (e - b >= 16) {
+    __m128i acc = zero;
+    for (int i = 0; i < 255 && e - b >= 16; i++, b += 16)
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)), nl));
+    const __m128i sums = _mm_sad_epu8(acc, zero);
+    n += _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
   }
+#endif
+  for (; b < e; b++) n += *b == '\n';
   return n;
 }
 
@@ -212,6 +261,67 @@ inline const char* ParseRow(const char* p, const char* e, char delim, RawField* 
     info->terminated = true;
     return p + 1;
   }
+}
+
+#if defined(__SSE2__)
+// Bit i set where w[i] equals c, for the 64 bytes at w.
+inline uint64_t Mask64(const char* w, __m128i c) {
+  uint64_t m = 0;
+  for (int k = 0; k < 4; k++) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16 * k));
+    m |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c)))) << (16 * k);
+  }
+  return m;
+}
+#endif
+
+// ParseRow for the common row: no quote and no '\r' before its newline. Finds every
+// field end of 64 bytes at once (bit masks of delimiters and newlines) instead of one
+// field at a time. Returns nullptr, having stored nothing that matters, for any other
+// row (ParseRow then parses it). Reads up to 63 bytes past e (see kPad).
+inline const char* ParseRowFast(const char* p, const char* e, char delim, RawField* fields, size_t maxFields,
+                                RowInfo* info) {
+#if defined(__SSE2__)
+  const __m128i d = _mm_set1_epi8(delim), nl = _mm_set1_epi8('\n'), qt = _mm_set1_epi8('"'),
+                cr = _mm_set1_epi8('\r');
+  size_t n = 0;
+  const char* fb = p;
+  for (const char* w = p; w < e; w += 64) {
+    uint64_t valid = e - w >= 64 ? ~uint64_t(0) : (uint64_t(1) << (e - w)) - 1;
+    uint64_t nlm = Mask64(w, nl) & valid;
+    uint64_t ends = (Mask64(w, d) & valid) | nlm;
+    uint64_t odd = (Mask64(w, qt) | Mask64(w, cr)) & valid;
+    if (nlm) {
+      const uint64_t row = nlm & (0 - nlm);  // the row's newline
+      if (odd & ((row << 1) - 1)) return nullptr;
+      ends &= (row << 1) - 1;
+    } else if (odd) {
+      return nullptr;
+    }
+    while (ends) {
+      const int i = __builtin_ctzll(ends);
+      ends &= ends - 1;
+      if (n < maxFields) fields[n] = RawField{fb, w + i, kPlain};
+      n++;
+      fb = w + i + 1;
+      if (w[i] == '\n') {
+        info->count = n;
+        info->terminated = true;
+        info->unclosed = nullptr;
+        return fb;
+      }
+    }
+  }
+  // The buffer ends inside the row: its last field runs to e.
+  if (n < maxFields) fields[n] = RawField{fb, e, kPlain};
+  info->count = n + 1;
+  info->terminated = false;
+  info->unclosed = nullptr;
+  return e;
+#else
+  (void)p, (void)e, (void)delim, (void)fields, (void)maxFields, (void)info;
+  return nullptr;
+#endif
 }
 
 // Skips blank lines ("\n", "\r\n", a lone "\r" at the end). Returns the next row start or e.
@@ -379,8 +489,40 @@ inline bool ParseInt64(const char* b, const char* e, int64_t* out) {
   return true;
 }
 
+// Clinger's fast path: "[-]digits[.digits]" with at most 15 significant digits and at
+// most 22 decimals is m / 10^k with m and 10^k exact doubles, and one IEEE division
+// rounds correctly. False (nothing stored) for anything else.
+inline bool ParseSimpleDecimal(const char* b, const char* e, double* out) {
+  static const double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = b;
+  const bool neg = p < e && *p == '-';
+  if (neg) p++;
+  if (p == e || e - p > 16) return false;
+  uint64_t m = 0;
+  int digits = 0, frac = -1;
+  for (; p < e; p++) {
+    unsigned c = unsigned(uint8_t(*p)) - '0';
+    if (c <= 9) {
+      m = m * 10 + c;
+      digits++;
+      if (frac >= 0) frac++;
+    } else if (*p == '.' && frac < 0) {
+      frac = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || digits > 15 || frac == 0) return false;  // "1." goes the long way
+  double v = double(m);
+  if (frac > 0) v /= kPow10[frac];
+  *out = neg ? -v : v;
+  return true;
+}
+
 inline bool ParseFloat64(const char* b, const char* e, double* out) {
   if (b == e) return false;
+  if (ParseSimpleDecimal(b, e, out)) return true;
   const char* p = b;
   if (*p == '+') {
     p++;
@@ -481,8 +623,7 @@ std::vector<CsvBlock> CsvSplit(const std::string& path, int64_t blocksize, const
       if (*p == '"') p++;  // `""` split across chunks: still quoted
       else inQuote = false;
     }
-    const char* nl = p - 1;  // cached next '\n' / '"' at or after p (e when none)
-    const char* qt = p - 1;
+    const char* qt = p - 1;  // cached next '"' at or after p (e when none)
     while (p < e) {
       if (inQuote) {
         const void* r = std::memchr(p, '"', size_t(e - p));
@@ -505,24 +646,28 @@ std::vector<CsvBlock> CsvSplit(const std::string& path, int64_t blocksize, const
         p = q + 1;
         continue;
       }
-      if (nl < p) {
-        const void* r = std::memchr(p, '\n', size_t(e - p));
-        nl = r ? static_cast<const char*>(r) : e;
-      }
       if (qt < p) {
         const void* r = std::memchr(p, '"', size_t(e - p));
         qt = r ? static_cast<const char*>(r) : e;
       }
-      if (nl < qt) {
-        line++;
-        p = nl + 1;
-        int64_t pos = off + int64_t(p - b);
-        if (pos - blockStart >= blocksize) {
+      // Outside quotes up to qt: only the first newline at or after the one that would
+      // end a block of `blocksize` bytes matters; the ones before it are only counted.
+      const int64_t firstEnd = blockStart + blocksize - 1 - off;  // a newline here ends the block
+      const char* from = firstEnd <= p - b ? p : (firstEnd < qt - b ? b + firstEnd : qt);
+      line += CountNewlines(p, from);
+      p = from;
+      if (p < qt) {
+        const void* r = std::memchr(p, '\n', size_t(qt - p));
+        if (r) {
+          line++;
+          p = static_cast<const char*>(r) + 1;
+          const int64_t pos = off + int64_t(p - b);
           out.push_back(CsvBlock{blockStart, pos, blockLine});
           blockStart = pos;
           blockLine = line;
+          continue;
         }
-        continue;
+        p = qt;  // no newline before the quote
       }
       if (qt == e) {
         p = e;
@@ -651,47 +796,45 @@ CsvSchema CsvInfer(const std::string& path, const CsvOptions& opts, int64_t samp
 // Scan
 
 namespace {
-struct Value {
-  int64_t i;
-  double d;
-  std::string_view s;
-  bool null;
-};
 
 // Writes one column straight into its final buffers, sized for `cap` rows up front (the
 // caller's bound on the row count), so appends need no capacity checks or copies.
 class ColumnWriter {
  public:
   ColumnWriter(DType t, int64_t cap, size_t charsHint) : type_(t), cap_(cap) {
+    // Uninitialised: every kept byte is written (rows past the end are shrunk away).
     if (t == DType::String) {
-      data_ = MakeBuffer(size_t(cap + 1) * sizeof(int64_t));
+      data_ = MakeBufferNoInit(size_t(cap + 1) * sizeof(int64_t));
+      data_->as<int64_t>()[0] = 0;
       chars_.reserve(charsHint);  // virtual memory only until written
     } else {
-      data_ = MakeBuffer(size_t(cap) * ElementSize(t));
+      data_ = MakeBufferNoInit(size_t(cap) * ElementSize(t));
     }
   }
   void appendNull() {
     if (!validity_) {
-      validity_ = MakeBuffer(size_t(cap_));
+      validity_ = MakeBufferNoInit(size_t(cap_));
       std::memset(validity_->data(), 1, size_t(cap_));
     }
     validity_->data()[len_] = 0;
     if (type_ == DType::String) data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
+    else std::memset(data_->data() + size_t(len_) * ElementSize(type_), 0, ElementSize(type_));  // nulls hold 0, as zeroed buffers did
     len_++;
   }
-  void append(const Value& v) {
-    switch (type_) {
-      case DType::Int64:
-      case DType::Timestamp: data_->as<int64_t>()[len_] = v.i; break;
-      case DType::Date: data_->as<int32_t>()[len_] = int32_t(v.i); break;
-      case DType::Float64: data_->as<double>()[len_] = v.d; break;
-      case DType::Bool: data_->data()[len_] = uint8_t(v.i != 0); break;
-      case DType::String:
-        chars_.append(v.s.data(), v.s.size());
-        data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
-        break;
-    }
-    len_++;
+  void appendInt(int64_t v) { data_->as<int64_t>()[len_++] = v; }
+  void appendDouble(double v) { data_->as<double>()[len_++] = v; }
+  void appendDate(int32_t v) { data_->as<int32_t>()[len_++] = v; }
+  void appendBool(bool v) { data_->data()[len_++] = uint8_t(v); }
+  void appendString(std::string_view s) {
+    chars_.append(s.data(), s.size());
+    data_->as<int64_t>()[++len_] = int64_t(chars_.size());
+  }
+  // Drops the rows from `len` on (a row that failed to parse after some of its fields were written).
+  void truncate(int64_t len) {
+    if (len >= len_) return;
+    if (validity_) std::memset(validity_->data() + len, 1, size_t(len_ - len));
+    if (type_ == DType::String) chars_.resize(size_t(data_->as<int64_t>()[len]));
+    len_ = len;
   }
   Column finish() {
     Column c;
@@ -699,7 +842,7 @@ class ColumnWriter {
     c.length = len_;
     if (type_ == DType::String) {
       data_->shrink(size_t(len_ + 1) * sizeof(int64_t));
-      c.chars = MakeBuffer(chars_.size());
+      c.chars = MakeBufferNoInit(chars_.size());
       if (!chars_.empty()) std::memcpy(c.chars->data(), chars_.data(), chars_.size());
       std::string().swap(chars_);
     } else {
@@ -737,10 +880,8 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
       throw BasinError("BASIN_INTERNAL", "csvScan: column index " + std::to_string(c) + " out of range");
 
   const size_t n = size_t(end - start);
-  Bytes buf = AllocBytes(n);
-  if (f.readAt(buf.get(), n, start) != n)
-    throw BasinError("BASIN_IO", path + ": file changed while reading (it is shorter than expected)");
-  const char* b = buf.get();
+  FileRange range(f, path, start, end);
+  const char* b = range.data();
   const char* e = b + n;
   const char* body = (start == 0 && HasBom(b, n)) ? b + 3 : b;
   bool skipHeader = start == 0 && opts.header;
@@ -756,7 +897,6 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     builders.emplace_back(opts.types[size_t(c)], rowsUpper, n);
   }
   std::vector<RawField> fields(std::max<size_t>(ncols, 1));
-  std::vector<Value> vals(proj.size());
   std::vector<std::string> scratch(proj.size());
 
   auto where = [&](const char* pos) {
@@ -769,7 +909,8 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
   const char* p = SkipBlank(body, e);
   while (p < e) {
     const char* rowStart = p;
-    const char* next = ParseRow(p, e, delim, fields.data(), ncols, &info);
+    const char* next = ParseRowFast(p, e, delim, fields.data(), ncols, &info);
+    if (!next) next = ParseRow(p, e, delim, fields.data(), ncols, &info);
     p = SkipBlank(next, e);
     if (skipHeader) {
       skipHeader = false;
@@ -794,43 +935,60 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
                                           " fields, found " + std::to_string(info.count) +
                                           " (fix the line, or pass onBadLines: \"skip\" to drop such lines)");
     }
+    if (rows == rowsUpper) throw BasinError("BASIN_INTERNAL", "csvScan: more rows than newlines");
+    // Each field goes straight into its column; a field that does not parse drops the
+    // row's fields written before it (skip) or reports it (error).
     bool ok = true;
     for (size_t j = 0; j < proj.size(); j++) {
       const RawField& fld = fields[size_t(proj[j])];
-      Value& v = vals[j];
+      ColumnWriter& w = builders[j];
       std::string_view s = FieldText(fld, scratch[j]);
-      v.null = isNull(s);
-      if (v.null) continue;
+      if (isNull(s)) {
+        w.appendNull();
+        continue;
+      }
       const char* sb = s.data();
       const char* se = sb + s.size();
       switch (types[j]) {
-        case DType::Int64:
-          ok = ParseInt64(sb, se, &v.i);
+        case DType::Int64: {
+          int64_t v;
+          ok = ParseInt64(sb, se, &v);
+          if (ok) w.appendInt(v);
           break;
-        case DType::Float64:
-          ok = ParseFloat64(sb, se, &v.d);
+        }
+        case DType::Float64: {
+          double v;
+          ok = ParseFloat64(sb, se, &v);
+          if (ok) w.appendDouble(v);
           break;
+        }
         case DType::Bool:
-          if (s.size() == 1 && (s[0] == '1' || s[0] == '0')) v.i = s[0] == '1';
-          else if (EqualsIgnoreCase(s, "true")) v.i = 1;
-          else if (EqualsIgnoreCase(s, "false")) v.i = 0;
+          if (s.size() == 1 && (s[0] == '1' || s[0] == '0')) w.appendBool(s[0] == '1');
+          else if (EqualsIgnoreCase(s, "true")) w.appendBool(true);
+          else if (EqualsIgnoreCase(s, "false")) w.appendBool(false);
           else ok = false;
           break;
         case DType::Date: {
           int32_t d = 0;
           ok = ParseDate(sb, se, &d);
-          v.i = d;
+          if (ok) w.appendDate(d);
           break;
         }
-        case DType::Timestamp:
-          ok = ParseTimestamp(sb, se, true, &v.i);
+        case DType::Timestamp: {
+          int64_t v;
+          ok = ParseTimestamp(sb, se, true, &v);
+          if (ok) w.appendInt(v);
           break;
+        }
         case DType::String:
-          v.s = s;
+          w.appendString(s);
           break;
       }
       if (!ok) {
-        if (opts.skipBadLines) break;
+        if (opts.skipBadLines) {
+          for (size_t k = 0; k < j; k++) builders[k].truncate(rows);
+          break;
+        }
         const std::string& name = opts.names[size_t(proj[j])];
         throw BasinError("BASIN_PARSE", where(fld.start()) + ": cannot parse \"" + Truncate(s, 40) + "\" as " +
                                             DTypeName(types[j]) + " in column \"" + name + "\" (pass dtypes: { " +
@@ -840,11 +998,6 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     if (!ok) {
       skipped++;
       continue;
-    }
-    if (rows == rowsUpper) throw BasinError("BASIN_INTERNAL", "csvScan: more rows than newlines");
-    for (size_t j = 0; j < proj.size(); j++) {
-      if (vals[j].null) builders[j].appendNull();
-      else builders[j].append(vals[j]);
     }
     rows++;
   }

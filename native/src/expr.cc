@@ -321,13 +321,22 @@ TablePtr EvalExprs(const Table& t, const std::vector<Expr>& exprs, const std::ve
 }
 
 TablePtr FilterByMask(const Table& t, const Column& mask) {
-  std::vector<int64_t> idx;
-  idx.reserve(size_t(t.rows));
   const uint8_t* m = mask.values<uint8_t>();
-  for (int64_t i = 0; i < t.rows; i++)
-    if (m[i] && mask.valid(i)) idx.push_back(i);
+  int64_t kept = 0;
+  for (int64_t i = 0; i < t.rows; i++) kept += m[i] && mask.valid(i);
   auto out = std::make_shared<Table>();
   out->names = t.names;
+  if (kept == t.rows) {
+    // Every row stays (a dropNulls over a column without nulls): share the columns, as a
+    // projection of plain columns does, instead of copying every one of them.
+    out->rows = t.rows;
+    out->columns = t.columns;
+    return out;
+  }
+  std::vector<int64_t> idx;
+  idx.reserve(size_t(kept));
+  for (int64_t i = 0; i < t.rows; i++)
+    if (m[i] && mask.valid(i)) idx.push_back(i);
   out->rows = int64_t(idx.size());
   for (auto& c : t.columns) out->columns.push_back(Take(c, idx.data(), out->rows));
   return out;

@@ -265,6 +265,42 @@ describe("csvSplit", () => {
 });
 
 describe("csvScan", () => {
+  it("reads rows longer than 64 bytes, and rows with quotes or CR among plain ones, field by field", () => {
+    const long = "y".repeat(70);
+    const text =
+      `a,b,c\n1,${long},${"z".repeat(130)}\n2,"q,${long}",x\n3,p,${long}\r\n4,,\n` +
+      `5,${"w".repeat(60)},"tail"\n6,a\rb,c\n7,${long},last`;
+    const path = write(text);
+    const opts = scanOpts(["a", "b", "c"], ["int64", "string", "string"]);
+    const want = [
+      [1n, long, "z".repeat(130)], [2n, `q,${long}`, "x"], [3n, "p", long], [4n, null, null],
+      [5n, "w".repeat(60), "tail"], [6n, "a\rb", "c"], [7n, long, "last"],
+    ];
+    expect(scanRows(path, 0, text.length, opts).rows).toEqual(want);
+    expect(() => scanRows(write("a,b\n1,2,3\n"), 0, 10, scanOpts(["a", "b"], ["int64", "int64"]))).toThrow("expected 2 fields, found 3");
+  });
+
+  it("reads blocks of 1 MiB and more (mapped) the same as small ones, whatever the file ends on", () => {
+    // A file whose size is a multiple of the page size (no room after its end: read, not
+    // mapped), one 64 bytes short of it (mapped to the page end), 16 short, and one past it.
+    for (const size of [3 << 20, (3 << 20) - 64, (3 << 20) - 16, (3 << 20) + 5]) {
+      let text = "k,v,s\n";
+      let i = 0;
+      while (text.length < size - 40) text += `${i},${i * 0.5},s${i++}\n`;
+      text += "x".repeat(size - text.length - 1) + "\n"; // a last row of one long field
+      text = text.replace(/\n(x+)\n$/, `\n${i},0,$1\n`);
+      const path = write(text.slice(0, size));
+      expect(readFileSync(path).length).toBe(size);
+      const opts = scanOpts(["k", "v", "s"], ["int64", "float64", "string"]);
+      const big = scanAll(path, 1 << 20, opts);
+      expect(big.blocks.length).toBeGreaterThan(1);
+      const small = scanAll(path, 1 << 16, opts);
+      expect(big.rows).toEqual(small.rows);
+      expect(big.rows.length).toBe(i + 1);
+      expect(big.rows[i - 1]).toEqual([BigInt(i - 1), (i - 1) * 0.5, `s${i - 1}`]);
+    }
+  });
+
   it("skips blank lines and a BOM, and reads a last line without newline", () => {
     const path = write('\ufeffa,b\n\n1,x\r\n\r\n\n2,"y"\n\n3,z');
     const got = scanAll(path, 2, scanOpts(["a", "b"], ["int64", "string"]));
@@ -315,6 +351,11 @@ describe("csvScan", () => {
     const got = scanAll(path, 1, { ...opts, onBadLines: "skip" });
     expect(got.skipped).toBe(1);
     expect(got.rows).toEqual([["a\nb", 1n, 2n], ["c", null, 3n]]);
+    // A skipped row inside a block drops the fields written before the bad one (a null too).
+    const mid = write('name,n,x\nq,1,2\nbad,,x\n,7,8\nr,,9\n');
+    const skipMid = scanAll(mid, 1 << 20, { ...opts, onBadLines: "skip" });
+    expect(skipMid.skipped).toBe(1);
+    expect(skipMid.rows).toEqual([["q", 1n, 2n], [null, 7n, 8n], ["r", null, 9n]]);
   });
 
   it("truncates long unparsable text to 40 characters", () => {
