@@ -66,6 +66,12 @@ __device__ inline bool KeyEq(const ColumnView& c, int64_t a, int64_t b) {
   return true;
 }
 
+template <typename T>
+__global__ void FillValueKernel(T* p, T v, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v;
+}
+
 __global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* slotFirst, int32_t* rowSlot, uint64_t mask) {
   const int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= n) return;
@@ -109,16 +115,6 @@ __global__ void AssignKernel(const int32_t* rowSlot, const int32_t* slotFirst, c
   if (flags[i]) firstRow[pos[i]] = int32_t(i);
 }
 
-__global__ void FillKernel(int32_t* p, int32_t v, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = v;
-}
-
-template <typename T>
-__global__ void FillValueKernel(T* p, T v, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = v;
-}
 
 // Per-row contributions to per-group sums: op(i, g, v) sets v and says whether row i counts.
 struct CountOp {
@@ -249,8 +245,8 @@ Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   if (keys.empty()) {
     g.groups = 1;
     g.firstRow = dev.alloc(4, "group first rows");
-    FillKernel<<<Blocks(n), kBlock, 0, s>>>(g.gid->as<int32_t>(), 0, n);
-    FillKernel<<<1, 1, 0, s>>>(g.firstRow->as<int32_t>(), n > 0 ? 0 : -1, 1);
+    FillValueKernel<int32_t><<<Blocks(n), kBlock, 0, s>>>(g.gid->as<int32_t>(), 0, n);
+    FillValueKernel<int32_t><<<1, 1, 0, s>>>(g.firstRow->as<int32_t>(), n > 0 ? 0 : -1, 1);
     Sync(dev, "group-by");
     return g;
   }
@@ -266,8 +262,8 @@ Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   DBuf slotRow = dev.alloc(cap * 4, "a group-by hash table");
   DBuf slotFirst = dev.alloc(cap * 4, "a group-by hash table");
   DBuf rowSlot = dev.alloc(size_t(n) * 4, "a group-by hash table");
-  FillKernel<<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotRow->as<int32_t>(), -1, int64_t(cap));
-  FillKernel<<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotFirst->as<int32_t>(), INT_MAX, int64_t(cap));
+  FillValueKernel<int32_t><<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotRow->as<int32_t>(), -1, int64_t(cap));
+  FillValueKernel<int32_t><<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotFirst->as<int32_t>(), INT_MAX, int64_t(cap));
   InsertKernel<<<Blocks(n), kBlock, 0, s>>>(k, n, slotRow->as<int32_t>(), slotFirst->as<int32_t>(), rowSlot->as<int32_t>(), cap - 1);
   DBuf flags = dev.alloc(size_t(n) * 4, "group-by flags");
   DBuf pos = dev.alloc(size_t(n) * 4, "group-by positions");
