@@ -1,6 +1,6 @@
 // The workbench: explorer, editor tabs, run bar, and the bottom panel (results,
 // plot, problems, output, cluster). Talks to the engine only through EngineClient.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EngineEvent, ExportFormat, ResultFilter, ResultInfo, ResultSort } from "../../engine/common/rpc.js";
 import { parseFilter } from "../common/filter_syntax.js";
 import { LAYOUT_KEY, parseLayout, type BottomTab, type Layout } from "../common/layout.js";
@@ -69,7 +69,9 @@ export function App({ client }: { client: WorkbenchClient }) {
   const log = useCallback((level: LogLine["level"], text: string) => setLogs((l) => [...l.slice(-999), { time: Date.now(), level, text }]), []);
   const update = useCallback((f: (l: Layout) => Layout) => setLayout((l) => f(l)), []);
 
-  useEffect(() => {
+  // A layout effect, not a plain effect: it stores in the same commit that draws the
+  // layout, so a reload or close right after a drag keeps its last size.
+  useLayoutEffect(() => {
     localStorage.setItem(LAYOUT_KEY, JSON.stringify(layout));
     document.documentElement.dataset.theme = layout.theme;
   }, [layout]);
