@@ -1,5 +1,6 @@
 import type { Field, Schema } from "../common/types.js";
 import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
+import { concatJsColumns, concatJsTables } from "../io/tables.js";
 
 /** One cell of a result: int64 is a number when exact, else a bigint; date/timestamp are Dates (UTC). */
 export type Value = number | bigint | string | boolean | Date | null;
@@ -45,17 +46,21 @@ export class Table {
   readonly numRows: number;
   /** How the result was made: malformed lines skipped, tasks run. */
   readonly info: TableInfo;
-  private readonly js: JsTable;
+  /** The result's partitions as the store handed them over, concatenated only when read. */
+  private readonly parts: JsTable[];
+  private whole: JsTable | undefined;
   /** Columns decoded into JS values, on first use (a big result may be written or paged, never read whole). */
   private readonly decoded: (Value[] | undefined)[];
 
-  /** @internal */
-  constructor(js: JsTable, info: TableInfo = { skippedLines: 0, tasks: 0 }) {
+  /** @internal `js`: the result, or its partitions in order (same schema, at least one). */
+  constructor(js: JsTable | JsTable[], info: TableInfo = { skippedLines: 0, tasks: 0 }) {
+    this.parts = Array.isArray(js) ? js : [js];
+    const first = this.parts[0];
+    if (!first) throw new Error("a Table needs at least one partition");
     this.info = info;
-    this.schema = js.names.map((name, i): Field => ({ name, type: js.columns[i].type }));
-    this.numRows = js.rows;
-    this.js = js;
-    this.decoded = js.columns.map(() => undefined);
+    this.schema = first.names.map((name, i): Field => ({ name, type: first.columns[i].type }));
+    this.numRows = this.parts.reduce((n, p) => n + p.rows, 0);
+    this.decoded = first.columns.map(() => undefined);
   }
 
   get columnNames(): string[] {
@@ -86,12 +91,12 @@ export class Table {
     return Object.fromEntries(this.schema.map((f, c) => [f.name, this.at(c)]));
   }
 
-  /** @internal The columns as the store handed them over (writers read them without decoding). */
+  /** @internal The columns as the store handed them over, as one table (writers read them without decoding). */
   raw(): JsTable {
-    return this.js;
+    return (this.whole ??= concatJsTables(this.parts));
   }
 
   private at(c: number): Value[] {
-    return (this.decoded[c] ??= decodeColumn(this.js.columns[c], this.numRows));
+    return (this.decoded[c] ??= decodeColumn(this.whole?.columns[c] ?? concatJsColumns(this.parts, c), this.numRows));
   }
 }

@@ -2,7 +2,6 @@ import { BasinError } from "../common/errors.js";
 import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
-import { concatJsTables } from "../io/tables.js";
 import { withResident } from "../memory/resident.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
@@ -74,12 +73,13 @@ export function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<
 }
 
 /**
- * Like {@link computeParts}, but with at most `groups` partitions: adjacent ones are
- * concatenated in parallel tasks (persist() keeps a frame as one table per worker
- * without concatenating the whole of it first). Fewer partitions stay as they are.
+ * Like {@link computeParts}, but with `groups` partitions: adjacent ones are
+ * concatenated in parallel tasks, and with fewer each is split into row ranges by
+ * the task that makes it, so persist() keeps a frame as one table per worker without
+ * concatenating the whole of it first. Dask's single result is sliced here.
  *
  * @example
- * const { refs } = await computeGroups(df.toPlan(), {}, 2); // refs.length <= 2
+ * const { refs } = await computeGroups(df.toPlan(), {}, 2); // refs.length === 2
  */
 export function computeGroups(plan: Plan, options: ComputeOptions, groups: number): Promise<StoredParts> {
   return run(plan, options, true, groups);
@@ -90,7 +90,7 @@ async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?:
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
   if (options.cluster instanceof DaskCluster) {
     const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
-    return { refs: [ref], skippedLines: 0, tasks: 0 };
+    return { refs: groups && groups > 1 ? sliceInto(ref, groups) : [ref], skippedLines: 0, tasks: 0 };
   }
   const cluster = localCluster(options, "dataframes");
   const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts, groups });
@@ -98,9 +98,29 @@ async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?:
   return { refs, skippedLines, tasks: graph.tasks.length };
 }
 
+/** `groups` row ranges of a table (copies of buffer ranges), releasing the table. */
+function sliceInto(ref: Handle, groups: number): Handle[] {
+  const addon = native();
+  const out: Handle[] = [];
+  try {
+    const rows = addon.tableRows(ref);
+    for (let g = 0; g < groups; g++) {
+      const lo = Math.floor((rows * g) / groups), hi = Math.floor((rows * (g + 1)) / groups);
+      out.push(addon.slice(ref, lo, hi - lo));
+    }
+    return out;
+  } catch (e) {
+    for (const h of out) addon.release(h);
+    throw e;
+  } finally {
+    addon.release(ref);
+  }
+}
+
 /**
- * Runs a plan and copies the result into JS memory, freeing it from the store part
- * by part (the store never holds the whole result as one table).
+ * Runs a plan and moves the result into JS memory part by part (the store never
+ * holds the whole result as one table; buffers no other table shares are handed
+ * over without a copy).
  *
  * @example
  * const table = await computePlan(df.toPlan(), { onProgress: console.log });
@@ -110,12 +130,16 @@ export async function computePlan(plan: Plan, options: ComputeOptions = {}): Pro
   const parts: JsTable[] = [];
   try {
     for (let i = 0; i < refs.length; i++) {
-      parts.push(await withResident(refs[i], (h) => native().tableToJs(h)));
-      native().release(refs[i]);
-      refs[i] = -1;
+      // Taking releases the handle, even when the copy out fails.
+      parts.push(
+        await withResident(refs[i], (h) => {
+          refs[i] = -1;
+          return native().takeTableToJs(h);
+        }),
+      );
     }
   } finally {
     for (const h of refs) if (h !== -1) native().release(h);
   }
-  return new Table(concatJsTables(parts), { skippedLines, tasks });
+  return new Table(parts, { skippedLines, tasks });
 }

@@ -85,10 +85,20 @@ function concatColumn(cols: JsColumn[], rows: number[]): JsColumn {
 export function concatJsTables(parts: JsTable[]): JsTable {
   if (parts.length === 1) return parts[0];
   if (parts.length === 0) throw new BasinError("BASIN_INTERNAL", "a result with no partitions");
-  const rows = parts.map((p) => p.rows);
   return {
-    rows: rows.reduce((a, b) => a + b, 0),
+    rows: parts.reduce((n, p) => n + p.rows, 0),
     names: parts[0].names,
-    columns: parts[0].columns.map((_, j) => concatColumn(parts.map((p) => p.columns[j]), rows)),
+    columns: parts[0].columns.map((_, j) => concatJsColumns(parts, j)),
   };
+}
+
+/**
+ * Column `j` of same-schema JS tables, one after another.
+ *
+ * @example
+ * concatJsColumns(parts, 0).values
+ */
+export function concatJsColumns(parts: JsTable[], j: number): JsColumn {
+  if (parts.length === 1) return parts[0].columns[j];
+  return concatColumn(parts.map((p) => p.columns[j]), parts.map((p) => p.rows));
 }

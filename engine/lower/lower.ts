@@ -1,6 +1,7 @@
 // Turns an optimized logical plan into a partitioned task graph. Narrow operations
 // (scan, filter, project, partial aggregation) are fused into one task per
 // partition; wide ones (aggregation, head) end those tasks and start new ones.
+import { statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import { HOLISTIC_AGGS } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
@@ -33,17 +34,41 @@ export interface LowerOptions {
   /** The output task outputs the result's partitions as they are (a consumer reading them in parts) instead of concatenating them. */
   parts?: boolean;
   /**
-   * With `parts`: at most this many output partitions; adjacent partitions are
-   * concatenated by one task per group, so the groups are built in parallel.
+   * With `parts`: exactly this many output partitions; adjacent partitions are
+   * concatenated by one task per group, so the groups are built in parallel, and
+   * with fewer partitions than groups each is split into row ranges.
    */
   groups?: number;
+}
+
+/** The smallest CSV block a scan is cut into to reach a block count. */
+const MIN_BLOCK = 1 << 20;
+
+/** Bytes of the files (a missing one counts 0: its scan reports it). */
+function totalBytes(files: string[]): number {
+  return files.reduce((n, f) => {
+    try {
+      return n + statSync(f).size;
+    } catch {
+      return n;
+    }
+  }, 0);
 }
 
 class GraphBuilder {
   readonly tasks: Task[] = [];
   private counter = 0;
 
-  constructor(private readonly budget?: MemoryBudget) {}
+  /**
+   * @param minScanBlocks CSV scans are cut into at least this many blocks (smaller
+   * than their blocksize when need be): persist() asks for its partition count, so
+   * each partition is one block, none split or concatenated, and the workers get
+   * equal shares.
+   */
+  constructor(
+    private readonly budget?: MemoryBudget,
+    private readonly minScanBlocks = 0,
+  ) {}
 
   /** Partitions of a shuffle of `bytes`: `inMemory`, or enough for one to fit under the memory limit (grace hash). */
   shuffleParts(bytes: number, inMemory: number): number {
@@ -101,11 +126,12 @@ class GraphBuilder {
     const scanned: Schema = columns.map((i) => node.fileSchema[i]);
     const predicate = node.predicate ? resolveExpr(node.predicate, scanned, node.loc) : undefined;
     const chains: Chain[] = [];
+    const blocksize = this.minScanBlocks > 1 ? Math.min(node.options.blocksize, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks))) : node.options.blocksize;
     for (const path of node.files) {
       const csv = { delimiter: node.options.delimiter, header: node.options.header, nullValues: node.options.nullValues };
       let blocks;
       try {
-        blocks = csvBlocks(path, node.options.blocksize, csv);
+        blocks = csvBlocks(path, blocksize, csv);
       } catch (e) {
         throw BasinError.from(e, node.loc);
       }
@@ -261,18 +287,29 @@ export function append(c: Chain, step: Step): Chain {
  * const graph = lowerPlan(optimize(df.node), { budget: { limit: 4e9, workers: 8 }, parts: true });
  */
 export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph {
-  const b = new GraphBuilder(options.budget);
+  const groups = options.parts ? (options.groups ?? 0) : 0;
+  const b = new GraphBuilder(options.budget, groups);
   const chains = b.lower(root);
-  if (chains.length === 1) return { tasks: b.tasks, output: b.close(chains[0]) };
-  let deps = chains.map((c) => ({ key: b.close(c), index: 0 }));
-  const groups = options.groups ?? 0;
-  if (options.parts && groups >= 1 && deps.length > groups) {
-    // Group g takes partitions [floor(n·g/G), floor(n·(g+1)/G)): adjacent, as even as can be.
-    const n = deps.length;
-    deps = Array.from({ length: groups }, (_, g) => {
-      const members = deps.slice(Math.floor((n * g) / groups), Math.floor((n * (g + 1)) / groups));
-      return members.length === 1 ? members[0]! : dep(b.close({ deps: members, steps: [concatAll(members.length)] }));
+  if (chains.length === 1 && groups <= 1) return { tasks: b.tasks, output: b.close(chains[0]) };
+  const n = chains.length;
+  let deps: Dep[];
+  if (n < groups) {
+    // Fewer partitions than groups: partition i ends by splitting itself into
+    // floor(G·(i+1)/n) − floor(G·i/n) row ranges, so none is concatenated with another.
+    deps = chains.flatMap((c, i) => {
+      const k = Math.floor((groups * (i + 1)) / n) - Math.floor((groups * i) / n);
+      if (k === 1) return [dep(b.close(c))];
+      const key = b.close(append(c, { kind: "split", parts: k }));
+      return Array.from({ length: k }, (_, index) => ({ key, index }));
     });
+  } else {
+    deps = chains.map((c) => dep(b.close(c)));
+    // Group g takes partitions [floor(n·g/G), floor(n·(g+1)/G)): adjacent, as even as can be.
+    if (groups >= 1 && n > groups)
+      deps = Array.from({ length: groups }, (_, g) => {
+        const members = deps.slice(Math.floor((n * g) / groups), Math.floor((n * (g + 1)) / groups));
+        return members.length === 1 ? members[0]! : dep(b.close({ deps: members, steps: [concatAll(members.length)] }));
+      });
   }
   const output = b.close({ deps, steps: [options.parts ? { kind: "parts" } : concatAll(chains.length)] });
   return options.parts ? { tasks: b.tasks, output, partitioned: true } : { tasks: b.tasks, output };

@@ -27,6 +27,8 @@ export type Step = (
   | { kind: "aggregate"; keys: number[]; aggs: NativeAgg[]; mode: AggMode }
   | { kind: "head"; n: number }
   | { kind: "hashPartition"; keys: number[]; parts: number }
+  /** Splits the table into `parts` row ranges, as even as can be (copies, in order). */
+  | { kind: "split"; parts: number }
   | { kind: "sort"; keys: SortKey[] }
   /** `parts - 1` boundary rows (key columns only) at quantiles of the sort order. */
   | { kind: "sortBoundaries"; keys: SortKey[]; parts: number }

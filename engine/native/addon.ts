@@ -301,6 +301,8 @@ export interface NativeAddon {
   release(h: Handle): void;
   tableInfo(h: Handle): { rows: number; names: string[]; types: DType[]; nullCounts: number[] };
   tableToJs(h: Handle): JsTable;
+  /** The table as JS arrays, releasing `h`; when that was its last reference, unshared buffers move to JS without a copy. */
+  takeTableToJs(h: Handle): JsTable;
   tableFromJs(t: JsTable): Handle;
   concat(hs: Handle[]): Handle;
   slice(h: Handle, offset: number, length: number): Handle;

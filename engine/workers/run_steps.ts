@@ -120,6 +120,19 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
         case "aggregate": replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]); break;
         case "head": replace([addon.slice(current[0], 0, step.n)]); break;
         case "hashPartition": replace(addon.hashPartition(current[0], step.keys, step.parts)); break;
+        case "split": {
+          const rows = addon.tableRows(current[0]);
+          const bound = (p: number) => Math.floor((rows * p) / step.parts);
+          const out: Handle[] = [];
+          try {
+            for (let p = 0; p < step.parts; p++) out.push(addon.slice(current[0], bound(p), bound(p + 1) - bound(p)));
+          } catch (e) {
+            for (const h of out) addon.release(h);
+            throw e;
+          }
+          replace(out);
+          break;
+        }
         case "sort": {
           const h = current[0];
           replace([gpu !== undefined && addon.gpuSortable(gpu, h, step.keys) ? addon.gpuSort(gpu, h, step.keys) : addon.sortTable(h, step.keys)]);

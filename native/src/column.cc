@@ -30,6 +30,11 @@ DType DTypeFromName(const std::string& n) {
 
 Buffer::Buffer(size_t bytes) : size_(bytes) { allocate(true); }
 Buffer::Buffer(size_t bytes, NoInit) : size_(bytes) { allocate(false); }
+Buffer::Buffer(std::unique_ptr<uint8_t[]> bytes, size_t size) : bytes_(std::move(bytes)), size_(size) {
+  Store& store = Store::Instance();
+  store.beforeAlloc(size_);
+  store.onAlloc(size_);
+}
 void Buffer::allocate(bool zero) {
   Store& store = Store::Instance();
   store.beforeAlloc(size_);  // may spill tables to disk first, to stay within the memory limit
@@ -42,7 +47,13 @@ void Buffer::allocate(bool zero) {
   }
   store.onAlloc(size_);
 }
-Buffer::~Buffer() { Store::Instance().onFree(size_, true); }
+Buffer::~Buffer() {
+  if (counted_) Store::Instance().onFree(size_, true);
+}
+void Buffer::uncount() {
+  if (counted_) Store::Instance().onFree(size_, true);
+  counted_ = false;
+}
 void Buffer::shrink(size_t bytes) {
   if (bytes >= size_) return;
   Store::Instance().onFree(size_ - bytes, false);
@@ -255,15 +266,38 @@ Column Concat(const std::vector<const Column*>& parts) {
   return c;
 }
 
+// Rows [offset, offset+len) of one column: straight copies of each buffer's range
+// (string offsets rebased to 0); the validity is dropped when the range has no null.
+static Column SliceColumn(const Column& src, int64_t offset, int64_t len) {
+  Column c;
+  c.type = src.type;
+  c.length = len;
+  if (src.type == DType::String) {
+    const int64_t* so = src.values<int64_t>() + offset;
+    c.data = MakeBufferNoInit(size_t(len + 1) * 8);
+    int64_t* o = c.data->as<int64_t>();
+    for (int64_t i = 0; i <= len; i++) o[i] = so[i] - so[0];
+    c.chars = MakeBufferNoInit(size_t(o[len]));
+    std::memcpy(c.chars->data(), src.chars->data() + so[0], size_t(o[len]));
+  } else {
+    const size_t w = ElementSize(src.type);
+    c.data = MakeBufferNoInit(size_t(len) * w);
+    std::memcpy(c.data->data(), src.data->data() + size_t(offset) * w, size_t(len) * w);
+  }
+  if (src.validity && std::memchr(src.validity->data() + offset, 0, size_t(len)) != nullptr) {
+    c.validity = MakeBufferNoInit(size_t(len));
+    std::memcpy(c.validity->data(), src.validity->data() + offset, size_t(len));
+  }
+  return c;
+}
+
 TablePtr SliceTable(const Table& t, int64_t offset, int64_t len) {
   offset = std::max<int64_t>(0, std::min(offset, t.rows));
   len = std::max<int64_t>(0, std::min(len, t.rows - offset));
-  std::vector<int64_t> idx(static_cast<size_t>(len));
-  for (int64_t i = 0; i < len; i++) idx[size_t(i)] = offset + i;
   auto out = std::make_shared<Table>();
   out->names = t.names;
   out->rows = len;
-  for (auto& c : t.columns) out->columns.push_back(Take(c, idx.data(), len));
+  for (auto& c : t.columns) out->columns.push_back(SliceColumn(c, offset, len));
   return out;
 }
 

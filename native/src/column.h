@@ -21,7 +21,8 @@ struct BasinError : std::runtime_error {
   BasinError(std::string c, const std::string& msg) : std::runtime_error(msg), code(std::move(c)) {}
 };
 
-// Owned, zero-initialised bytes. Every live Buffer is counted in the store stats.
+// Owned, zero-initialised bytes. Every live Buffer is counted in the store stats until
+// uncount() hands its bytes to JS (an external ArrayBuffer over them).
 // Tag for a Buffer whose bytes are left uninitialised: for writers that overwrite
 // every byte they keep, so fresh pages are touched once (by the writer), not zeroed first.
 struct NoInit {};
@@ -30,6 +31,8 @@ class Buffer {
  public:
   explicit Buffer(size_t bytes);
   Buffer(size_t bytes, NoInit);
+  // Adopts `size` bytes a writer has already filled (the allocation may be larger).
+  Buffer(std::unique_ptr<uint8_t[]> bytes, size_t size);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -40,12 +43,15 @@ class Buffer {
   template <typename T> const T* as() const { return reinterpret_cast<const T*>(bytes_.get()); }
   // Shrinks the logical size (used by builders that over-allocate).
   void shrink(size_t bytes);
+  // Leaves the store's accounting: the bytes now belong to JS (an ArrayBuffer over them).
+  void uncount();
 
  private:
   void allocate(bool zero);
 
   std::unique_ptr<uint8_t[]> bytes_;
   size_t size_;
+  bool counted_ = true;
 };
 using BufferPtr = std::shared_ptr<Buffer>;
 BufferPtr MakeBuffer(size_t bytes);

@@ -806,7 +806,9 @@ class ColumnWriter {
     if (t == DType::String) {
       data_ = MakeBufferNoInit(size_t(cap + 1) * sizeof(int64_t));
       data_->as<int64_t>()[0] = 0;
-      chars_.reserve(charsHint);  // virtual memory only until written
+      // Room for every byte of the block: virtual memory only until written, and
+      // adopted by the column as it is (no copy); counted by the store from then on.
+      chars_.reset(new uint8_t[charsHint + 1]);
     } else {
       data_ = MakeBufferNoInit(size_t(cap) * ElementSize(t));
     }
@@ -817,7 +819,7 @@ class ColumnWriter {
       std::memset(validity_->data(), 1, size_t(cap_));
     }
     validity_->data()[len_] = 0;
-    if (type_ == DType::String) data_->as<int64_t>()[len_ + 1] = int64_t(chars_.size());
+    if (type_ == DType::String) data_->as<int64_t>()[len_ + 1] = int64_t(charsLen_);
     else std::memset(data_->data() + size_t(len_) * ElementSize(type_), 0, ElementSize(type_));  // nulls hold 0, as zeroed buffers did
     len_++;
   }
@@ -826,14 +828,15 @@ class ColumnWriter {
   void appendDate(int32_t v) { data_->as<int32_t>()[len_++] = v; }
   void appendBool(bool v) { data_->data()[len_++] = uint8_t(v); }
   void appendString(std::string_view s) {
-    chars_.append(s.data(), s.size());
-    data_->as<int64_t>()[++len_] = int64_t(chars_.size());
+    std::memcpy(chars_.get() + charsLen_, s.data(), s.size());
+    charsLen_ += s.size();
+    data_->as<int64_t>()[++len_] = int64_t(charsLen_);
   }
   // Drops the rows from `len` on (a row that failed to parse after some of its fields were written).
   void truncate(int64_t len) {
     if (len >= len_) return;
     if (validity_) std::memset(validity_->data() + len, 1, size_t(len_ - len));
-    if (type_ == DType::String) chars_.resize(size_t(data_->as<int64_t>()[len]));
+    if (type_ == DType::String) charsLen_ = size_t(data_->as<int64_t>()[len]);
     len_ = len;
   }
   Column finish() {
@@ -842,9 +845,7 @@ class ColumnWriter {
     c.length = len_;
     if (type_ == DType::String) {
       data_->shrink(size_t(len_ + 1) * sizeof(int64_t));
-      c.chars = MakeBufferNoInit(chars_.size());
-      if (!chars_.empty()) std::memcpy(c.chars->data(), chars_.data(), chars_.size());
-      std::string().swap(chars_);
+      c.chars = std::make_shared<Buffer>(std::move(chars_), charsLen_);
     } else {
       data_->shrink(size_t(len_) * ElementSize(type_));
     }
@@ -860,7 +861,8 @@ class ColumnWriter {
   DType type_;
   int64_t cap_, len_ = 0;
   BufferPtr data_, validity_;
-  std::string chars_;
+  std::unique_ptr<uint8_t[]> chars_;
+  size_t charsLen_ = 0;
 };
 }  // namespace
 

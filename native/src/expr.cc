@@ -137,34 +137,40 @@ Column CastColumn(const Operand& in, DType to, int64_t rows, bool strict = true,
 
 Column Arithmetic(const std::string& op, const Operand& l, const Operand& r, DType type, int64_t rows) {
   ColumnBuilder b(type, rows);
-  const bool isInt = type == DType::Int64;
-  for (int64_t i = 0; i < rows; i++) {
-    if (!l.valid(i) || !r.valid(i)) {
-      b.appendNull();
-      continue;
+  // One loop per op (the op is matched once, not per row); a null operand gives null.
+  auto each = [&](auto apply) {
+    for (int64_t i = 0; i < rows; i++) {
+      if (!l.valid(i) || !r.valid(i)) b.appendNull();
+      else apply(i);
     }
-    if (isInt) {
-      int64_t x = l.i64(i), y = r.i64(i);
-      if (op == "add") b.appendInt(int64_t(uint64_t(x) + uint64_t(y)));
-      else if (op == "sub") b.appendInt(int64_t(uint64_t(x) - uint64_t(y)));
-      else if (op == "mul") b.appendInt(int64_t(uint64_t(x) * uint64_t(y)));
-      else if (op == "mod") {
-        if (y == 0) b.appendNull();
-        else b.appendInt(y == -1 ? 0 : x % y);
-      } else throw BasinError("BASIN_INTERNAL", "integer op " + op);
-    } else {
-      double x = l.f64(i), y = r.f64(i);
-      if (op == "add") b.appendDouble(x + y);
-      else if (op == "sub") b.appendDouble(x - y);
-      else if (op == "mul") b.appendDouble(x * y);
-      else if (op == "div") {
-        if (y == 0) b.appendNull();
-        else b.appendDouble(x / y);
-      } else if (op == "mod") {
-        if (y == 0) b.appendNull();
-        else b.appendDouble(std::fmod(x, y));
-      } else throw BasinError("BASIN_INTERNAL", "float op " + op);
-    }
+  };
+  if (type == DType::Int64) {
+    auto x = [&](int64_t i) { return uint64_t(l.i64(i)); };
+    auto y = [&](int64_t i) { return uint64_t(r.i64(i)); };
+    if (op == "add") each([&](int64_t i) { b.appendInt(int64_t(x(i) + y(i))); });
+    else if (op == "sub") each([&](int64_t i) { b.appendInt(int64_t(x(i) - y(i))); });
+    else if (op == "mul") each([&](int64_t i) { b.appendInt(int64_t(x(i) * y(i))); });
+    else if (op == "mod") each([&](int64_t i) {
+      const int64_t d = r.i64(i);
+      if (d == 0) b.appendNull();
+      else b.appendInt(d == -1 ? 0 : l.i64(i) % d);
+    });
+    else throw BasinError("BASIN_INTERNAL", "integer op " + op);
+  } else {
+    auto x = [&](int64_t i) { return l.f64(i); };
+    auto y = [&](int64_t i) { return r.f64(i); };
+    if (op == "add") each([&](int64_t i) { b.appendDouble(x(i) + y(i)); });
+    else if (op == "sub") each([&](int64_t i) { b.appendDouble(x(i) - y(i)); });
+    else if (op == "mul") each([&](int64_t i) { b.appendDouble(x(i) * y(i)); });
+    else if (op == "div") each([&](int64_t i) {
+      if (y(i) == 0) b.appendNull();
+      else b.appendDouble(x(i) / y(i));
+    });
+    else if (op == "mod") each([&](int64_t i) {
+      if (y(i) == 0) b.appendNull();
+      else b.appendDouble(std::fmod(x(i), y(i)));
+    });
+    else throw BasinError("BASIN_INTERNAL", "float op " + op);
   }
   return b.finish();
 }
@@ -254,13 +260,23 @@ Operand Eval(const Expr& e, const Table& t) {
     case ExprKind::Unary: {
       Operand a = Eval(e.args[0], t);
       int64_t n = a.scalar ? 1 : rows;
+      // The op is read once, not per row (string compares per row cost more than the work).
+      if (e.op == "isNull" || e.op == "isNotNull") {
+        const bool valid = e.op == "isNotNull";
+        Column c;
+        c.type = DType::Bool;
+        c.length = n;
+        c.data = MakeBufferNoInit(size_t(n));
+        uint8_t* o = c.data->data();
+        for (int64_t i = 0; i < n; i++) o[i] = uint8_t(a.valid(i) == valid);
+        return Operand{std::move(c), a.scalar};
+      }
+      enum class Op { Not, NegFloat, NegInt } op = e.op == "not" ? Op::Not : e.type == DType::Float64 ? Op::NegFloat : Op::NegInt;
       ColumnBuilder b(e.type, n);
       for (int64_t i = 0; i < n; i++) {
-        if (e.op == "isNull") b.appendBool(!a.valid(i));
-        else if (e.op == "isNotNull") b.appendBool(a.valid(i));
-        else if (!a.valid(i)) b.appendNull();
-        else if (e.op == "not") b.appendBool(!a.b(i));
-        else if (e.type == DType::Float64) b.appendDouble(-a.f64(i));
+        if (!a.valid(i)) b.appendNull();
+        else if (op == Op::Not) b.appendBool(!a.b(i));
+        else if (op == Op::NegFloat) b.appendDouble(-a.f64(i));
         else b.appendInt(int64_t(0 - uint64_t(a.i64(i))));
       }
       return Operand{b.finish(), a.scalar};

@@ -826,8 +826,59 @@ std::shared_ptr<Table> KeyColumns(const Table& t, const std::vector<int>& keys, 
   return out;
 }
 
+namespace {
+
+// Whether grouping t by `keys` would leave nearly as many groups as rows, judged from
+// the groups d among its first s rows: for n equally likely groups, d = n(1 − e^(−s/n)),
+// solved for n; then the whole table's expected groups n(1 − e^(−rows/n)).
+bool ShrinksLittle(const Table& t, const std::vector<int>& keys) {
+  constexpr int64_t kSample = 32768;
+  if (keys.empty() || t.rows < 4 * kSample) return false;
+  Table keyed;
+  keyed.rows = t.rows;
+  for (int k : keys) {
+    keyed.names.push_back(t.names[size_t(k)]);
+    keyed.columns.push_back(t.columns[size_t(k)]);
+  }
+  std::vector<int> all(keys.size());
+  for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
+  const double s = double(kSample), d = double(ComputeGrouping(*SliceTable(keyed, 0, kSample), all).groups);
+  if (d >= s) return true;
+  double lo = 1e-9, hi = 64;  // x = s/n; (1 − e^(−x))/x falls from 1 to 0 as x grows
+  for (int i = 0; i < 60; i++) {
+    const double x = (lo + hi) / 2;
+    ((1 - std::exp(-x)) / x > d / s ? lo : hi) = x;
+  }
+  const double n = s / lo, rows = double(t.rows);
+  return rows / (n * (1 - std::exp(-rows / n))) < 1.5;
+}
+
+// Each row its own group: the partial states of a table whose keys are nearly unique,
+// so the final aggregation does the only grouping (its key columns are shared, not copied).
+TablePtr PerRowStates(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs) {
+  Grouping gr;
+  gr.groups = t.rows;
+  gr.gid.resize(size_t(t.rows));
+  gr.firstRow.resize(size_t(t.rows));
+  for (int64_t i = 0; i < t.rows; i++) gr.gid[size_t(i)] = uint32_t(i), gr.firstRow[size_t(i)] = i;
+  const std::vector<int64_t> groupRows(size_t(t.rows), 1);
+  auto out = std::make_shared<Table>();
+  out->rows = t.rows;
+  for (int k : keys) {
+    out->names.push_back(t.names[size_t(k)]);
+    out->columns.push_back(t.columns[size_t(k)]);
+  }
+  for (const AggSpec& a : aggs) AppendAgg(*out, t, gr, groupRows, a, AggMode::Partial);
+  return out;
+}
+
+}  // namespace
+
 TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
   CheckAggs(t, aggs, mode);
+  // A partial aggregation that would not shrink its input is skipped (its hash pass
+  // would be repeated by the final one for no gain): rows pass on as states.
+  if (mode == AggMode::Partial && t.rows < int64_t(UINT32_MAX) && ShrinksLittle(t, keys)) return PerRowStates(t, keys, aggs);
   Grouping gr = ComputeGrouping(t, keys);
   std::vector<int64_t> groupRows = GroupRows(gr, t.rows);
   auto out = KeyColumns(t, keys, gr);

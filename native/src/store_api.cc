@@ -1,57 +1,112 @@
 // JS entry points for the store: handles, stats, copies in and out of JS memory.
 #include <napi.h>
 
+#include <atomic>
+#include <memory>
+
 #include "napi_util.h"
 #include "store.h"
 
 namespace basin {
 namespace {
 
-// Copies (never wraps: Electron forbids external ArrayBuffers) `bytes` into a typed array.
+// Whether this runtime lets an ArrayBuffer wrap native memory (Electron's V8 sandbox
+// does not): off after the first refusal, and every column is copied from then on.
+std::atomic<bool> g_wrapAllowed{true};
+
+// `count` elements of `width` bytes at the start of buffer `b` as a typed array: the
+// buffer itself when `own` (nobody else holds it: it leaves the store's accounting and
+// is freed when JS collects the array), else a copy.
 template <typename Arr>
-Napi::Value CopyOut(Napi::Env env, const void* src, size_t count, size_t width) {
-  auto buf = Napi::ArrayBuffer::New(env, count * width);
-  if (count) std::memcpy(buf.Data(), src, count * width);
+Napi::Value ToJs(Napi::Env env, const BufferPtr& b, size_t count, size_t width, bool own) {
+  const size_t bytes = count * width;
+  if (own && bytes > 0 && g_wrapAllowed.load()) {
+    auto hint = std::make_unique<BufferPtr>(b);
+    try {
+      // V8 is told of the bytes it now keeps alive, or it would not collect soon
+      // enough: its heap sees a small object over a large native buffer.
+      auto buf = Napi::ArrayBuffer::New(
+          env, b->data(), bytes,
+          [](Napi::Env e, void*, BufferPtr* held) {
+            std::unique_ptr<BufferPtr> drop(held);
+            Napi::MemoryManagement::AdjustExternalMemory(e, -int64_t((*held)->size()));
+          },
+          hint.get());
+      hint.release();  // the finalizer owns it now
+      b->uncount();
+      Napi::MemoryManagement::AdjustExternalMemory(env, int64_t(b->size()));
+      return Arr::New(env, count, buf, 0);
+    } catch (const Napi::Error&) {
+      g_wrapAllowed.store(false);
+    }
+  }
+  auto buf = Napi::ArrayBuffer::New(env, bytes);
+  if (bytes) std::memcpy(buf.Data(), b->data(), bytes);
   return Arr::New(env, count, buf, 0);
 }
 
-Napi::Value ColumnToJs(Napi::Env env, const Column& c) {
+// A column as JS arrays; with `own` (the table is the caller's alone) every buffer no
+// other table shares moves to JS instead of being copied.
+Napi::Value ColumnToJs(Napi::Env env, const Column& c, bool own) {
   auto o = Napi::Object::New(env);
   o.Set("type", DTypeName(c.type));
   size_t n = size_t(c.length);
+  auto mine = [&](const BufferPtr& b) { return own && b.use_count() == 1; };
   switch (c.type) {
     case DType::Int64:
     case DType::Timestamp:
-      o.Set("values", CopyOut<Napi::BigInt64Array>(env, c.data->data(), n, 8));
+      o.Set("values", ToJs<Napi::BigInt64Array>(env, c.data, n, 8, mine(c.data)));
       break;
     case DType::Float64:
-      o.Set("values", CopyOut<Napi::Float64Array>(env, c.data->data(), n, 8));
+      o.Set("values", ToJs<Napi::Float64Array>(env, c.data, n, 8, mine(c.data)));
       break;
     case DType::Bool:
-      o.Set("values", CopyOut<Napi::Uint8Array>(env, c.data->data(), n, 1));
+      o.Set("values", ToJs<Napi::Uint8Array>(env, c.data, n, 1, mine(c.data)));
       break;
     case DType::Date:
-      o.Set("values", CopyOut<Napi::Int32Array>(env, c.data->data(), n, 4));
+      o.Set("values", ToJs<Napi::Int32Array>(env, c.data, n, 4, mine(c.data)));
       break;
     case DType::String: {
       // Bytes and offsets in bulk (one string object per value is 50x slower);
-      // engine/native/addon.ts turns them into JS strings.
+      // engine/native/addon.ts turns them into JS strings. Offsets cross as doubles:
+      // converted in place when the buffer is ours (same 8 bytes a row), else copied.
       const int64_t* off = c.data->as<int64_t>();
-      auto offsets = Napi::Float64Array::New(env, n + 1);
-      for (size_t i = 0; i <= n; i++) offsets[i] = double(off[i]);
-      size_t bytes = size_t(off[n]);
+      Napi::Value offsets;
+      if (mine(c.data) && g_wrapAllowed.load()) {
+        double* d = reinterpret_cast<double*>(c.data->data());
+        for (size_t i = 0; i <= n; i++) d[i] = double(off[i]);
+        offsets = ToJs<Napi::Float64Array>(env, c.data, n + 1, 8, true);
+      } else {
+        auto copy = Napi::Float64Array::New(env, n + 1);
+        for (size_t i = 0; i <= n; i++) copy[i] = double(off[i]);
+        offsets = copy;
+      }
+      size_t bytes = size_t(offsets.As<Napi::Float64Array>()[n]);
       bool ascii = true;
       const uint8_t* ch = c.chars->data();
       for (size_t i = 0; i < bytes && ascii; i++) ascii = ch[i] < 0x80;
       auto raw = Napi::Object::New(env);
       raw.Set("offsets", offsets);
-      raw.Set("chars", CopyOut<Napi::Uint8Array>(env, ch, bytes, 1));
+      raw.Set("chars", ToJs<Napi::Uint8Array>(env, c.chars, bytes, 1, mine(c.chars)));
       raw.Set("ascii", ascii);
       o.Set("values", raw);
       break;
     }
   }
-  o.Set("validity", c.validity ? CopyOut<Napi::Uint8Array>(env, c.validity->data(), n, 1) : env.Null());
+  o.Set("validity", c.validity ? ToJs<Napi::Uint8Array>(env, c.validity, n, 1, mine(c.validity)) : env.Null());
+  return o;
+}
+
+Napi::Value TableToJs(Napi::Env env, const Table& t, bool own) {
+  auto o = Napi::Object::New(env);
+  auto names = Napi::Array::New(env), cols = Napi::Array::New(env);
+  for (size_t i = 0; i < t.columns.size(); i++) {
+    names.Set(uint32_t(i), t.names[i]);
+    cols.Set(uint32_t(i), ColumnToJs(env, t.columns[i], own));
+  }
+  o.Set("rows", double(t.rows));
+  o.Set("names", names);
+  o.Set("columns", cols);
   return o;
 }
 
@@ -163,19 +218,15 @@ void RegisterStore(Napi::Env env, Napi::Object exports) {
   }));
   // tableToJs(h) -> { rows, names, columns: [{ type, values, validity }] }, a copy.
   exports.Set("tableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value { return TableToJs(info.Env(), *TableArg(info[0]), false); });
+  }));
+  // takeTableToJs(h): the table as JS arrays, releasing the caller's reference h. When
+  // that was the last one, buffers no other table shares move to JS without a copy.
+  exports.Set("takeTableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
-      Napi::Env e = info.Env();
-      auto o = Napi::Object::New(e);
-      auto names = Napi::Array::New(e), cols = Napi::Array::New(e);
-      for (size_t i = 0; i < t->columns.size(); i++) {
-        names.Set(uint32_t(i), t->names[i]);
-        cols.Set(uint32_t(i), ColumnToJs(e, t->columns[i]));
-      }
-      o.Set("rows", double(t->rows));
-      o.Set("names", names);
-      o.Set("columns", cols);
-      return o;
+      Store::Instance().release(HandleArg(info[0]));
+      return TableToJs(info.Env(), *t, t.use_count() == 1);
     });
   }));
   // tableFromJs({ rows, names, columns }) -> handle

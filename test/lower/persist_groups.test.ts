@@ -1,5 +1,6 @@
 // persist() keeps a frame's partitions, concatenated into `partitions` adjacent groups
-// by one task per group (no whole-result concatenation, no copies of slices).
+// by one task per group, or split into row ranges when there are fewer (never one
+// whole-result concatenation).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { col, readCsv } from "../../engine/api/index.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
 import { optimize } from "../../engine/plan/optimizer.js";
+import { native } from "../../engine/native/addon.js";
 
 function csv(n: number): string {
   const f = join(mkdtempSync(join(tmpdir(), "basin-persist-")), "t.csv");
@@ -38,9 +40,44 @@ describe("grouped parts", () => {
     p.unpersist();
   });
 
-  it("persist() over fewer partitions than asked slices the result", async () => {
-    const p = await readCsv(csv(10)).persist({ partitions: 4 });
-    expect((await p.compute()).column("a")).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    p.unpersist();
+  it("lowers 2 partitions into 5 groups by splitting each in the task that makes it", () => {
+    const df = readCsv(csv(700), { blocksize: 4000 });
+    expect(lowerPlan(optimize(df.node), { parts: true }).tasks.find((t) => t.steps.at(-1)!.kind === "parts")!.deps).toHaveLength(2);
+    const g = lowerPlan(optimize(df.node), { parts: true, groups: 5 });
+    const out = g.tasks.find((t) => t.key === g.output)!;
+    expect(out.deps).toHaveLength(5);
+    const splits = g.tasks.map((t) => t.steps.at(-1)!).flatMap((s) => (s.kind === "split" ? [s.parts] : []));
+    expect(splits.sort()).toEqual([2, 3]);
+    expect(g.tasks.some((t) => t.steps.some((s) => s.kind === "concat"))).toBe(false);
+  });
+
+  it("cuts a CSV into as many blocks as persist() asks for, when its blocksize would give fewer", () => {
+    const f = csv(300_000); // about 4 MiB: 1 block of 64 MiB
+    const plain = lowerPlan(optimize(readCsv(f).node), { parts: true });
+    expect(plain.tasks.filter((t) => t.steps[0]!.kind === "scanCsv")).toHaveLength(1);
+    const g = lowerPlan(optimize(readCsv(f).node), { parts: true, groups: 3 });
+    expect(g.tasks.filter((t) => t.steps[0]!.kind === "scanCsv")).toHaveLength(3);
+    expect(g.tasks.some((t) => t.steps.some((s) => s.kind === "split" || s.kind === "concat"))).toBe(false);
+    // Never below 1 MiB a block: a small file is split after scanning instead.
+    const tiny = lowerPlan(optimize(readCsv(csv(100)).node), { parts: true, groups: 3 });
+    expect(tiny.tasks.filter((t) => t.steps[0]!.kind === "scanCsv")).toHaveLength(1);
+  });
+
+  it("persist() over fewer partitions than asked splits them: every row, in order, in `partitions` tables", async () => {
+    const f = csv(1000);
+    for (const partitions of [4, 7]) {
+      const p = await readCsv(f, { blocksize: 6000 }).persist({ partitions });
+      const node = p.node as { kind: string; handles?: number[] };
+      expect(node.kind).toBe("stored");
+      const sizes = node.handles!.map((h) => native().tableRows(h));
+      expect(sizes).toHaveLength(partitions);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(1000);
+      expect(Math.min(...sizes)).toBeGreaterThan(0);
+      expect((await p.compute()).column("a")).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+      p.unpersist();
+    }
+    const tiny = await readCsv(csv(3)).persist({ partitions: 8 });
+    expect((await tiny.compute()).column("s")).toEqual(["s0", "s1", "s2"]);
+    tiny.unpersist();
   });
 });

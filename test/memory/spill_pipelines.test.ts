@@ -10,7 +10,6 @@ import { col, count, LocalCluster, readCsv, type DataFrame } from "../../engine/
 import { computeParts, computeStored } from "../../engine/cluster/compute.js";
 import { native } from "../../engine/native/addon.js";
 import { Table } from "../../engine/api/table.js";
-import { concatJsTables } from "../../engine/io/tables.js";
 import { generateGroupby, GROUPBY_SCHEMA } from "../../bench/generate.js";
 import { generateJoin, JOIN_SCHEMAS } from "../../bench/generate-join.js";
 import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
@@ -61,7 +60,7 @@ afterAll(async () => {
 async function computeInParts(frame: DataFrame, cluster: LocalCluster): Promise<{ rows: unknown[][]; parts: number }> {
   const { refs } = await computeParts(frame.toPlan(), { cluster });
   try {
-    return { rows: tableRows(new Table(concatJsTables(refs.map((h) => native().tableToJs(h))))), parts: refs.length };
+    return { rows: tableRows(new Table(refs.map((h) => native().tableToJs(h)))), parts: refs.length };
   } finally {
     for (const h of refs) native().release(h);
   }

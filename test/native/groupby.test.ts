@@ -305,6 +305,22 @@ describe("partial → merge → final", () => {
     });
   }
 
+  it("a partial aggregation over nearly unique keys passes its rows on as states, and the final still matches full", () => {
+    // 2 × 150k rows: above the 131072-row floor of the cardinality check.
+    const rows = generate({ rows: 300_000, groups: 1e12, seed: 17 });
+    const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
+    const keys = ["k_int", "k_str"].map(colIndex);
+    const aggs = nativeAggs(DECOMPOSABLE);
+    const partials = [0, 150_000].map((at) => groupBy(track(native().slice(h, at, 150_000)), keys, aggs, "partial"));
+    expect(partials.map((p) => native().tableInfo(p).rows)).toEqual([150_000, 150_000]);
+    const full = native().tableToJs(groupBy(h, keys, aggs, "full"));
+    const fin = native().tableToJs(groupBy(track(native().concat(partials)), keys.map((_, i) => i), aggs, "final"));
+    expectSameRows(fin, cellsOf(full), "nearly unique keys");
+    // Few groups over as many rows: the partial aggregation shrinks them.
+    const few = track(native().tableFromJs(rowsToJsTable(generate({ rows: 150_000, groups: 50, seed: 18 }), COLS)));
+    expect(native().tableInfo(groupBy(few, keys, aggs, "partial")).rows).toBeLessThan(15_000);
+  });
+
   it("var/std merge is numerically stable", () => {
     // Large offset, small spread: naive sum-of-squares would lose every digit.
     const n = 4000;

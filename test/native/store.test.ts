@@ -34,3 +34,42 @@ describe("store", () => {
     native().release(mine);
   });
 });
+
+describe("takeTableToJs", () => {
+  const strings = (n: number): JsTable => ({
+    rows: n,
+    names: ["s", "x"],
+    columns: [
+      { type: "string", values: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : `é${i}`)), validity: Uint8Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 0 : 1)) },
+      { type: "float64", values: Float64Array.from({ length: n }, (_, i) => i / 2), validity: null },
+    ],
+  });
+
+  it("gives what tableToJs gives, releases the handle, and hands its buffers to JS (out of the store's count)", () => {
+    const before = native().storeStats();
+    const h = native().tableFromJs(strings(1000));
+    const want = native().tableToJs(h);
+    const got = native().takeTableToJs(h);
+    expect(got).toEqual(want);
+    expect(() => native().tableInfo(h)).toThrow(expect.objectContaining({ code: "BASIN_HANDLE" }));
+    expect(native().storeStats()).toMatchObject({ handles: before.handles, buffers: before.buffers, bytes: before.bytes });
+  });
+
+  it("copies a table another reference still holds, which reads unchanged afterwards", () => {
+    const h = native().tableFromJs(strings(300));
+    const want = native().tableToJs(h);
+    native().retain(h);
+    expect(native().takeTableToJs(h)).toEqual(want);
+    expect(native().tableToJs(h)).toEqual(want);
+    native().release(h);
+  });
+
+  it("copies the columns a table shares with another, which reads unchanged afterwards", () => {
+    const h = native().tableFromJs(strings(300));
+    const want = native().tableToJs(h);
+    const shared = native().evalExprs(h, [{ kind: "col", index: 0, type: "string" }, { kind: "col", index: 1, type: "float64" }], ["s", "x"]);
+    expect(native().takeTableToJs(shared)).toEqual(want);
+    expect(native().tableToJs(h)).toEqual(want);
+    native().release(h);
+  });
+});

@@ -51,6 +51,20 @@ describe("optimizer", () => {
     expect(df.explain().split("\n").slice(0, 2)).toEqual(['Filter (col("v") > 0)', "  Head 10"]);
   });
 
+  it("carries only the used columns of a persisted frame, with the same answer", async () => {
+    const p = await trips().persist({ cluster, partitions: 3 });
+    try {
+      const q = () => p.groupBy("k").topK(2, "v").select("k", "v");
+      const plan = q().explain();
+      const pruned = /TopK 2 .*\n\s+Project col\("k"\), col\("v"\)\n\s+Stored/;
+      expect(plan).toMatch(pruned);
+      expect(q().explain({ optimize: OFF })).not.toMatch(pruned);
+      expect(tableRows(await q().compute({ cluster }))).toEqual(tableRows(await q().compute({ cluster, optimize: OFF })));
+    } finally {
+      p.unpersist();
+    }
+  });
+
   it("keeps one column for count(*) even when no column is read", () => {
     expect(trips().agg(count().alias("n")).explain()).toContain("columns=[rid]");
   });

@@ -87,3 +87,18 @@ describe.each(Object.entries(sources))("Dask: %s", (_, source) => {
     expectSameRows(tableRows(actual), tableRows(expected), c.name, c.ordered);
   });
 });
+
+describe("persist() on Dask", () => {
+  it("keeps the asked partitions, every row in order, and the local engine's answers over them", async () => {
+    const frame = sources["readCsv, 3 files"]!().filter(col("v").gt(0));
+    const expected = await frame.sort("rid").compute({ cluster: fx.local });
+    const p = await frame.persist({ cluster: fx.dask, partitions: 3 });
+    try {
+      expect(p.node.kind === "stored" && p.node.handles).toHaveLength(3);
+      const actual = await p.sort("rid").compute({ cluster: fx.local });
+      expectSameRows(tableRows(actual), tableRows(expected), "persisted on Dask", true);
+    } finally {
+      p.unpersist();
+    }
+  });
+});

@@ -15,8 +15,14 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       const kept = fields.length > 0 ? fields : node.fileSchema.slice(0, 1);
       return { ...node, columns: kept.map((f) => f.name), schema: kept };
     }
+    case "stored": {
+      // A persisted table keeps every column; operators above it carry only the used
+      // ones (a projection of column references shares the stored columns, copying none).
+      const kept = node.schema.filter((f) => needed.has(f.name));
+      if (kept.length === 0 || kept.length === node.schema.length) return node;
+      return { kind: "project", input: node, exprs: kept.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })), schema: kept, loc: node.loc };
+    }
     case "values":
-    case "stored":
     case "fromBag":
       return node;
     case "project": {
