@@ -7,7 +7,8 @@ import { cpus, totalmem, platform, release } from "node:os";
 
 /** What happened when one contender ran one row of the table. */
 export type Outcome =
-  | { kind: "time"; seconds: number }
+  /** `seconds`: the first run; `best`: the fastest of the runs (when there were several). */
+  | { kind: "time"; seconds: number; best?: number }
   | { kind: "unsupported" }
   | { kind: "error"; message: string }
   | { kind: "skipped" };
@@ -53,7 +54,7 @@ function ratio(row: ResultRow, spec: RatioSpec): string {
 export function renderTable(rows: readonly ResultRow[], contenders: readonly string[], ratios: readonly RatioSpec[]): string {
   const header = ["question", ...contenders.map((c) => `${c} s`), ...ratios.map((r) => r.header), "check"];
   const body = rows.map((r) => [
-    r.label === "load csv" || r.label === "total" ? r.label : `${r.label} ${r.description}`,
+    r.description ? `${r.label} ${r.description}` : r.label,
     ...contenders.map((c) => cell(r.outcomes.get(c))),
     ...ratios.map((s) => ratio(r, s)),
     r.check.length > 140 ? r.check.slice(0, 137) + "..." : r.check,
@@ -67,17 +68,47 @@ export function renderTable(rows: readonly ResultRow[], contenders: readonly str
   return [fmt(header), sep, ...body.map(fmt)].join("\n");
 }
 
-/** Sums the question rows per contender; a contender with any non-timed question gets no total. */
-export function totalRow(rows: readonly ResultRow[], contenders: readonly string[]): ResultRow {
+/**
+ * Sums the question rows per contender (their first runs, or with `best` their best
+ * runs); a contender with any non-timed question gets no total.
+ */
+export function totalRow(questions: readonly ResultRow[], contenders: readonly string[], best?: string): ResultRow {
   const outcomes = new Map<string, Outcome>();
-  const qs = rows.filter((r) => r.label !== "load csv");
+  const time = (o: Outcome | undefined): number => (o?.kind === "time" ? (best ? (o.best ?? o.seconds) : o.seconds) : 0);
   for (const c of contenders) {
-    const times = qs.map((r) => r.outcomes.get(c));
+    const times = questions.map((r) => r.outcomes.get(c));
     if (times.length && times.every((o) => o?.kind === "time")) {
-      outcomes.set(c, { kind: "time", seconds: times.reduce((s, o) => s + (o?.kind === "time" ? o.seconds : 0), 0) });
+      outcomes.set(c, { kind: "time", seconds: times.reduce((s, o) => s + time(o), 0) });
     }
   }
-  return { label: "total", description: "", outcomes, check: "only systems that ran every question" };
+  return { label: best ? `total, ${best}` : "total", description: "", outcomes, check: "only systems that ran every question" };
+}
+
+/**
+ * One line per Basin column: its largest ratio to the fastest of its peers (the
+ * denominators of its ratio columns) over the questions, and where — the
+ * "every question within 2x of the fastest peer" target.
+ */
+export function fastestPeerLines(questions: readonly ResultRow[], specs: readonly RatioSpec[]): string {
+  const lines: string[] = [];
+  for (const numerator of [...new Set(specs.map((s) => s.numerator))]) {
+    const peers = specs.filter((s) => s.numerator === numerator).map((s) => s.denominators[0]!);
+    let worst: { ratio: number; label: string; peer: string } | undefined;
+    for (const r of questions) {
+      const num = r.outcomes.get(numerator);
+      const times = peers.flatMap((p) => {
+        const o = r.outcomes.get(p);
+        return o?.kind === "time" && o.seconds > 0 ? [{ peer: p, seconds: o.seconds }] : [];
+      });
+      if (num?.kind !== "time" || times.length === 0) continue;
+      const fastest = times.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+      const ratio = num.seconds / fastest.seconds;
+      if (!worst || ratio > worst.ratio) worst = { ratio, label: r.label, peer: fastest.peer };
+    }
+    if (worst)
+      lines.push(`- \`${numerator}\` against the fastest of ${peers.map((p) => `\`${p}\``).join(", ")} per question: at most ${worst.ratio.toFixed(2)}x (${worst.label}, against \`${worst.peer}\`).`);
+  }
+  return lines.join("\n");
 }
 
 /** A one-line description of the machine, for the results header. */

@@ -42,12 +42,10 @@ export interface Answer {
   rows(order: readonly string[], stride: number): Promise<Row[]>;
 }
 
-/** Sorts rows in JavaScript and keeps every `stride`-th one (the fallback path). */
-
 /**
- * The same for a Basin result, without building one object per row (1e7 row
- * objects do not fit in Node's heap): sort row indices over the columns, then
- * build only the rows that are kept.
+ * Sorts a Basin result's rows and keeps every `stride`-th one, without building one
+ * object per row (1e7 row objects do not fit in Node's heap): sort row indices over
+ * the columns, then build only the rows that are kept.
  */
 function sortAndStrideTable(t: Table, order: readonly string[], stride: number): Row[] {
   const names = t.columnNames;
