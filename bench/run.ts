@@ -98,6 +98,7 @@ async function timeRuns(runs: number, fn: () => Promise<Answer>): Promise<{ seco
   let first = NaN, best = Infinity;
   let answer: Answer | null = null;
   for (let i = 0; i < runs; i++) {
+    answer = null; // the previous run's answer is not kept alive during the next
     const t0 = performance.now();
     answer = await fn();
     const s = (performance.now() - t0) / 1000;
@@ -126,10 +127,32 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   return out;
 }
 
+/**
+ * What the check keeps of an answer: its row count and an aligned sample of its rows
+ * (sorted by the keys, then the other columns by name; every stride-th row), taken
+ * as soon as the system answers so no system's whole answer outlives its own run.
+ */
+interface Sample {
+  numRows: number;
+  rows: Row[] | null;
+  /** Why the rows could not be read. */
+  error?: string;
+}
+
+async function sampleAnswer(q: Question, a: Answer): Promise<Sample> {
+  const stride = Math.max(1, Math.ceil(a.numRows / CHECK_ROWS));
+  const order = [...q.keys, ...a.columns.filter((c) => !q.keys.includes(c)).sort()];
+  try {
+    return { numRows: a.numRows, rows: await a.rows(order, stride) };
+  } catch (e) {
+    return { numRows: a.numRows, rows: null, error: `could not read answer: ${errorMessage(e)}` };
+  }
+}
+
 /** Runs one question on every contender and cross-checks against the first one that answered. */
 async function runQuestion(q: Question, contenders: Contender[], runs: number, check = true): Promise<ResultRow> {
   const outcomes = new Map<string, Outcome>();
-  const answers = new Map<string, Answer>();
+  const samples = new Map<string, Sample>();
   for (const c of contenders) {
     if (!c.supports(q)) {
       outcomes.set(c.name, { kind: "unsupported" });
@@ -137,61 +160,39 @@ async function runQuestion(q: Question, contenders: Contender[], runs: number, c
     }
     try {
       const { seconds, best, answer } = await timeRuns(runs, () => c.run(q));
-      answers.set(c.name, answer);
       outcomes.set(c.name, { kind: "time", seconds, best });
       log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
+      if (check) samples.set(c.name, await sampleAnswer(q, answer));
     } catch (e) {
       outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
       log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
     }
   }
-  const verdictText = check ? await verdict(q, contenders, outcomes, answers) : "-";
-  return { label: q.id, description: q.description, outcomes, check: verdictText };
+  return { label: q.id, description: q.description, outcomes, check: check ? verdict(q, contenders, outcomes, samples) : "-" };
 }
 
-/** Cross-checks every answer against the first contender that answered (DuckDB when it ran). */
-async function verdict(
-  q: Question,
-  contenders: Contender[],
-  outcomes: Map<string, Outcome>,
-  answers: Map<string, Answer>,
-): Promise<string> {
-  const ref = contenders.find((c) => answers.has(c.name));
+/** Cross-checks every sample against the first contender that answered (DuckDB when it ran). */
+function verdict(q: Question, contenders: Contender[], outcomes: Map<string, Outcome>, samples: Map<string, Sample>): string {
+  const ref = contenders.find((c) => samples.has(c.name));
+  const refSample = ref && samples.get(ref.name)!;
+  if (ref && refSample!.rows === null) return `${ref.name}: ${refSample!.error}; unchecked`;
   const notes: string[] = [];
-  let refRows: Row[] = [];
-  let stride = 1;
-  let order: string[] = q.keys;
-  if (ref) {
-    const a = answers.get(ref.name)!;
-    stride = Math.max(1, Math.ceil(a.numRows / CHECK_ROWS));
-    order = [...q.keys, ...a.columns.filter((col) => !q.keys.includes(col))];
-    try {
-      refRows = await a.rows(order, stride);
-    } catch (e) {
-      return `${ref.name}: could not read answer: ${errorMessage(e)}; unchecked`;
-    }
-  }
   for (const c of contenders) {
     const o = outcomes.get(c.name)!;
     if (o.kind === "unsupported") notes.push(`${c.name}: not supported`);
     else if (o.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
-    else if (ref && c !== ref) {
-      const a = answers.get(c.name)!;
-      let diff: string | null;
-      if (a.numRows !== answers.get(ref.name)!.numRows) {
-        diff = `row count ${a.numRows}, expected ${answers.get(ref.name)!.numRows}`;
-      } else {
-        try {
-          diff = compareResults(refRows, await a.rows(order, stride), q.keys);
-        } catch (e) {
-          diff = `could not read answer: ${errorMessage(e)}`;
-        }
-      }
-      if (diff) notes.push(`${c.name}: MISMATCH vs ${ref.name}: ${diff}`);
+    else if (refSample && c !== ref) {
+      const s = samples.get(c.name)!;
+      const diff =
+        s.numRows !== refSample.numRows ? `row count ${s.numRows}, expected ${refSample.numRows}`
+        : s.rows === null ? s.error!
+        : compareResults(refSample.rows!, s.rows, q.keys);
+      if (diff) notes.push(`${c.name}: MISMATCH vs ${ref!.name}: ${diff}`);
     }
   }
-  if (stride > 1 && answers.size > 1) notes.push(`checked every ${stride}th row`);
-  if (answers.size < 2) notes.push("unchecked (fewer than two answers)");
+  const stride = refSample ? Math.ceil(refSample.numRows / CHECK_ROWS) : 1;
+  if (stride > 1 && samples.size > 1) notes.push(`checked every ${stride}th row`);
+  if (samples.size < 2) notes.push("unchecked (fewer than two answers)");
   return notes.length === 0 || notes.every((n) => n.startsWith("checked every")) ? ["ok", ...notes].join("; ") : notes.join("; ");
 }
 
