@@ -2,6 +2,7 @@ import { BasinError } from "../common/errors.js";
 import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
+import { splitRows } from "../native/split_rows.js";
 import { withResident } from "../memory/resident.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
@@ -90,7 +91,7 @@ async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?:
     throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
   if (options.cluster instanceof DaskCluster) {
     const ref = await options.cluster.runPlan(plan, { optimize: options.optimize, signal: options.signal });
-    return { refs: groups && groups > 1 ? sliceInto(ref, groups) : [ref], skippedLines: 0, tasks: 0 };
+    return { refs: groups && groups > 1 ? splitReleasing(ref, groups) : [ref], skippedLines: 0, tasks: 0 };
   }
   const cluster = localCluster(options, "dataframes");
   const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: cluster.budget, parts, groups });
@@ -98,22 +99,12 @@ async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?:
   return { refs, skippedLines, tasks: graph.tasks.length };
 }
 
-/** `groups` row ranges of a table (copies of buffer ranges), releasing the table. */
-function sliceInto(ref: Handle, groups: number): Handle[] {
-  const addon = native();
-  const out: Handle[] = [];
+/** Dask's single result as `groups` row ranges; the whole result is released. */
+function splitReleasing(ref: Handle, groups: number): Handle[] {
   try {
-    const rows = addon.tableRows(ref);
-    for (let g = 0; g < groups; g++) {
-      const lo = Math.floor((rows * g) / groups), hi = Math.floor((rows * (g + 1)) / groups);
-      out.push(addon.slice(ref, lo, hi - lo));
-    }
-    return out;
-  } catch (e) {
-    for (const h of out) addon.release(h);
-    throw e;
+    return splitRows(ref, groups);
   } finally {
-    addon.release(ref);
+    native().release(ref);
   }
 }
 

@@ -4,6 +4,7 @@ import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Step } from "../lower/tasks.js";
 import { native, type Handle, type JsColumn, type JsTable } from "../native/addon.js";
+import { splitRows } from "../native/split_rows.js";
 import { scanArrow } from "../io/arrow_ipc.js";
 import { scanJson } from "../io/ndjson.js";
 import { scanParquet } from "../io/parquet_scan.js";
@@ -120,19 +121,7 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
         case "aggregate": replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]); break;
         case "head": replace([addon.slice(current[0], 0, step.n)]); break;
         case "hashPartition": replace(addon.hashPartition(current[0], step.keys, step.parts)); break;
-        case "split": {
-          const rows = addon.tableRows(current[0]);
-          const bound = (p: number) => Math.floor((rows * p) / step.parts);
-          const out: Handle[] = [];
-          try {
-            for (let p = 0; p < step.parts; p++) out.push(addon.slice(current[0], bound(p), bound(p + 1) - bound(p)));
-          } catch (e) {
-            for (const h of out) addon.release(h);
-            throw e;
-          }
-          replace(out);
-          break;
-        }
+        case "split": replace(splitRows(current[0], step.parts)); break;
         case "sort": {
           const h = current[0];
           replace([gpu !== undefined && addon.gpuSortable(gpu, h, step.keys) ? addon.gpuSort(gpu, h, step.keys) : addon.sortTable(h, step.keys)]);
