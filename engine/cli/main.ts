@@ -9,6 +9,7 @@ import { Table } from "../api/table.js";
 import { BasinError } from "../common/errors.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
 import { native } from "../native/addon.js";
+import { collectResults } from "../native/take_table.js";
 import { loadPipeline } from "../session/load_pipeline.js";
 import { generateDemoData } from "./demo_data.js";
 import { formatTable } from "./format_table.js";
@@ -265,10 +266,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Exit code with the store checked: tests run the CLI with BASIN_CHECK_LEAKS=1. */
+/** Exit code with the store checked: tests run the CLI with BASIN_CHECK_LEAKS=1 and --expose-gc. */
 export async function mainChecked(argv: string[]): Promise<number> {
   const code = await main(argv);
   if (!process.env.BASIN_CHECK_LEAKS) return code;
+  await collectResults();
   const s = native().storeStats();
   if (s.handles === 0 && s.buffers === 0) return code;
   process.stderr.write(`error [BASIN_INTERNAL]: leaked ${s.handles} table(s), ${s.buffers} buffer(s) in the store\n`);

@@ -3,6 +3,7 @@ import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import { lowerPlan } from "../lower/lower.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
 import { splitRows } from "../native/split_rows.js";
+import { takeTable } from "../native/take_table.js";
 import { withResident } from "../memory/resident.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
@@ -110,8 +111,8 @@ function splitReleasing(ref: Handle, groups: number): Handle[] {
 
 /**
  * Runs a plan and moves the result into JS memory part by part (the store never
- * holds the whole result as one table; buffers no other table shares are handed
- * over without a copy).
+ * holds the whole result as one table; its buffers are handed over without copies:
+ * moved, or shared with the tables that hold them).
  *
  * @example
  * const table = await computePlan(df.toPlan(), { onProgress: console.log });
@@ -125,7 +126,7 @@ export async function computePlan(plan: Plan, options: ComputeOptions = {}): Pro
       parts.push(
         await withResident(refs[i], (h) => {
           refs[i] = -1;
-          return native().takeTableToJs(h);
+          return takeTable(h);
         }),
       );
     }

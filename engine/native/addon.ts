@@ -301,7 +301,11 @@ export interface NativeAddon {
   release(h: Handle): void;
   tableInfo(h: Handle): { rows: number; names: string[]; types: DType[]; nullCounts: number[] };
   tableToJs(h: Handle): JsTable;
-  /** The table as JS arrays, releasing `h`; when that was its last reference, unshared buffers move to JS without a copy. */
+  /**
+   * The table as JS arrays that must only be read, releasing `h`: no buffer is copied
+   * (bar string offsets that cannot move); those no other table holds move to JS when
+   * `h` was the last reference, the rest are shared with the tables that hold them.
+   */
   takeTableToJs(h: Handle): JsTable;
   tableFromJs(t: JsTable): Handle;
   concat(hs: Handle[]): Handle;

@@ -377,7 +377,7 @@ void GatherFixed(const Column& src, const uint32_t* idx, int64_t n, uint8_t* d) 
 }
 
 // Rows idx[0..n) of src; kNone gives a null (only when maybeMissing). Shares src when
-// idx is every row in order.
+// idx is every row in order. Every output byte is written, so buffers start uninitialised.
 Column GatherOrNull(const Column& src, const uint32_t* idx, int64_t n, bool maybeMissing) {
   if (n == src.length && !maybeMissing) {
     int64_t i = 0;
@@ -389,14 +389,14 @@ Column GatherOrNull(const Column& src, const uint32_t* idx, int64_t n, bool mayb
   c.length = n;
   if (src.type == DType::String) {
     const int64_t* off = src.values<int64_t>();
-    c.data = MakeBuffer(size_t(n + 1) * 8);
+    c.data = MakeBufferNoInit(size_t(n + 1) * 8);
     int64_t* o = c.data->as<int64_t>();
     o[0] = 0;
     for (int64_t i = 0; i < n; i++) {
       uint32_t j = idx[i];
       o[i + 1] = o[i] + (j == kNone ? 0 : off[j + 1] - off[j]);
     }
-    c.chars = MakeBuffer(size_t(o[n]));
+    c.chars = MakeBufferNoInit(size_t(o[n]));
     uint8_t* ch = c.chars->data();
     const uint8_t* sc = src.chars ? src.chars->data() : nullptr;
     for (int64_t i = 0; i < n; i++) {
@@ -404,12 +404,12 @@ Column GatherOrNull(const Column& src, const uint32_t* idx, int64_t n, bool mayb
       if (j != kNone) std::memcpy(ch + o[i], sc + off[j], size_t(o[i + 1] - o[i]));
     }
   } else {
-    c.data = MakeBuffer(size_t(n) * ElementSize(src.type));
+    c.data = MakeBufferNoInit(size_t(n) * ElementSize(src.type));
     if (maybeMissing) GatherFixed<true>(src, idx, n, c.data->data());
     else GatherFixed<false>(src, idx, n, c.data->data());
   }
   if (src.validity || maybeMissing) {
-    BufferPtr v = MakeBuffer(size_t(n));
+    BufferPtr v = MakeBufferNoInit(size_t(n));
     uint8_t* out = v->data();
     const uint8_t* sv = ValidOf(src);
     int64_t nulls = 0;

@@ -1,6 +1,7 @@
 // JS entry points for the store: handles, stats, copies in and out of JS memory.
 #include <napi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -14,13 +15,17 @@ namespace {
 // does not): off after the first refusal, and every column is copied from then on.
 std::atomic<bool> g_wrapAllowed{true};
 
-// `count` elements of `width` bytes at the start of buffer `b` as a typed array: the
-// buffer itself when `own` (nobody else holds it: it leaves the store's accounting and
-// is freed when JS collects the array), else a copy.
+// How a buffer crosses to JS. Move: nobody else holds it, so it leaves the store's
+// accounting and is freed when JS collects the array. Share: JS reads it, never writes
+// it (a result Table's arrays are internal), so the array keeps a reference to a buffer
+// other tables still hold. Copy: JS gets bytes of its own.
+enum class Handover { Copy, Move, Share };
+
+// `count` elements of `width` bytes at the start of buffer `b` as a typed array.
 template <typename Arr>
-Napi::Value ToJs(Napi::Env env, const BufferPtr& b, size_t count, size_t width, bool own) {
+Napi::Value ToJs(Napi::Env env, const BufferPtr& b, size_t count, size_t width, Handover how) {
   const size_t bytes = count * width;
-  if (own && bytes > 0 && g_wrapAllowed.load()) {
+  if (how != Handover::Copy && bytes > 0 && g_wrapAllowed.load()) {
     auto hint = std::make_unique<BufferPtr>(b);
     try {
       // V8 is told of the bytes it now keeps alive, or it would not collect soon
@@ -33,7 +38,7 @@ Napi::Value ToJs(Napi::Env env, const BufferPtr& b, size_t count, size_t width, 
           },
           hint.get());
       hint.release();  // the finalizer owns it now
-      b->uncount();
+      if (how == Handover::Move) b->uncount();
       Napi::MemoryManagement::AdjustExternalMemory(env, int64_t(b->size()));
       return Arr::New(env, count, buf, 0);
     } catch (const Napi::Error&) {
@@ -45,64 +50,77 @@ Napi::Value ToJs(Napi::Env env, const BufferPtr& b, size_t count, size_t width, 
   return Arr::New(env, count, buf, 0);
 }
 
-// A column as JS arrays; with `own` (the table is the caller's alone) every buffer no
-// other table shares moves to JS instead of being copied.
-Napi::Value ColumnToJs(Napi::Env env, const Column& c, bool own) {
+// Whether every byte is below 0x80, a block at a time: an OR the compiler vectorizes
+// (a byte-at-a-time loop with an early exit scanned ~1 byte a cycle).
+bool AllAscii(const uint8_t* p, size_t n) {
+  constexpr size_t kBlock = 4096;
+  for (size_t at = 0; at < n; at += kBlock) {
+    uint8_t any = 0;
+    const size_t end = std::min(n, at + kBlock);
+    for (size_t i = at; i < end; i++) any |= p[i];
+    if (any & 0x80) return false;
+  }
+  return true;
+}
+
+// A column as JS arrays, its buffers handed over as `table` says, except that a Move
+// shares the buffers other tables still hold.
+Napi::Value ColumnToJs(Napi::Env env, const Column& c, Handover table) {
   auto o = Napi::Object::New(env);
   o.Set("type", DTypeName(c.type));
   size_t n = size_t(c.length);
-  auto mine = [&](const BufferPtr& b) { return own && b.use_count() == 1; };
+  auto how = [&](const BufferPtr& b) { return table == Handover::Move && b.use_count() > 1 ? Handover::Share : table; };
   switch (c.type) {
     case DType::Int64:
     case DType::Timestamp:
-      o.Set("values", ToJs<Napi::BigInt64Array>(env, c.data, n, 8, mine(c.data)));
+      o.Set("values", ToJs<Napi::BigInt64Array>(env, c.data, n, 8, how(c.data)));
       break;
     case DType::Float64:
-      o.Set("values", ToJs<Napi::Float64Array>(env, c.data, n, 8, mine(c.data)));
+      o.Set("values", ToJs<Napi::Float64Array>(env, c.data, n, 8, how(c.data)));
       break;
     case DType::Bool:
-      o.Set("values", ToJs<Napi::Uint8Array>(env, c.data, n, 1, mine(c.data)));
+      o.Set("values", ToJs<Napi::Uint8Array>(env, c.data, n, 1, how(c.data)));
       break;
     case DType::Date:
-      o.Set("values", ToJs<Napi::Int32Array>(env, c.data, n, 4, mine(c.data)));
+      o.Set("values", ToJs<Napi::Int32Array>(env, c.data, n, 4, how(c.data)));
       break;
     case DType::String: {
       // Bytes and offsets in bulk (one string object per value is 50x slower);
-      // engine/native/addon.ts turns them into JS strings. Offsets cross as doubles:
-      // converted in place when the buffer is ours (same 8 bytes a row), else copied.
+      // engine/native/addon.ts turns them into JS strings. Offsets cross as doubles,
+      // converted in place when the buffer moves (same 8 bytes a row); shared ones cross
+      // as int64 (`offsets64`), converted in JS when first read (engine/native/take_table.ts).
       const int64_t* off = c.data->as<int64_t>();
-      Napi::Value offsets;
-      if (mine(c.data) && g_wrapAllowed.load()) {
+      const size_t bytes = size_t(off[n]);
+      const Handover oh = g_wrapAllowed.load() ? how(c.data) : Handover::Copy;
+      auto raw = Napi::Object::New(env);
+      if (oh == Handover::Share) {
+        raw.Set("offsets64", ToJs<Napi::BigInt64Array>(env, c.data, n + 1, 8, Handover::Share));
+      } else if (oh == Handover::Move) {
         double* d = reinterpret_cast<double*>(c.data->data());
         for (size_t i = 0; i <= n; i++) d[i] = double(off[i]);
-        offsets = ToJs<Napi::Float64Array>(env, c.data, n + 1, 8, true);
+        raw.Set("offsets", ToJs<Napi::Float64Array>(env, c.data, n + 1, 8, Handover::Move));
       } else {
         auto copy = Napi::Float64Array::New(env, n + 1);
         for (size_t i = 0; i <= n; i++) copy[i] = double(off[i]);
-        offsets = copy;
+        raw.Set("offsets", copy);
       }
-      size_t bytes = size_t(offsets.As<Napi::Float64Array>()[n]);
-      bool ascii = true;
-      const uint8_t* ch = c.chars->data();
-      for (size_t i = 0; i < bytes && ascii; i++) ascii = ch[i] < 0x80;
-      auto raw = Napi::Object::New(env);
-      raw.Set("offsets", offsets);
-      raw.Set("chars", ToJs<Napi::Uint8Array>(env, c.chars, bytes, 1, mine(c.chars)));
+      const bool ascii = AllAscii(c.chars->data(), bytes);
+      raw.Set("chars", ToJs<Napi::Uint8Array>(env, c.chars, bytes, 1, how(c.chars)));
       raw.Set("ascii", ascii);
       o.Set("values", raw);
       break;
     }
   }
-  o.Set("validity", c.validity ? ToJs<Napi::Uint8Array>(env, c.validity, n, 1, mine(c.validity)) : env.Null());
+  o.Set("validity", c.validity ? ToJs<Napi::Uint8Array>(env, c.validity, n, 1, how(c.validity)) : env.Null());
   return o;
 }
 
-Napi::Value TableToJs(Napi::Env env, const Table& t, bool own) {
+Napi::Value TableToJs(Napi::Env env, const Table& t, Handover how) {
   auto o = Napi::Object::New(env);
   auto names = Napi::Array::New(env), cols = Napi::Array::New(env);
   for (size_t i = 0; i < t.columns.size(); i++) {
     names.Set(uint32_t(i), t.names[i]);
-    cols.Set(uint32_t(i), ColumnToJs(env, t.columns[i], own));
+    cols.Set(uint32_t(i), ColumnToJs(env, t.columns[i], how));
   }
   o.Set("rows", double(t.rows));
   o.Set("names", names);
@@ -218,15 +236,16 @@ void RegisterStore(Napi::Env env, Napi::Object exports) {
   }));
   // tableToJs(h) -> { rows, names, columns: [{ type, values, validity }] }, a copy.
   exports.Set("tableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    return Guard(info, [&]() -> Napi::Value { return TableToJs(info.Env(), *TableArg(info[0]), false); });
+    return Guard(info, [&]() -> Napi::Value { return TableToJs(info.Env(), *TableArg(info[0]), Handover::Copy); });
   }));
-  // takeTableToJs(h): the table as JS arrays, releasing the caller's reference h. When
-  // that was the last one, buffers no other table shares move to JS without a copy.
+  // takeTableToJs(h): the table as JS arrays JS must only read, releasing the caller's
+  // reference h. No buffer is copied (string offsets aside, unless they move): when h
+  // was the last reference, buffers no other table holds move to JS, the rest are shared.
   exports.Set("takeTableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
       Store::Instance().release(HandleArg(info[0]));
-      return TableToJs(info.Env(), *t, t.use_count() == 1);
+      return TableToJs(info.Env(), *t, t.use_count() == 1 ? Handover::Move : Handover::Share);
     });
   }));
   // tableFromJs({ rows, names, columns }) -> handle

@@ -33,7 +33,7 @@ export function runBasin(args: string[], opts: { cwd: string; timeoutMs?: number
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BASIN_BIN, ...args],
+      ["--expose-gc", BASIN_BIN, ...args], // for the leak check (BASIN_CHECK_LEAKS)
       {
         cwd: opts.cwd,
         timeout: opts.timeoutMs ?? 30_000,

@@ -1,6 +1,7 @@
 // The store: reference counts, byte accounting, and tables of a dead thread freed.
 import { afterEach, describe, expect, it } from "vitest";
-import { native, type JsTable } from "../../engine/native/addon.js";
+import { decodeStrings, native, type JsStrings, type JsTable } from "../../engine/native/addon.js";
+import { takeTable } from "../../engine/native/take_table.js";
 
 const table = (n: number): JsTable => ({ rows: n, names: ["x"], columns: [{ type: "int64", values: new BigInt64Array(n), validity: null }] });
 
@@ -55,21 +56,44 @@ describe("takeTableToJs", () => {
     expect(native().storeStats()).toMatchObject({ handles: before.handles, buffers: before.buffers, bytes: before.bytes });
   });
 
-  it("copies a table another reference still holds, which reads unchanged afterwards", () => {
+  // Memory freed under JS's arrays would read as other tables' bytes: these overwrite it.
+  const churn = () => {
+    for (let i = 0; i < 20; i++) native().release(native().tableFromJs(strings(300)));
+  };
+
+  it("shares the buffers of a table another reference still holds, which JS reads unchanged after that reference goes", () => {
     const h = native().tableFromJs(strings(300));
     const want = native().tableToJs(h);
     native().retain(h);
-    expect(native().takeTableToJs(h)).toEqual(want);
+    const before = native().storeStats();
+    const got = takeTable(h);
+    expect(native().storeStats().bytes).toBe(before.bytes); // still the store's: shared, not moved
+    expect(got).toEqual(want);
     expect(native().tableToJs(h)).toEqual(want);
     native().release(h);
+    churn();
+    expect(got).toEqual(want);
+    expect(decodeStrings(got.columns[0].values as JsStrings, got.columns[0].validity)).toEqual(strings(300).columns[0].values);
   });
 
-  it("copies the columns a table shares with another, which reads unchanged afterwards", () => {
+  it("shares the columns a table shares with another, which JS reads unchanged after the other goes", () => {
     const h = native().tableFromJs(strings(300));
     const want = native().tableToJs(h);
     const shared = native().evalExprs(h, [{ kind: "col", index: 0, type: "string" }, { kind: "col", index: 1, type: "float64" }], ["s", "x"]);
-    expect(native().takeTableToJs(shared)).toEqual(want);
+    const got = takeTable(shared);
+    expect(got).toEqual(want);
     expect(native().tableToJs(h)).toEqual(want);
+    native().release(h);
+    churn();
+    expect(got).toEqual(want);
+  });
+
+  it("hands shared string offsets over as int64 that read as the doubles JsStrings holds", () => {
+    const h = native().tableFromJs(strings(50));
+    native().retain(h);
+    const raw = native().takeTableToJs(h).columns[0].values as unknown as { offsets64: BigInt64Array; offsets?: Float64Array };
+    expect(raw.offsets).toBeUndefined();
+    expect(Array.from(raw.offsets64, Number)).toEqual(Array.from((native().tableToJs(h).columns[0].values as JsStrings).offsets));
     native().release(h);
   });
 });
