@@ -13,6 +13,7 @@ import { compareResults, type Row } from "./compare.js";
 import type { Dataset } from "./data-file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
+import { collectResults } from "../engine/native/take_table.js";
 import { fastestPeerLines, machineInfo, renderTable, totalRow, writeSection, type Outcome, type RatioSpec, type ResultRow } from "./report.js";
 import { basinContender, basinMemoryContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
 
@@ -99,6 +100,9 @@ async function timeRuns(runs: number, fn: () => Promise<Answer>): Promise<{ seco
   let answer: Answer | null = null;
   for (let i = 0; i < runs; i++) {
     answer = null; // the previous run's answer is not kept alive during the next
+    // Untimed: the garbage of earlier runs and checks (a Basin answer's sample decodes
+    // ~1e8 JS values) is collected now, not in the middle of the next system's run.
+    await collectResults();
     const t0 = performance.now();
     answer = await fn();
     const s = (performance.now() - t0) / 1000;

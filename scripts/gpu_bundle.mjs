@@ -54,7 +54,7 @@ cd "$(dirname "$0")"
 b=node_modules/@duckdb/node-bindings-linux-x64
 [ -f $b/libduckdb.so ] || xz -dc libduckdb.so.xz > $b/libduckdb.so
 export BASIN_ADDON="$PWD/basin.node" OUT="\${OUT:-$PWD/out}"
-exec ./node --max-old-space-size=16384 engine/run.js
+exec ./node --expose-gc --max-old-space-size=16384 engine/run.js
 `,
 );
 const size = execFileSync("du", ["-sb", dir]).toString().split("\t")[0];

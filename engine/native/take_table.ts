@@ -45,14 +45,14 @@ function int64ToDoubles(v: BigInt64Array): Float64Array {
 
 /**
  * Lets JS collect the results it no longer reaches, so that stored buffers only they
- * shared are freed: for leak checks, which need node's --expose-gc.
+ * shared are freed: for leak checks and between benchmark runs, under node's --expose-gc.
  *
  * @example
  * await collectResults(); // then native().storeStats() counts only live tables
  */
 export async function collectResults(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error("the store's leak check needs node's --expose-gc");
+  if (!gc) throw new Error("collecting results needs node's --expose-gc flag (npm test and npm run bench pass it)");
   // Finalizers run after the collection, and what they free can let more be collected.
   for (let i = 0; i < 3; i++) {
     gc();
