@@ -8,7 +8,8 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
 import * as api from "../engine/api/index.js";
 import type { DType } from "../engine/common/types.js";
-import { compareCells, normalizeCell, normalizeRows, type Row } from "./compare.js";
+import { normalizeRows, type Row } from "./compare.js";
+import { sortAndStrideTable } from "./table_sample.js";
 import type { Table } from "../engine/api/table.js";
 import type { Question, Tables } from "./questions.js";
 import type { ColumnType, Dataset, Schema, TableFile } from "./data-file.js";
@@ -40,27 +41,6 @@ export interface Answer {
   numRows: number;
   columns: string[];
   rows(order: readonly string[], stride: number): Promise<Row[]>;
-}
-
-/**
- * Sorts a Basin result's rows and keeps every `stride`-th one, without building one
- * object per row (1e7 row objects do not fit in Node's heap): sort row indices over
- * the columns, then build only the rows that are kept.
- */
-function sortAndStrideTable(t: Table, order: readonly string[], stride: number): Row[] {
-  const names = t.columnNames;
-  const cols = new Map(names.map((n) => [n, t.column(n).map(normalizeCell)]));
-  const keys = order.map((k) => cols.get(k)!);
-  const idx = Array.from({ length: t.numRows }, (_, i) => i);
-  idx.sort((a, b) => {
-    for (const c of keys) {
-      const d = compareCells(c[a], c[b]);
-      if (d !== 0) return d;
-    }
-    return 0;
-  });
-  const kept = stride <= 1 ? idx : idx.filter((_, i) => i % stride === 0);
-  return kept.map((r) => Object.fromEntries(names.map((n) => [n, cols.get(n)![r]])));
 }
 
 function quoteIdent(s: string): string {

@@ -8,25 +8,36 @@ export type Value = number | bigint | string | boolean | Date | null;
 function decodeColumn(c: JsColumn, rows: number): Value[] {
   if (c.type === "string") return decodeStrings(c.values as JsStrings, c.validity);
   const out = new Array<Value>(rows);
+  for (let i = 0; i < rows; i++) out[i] = cellAt(c, i);
+  return out;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * Row `i` of a column as the store handed it over, as the JS value a Table gives
+ * (int64 within 2^53 as a number, else a bigint; dates and timestamps as Dates).
+ *
+ * @example
+ * cellAt(table.raw().columns[0], 0) // 42
+ */
+export function cellAt(c: JsColumn, i: number): Value {
+  if (c.validity && !c.validity[i]) return null;
   const v = c.values;
-  for (let i = 0; i < rows; i++) {
-    if (c.validity && !c.validity[i]) {
-      out[i] = null;
-      continue;
+  switch (c.type) {
+    case "int64": {
+      const b = (v as BigInt64Array)[i];
+      return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
     }
-    switch (c.type) {
-      case "int64": {
-        const b = (v as BigInt64Array)[i];
-        out[i] = b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
-        break;
-      }
-      case "timestamp": out[i] = new Date(Number((v as BigInt64Array)[i] / 1000n)); break;
-      case "date": out[i] = new Date((v as Int32Array)[i] * 86_400_000); break;
-      case "bool": out[i] = (v as Uint8Array)[i] !== 0; break;
-      case "float64": out[i] = (v as Float64Array)[i]; break;
+    case "timestamp": return new Date(Number((v as BigInt64Array)[i] / 1000n));
+    case "date": return new Date((v as Int32Array)[i] * 86_400_000);
+    case "bool": return (v as Uint8Array)[i] !== 0;
+    case "float64": return (v as Float64Array)[i];
+    case "string": {
+      const s = v as JsStrings;
+      return utf8.decode(s.chars.subarray(s.offsets[i], s.offsets[i + 1]));
     }
   }
-  return out;
 }
 
 export interface TableInfo {
