@@ -302,9 +302,10 @@ export interface NativeAddon {
   tableInfo(h: Handle): { rows: number; names: string[]; types: DType[]; nullCounts: number[] };
   tableToJs(h: Handle): JsTable;
   /**
-   * The table as JS arrays that must only be read, releasing `h`: no buffer is copied
-   * (bar string offsets that cannot move); those no other table holds move to JS when
-   * `h` was the last reference, the rest are shared with the tables that hold them.
+   * The table as JS arrays that must only be read, releasing `h`: no buffer is copied;
+   * those no other table holds move to JS when `h` was the last reference, the rest are
+   * shared with the tables that hold them. String offsets come as `offsets64` (int64),
+   * not `offsets`: read results through `takeTable` (take_table.ts), which converts them.
    */
   takeTableToJs(h: Handle): JsTable;
   tableFromJs(t: JsTable): Handle;

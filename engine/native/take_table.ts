@@ -1,8 +1,8 @@
-// A stored result moved into JS memory without copies: string offsets that other
-// tables share cross as int64 and become the doubles JsStrings holds when first read.
+// A stored result moved into JS memory without copies: string offsets cross as the
+// store's int64 and become the doubles JsStrings holds when first read.
 import { native, type Handle, type JsStrings, type JsTable } from "./addon.js";
 
-/** JsStrings as takeTableToJs gives shared string offsets: int64, not yet doubles. */
+/** JsStrings as takeTableToJs gives them: offsets int64, not yet doubles. */
 interface SharedOffsets {
   offsets64: BigInt64Array;
   chars: Uint8Array;
@@ -11,7 +11,7 @@ interface SharedOffsets {
 
 /**
  * The table as JS arrays (which must only be read), releasing `h`; see
- * `takeTableToJs`. Reading a string column's offsets converts shared ones once.
+ * `takeTableToJs`. Reading a string column's offsets converts them, once.
  *
  * @example
  * const js = takeTable(handle); // handle is released

@@ -86,19 +86,15 @@ Napi::Value ColumnToJs(Napi::Env env, const Column& c, Handover table) {
       break;
     case DType::String: {
       // Bytes and offsets in bulk (one string object per value is 50x slower);
-      // engine/native/addon.ts turns them into JS strings. Offsets cross as doubles,
-      // converted in place when the buffer moves (same 8 bytes a row); shared ones cross
-      // as int64 (`offsets64`), converted in JS when first read (engine/native/take_table.ts).
+      // engine/native/addon.ts turns them into JS strings. Offsets JS does not copy cross
+      // as the store's int64 (`offsets64`), made doubles when first read
+      // (engine/native/take_table.ts); copies are doubles at once.
       const int64_t* off = c.data->as<int64_t>();
       const size_t bytes = size_t(off[n]);
-      const Handover oh = g_wrapAllowed.load() ? how(c.data) : Handover::Copy;
+      const Handover oh = how(c.data);
       auto raw = Napi::Object::New(env);
-      if (oh == Handover::Share) {
-        raw.Set("offsets64", ToJs<Napi::BigInt64Array>(env, c.data, n + 1, 8, Handover::Share));
-      } else if (oh == Handover::Move) {
-        double* d = reinterpret_cast<double*>(c.data->data());
-        for (size_t i = 0; i <= n; i++) d[i] = double(off[i]);
-        raw.Set("offsets", ToJs<Napi::Float64Array>(env, c.data, n + 1, 8, Handover::Move));
+      if (oh != Handover::Copy) {
+        raw.Set("offsets64", ToJs<Napi::BigInt64Array>(env, c.data, n + 1, 8, oh));
       } else {
         auto copy = Napi::Float64Array::New(env, n + 1);
         for (size_t i = 0; i <= n; i++) copy[i] = double(off[i]);
