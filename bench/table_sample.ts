@@ -17,7 +17,7 @@ type Compare = (a: number, b: number) => number;
 export function sortAndStrideTable(t: Table, order: readonly string[], stride: number): Row[] {
   const raw = t.raw();
   const byName = new Map(raw.names.map((n, i) => [n, raw.columns[i]!]));
-  const compares = order.map((k) => compareRows(byName.get(k)!));
+  const compares = order.map((k) => compareRows(byName.get(k)!, t.numRows));
   const idx = new Uint32Array(t.numRows);
   for (let i = 0; i < idx.length; i++) idx[i] = i;
   idx.sort((a, b) => {
@@ -28,7 +28,8 @@ export function sortAndStrideTable(t: Table, order: readonly string[], stride: n
     return 0;
   });
   const rows: Row[] = [];
-  for (let k = 0; k < idx.length; k += Math.max(1, stride)) {
+  const step = Math.max(1, stride);
+  for (let k = 0; k < idx.length; k += step) {
     const r = idx[k]!;
     rows.push(Object.fromEntries(raw.names.map((n, c) => [n, normalizeCell(cellAt(raw.columns[c]!, r))])));
   }
@@ -36,7 +37,7 @@ export function sortAndStrideTable(t: Table, order: readonly string[], stride: n
 }
 
 /** Row order within one column: nulls (and NaN, which the check treats as null) first. */
-function compareRows(c: JsColumn): Compare {
+function compareRows(c: JsColumn, rows: number): Compare {
   const valid = c.validity;
   if (c.type === "string") {
     const { offsets: o, chars: ch } = c.values as JsStrings;
@@ -51,7 +52,7 @@ function compareRows(c: JsColumn): Compare {
   }
   // Numbers once per row (NaN for null), so that comparisons read a Float64Array.
   const v = c.values as BigInt64Array | Float64Array | Int32Array | Uint8Array;
-  const x = new Float64Array(c.validity?.length ?? v.length);
+  const x = new Float64Array(rows);
   for (let i = 0; i < x.length; i++) x[i] = valid !== null && !valid[i] ? NaN : Number(v[i]);
   return (a, b) => {
     const p = x[a]!, q = x[b]!;

@@ -46,6 +46,20 @@ export interface JsTable {
   columns: JsColumn[];
 }
 
+/** String values as takeTableToJs hands them over: the store's int64 offsets, not yet doubles. */
+export interface TakenStrings {
+  offsets64: BigInt64Array;
+  chars: Uint8Array;
+  ascii: boolean;
+}
+
+/** A table as takeTableToJs gives it: like JsTable, but string values are TakenStrings. */
+export interface TakenTable {
+  rows: number;
+  names: string[];
+  columns: { type: DType; values: Exclude<JsColumn["values"], JsStrings> | TakenStrings; validity: Uint8Array | null }[];
+}
+
 export interface CsvOptions {
   delimiter: string;
   header: boolean;
@@ -304,10 +318,9 @@ export interface NativeAddon {
   /**
    * The table as JS arrays that must only be read, releasing `h`: no buffer is copied;
    * those no other table holds move to JS when `h` was the last reference, the rest are
-   * shared with the tables that hold them. String offsets come as `offsets64` (int64),
-   * not `offsets`: read results through `takeTable` (take_table.ts), which converts them.
+   * shared with the tables that hold them. `takeTable` (take_table.ts) makes it a JsTable.
    */
-  takeTableToJs(h: Handle): JsTable;
+  takeTableToJs(h: Handle): TakenTable;
   tableFromJs(t: JsTable): Handle;
   concat(hs: Handle[]): Handle;
   slice(h: Handle, offset: number, length: number): Handle;

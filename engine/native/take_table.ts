@@ -1,13 +1,6 @@
 // A stored result moved into JS memory without copies: string offsets cross as the
 // store's int64 and become the doubles JsStrings holds when first read.
-import { native, type Handle, type JsStrings, type JsTable } from "./addon.js";
-
-/** JsStrings as takeTableToJs gives them: offsets int64, not yet doubles. */
-interface SharedOffsets {
-  offsets64: BigInt64Array;
-  chars: Uint8Array;
-  ascii: boolean;
-}
+import { native, type Handle, type JsStrings, type JsTable, type TakenStrings } from "./addon.js";
 
 /**
  * The table as JS arrays (which must only be read), releasing `h`; see
@@ -18,15 +11,12 @@ interface SharedOffsets {
  */
 export function takeTable(h: Handle): JsTable {
   const t = native().takeTableToJs(h);
-  for (const c of t.columns) {
-    const v = c.values as Partial<SharedOffsets>;
-    if (c.type === "string" && v.offsets64) convertOnRead(v as SharedOffsets);
-  }
-  return t;
+  for (const c of t.columns) if (c.type === "string") convertOnRead(c.values as TakenStrings);
+  return t as JsTable; // every TakenStrings now reads as JsStrings
 }
 
 // Gives `raw` the shape of JsStrings: `offsets` converted on first read, `offsets64` hidden.
-function convertOnRead(raw: SharedOffsets): void {
+function convertOnRead(raw: TakenStrings): void {
   let doubles: Float64Array | undefined;
   Object.defineProperty(raw, "offsets64", { enumerable: false });
   Object.defineProperty(raw, "offsets", {

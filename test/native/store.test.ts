@@ -1,6 +1,6 @@
 // The store: reference counts, byte accounting, and tables of a dead thread freed.
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeStrings, native, type JsStrings, type JsTable } from "../../engine/native/addon.js";
+import { decodeStrings, native, type JsStrings, type JsTable, type TakenStrings } from "../../engine/native/addon.js";
 import { takeTable } from "../../engine/native/take_table.js";
 
 const table = (n: number): JsTable => ({ rows: n, names: ["x"], columns: [{ type: "int64", values: new BigInt64Array(n), validity: null }] });
@@ -92,8 +92,8 @@ describe("takeTableToJs", () => {
     const h = native().tableFromJs(strings(50));
     const want = Array.from((native().tableToJs(h).columns[0].values as JsStrings).offsets);
     if (shared) native().retain(h);
-    const raw = native().takeTableToJs(h).columns[0].values as unknown as { offsets64: BigInt64Array; offsets?: Float64Array };
-    expect(raw.offsets).toBeUndefined();
+    const raw = native().takeTableToJs(h).columns[0].values as TakenStrings;
+    expect("offsets" in raw).toBe(false);
     expect(Array.from(raw.offsets64, Number)).toEqual(want);
     if (shared) native().release(h);
   });
