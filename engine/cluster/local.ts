@@ -2,7 +2,7 @@
 // native store. Runs execute one after another, each on every worker.
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
-import type { TaskGraph } from "../lower/tasks.js";
+import type { TaskGraph } from "../graph/tasks.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
 import { native, type MemoryStats } from "../native/addon.js";

@@ -1,7 +1,7 @@
 // Row-group pruning: whether a row group can hold a row for which a (resolved)
 // predicate is true, judged from its min/max/null-count statistics. Conservative:
 // anything it does not understand keeps the row group.
-import type { BinaryOp, NativeExpr } from "../native/addon.js";
+import type { BinaryOp, NativeExpr } from "../graph/kernel_args.js";
 import type { ChunkStats, ParquetColumn, RowGroupInfo } from "./parquet_footer.js";
 
 type Bound = number | Uint8Array;

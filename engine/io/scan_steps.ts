@@ -3,7 +3,7 @@
 // Arrow IPC: one record batch each.
 import type { FileFormat } from "../common/plan.js";
 import type { Field } from "../common/types.js";
-import type { Step } from "../lower/tasks.js";
+import type { Step } from "../graph/tasks.js";
 import { arrowLayout } from "./arrow_ipc.js";
 import { jsonBlocks } from "./ndjson.js";
 import { readParquetFooter } from "./parquet_footer.js";

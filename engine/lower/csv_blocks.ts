@@ -2,7 +2,8 @@
 // that respect quotes takes a pass over the file, and a file that has not changed
 // does not need it twice.
 import { statSync } from "node:fs";
-import { native, type CsvBlock, type CsvOptions } from "../native/addon.js";
+import { native, type CsvBlock } from "../native/addon.js";
+import type { CsvOptions } from "../graph/kernel_args.js";
 
 const cache = new Map<string, CsvBlock[]>();
 const MAX_ENTRIES = 256;

@@ -2,11 +2,11 @@
 // stacking. Distinct and top-k shrink every partition first, then meet by key in a
 // hash shuffle (as aggregations do); tail and sample reduce like head and top-n.
 import type { PlanNode } from "../common/plan.js";
-import type { NativeExpr, SortKey } from "../native/addon.js";
+import type { NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { append, concatAll, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
 import { inMemoryBytes } from "./out_of_core.js";
-import type { Step } from "./tasks.js";
+import type { Step } from "../graph/tasks.js";
 
 /** What these lowerings need of the graph builder. */
 export interface ChainBuilder {

@@ -11,11 +11,11 @@
 //   (buckets keep the row order: they concatenate in partition order), then range-
 //   partitioned back by the index at partition boundaries and sorted by it, so that
 //   the output has the input's order again.
-import type { NativeExpr, NativeWindow, SortKey } from "../native/addon.js";
+import type { NativeExpr, NativeWindow, SortKey } from "../graph/kernel_args.js";
 import type { PlanNode } from "../common/plan.js";
 import { resolveWindow } from "../plan/resolve.js";
 import { append, concatAll, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
-import type { Dep, Step } from "./tasks.js";
+import type { Dep, Step } from "../graph/tasks.js";
 
 type WindowNode = Extract<PlanNode, { kind: "window" }>;
 

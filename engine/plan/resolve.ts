@@ -4,7 +4,7 @@
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode, type WindowOp } from "../common/expr.js";
 import { isNumeric, type DType, type Schema } from "../common/types.js";
-import type { NativeExpr, NativeWindowOp } from "../native/addon.js";
+import type { NativeExpr, NativeWindowOp } from "../graph/kernel_args.js";
 import { resolveFn } from "./resolve_fn.js";
 
 /** A plan error at `loc`. */

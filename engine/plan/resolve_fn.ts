@@ -6,7 +6,8 @@ import type { SourceLocation } from "../common/errors.js";
 import { DAY_MICROS, DIFF_UNITS, DURATION_UNITS, parseDuration, STRPTIME_SPECIFIERS, unsupportedSpecifier } from "../common/duration.js";
 import { exprToString, type ExprNode, type Scalar } from "../common/expr.js";
 import { isNumeric, type DType } from "../common/types.js";
-import { native, type NativeExpr, type NativeFnOptions } from "../native/addon.js";
+import { native } from "../native/addon.js";
+import type { NativeExpr, NativeFnOptions } from "../graph/kernel_args.js";
 import { coerceLiteral, describe, fail, isNullLit } from "./resolve.js";
 
 type FnNode = Extract<ExprNode, { kind: "fn" }>;

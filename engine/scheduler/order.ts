@@ -1,4 +1,4 @@
-import type { TaskGraph } from "../lower/tasks.js";
+import type { TaskGraph } from "../graph/tasks.js";
 
 /**
  * A priority for every task (lower runs first): post-order depth-first from the

@@ -5,10 +5,8 @@
 // partitioning a partial aggregate after) takes an idle GPU worker, else any worker, so
 // adding a GPU never leaves CPU workers idle behind it. A task whose heavy part is
 // CPU-only (top-k, sort, join, median...) prefers CPU workers.
-import type { Step } from "../lower/tasks.js";
-
-/** Step kinds a GPU worker may run (the native gpuPrefix decides for exact expressions and types). */
-export const GPU_STEP_KINDS: ReadonlySet<Step["kind"]> = new Set<Step["kind"]>(["filter", "project", "aggregate"]);
+import { GPU_STEP_KINDS } from "../graph/gpu_steps.js";
+import type { Step } from "../graph/tasks.js";
 
 /** Aggregates the GPU accumulates itself (others run on the CPU over the GPU's group ids). */
 const GPU_AGGS = new Set(["count", "sum", "mean", "var", "std", "min", "max"]);

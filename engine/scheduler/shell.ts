@@ -1,7 +1,7 @@
 // The async shell around SchedulerState: sends tasks to workers, feeds results
 // back as events, releases data, reports progress. All decisions stay in state.ts.
 import { BasinError } from "../common/errors.js";
-import type { TaskGraph } from "../lower/tasks.js";
+import type { TaskGraph } from "../graph/tasks.js";
 import { native } from "../native/addon.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { SchedulerState } from "./state.js";

@@ -1,7 +1,7 @@
 // The scheduler as a pure state machine (after dask/distributed): events in,
 // instructions out, no I/O. The async shell (shell.ts) carries instructions out.
 import type { SerializedError } from "../common/errors.js";
-import type { TaskGraph } from "../lower/tasks.js";
+import type { TaskGraph } from "../graph/tasks.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { graphOrder } from "./order.js";
 import { gpuAffinity, isGpuWorker, type GpuAffinity } from "./placement.js";

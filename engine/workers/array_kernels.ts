@@ -3,7 +3,7 @@
 // small matrix products of the linear algebra steps. The hot elementwise,
 // generating, transposing and blocked-matmul kernels are native (native/src/array.cc).
 import { sizeOf, stridesOf, type ArrayDType, type ReduceOp } from "../common/array_plan.js";
-import { statCount, type Piece } from "../lower/array_tasks.js";
+import { statCount, type Piece } from "../graph/array_steps.js";
 
 /**
  * Calls `f` once per row (run along the last axis) of `shape` in C order, with the

@@ -1,7 +1,7 @@
 // Runs one array step on a worker: reads the input chunks out of the store, runs
 // the kernel, puts the result back as a one-column float64 table.
 import { sizeOf } from "../common/array_plan.js";
-import type { ArrayStep } from "../lower/array_tasks.js";
+import type { ArrayStep } from "../graph/array_steps.js";
 import { native, type Handle } from "../native/addon.js";
 import * as K from "./array_kernels.js";
 import * as L from "./linalg_kernels.js";

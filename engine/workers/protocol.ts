@@ -1,5 +1,5 @@
 import type { SerializedError } from "../common/errors.js";
-import type { Step } from "../lower/tasks.js";
+import type { Step } from "../graph/tasks.js";
 import type { Handle } from "../native/addon.js";
 
 /** Main thread → worker thread. */

@@ -2,7 +2,7 @@
 // handles between steps and releasing every intermediate it made.
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
-import type { Step } from "../lower/tasks.js";
+import type { Step } from "../graph/tasks.js";
 import { native, type Handle, type JsColumn, type JsTable } from "../native/addon.js";
 import { splitRows } from "../native/split_rows.js";
 import { scanArrow } from "../io/arrow_ipc.js";
@@ -11,7 +11,7 @@ import { scanParquet } from "../io/parquet_scan.js";
 import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from "./bag_steps.js";
 import { runCall } from "./call_step.js";
 import { runArrayStep } from "./array_steps.js";
-import { GPU_STEP_KINDS } from "../scheduler/placement.js";
+import { GPU_STEP_KINDS } from "../graph/gpu_steps.js";
 
 export interface StepsResult {
   outputs: Handle[];

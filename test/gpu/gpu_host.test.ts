@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { col, count, fromColumns, LocalCluster } from "../../engine/api/index.js";
 import { parseGpuList, resolveGpus } from "../../engine/cluster/gpus.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
-import type { Step } from "../../engine/lower/tasks.js";
+import type { Step } from "../../engine/graph/tasks.js";
 import { native } from "../../engine/native/addon.js";
 import { optimize } from "../../engine/plan/optimizer.js";
 import { rejected, thrown } from "../helpers/errors.js";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { col, count, fromColumns, type DataFrame } from "../../engine/api/index.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
 import { partBytes, shufflePlan, type MemoryBudget } from "../../engine/lower/out_of_core.js";
-import type { TaskGraph } from "../../engine/lower/tasks.js";
+import type { TaskGraph } from "../../engine/graph/tasks.js";
 import { explain } from "../../engine/plan/explain.js";
 import { optimize } from "../../engine/plan/optimizer.js";
 

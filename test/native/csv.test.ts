@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { decodeStrings, native, type JsStrings, type CsvOptions, type CsvScanOptions, type Handle } from "../../engine/native/addon.js";
+import { decodeStrings, native, type JsStrings, type Handle } from "../../engine/native/addon.js";
+import type { CsvOptions, CsvScanOptions } from "../../engine/graph/kernel_args.js";
 import type { DType } from "../../engine/common/types.js";
 import { seededRandom } from "../../engine/common/random.js";
 

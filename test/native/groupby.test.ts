@@ -1,6 +1,7 @@
 // Hash group-by and hash partitioning against DuckDB as the oracle.
 import { describe, expect, it } from "vitest";
-import { native, type AggMode, type AggOp, type Handle, type JsTable, type NativeAgg } from "../../engine/native/addon.js";
+import { native, type Handle, type JsTable } from "../../engine/native/addon.js";
+import type { AggMode, AggOp, NativeAgg } from "../../engine/graph/kernel_args.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { cellsOf, daysToDate, duckPerFile, expectSameCells, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 

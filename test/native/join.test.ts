@@ -1,7 +1,8 @@
 // Hash joins against DuckDB as the oracle: every join type, int/string/date/two-column
 // keys, nulls, duplicates on both sides, skew, empty and one-row sides.
 import { describe, expect, it } from "vitest";
-import { native, type Handle, type JoinHow, type JoinSpec, type JsColumn, type JsTable } from "../../engine/native/addon.js";
+import { native, type Handle, type JsColumn, type JsTable } from "../../engine/native/addon.js";
+import type { JoinHow, JoinSpec } from "../../engine/graph/kernel_args.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { cellsOf, daysToDate, duckPerFile, expectSameCells, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 

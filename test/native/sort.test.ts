@@ -1,6 +1,7 @@
 // Sorting, sort boundaries and range partitioning against DuckDB's ORDER BY.
 import { describe, expect, it } from "vitest";
-import { native, type Handle, type SortKey } from "../../engine/native/addon.js";
+import { native, type Handle } from "../../engine/native/addon.js";
+import type { SortKey } from "../../engine/graph/kernel_args.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { cellsOf, duckPerFile, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Instruction } from "../../engine/scheduler/events.js";
 import { SchedulerState } from "../../engine/scheduler/state.js";
-import type { Task, TaskGraph } from "../../engine/lower/tasks.js";
+import type { Task, TaskGraph } from "../../engine/graph/tasks.js";
 
 const task = (key: string, deps: string[] = []): Task => ({ key, group: key.replace(/-\d+$/, ""), deps: deps.map((d) => ({ key: d, index: 0 })), steps: [] });
 /** Four scans, two merges of pairs, a final. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Instruction } from "../../engine/scheduler/events.js";
 import { gpuAffinity } from "../../engine/scheduler/placement.js";
 import { SchedulerState } from "../../engine/scheduler/state.js";
-import type { Step, Task, TaskGraph } from "../../engine/lower/tasks.js";
+import type { Step, Task, TaskGraph } from "../../engine/graph/tasks.js";
 
 const stored: Step = { kind: "stored", handle: 1 };
 const scan: Step = { kind: "scanCsv", path: "x.csv", start: 0, end: 10, options: { delimiter: ",", header: true, names: ["a"], types: ["int64"] } as never };

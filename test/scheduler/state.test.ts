@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Instruction } from "../../engine/scheduler/events.js";
 import { graphOrder } from "../../engine/scheduler/order.js";
 import { ALLOWED_FAILURES, SchedulerState } from "../../engine/scheduler/state.js";
-import type { Task, TaskGraph } from "../../engine/lower/tasks.js";
+import type { Task, TaskGraph } from "../../engine/graph/tasks.js";
 
 function task(key: string, deps: string[] = [], group = key.replace(/-\d+$/, "")): Task {
   return { key, group, deps: deps.map((d) => ({ key: d, index: 0 })), steps: [] };

@@ -7,7 +7,7 @@ import type { ArgTemplate, CallOutcome } from "../../common/delayed.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
 import { concatAll } from "../../lower/lower.js";
-import type { Task, TaskGraph } from "../../lower/tasks.js";
+import type { Task, TaskGraph } from "../../graph/tasks.js";
 import { native } from "../../native/addon.js";
 import { decodeOutcomes } from "../../workers/call_step.js";
 import { Bag } from "../bag/bag.js";

@@ -3,7 +3,7 @@
 // `native` field, so the Python side computes but never re-derives types or coercions.
 import { PLAN_VERSION, childrenOf, withChildren, type Plan, type PlanNode } from "../../common/plan.js";
 import type { Schema } from "../../common/types.js";
-import type { NativeExpr } from "../../native/addon.js";
+import type { NativeExpr } from "../../graph/kernel_args.js";
 import { aggParts, resolveExpr } from "../../plan/resolve.js";
 import type { AggOp } from "../../common/expr.js";
 

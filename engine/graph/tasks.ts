@@ -3,8 +3,8 @@ import type { BagOp } from "../common/bag.js";
 import type { SourceLocation } from "../common/errors.js";
 import type { DelayedCall } from "../common/delayed.js";
 import type { Field } from "../common/types.js";
-import type { ArrayStep } from "./array_tasks.js";
-import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "../native/addon.js";
+import type { ArrayStep } from "./array_steps.js";
+import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "./kernel_args.js";
 
 /** One step of a task; a task runs its steps in order on one partition. */
 export type Step = (
