@@ -13,7 +13,7 @@ import { compareResults, type Row } from "./compare.js";
 import type { Dataset } from "./data-file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
-import { collectResults } from "../engine/native/take_table.js";
+import { collectResults } from "../engine/run/take.js";
 import { fastestPeerLines, machineInfo, renderTable, totalRow, writeSection, type Outcome, type RatioSpec, type ResultRow } from "./report.js";
 import { basinContender, basinMemoryContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
 

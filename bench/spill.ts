@@ -17,7 +17,7 @@
  */
 import { parseArgs } from "node:util";
 import { col, count, fromColumns, LocalCluster, readCsv, type DataFrame } from "../engine/api/index.js";
-import { computeStored } from "../engine/cluster/compute.js";
+import { computeStored } from "../engine/run/stored.js";
 import { lowerPlan } from "../engine/lower/lower.js";
 import { native } from "../engine/native/addon.js";
 import { optimize } from "../engine/plan/optimizer.js";

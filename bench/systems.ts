@@ -10,7 +10,7 @@ import * as api from "../engine/api/index.js";
 import type { DType } from "../engine/common/types.js";
 import { normalizeRows, type Row } from "./compare.js";
 import { sortAndStrideTable } from "./table_sample.js";
-import type { Table } from "../engine/api/table.js";
+import type { Table } from "../engine/run/table.js";
 import type { Question, Tables } from "./questions.js";
 import type { ColumnType, Dataset, Schema, TableFile } from "./data-file.js";
 

@@ -1,5 +1,5 @@
 // The checked sample of a Basin answer, read from the arrays the store handed over.
-import { cellAt, type Table } from "../engine/api/table.js";
+import { cellAt, type Table } from "../engine/run/table.js";
 import type { JsColumn, JsStrings } from "../engine/native/addon.js";
 import { normalizeCell, type Row } from "./compare.js";
 

@@ -3,16 +3,16 @@ import { containsAgg, outputName, type AggOp } from "../common/expr.js";
 import { PLAN_VERSION, type JoinHow, type JoinOutput, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
 import type { Field, Schema } from "../common/types.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
-import { explain } from "../plan/explain.js";
+import { explain } from "../run/explain.js";
 import { planWindows } from "../plan/windows.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
-import { computePlan, type ComputeOptions } from "../cluster/compute.js";
+import type { ComputeOptions } from "../run/stored.js";
+import { runPlan } from "../run/run_plan.js";
 import { persistNode, type PersistOptions } from "./persist.js";
 import { defaultBudget } from "../cluster/default.js";
-import { LocalCluster } from "../cluster/local.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
-import type { Table } from "./table.js";
+import type { Table } from "../run/table.js";
 import { describeNode, corrNode } from "./frame_stats.js";
 import {
   dropNode, dropNullsNode, fillNullNode, renameNode, sampleNode, tailNode, topKNode, uniqueNode, valueCounts,
@@ -350,13 +350,13 @@ export class DataFrame {
    */
   explain(options: { optimize?: OptimizeOptions; cluster?: ComputeOptions["cluster"] } = {}): string {
     const c = options.cluster;
-    const budget = c instanceof LocalCluster ? c.budget : c ? undefined : defaultBudget();
+    const budget = c ? c.budget : defaultBudget();
     return explain(optimize(this.node, options.optimize), 0, budget);
   }
 
   /** Runs the pipeline on the cluster and returns the result in JS memory. */
   compute(options: ComputeOptions = {}): Promise<Table> {
-    return computePlan(this.toPlan(), options);
+    return runPlan({ kind: "frame", plan: this.toPlan() }, options);
   }
 
   /**

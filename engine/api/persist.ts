@@ -3,7 +3,7 @@
 import { BasinError } from "../common/errors.js";
 import type { SourceLocation } from "../common/errors.js";
 import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
-import { computeGroups, type ComputeOptions } from "../cluster/compute.js";
+import { computeGroups, type ComputeOptions } from "../run/stored.js";
 import { native } from "../native/addon.js";
 
 export interface PersistOptions extends ComputeOptions {
@@ -25,7 +25,7 @@ export interface Persisted {
  * const p = await persistNode(df.node, { partitions: 8 });
  */
 export async function persistNode(node: PlanNode, options: PersistOptions, loc?: SourceLocation): Promise<Persisted> {
-  const parts = options.partitions ?? Math.max(1, (options.cluster && "workerCount" in options.cluster ? options.cluster.workerCount + options.cluster.gpus.length : 0) || 4);
+  const parts = options.partitions ?? Math.max(1, options.cluster?.workerSlots || 4);
   if (!Number.isInteger(parts) || parts < 1) throw new BasinError("BASIN_PLAN", `persist() needs partitions to be a positive integer, got ${parts}`, loc);
   // The result's own partitions, concatenated into `parts` groups by parallel tasks
   // (or, when there are fewer, each split into row ranges by the task that makes it).

@@ -1,6 +1,6 @@
 import type { SourceLocation } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
-import { computeParts, type ComputeOptions } from "../cluster/compute.js";
+import { computeParts, type ComputeOptions } from "../run/stored.js";
 import { native } from "../native/addon.js";
 import { checkParquetOptions, checkWritable, storeChunks, writeFile, type OutputFormat, type WriteParquetOptions, type WriteSummary } from "../io/write.js";
 import { BasinError } from "../common/errors.js";

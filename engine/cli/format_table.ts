@@ -1,4 +1,4 @@
-import type { Table, Value } from "../api/table.js";
+import type { Table, Value } from "../run/table.js";
 
 /** Text of one cell as the CLI shows it. */
 export function formatValue(v: Value): string {

@@ -5,11 +5,11 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DataFrame } from "../api/dataframe.js";
 import { Bag } from "../api/bag/bag.js";
-import { Table } from "../api/table.js";
+import { Table } from "../run/table.js";
 import { BasinError } from "../common/errors.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
 import { native } from "../native/addon.js";
-import { collectResults } from "../native/take_table.js";
+import { collectResults } from "../run/take.js";
 import { loadPipeline } from "../session/load_pipeline.js";
 import { generateDemoData } from "./demo_data.js";
 import { formatTable } from "./format_table.js";
@@ -19,14 +19,14 @@ import { serveCommand } from "./serve.js";
 import { NDArray } from "../api/array/ndarray.js";
 import { runArray } from "./run_array.js";
 import { checkWritable, jsChunks, outputFormat, storeChunks, writeFile, type OutputFormat } from "../io/write.js";
-import { computeParts, type ComputeOptions } from "../cluster/compute.js";
+import { computeParts, type ComputeOptions } from "../run/stored.js";
+import type { Cluster } from "../cluster/cluster.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
-import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
-import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
+import { openCluster } from "../cluster/open.js";
 import { formatMemoryStats } from "../memory/format_stats.js";
 import { parseBytes } from "../memory/bytes.js";
 import { SPILL_COMPRESSIONS, type SpillCompression } from "../memory/limits.js";
-import { findProfile, type SshProfile } from "../cluster/remote/profiles.js";
+import { findProfile, type SshProfile } from "../cluster/profiles.js";
 import { runRemote } from "./run_remote.js";
 import { parseGpuList } from "../cluster/gpus.js";
 
@@ -74,7 +74,7 @@ function workersOption(v: string | undefined): number | undefined {
 }
 
 /** The cluster named by --cluster: a Dask scheduler address or a saved profile's name. */
-async function clusterOption(v: string | undefined): Promise<OpenCluster | undefined> {
+async function clusterOption(v: string | undefined): Promise<Cluster | undefined> {
   if (v === undefined) return undefined;
   if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
   return openCluster(v, { log: (line) => process.stderr.write(`${line}\n`) });
@@ -87,7 +87,7 @@ function remoteEngineProfile(v: string | undefined): SshProfile | undefined {
   return p.kind === "ssh" && !p.scheduler ? p : undefined;
 }
 
-async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: DaskCluster }): Promise<void> {
+async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: Cluster }): Promise<void> {
   // The output's format and folder are checked before any work, not after it.
   const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
   const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
@@ -124,7 +124,7 @@ async function runPipeline(file: string, opts: { output?: string; explain?: bool
       process.off("SIGINT", onSigint);
     }
     const secs = ((performance.now() - t0) / 1000).toFixed(2);
-    process.stderr.write(opts.cluster ? `ran on Dask at ${opts.cluster.address} in ${secs} s\n` : `${done.tasks} tasks in ${secs} s\n`);
+    process.stderr.write(opts.cluster ? `ran on Dask at ${opts.cluster.label} in ${secs} s\n` : `${done.tasks} tasks in ${secs} s\n`);
     warnSkipped(done.skippedLines);
     if (done.table) process.stdout.write(`${formatTable(done.table)}\n`);
     else process.stderr.write(`wrote ${done.rows} rows to ${opts.output}\n`);
@@ -227,7 +227,7 @@ export async function main(argv: string[]): Promise<number> {
         }
         const cluster = await clusterOption(values.cluster);
         try {
-          await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster: cluster?.cluster });
+          await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster });
         } finally {
           await cluster?.close();
         }

@@ -2,7 +2,7 @@
 // progress bar, then write .npy or print its shape, dtype and a preview.
 import { writeFileSync } from "node:fs";
 import type { NDArray } from "../api/array/ndarray.js";
-import type { ArrayResult } from "../api/array/compute.js";
+import type { ArrayResult } from "../run/run_plan.js";
 import { BasinError } from "../common/errors.js";
 import { encodeNpy } from "../io/npy.js";
 import { ProgressBar } from "./progress.js";

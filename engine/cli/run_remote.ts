@@ -4,11 +4,11 @@
 // Only the rows printed cross the connection.
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
-import type { Value } from "../api/table.js";
+import type { Value } from "../run/table.js";
 import { BasinError } from "../common/errors.js";
 import type { Page, ResultInfo, WireValue } from "../common/rpc.js";
 import type { DType } from "../common/types.js";
-import type { SshProfile } from "../cluster/remote/profiles.js";
+import type { SshProfile } from "../cluster/profiles.js";
 import { RemoteEngine } from "../cluster/remote/remote_engine.js";
 import { formatTable, type PrintableTable } from "./format_table.js";
 import { ProgressBar } from "./progress.js";

@@ -2,8 +2,9 @@
 import { existsSync, statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import { serve, type RunningServer } from "../server/http_server.js";
-import { openCluster, type OpenCluster } from "../cluster/remote/open_cluster.js";
-import type { SshProfile } from "../cluster/remote/profiles.js";
+import type { Cluster } from "../cluster/cluster.js";
+import { openCluster } from "../cluster/open.js";
+import type { SshProfile } from "../cluster/profiles.js";
 import { RemoteEngine } from "../cluster/remote/remote_engine.js";
 
 /** Resolves when the process is told to stop (SIGINT/SIGTERM), then closes the server. */
@@ -54,12 +55,12 @@ export async function serveCommand(folder: string | undefined, port: number | un
   }
   folder ??= ".";
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BasinError("BASIN_IO", `${folder}: no such folder to open as the workspace`);
-  const dask: OpenCluster | undefined = cluster === undefined ? undefined : await openCluster(cluster, { log: (line) => process.stderr.write(`${line}\n`) });
+  const dask: Cluster | undefined = cluster === undefined ? undefined : await openCluster(cluster, { log: (line) => process.stderr.write(`${line}\n`) });
   try {
-    if (dask) await dask.cluster.connect(); // an unreachable scheduler fails now, not at the first run
+    if (dask) await dask.connect(); // an unreachable scheduler fails now, not at the first run
     // Pipelines name their data relative to the workspace, as they do under `basin run` from it.
     process.chdir(folder);
-    const server = await serve({ root: ".", port, dask: dask?.cluster, slurm: dask?.slurm });
+    const server = await serve({ root: ".", port, cluster: dask });
     process.stdout.write(`Basin workbench for ${process.cwd()}${dask ? ` (runs on Dask at ${dask.label})` : ""}\n  ${server.url}\n(Ctrl+C stops it)\n`);
     await untilStopped(server);
   } finally {

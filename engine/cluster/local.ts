@@ -2,12 +2,19 @@
 // native store. Runs execute one after another, each on every worker.
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
+import type { ClusterStatus } from "../common/rpc.js";
+import type { Plan } from "../common/plan.js";
 import type { TaskGraph } from "../graph/tasks.js";
+import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
+import { memoryStatus } from "../memory/status.js";
 import { native, type MemoryStats } from "../native/addon.js";
+import { optimize } from "../plan/optimizer.js";
 import type { Ref } from "../scheduler/events.js";
+import { isGpuWorker } from "../scheduler/placement.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
+import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "./cluster.js";
 import { WorkerPool } from "../workers/pool.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
@@ -36,7 +43,9 @@ export interface RunResult {
  * const table = await df.compute({ cluster });
  * await cluster.close();
  */
-export class LocalCluster {
+export class LocalCluster implements Cluster {
+  readonly kind = "local";
+  readonly label = "local";
   readonly pool: WorkerPool;
   private current?: GraphRun;
   private queue: Promise<unknown> = Promise.resolve();
@@ -63,6 +72,10 @@ export class LocalCluster {
     return this.pool.size;
   }
 
+  get workerSlots(): number {
+    return this.pool.size + this.pool.gpus.length;
+  }
+
   /** The GPUs this cluster has a worker on. */
   get gpus(): readonly number[] {
     return this.pool.gpus;
@@ -86,6 +99,36 @@ export class LocalCluster {
   /** Workers running a task now. */
   busyWorkers(): string[] {
     return this.current?.busyWorkers ?? [];
+  }
+
+  /** Nothing to reach: the workers are this process's. */
+  async connect(): Promise<void> {}
+
+  async runFrame(plan: Plan, options: FrameRunOptions = {}): Promise<StoredParts> {
+    const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: this.budget, parts: options.parts ?? false, groups: options.groups });
+    const { refs, skippedLines } = await this.run(graph, options);
+    return { refs, skippedLines, tasks: graph.tasks.length };
+  }
+
+  async runGraph(graph: TaskGraph, _what: string, options: ClusterRunOptions = {}): Promise<StoredParts> {
+    const { refs, skippedLines } = await this.run(graph, options);
+    return { refs, skippedLines, tasks: graph.tasks.length };
+  }
+
+  async clusterStatus(): Promise<ClusterStatus> {
+    const s = native().storeStats();
+    const gpus = native().gpuStats().filter((g) => this.gpus.includes(g.device));
+    return {
+      kind: "local",
+      workers: this.pool.names.map((name) => {
+        const busy = this.busyWorkers().includes(name);
+        if (!isGpuWorker(name)) return { name, kind: "cpu" as const, busy };
+        const g = gpus.find((x) => `gpu-${x.device}` === name);
+        return { name, kind: "gpu" as const, busy, ...(g && g.limit > 0 ? { memory: g.used, memoryLimit: g.limit } : {}) };
+      }),
+      store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
+      memory: memoryStatus(native().memoryStats(), gpus),
+    };
   }
 
   /** Runs a graph once the runs before it are done; resolves with the result's handles. */

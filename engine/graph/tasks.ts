@@ -85,3 +85,13 @@ export interface TaskGraph {
   /** The output task's outputs are the result's partitions, in order (a "parts" task): none is concatenated. */
   partitioned?: boolean;
 }
+
+/**
+ * The step that concatenates a task's `n` inputs, in order.
+ *
+ * @example
+ * const gather: Task = { key: "gather", group: "gather", deps, steps: [concatAll(deps.length)] };
+ */
+export function concatAll(n: number): Step {
+  return { kind: "concat", inputs: Array.from({ length: n }, (_, i) => i) };
+}

@@ -10,7 +10,7 @@ import type { JoinSpec, NativeAgg, NativeExpr, SortKey } from "../graph/kernel_a
 import { csvBlocks } from "./csv_blocks.js";
 import { fileScanSteps } from "../io/scan_steps.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
-import type { Dep, Step, Task, TaskGraph } from "../graph/tasks.js";
+import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { lowerWindow } from "./window.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
@@ -265,10 +265,6 @@ class GraphBuilder {
       };
     });
   }
-}
-
-export function concatAll(n: number): Step {
-  return { kind: "concat", inputs: Array.from({ length: n }, (_, i) => i) };
 }
 
 export function dep(key: string): Dep {

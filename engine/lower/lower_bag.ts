@@ -5,8 +5,8 @@
 import { BAG_SCHEMA, type BagNode, type BagOp, type JsonValue } from "../common/bag.js";
 import { BasinError } from "../common/errors.js";
 import { jsonBlocks } from "../io/ndjson.js";
-import { append, concatAll, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
-import type { Dep, Step, Task, TaskGraph } from "../graph/tasks.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 
 /** What bag lowering needs of a graph builder. */
 export interface TaskCloser {

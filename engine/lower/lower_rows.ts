@@ -4,9 +4,9 @@
 import type { PlanNode } from "../common/plan.js";
 import type { NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { fieldIndex, resolveExpr } from "../plan/resolve.js";
-import { append, concatAll, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { concatAll, type Step } from "../graph/tasks.js";
 import { inMemoryBytes } from "./out_of_core.js";
-import type { Step } from "../graph/tasks.js";
 
 /** What these lowerings need of the graph builder. */
 export interface ChainBuilder {

@@ -14,8 +14,8 @@
 import type { NativeExpr, NativeWindow, SortKey } from "../graph/kernel_args.js";
 import type { PlanNode } from "../common/plan.js";
 import { resolveWindow } from "../plan/resolve.js";
-import { append, concatAll, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
-import type { Dep, Step } from "../graph/tasks.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { concatAll, type Dep, type Step } from "../graph/tasks.js";
 
 type WindowNode = Extract<PlanNode, { kind: "window" }>;
 

@@ -1,7 +1,7 @@
 // An array result as the workbench shows it: a table of its elements (one row per
 // index of the leading axes, one column per index of the last axis) that pages like
 // any result, plus a small heatmap of a 2-D array computed once in the engine.
-import type { ArrayResult } from "../api/array/compute.js";
+import type { ArrayResult } from "../run/run_plan.js";
 import type { ArrayHeatmap } from "../common/rpc.js";
 import type { JsColumn, JsTable } from "../native/addon.js";
 

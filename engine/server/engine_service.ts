@@ -3,17 +3,14 @@
 // reports progress as events. Transports (WebSocket, Electron) wrap one of these.
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { computeParts } from "../cluster/compute.js";
+import type { Cluster } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
-import type { LocalCluster } from "../cluster/local.js";
-import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
+import { computeParts } from "../run/stored.js";
+import { runPlan } from "../run/run_plan.js";
 import { BasinError } from "../common/errors.js";
-import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, SlurmJobStatus, WorkspaceInfo } from "../common/rpc.js";
+import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, WorkspaceInfo } from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
-import { computeArray } from "../api/array/compute.js";
 import { arrayHeatmap, arrayTable } from "./array_result.js";
-import { isGpuWorker } from "../scheduler/placement.js";
-import { memoryStatus } from "../memory/status.js";
 import { native } from "../native/addon.js";
 import { planPipelineResults } from "../session/driver.js";
 import { ResultStore } from "./results.js";
@@ -22,12 +19,12 @@ import { Workspace } from "./workspace.js";
 export interface EngineServiceOptions {
   /** The folder the workbench opens. */
   root: string;
-  /** Default: the process's local cluster. */
-  cluster?: LocalCluster;
-  /** Runs go to this Dask cluster; results stay here (paged, viewed and exported on `cluster`). */
-  dask?: DaskCluster;
-  /** The SLURM jobs behind `dask` (a SlurmCluster), listed in the cluster status. */
-  slurm?: { readonly liveJobs: readonly SlurmJobStatus[] };
+  /**
+   * Where runs go (default: the process's local cluster). Results stay in this
+   * process either way: they are paged, viewed and exported here, and arrays run on
+   * the local cluster (a Dask cluster runs frames only).
+   */
+  cluster?: Cluster;
   emit: (e: EngineEvent) => void;
 }
 
@@ -41,10 +38,13 @@ export class EngineService implements EngineClient {
   private readonly results: ResultStore;
   private readonly runs = new Map<string, AbortController>();
   private counter = 0;
+  /** The cluster of this process's store: the one given when it is local, else the default one. */
+  private readonly local?: Cluster;
 
   constructor(private readonly options: EngineServiceOptions) {
     this.workspaceFolder = new Workspace(options.root);
-    this.results = new ResultStore({ cluster: options.cluster });
+    this.local = options.cluster?.kind === "local" ? options.cluster : undefined;
+    this.results = new ResultStore({ cluster: this.local });
   }
 
   async workspace(): Promise<WorkspaceInfo> {
@@ -80,7 +80,7 @@ export class EngineService implements EngineClient {
           for (const p of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
             // Kept as the result's parts: a result larger than the memory limit stays spillable.
             const out = await computeParts(p.plan, {
-              cluster: this.options.dask ?? this.options.cluster,
+              cluster: this.options.cluster,
               signal: ac.signal,
               onProgress: (progress) => this.options.emit({ type: "progress", runId, progress: p.name === undefined ? progress : { ...progress, group: `${p.name}: ${progress.group}` } }),
             });
@@ -105,7 +105,7 @@ export class EngineService implements EngineClient {
 
   /** Computes an array default export and keeps its elements as a table result of kind "array". */
   private async keepArray(node: ArrayNode, runId: string, signal: AbortSignal, onProgress: (p: RunProgress) => void): Promise<ResultInfo> {
-    const r = await computeArray(node, { cluster: this.options.cluster, signal, onProgress });
+    const r = await runPlan({ kind: "array", node }, { cluster: this.local, signal, onProgress });
     const ref = native().tableFromJs(arrayTable(r));
     const heatmap = arrayHeatmap(r);
     const array: ArrayInfo = { shape: r.shape, dtype: r.dtype, chunks: node.kind === "mask" ? [[r.shape[0]]] : node.chunks.map((c) => [...c]), ...(heatmap ? { heatmap } : {}) };
@@ -142,31 +142,8 @@ export class EngineService implements EngineClient {
     return { path, rows: out.rows, bytes: out.bytes };
   }
 
-  async cluster(): Promise<ClusterStatus> {
-    const cluster = this.options.cluster ?? defaultCluster();
-    const s = native().storeStats();
-    if (this.options.dask) {
-      const d = await this.options.dask.status();
-      return {
-        kind: "dask",
-        workers: d.workers.map((w) => ({ name: w.name || w.address, kind: "cpu" as const, busy: w.tasks > 0, memory: w.memory, memoryLimit: w.memoryLimit, tasks: w.tasks })),
-        store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
-        dask: { scheduler: d.scheduler, dashboard: d.dashboard },
-        ...(this.options.slurm ? { slurm: { jobs: this.options.slurm.liveJobs.map((j) => ({ id: j.id, state: j.state, scheduler: j.scheduler })) } } : {}),
-      };
-    }
-    const gpus = native().gpuStats().filter((g) => cluster.gpus.includes(g.device));
-    return {
-      kind: "local",
-      workers: cluster.pool.names.map((name) => {
-        const busy = cluster.busyWorkers().includes(name);
-        if (!isGpuWorker(name)) return { name, kind: "cpu" as const, busy };
-        const g = gpus.find((x) => `gpu-${x.device}` === name);
-        return { name, kind: "gpu" as const, busy, ...(g && g.limit > 0 ? { memory: g.used, memoryLimit: g.limit } : {}) };
-      }),
-      store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
-      memory: memoryStatus(native().memoryStats(), gpus),
-    };
+  cluster(): Promise<ClusterStatus> {
+    return (this.options.cluster ?? defaultCluster()).clusterStatus();
   }
 
   /** Cancels every run and frees every result. */

@@ -7,8 +7,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { LocalCluster } from "../cluster/local.js";
-import type { DaskCluster } from "../cluster/dask/dask_cluster.js";
+import type { Cluster } from "../cluster/cluster.js";
 import type { EngineClient, EngineEvent } from "../common/rpc.js";
 import type { WorkbenchClient } from "../common/rpc_client.js";
 import { assetFile, contentType } from "./assets.js";
@@ -25,15 +24,12 @@ export interface ServeOptions {
   token?: string;
   /** The built renderer (index.html and its assets). */
   assets?: string;
-  cluster?: LocalCluster;
-  /** Runs go to this Dask cluster (`basin serve --cluster`). */
-  dask?: DaskCluster;
-  /** The SLURM jobs behind `dask`, for the cluster status. */
-  slurm?: EngineServiceOptions["slurm"];
+  /** Where runs go (default: the process's local cluster); `basin serve --cluster` opens a Dask one. */
+  cluster?: Cluster;
   /**
    * The workbench drives this engine instead of a local one (a RemoteEngine: Basin on
    * an SSH host): every request goes to it, the workspace's file list, reads and saves
-   * included, and its events come back; `root`, `cluster`, `dask` and `slurm` are unused.
+   * included, and its events come back; `root` and `cluster` are unused.
    * The caller closes it.
    */
   remote?: WorkbenchClient;
@@ -85,7 +81,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     for (const ws of sockets) ws.send(text);
   };
   const { remote } = options;
-  const engine = remote ?? new EngineService({ root: options.root, cluster: options.cluster, dask: options.dask, slurm: options.slurm, emit: broadcast });
+  const engine = remote ?? new EngineService({ root: options.root, cluster: options.cluster, emit: broadcast });
   const unsubscribe = remote ? [remote.onEvent(broadcast), remote.onConnection((s) => {
     if (s === "closed") broadcast({ type: "log", level: "warn", text: "the connection to the remote Basin engine dropped; it reconnects by itself, and requests fail until then" });
     if (s === "open") broadcast({ type: "log", level: "info", text: "connected to the remote Basin engine again" });

@@ -4,7 +4,7 @@
 // workers and never block the server.
 import { col, count, Expr } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
-import { computeParts, computeStored, type ComputeOptions } from "../cluster/compute.js";
+import { computeParts, computeStored, type ComputeOptions } from "../run/stored.js";
 import { withResident } from "../memory/resident.js";
 import { BasinError } from "../common/errors.js";
 import type { ColumnProfile, ExportFormat, Page, ResultFilter, ResultInfo, ResultSort, WireValue } from "../common/rpc.js";

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SshProfile } from "../../engine/cluster/remote/profiles.js";
+import type { SshProfile } from "../../engine/cluster/profiles.js";
 import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
 import { BASIN_BIN, makeTempDir, removeDir, writeText } from "../helpers/cli.js";

@@ -1,7 +1,7 @@
 // A result Table over the partitions compute() copied out: reading it gives the same
 // columns, rows and raw table as the native concatenation of those partitions (the oracle).
 import { describe, expect, it } from "vitest";
-import { Table } from "../../engine/api/table.js";
+import { Table } from "../../engine/run/table.js";
 import { native } from "../../engine/native/addon.js";
 import { rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
 

@@ -8,7 +8,7 @@ import { col, count, fromColumns, type DataFrame } from "../../engine/api/index.
 import { lowerPlan } from "../../engine/lower/lower.js";
 import { partBytes, shufflePlan, type MemoryBudget } from "../../engine/lower/out_of_core.js";
 import type { TaskGraph } from "../../engine/graph/tasks.js";
-import { explain } from "../../engine/plan/explain.js";
+import { explain } from "../../engine/run/explain.js";
 import { optimize } from "../../engine/plan/optimizer.js";
 
 const N = 1000;

@@ -1,7 +1,7 @@
 // The store: reference counts, byte accounting, and tables of a dead thread freed.
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeStrings, native, type JsStrings, type JsTable, type TakenStrings } from "../../engine/native/addon.js";
-import { takeTable } from "../../engine/native/take_table.js";
+import { takeTable } from "../../engine/run/take.js";
 
 const table = (n: number): JsTable => ({ rows: n, names: ["x"], columns: [{ type: "int64", values: new BigInt64Array(n), validity: null }] });
 

@@ -57,7 +57,7 @@ async function runRows(client: RpcClient): Promise<unknown[][]> {
 describe("the workbench server on a Dask cluster", () => {
   it("runs on Dask with the local engine's answers, and cluster() reports the Dask workers", async () => {
     const cluster = new DaskCluster(dask.address, { python: PYTHON });
-    const onDask = await serve({ root: workspace, dask: cluster });
+    const onDask = await serve({ root: workspace, cluster });
     const local = await serve({ root: workspace });
     const a = await connect(onDask), b = await connect(local);
     try {

@@ -8,11 +8,11 @@ import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { col, count, fromColumns } from "../../engine/api/index.js";
-import { fingerprint } from "../../engine/cluster/remote/known_hosts.js";
-import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
-import { jumpChain, saveProfile, type Profile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
+import { fingerprint } from "../../engine/cluster/ssh/known_hosts.js";
+import { openCluster } from "../../engine/cluster/open.js";
+import { jumpChain, saveProfile, type Profile, type SshProfile } from "../../engine/cluster/profiles.js";
 import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
-import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
+import { SshSession } from "../../engine/cluster/ssh/ssh_session.js";
 import { BASIN_BIN, makeTempDir, removeDir, writeText } from "../helpers/cli.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { daskFixture, freePort, PYTHON } from "./dask_procs.js";
@@ -162,7 +162,7 @@ describe("what rides on the jump host", () => {
         const df = fromColumns({ k: Array.from({ length: 200 }, (_, i) => `k${i % 3}`), v: Array.from({ length: 200 }, (_, i) => i) }, { partitions: 2 })
           .groupBy("k")
           .agg(col("v").sum().alias("s"), count().alias("n"));
-        expectSameRows(tableRows(await df.compute({ cluster: open.cluster })), tableRows(await df.compute({ cluster: fx.local })), "Dask through the jump host");
+        expectSameRows(tableRows(await df.compute({ cluster: open })), tableRows(await df.compute({ cluster: fx.local })), "Dask through the jump host");
       } finally {
         await open.close();
       }

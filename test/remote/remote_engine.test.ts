@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveProfile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
+import { saveProfile, type SshProfile } from "../../engine/cluster/profiles.js";
 import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
 import type { EngineEvent, Page, WireValue, WorkspaceInfo } from "../../engine/common/rpc.js";
 import { serve } from "../../engine/server/http_server.js";

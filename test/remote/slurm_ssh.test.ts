@@ -5,8 +5,9 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster, col, count, fromColumns } from "../../engine/api/index.js";
-import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
-import { saveProfile, type SlurmProfile } from "../../engine/cluster/remote/profiles.js";
+import { openCluster } from "../../engine/cluster/open.js";
+import type { SlurmCluster } from "../../engine/cluster/slurm/slurm_cluster.js";
+import { saveProfile, type SlurmProfile } from "../../engine/cluster/profiles.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
@@ -51,7 +52,7 @@ describe("SLURM on a login node over SSH", () => {
     try {
       console.log(`over ssh: submit → connected ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       expect(open.label).toMatch(/^SLURM profile hpc-ssh \(scheduler tcp:\/\/127\.0\.0\.1:\d+ via ssh root@127\.0\.0\.1:\d+\)$/);
-      const ids = open.slurm!.liveJobs.map((j) => j.id);
+      const ids = (open as SlurmCluster).liveJobs.map((j) => j.id);
       expect(ids).toHaveLength(2);
       expect(slurm.queue().sort()).toEqual([...ids].sort());
       expect(lines.filter((l) => /^SLURM job \d+ submitted/.test(l))).toHaveLength(2);
@@ -59,7 +60,7 @@ describe("SLURM on a login node over SSH", () => {
       const df = fromColumns({ k: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : `k${i % 3}`)), v: Array.from({ length: n }, (_, i) => i) }, { partitions: [0, 150, 150] })
         .groupBy("k")
         .agg(col("v").sum().alias("s"), count().alias("n"));
-      expectSameRows(tableRows(await df.compute({ cluster: open.cluster })), tableRows(await df.compute({ cluster: local })), "SLURM over SSH vs local");
+      expectSameRows(tableRows(await df.compute({ cluster: open })), tableRows(await df.compute({ cluster: local })), "SLURM over SSH vs local");
     } finally {
       await open.close();
     }
@@ -75,9 +76,9 @@ describe("SLURM on a login node over SSH", () => {
       const open = await openCluster(profile, { python: PYTHON });
       try {
         expect(open.label).toMatch(new RegExp(`via ssh root@127\\.0\\.0\\.1:${sshd.port} via root@127\\.0\\.0\\.1:${bastion.port}\\)$`));
-        expect(slurm.queue()).toEqual(open.slurm!.liveJobs.map((j) => j.id));
+        expect(slurm.queue()).toEqual((open as SlurmCluster).liveJobs.map((j) => j.id));
         const df = fromColumns({ k: ["a", "b", "a", null], v: [1, 2, 3, 4] }).groupBy("k").agg(col("v").sum().alias("s"));
-        expectSameRows(tableRows(await df.compute({ cluster: open.cluster })), tableRows(await df.compute({ cluster: local })), "SLURM through a jump host vs local");
+        expectSameRows(tableRows(await df.compute({ cluster: open })), tableRows(await df.compute({ cluster: local })), "SLURM through a jump host vs local");
       } finally {
         await open.close();
       }

@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, LocalCluster } from "../../engine/api/index.js";
-import { openCluster } from "../../engine/cluster/remote/open_cluster.js";
-import { fingerprint } from "../../engine/cluster/remote/known_hosts.js";
-import { findProfile, loadProfiles, saveProfile, type SshProfile } from "../../engine/cluster/remote/profiles.js";
-import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
+import { col, count, fromColumns, LocalCluster, type DaskCluster } from "../../engine/api/index.js";
+import { openCluster } from "../../engine/cluster/open.js";
+import { fingerprint } from "../../engine/cluster/ssh/known_hosts.js";
+import { findProfile, loadProfiles, saveProfile, type SshProfile } from "../../engine/cluster/profiles.js";
+import { SshSession } from "../../engine/cluster/ssh/ssh_session.js";
 import { native } from "../../engine/native/addon.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
@@ -80,7 +80,7 @@ describe("Dask through an SSH tunnel", () => {
 
   it("runs a pipeline on a scheduler reached only through the tunnel", async () => {
     const open = await openCluster({ ...profile, scheduler: `tcp://127.0.0.1:${dask.port}` }, { python: PYTHON });
-    const { cluster } = open;
+    const cluster = open as DaskCluster;
     expect(open.label).toMatch(/via ssh/);
     const local = new LocalCluster({ workers: 1 });
     try {
@@ -98,7 +98,7 @@ describe("Dask through an SSH tunnel", () => {
 
   it("a dropped SSH connection fails the tunnelled run at once, naming the host; the session reconnects and runs again", async () => {
     const open = await openCluster({ ...profile, scheduler: `tcp://127.0.0.1:${dask.port}` }, { python: PYTHON });
-    const { cluster } = open;
+    const cluster = open as DaskCluster;
     const local = new LocalCluster({ workers: 1 });
     try {
       const n = 300;

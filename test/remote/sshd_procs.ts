@@ -5,7 +5,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SshSession } from "../../engine/cluster/remote/ssh_session.js";
+import { SshSession } from "../../engine/cluster/ssh/ssh_session.js";
 import { freePort } from "./dask_procs.js";
 
 /** The error a connection attempt fails with (a session that opens fails the test). */

@@ -4,7 +4,7 @@
 import { afterAll, expect } from "vitest";
 import { closeDefaultCluster } from "../../engine/cluster/default.js";
 import { native } from "../../engine/native/addon.js";
-import { collectResults } from "../../engine/native/take_table.js";
+import { collectResults } from "../../engine/run/take.js";
 
 afterAll(async () => {
   await closeDefaultCluster();

@@ -3,10 +3,8 @@
 // partition's length is known only then).
 import { sizeOf } from "../../common/array_plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
-import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
-import { lowerTagged } from "../../lower/lower.js";
-import { native } from "../../native/addon.js";
-import { optimize } from "../../plan/optimizer.js";
+import type { ComputeOptions } from "../../run/stored.js";
+import { runPlan } from "../../run/run_plan.js";
 import type { DataFrame } from "../dataframe.js";
 import { col } from "../expr.js";
 import { callerLocation } from "../source_location.js";
@@ -31,14 +29,7 @@ export async function frameToArray(df: DataFrame, o: FromDataFrameOptions, loc: 
     if (!NUMERIC.has(f.type)) throw new BasinError("BASIN_PLAN", `toArray: column "${name}" is ${f.type}, not numeric; convert it first (e.g. col("${name}").cast("float64")) or leave it out of columns`, loc);
   }
   const projected = df.select(...names.map((n) => col(n).cast("float64").alias(n)));
-  const { graph, parts } = lowerTagged(optimize(projected.toPlan().root, o.optimize), TAG);
-  const { ref } = await localCluster(o, "arrays").run(graph, { onProgress: o.onProgress, signal: o.signal });
-  let js;
-  try {
-    js = native().tableToJs(ref);
-  } finally {
-    native().release(ref);
-  }
+  const { table: js, parts } = await runPlan({ kind: "taggedFrame", plan: projected.toPlan(), tag: TAG }, o);
   // Row-major values (nulls → NaN) and the rows of each partition.
   const k = names.length, m = js.rows;
   const values = new Float64Array(m * k);

@@ -5,9 +5,9 @@ import {
 } from "../../common/array_plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { callerLocation } from "../source_location.js";
-import { computeArray, type ArrayResult } from "./compute.js";
+import { runPlan, type ArrayResult } from "../../run/run_plan.js";
 import { broadcastShapes, fmtShape, normalizeChunks, normAxis, type ChunksSpec } from "./shape.js";
-import type { ComputeOptions } from "../../cluster/compute.js";
+import type { ComputeOptions } from "../../run/stored.js";
 
 /** An operand of elementwise operations: an array or a plain number. */
 export type ArrayLike = NDArray | number;
@@ -302,7 +302,7 @@ export class NDArray {
    * const { data, shape, dtype } = await x.sum({ axis: 0 }).compute();
    */
   compute(options: ComputeOptions = {}): Promise<ArrayResult> {
-    return computeArray(this.node, options);
+    return runPlan({ kind: "array", node: this.node }, options);
   }
 }
 

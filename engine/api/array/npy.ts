@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { BasinError } from "../../common/errors.js";
 import { decodeNpy, encodeNpy } from "../../io/npy.js";
-import type { ComputeOptions } from "../../cluster/compute.js";
+import type { ComputeOptions } from "../../run/stored.js";
 import { callerLocation } from "../source_location.js";
 import { NDArray } from "./ndarray.js";
 import { fromTypedArray } from "./create.js";

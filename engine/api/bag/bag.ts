@@ -4,10 +4,8 @@ import { BAG_SCHEMA, type BagNode, type FnSpec, type JsonValue, type KeySpec, ty
 import { PLAN_VERSION, type Plan } from "../../common/plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { isDType, type DType, type Field } from "../../common/types.js";
-import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
-import { bagGraph } from "../../lower/lower_bag.js";
-import { native } from "../../native/addon.js";
-import { decodeItems } from "../../workers/bag_steps.js";
+import type { ComputeOptions } from "../../run/stored.js";
+import { runPlan } from "../../run/run_plan.js";
 import { DataFrame } from "../dataframe.js";
 import { callerLocation } from "../source_location.js";
 import { captureFn, notJson, type UserFnOptions } from "../user_fn.js";
@@ -227,11 +225,6 @@ export class Bag<T = unknown> {
    * const items = await bag.fromItems([1, 2, 3], { partitions: 2 }).map((x) => x + 1).compute();
    */
   async compute(options: Pick<ComputeOptions, "cluster" | "onProgress" | "signal"> = {}): Promise<T[]> {
-    const { ref } = await localCluster(options, "bags").run(bagGraph(this.node), { onProgress: options.onProgress, signal: options.signal });
-    try {
-      return decodeItems(ref) as T[];
-    } finally {
-      native().release(ref);
-    }
+    return (await runPlan({ kind: "bag", node: this.node }, options)) as T[];
   }
 }

@@ -5,11 +5,9 @@
 import type { FnSpec } from "../../common/bag.js";
 import type { ArgTemplate, CallOutcome } from "../../common/delayed.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
-import { localCluster, type ComputeOptions } from "../../cluster/compute.js";
-import { concatAll } from "../../lower/lower.js";
-import type { Task, TaskGraph } from "../../graph/tasks.js";
-import { native } from "../../native/addon.js";
-import { decodeOutcomes } from "../../workers/call_step.js";
+import { concatAll, type Task, type TaskGraph } from "../../graph/tasks.js";
+import type { ComputeOptions } from "../../run/stored.js";
+import { runPlan } from "../../run/run_plan.js";
 import { Bag } from "../bag/bag.js";
 import { DataFrame } from "../dataframe.js";
 import { callerLocation } from "../source_location.js";
@@ -132,12 +130,7 @@ async function runCalls(roots: Delayed[], catchErrors: Set<Delayed>, options: Pi
   const tasks = callTasks(roots, catchErrors);
   const gather: Task = { key: "gather", group: "gather", deps: roots.map((d) => ({ key: tasks.get(d)!.key, index: 0 })), steps: [concatAll(roots.length)] };
   const graph: TaskGraph = { tasks: [...tasks.values(), gather], output: gather.key };
-  const { ref } = await localCluster(options, "delayed calls").run(graph, { onProgress: options.onProgress, signal: options.signal });
-  try {
-    return decodeOutcomes(ref);
-  } finally {
-    native().release(ref);
-  }
+  return runPlan({ kind: "delayed", graph }, options);
 }
 
 function fill(t: ArgTemplate, values: unknown[]): unknown {

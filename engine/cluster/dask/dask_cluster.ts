@@ -9,8 +9,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BasinError, type SerializedError } from "../../common/errors.js";
 import type { Plan } from "../../common/plan.js";
+import type { ClusterStatus } from "../../common/rpc.js";
+import type { TaskGraph } from "../../graph/tasks.js";
 import { native, type Handle } from "../../native/addon.js";
+import { splitRows } from "../../native/split_rows.js";
 import { optimize, type OptimizeOptions } from "../../plan/optimizer.js";
+import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
 import { bridgePlan } from "./bridge_plan.js";
 import { decodeWireTable, type WireTable } from "./wire.js";
 
@@ -24,6 +28,10 @@ export interface DaskClusterOptions {
    * scheduler reached through a tunnel, whose workers are not reachable from here.
    */
   viaScheduler?: boolean;
+  /** What it is, for messages (default: the address). */
+  label?: string;
+  /** Frees what reaching the scheduler took (an SSH tunnel), after the bridge has stopped. */
+  onClose?: () => Promise<void>;
 }
 
 /** One worker as the scheduler reports it. */
@@ -75,7 +83,9 @@ function defaultPython(): string {
  * const table = await df.compute({ cluster });
  * await cluster.close();
  */
-export class DaskCluster {
+export class DaskCluster implements Cluster {
+  readonly kind = "dask";
+  readonly workerSlots = 0;
   readonly address: string;
   private readonly options: DaskClusterOptions;
   private proc?: ChildProcessWithoutNullStreams;
@@ -89,13 +99,16 @@ export class DaskCluster {
     if (!/^(tcp|tls|ucx|inproc):\/\/\S+$/.test(address))
       throw new BasinError("BASIN_PLAN", `"${address}" is not a Dask scheduler address; write it as tcp://host:8786`);
     this.address = address;
-    this.options = options;
+    this.options = { ...options };
+  }
+
+  get label(): string {
+    return this.options.label ?? this.address;
   }
 
   /** Connects to the scheduler (the first run does so too); fails within connectTimeout when it is unreachable. */
-  async connect(): Promise<{ dashboard: string; workers: number }> {
-    const r = await this.request({ op: "connect" });
-    return { dashboard: String(r.dashboard), workers: Number(r.workers) };
+  async connect(): Promise<void> {
+    await this.request({ op: "connect" });
   }
 
   /** Workers, their memory and tasks. */
@@ -105,6 +118,37 @@ export class DaskCluster {
       scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[],
       processing: Number(r.processing ?? 0), waiting: Number(r.waiting ?? 0),
     };
+  }
+
+  async clusterStatus(): Promise<ClusterStatus> {
+    const s = native().storeStats();
+    const d = await this.status();
+    return {
+      kind: "dask",
+      workers: d.workers.map((w) => ({ name: w.name || w.address, kind: "cpu" as const, busy: w.tasks > 0, memory: w.memory, memoryLimit: w.memoryLimit, tasks: w.tasks })),
+      store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
+      dask: { scheduler: d.scheduler, dashboard: d.dashboard },
+    };
+  }
+
+  /**
+   * Runs a frame plan on Dask: its single result as one part, or as `groups` row
+   * ranges (the whole result is released once split).
+   */
+  async runFrame(plan: Plan, options: FrameRunOptions = {}): Promise<StoredParts> {
+    const ref = await this.runPlan(plan, { optimize: options.optimize, signal: options.signal });
+    const groups = options.parts ? options.groups : undefined;
+    if (!groups || groups <= 1) return { refs: [ref], skippedLines: 0, tasks: 0 };
+    try {
+      return { refs: splitRows(ref, groups), skippedLines: 0, tasks: 0 };
+    } finally {
+      native().release(ref);
+    }
+  }
+
+  /** Arrays, bags and delayed calls run on Basin's own workers only. */
+  async runGraph(_graph: TaskGraph, what: string, _options?: ClusterRunOptions): Promise<StoredParts> {
+    throw new BasinError("BASIN_PLAN", `${what} run on Basin's local cluster only; compute them without the Dask cluster option`);
   }
 
   /** Retires the workers with these names gracefully (their data moves to other workers, then they close). */
@@ -160,8 +204,15 @@ export class DaskCluster {
     this.abandon(error);
   }
 
-  /** Disconnects from the scheduler (which keeps running) and stops the bridge. */
+  /** Disconnects from the scheduler (which keeps running), stops the bridge, then runs the onClose option. */
   async close(): Promise<void> {
+    await this.stopBridge();
+    const onClose = this.options.onClose;
+    this.options.onClose = undefined;
+    await onClose?.();
+  }
+
+  private async stopBridge(): Promise<void> {
     const p = this.proc;
     if (!p) return;
     this.proc = undefined;

@@ -8,8 +8,9 @@ import WebSocket from "ws";
 import { BasinError } from "../../common/errors.js";
 import type { EngineEvent, ResultInfo, RunProgress, WorkspaceInfo } from "../../common/rpc.js";
 import { RpcClient } from "../../common/rpc_client.js";
-import type { SshProfile } from "./profiles.js";
-import { sshAddress, SshSession, type Tunnel } from "./ssh_session.js";
+import type { SshProfile } from "../profiles.js";
+import { shellQuote } from "../ssh/shell_quote.js";
+import { sshAddress, SshSession, type Tunnel } from "../ssh/ssh_session.js";
 
 export interface RemoteEngineOptions {
   /** Bound on connecting over SSH and on the remote engine's start. Default 30 s. */
@@ -31,11 +32,6 @@ export interface RemoteRunResult {
 interface ServeUrl {
   port: number;
   token: string;
-}
-
-/** A word for a POSIX shell, single-quoted. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Shell lines that cd into the workspace (or run \`otherwise\`) and set $state, the prefix of its engine's files. */

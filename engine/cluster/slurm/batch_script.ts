@@ -4,7 +4,7 @@
 // that retires itself before the walltime. Rendered text is shown to the user (and
 // may be edited) before sbatch gets it.
 import { BasinError } from "../../common/errors.js";
-import { shellQuote } from "../remote/remote_engine.js";
+import { shellQuote } from "../ssh/shell_quote.js";
 
 /** How jobs are asked of SLURM (a profile's fields; no secrets). */
 export interface SlurmJobSpec {

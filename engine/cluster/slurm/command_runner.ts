@@ -5,8 +5,8 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { BasinError } from "../../common/errors.js";
-import { shellQuote } from "../remote/remote_engine.js";
-import type { SshSession } from "../remote/ssh_session.js";
+import { shellQuote } from "../ssh/shell_quote.js";
+import type { SshSession } from "../ssh/ssh_session.js";
 
 export interface CommandResult {
   code: number | null;

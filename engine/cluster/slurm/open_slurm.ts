@@ -3,9 +3,8 @@
 // a tunnel of that SSH connection).
 import { BasinError } from "../../common/errors.js";
 import type { DaskClusterOptions } from "../dask/dask_cluster.js";
-import type { OpenCluster } from "../remote/open_cluster.js";
-import { findProfile, type SlurmProfile } from "../remote/profiles.js";
-import { SshSession, type Tunnel } from "../remote/ssh_session.js";
+import { findProfile, type SlurmProfile } from "../profiles.js";
+import { SshSession, type Tunnel } from "../ssh/ssh_session.js";
 import { LocalRunner, SshRunner, type CommandRunner } from "./command_runner.js";
 import { SlurmCluster, type SlurmEvent, type SlurmScale } from "./slurm_cluster.js";
 
@@ -44,7 +43,7 @@ export function profileScale(p: SlurmProfile): SlurmScale {
  * @example
  * const { cluster, close } = await openSlurm(findProfile("hpc") as SlurmProfile, { log: console.error });
  */
-export async function openSlurm(p: SlurmProfile, options: DaskClusterOptions & { log?: (line: string) => void } = {}): Promise<OpenCluster> {
+export async function openSlurm(p: SlurmProfile, options: Pick<DaskClusterOptions, "python"> & { log?: (line: string) => void } = {}): Promise<SlurmCluster> {
   let ssh: SshSession | undefined;
   const tunnels: Tunnel[] = [];
   let runner: CommandRunner = new LocalRunner();
@@ -63,27 +62,17 @@ export async function openSlurm(p: SlurmProfile, options: DaskClusterOptions & {
       return { address: `tcp://127.0.0.1:${t.port}`, viaScheduler: true };
     };
   }
-  const slurm = new SlurmCluster({
-    spec: p, scale: profileScale(p), runner, reach, directory: p.directory, startTimeout: p.startTimeout, python: options.python,
-    onEvent: (e) => options.log?.(describeSlurmEvent(e)),
-  });
   const closeSsh = async () => {
     for (const t of tunnels) await t.close();
     ssh?.close();
   };
-  try {
-    await slurm.start();
-  } catch (e) {
-    await closeSsh();
-    throw e;
-  }
-  return {
-    cluster: slurm.dask,
-    label: `SLURM profile ${p.name} (scheduler ${slurm.dask.address}${ssh ? ` via ssh ${ssh.where}` : ""})`,
-    slurm,
-    async close() {
-      await slurm.close();
-      await closeSsh();
-    },
-  };
+  const slurm = new SlurmCluster({
+    spec: p, scale: profileScale(p), runner, reach, directory: p.directory, startTimeout: p.startTimeout, python: options.python,
+    onEvent: (e) => options.log?.(describeSlurmEvent(e)),
+    via: ssh ? `ssh ${ssh.where}` : undefined,
+    onClose: closeSsh,
+  });
+  // A start that fails closes the cluster (cancelling what it submitted), and with it the SSH session.
+  await slurm.start();
+  return slurm;
 }

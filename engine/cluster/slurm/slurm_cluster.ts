@@ -5,6 +5,10 @@
 // adaptive), and cancels every job it submitted on close and on process exit.
 import { randomBytes } from "node:crypto";
 import { BasinError } from "../../common/errors.js";
+import type { Plan } from "../../common/plan.js";
+import type { ClusterStatus } from "../../common/rpc.js";
+import type { TaskGraph } from "../../graph/tasks.js";
+import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
 import { DaskCluster, type DaskStatus } from "../dask/dask_cluster.js";
 import { renderBatchScript, schedulerAddress, type SlurmJobSpec } from "./batch_script.js";
 import { LocalRunner, type CommandRunner } from "./command_runner.js";
@@ -33,6 +37,10 @@ export interface SlurmClusterOptions {
   reach?: (address: string) => Promise<{ address: string; viaScheduler: boolean }>;
   /** Called for every job submitted, ended, removed, and when the cluster is connected or lost. */
   onEvent?: (event: SlurmEvent) => void;
+  /** How the login node is reached, for messages ("ssh user@host:22"). */
+  via?: string;
+  /** Frees what reaching the login node took (an SSH session), after the jobs are cancelled. */
+  onClose?: () => Promise<void>;
 }
 
 export type SlurmEvent =
@@ -74,7 +82,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * const table = await df.compute({ cluster: slurm.dask });
  * await slurm.close(); // scancel
  */
-export class SlurmCluster {
+export class SlurmCluster implements Cluster {
+  readonly kind = "dask";
+  readonly workerSlots = 0;
   readonly spec: SlurmJobSpec;
   private readonly options: SlurmClusterOptions;
   private readonly runner: CommandRunner;
@@ -102,6 +112,31 @@ export class SlurmCluster {
   get dask(): DaskCluster {
     if (!this.client) throw new BasinError("BASIN_PLAN", `the SLURM cluster "${this.spec.name}" is not started; await start() first`);
     return this.client;
+  }
+
+  /** "SLURM profile hpc (scheduler tcp://…:8786 via ssh me@login:22)". */
+  get label(): string {
+    const at = this.client ? `scheduler ${this.client.address}` : "not started";
+    return `SLURM profile ${this.spec.name} (${at}${this.options.via ? ` via ${this.options.via}` : ""})`;
+  }
+
+  /** The scheduler was reached by start(); this checks it still answers. */
+  connect(): Promise<void> {
+    return this.dask.connect();
+  }
+
+  runFrame(plan: Plan, options?: FrameRunOptions): Promise<StoredParts> {
+    return this.dask.runFrame(plan, options);
+  }
+
+  runGraph(graph: TaskGraph, what: string, options?: ClusterRunOptions): Promise<StoredParts> {
+    return this.dask.runGraph(graph, what, options);
+  }
+
+  /** The Dask cluster's status with this cluster's live jobs. */
+  async clusterStatus(): Promise<ClusterStatus> {
+    const status = await this.dask.clusterStatus();
+    return { ...status, slurm: { jobs: this.liveJobs.map((j) => ({ id: j.id, state: j.state, scheduler: j.scheduler })) } };
   }
 
   /** The jobs submitted and not ended, the scheduler's first. */
@@ -169,7 +204,7 @@ export class SlurmCluster {
 
   /** Stops watching, disconnects, cancels every job submitted and waits (bounded) until SLURM has ended them. */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
+    this.closing ??= this.shutdown().finally(() => this.options.onClose?.());
     return this.closing;
   }
 

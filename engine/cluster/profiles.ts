@@ -3,8 +3,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { BasinError } from "../../common/errors.js";
-import { checkJobSpec, walltimeSeconds, type SlurmJobSpec } from "../slurm/batch_script.js";
+import { BasinError } from "../common/errors.js";
+import { checkJobSpec, walltimeSeconds, type SlurmJobSpec } from "./slurm/batch_script.js";
 
 /** A remote Basin engine (or a Dask scheduler) reached over SSH. */
 export interface SshProfile {

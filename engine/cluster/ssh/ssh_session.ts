@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { Client, type ClientChannel } from "ssh2";
 import { BasinError } from "../../common/errors.js";
 import { checkHostKey, knownHostName, type HostKeyVerdict } from "./known_hosts.js";
-import { jumpChain, type Profile, type SshProfile } from "./profiles.js";
+import { jumpChain, type Profile, type SshProfile } from "../profiles.js";
 
 export interface Tunnel {
   /** The local port that leads to the remote address. */

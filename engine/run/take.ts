@@ -1,6 +1,6 @@
 // A stored result moved into JS memory without copies: string offsets cross as the
 // store's int64 and become the doubles JsStrings holds when first read.
-import { native, type Handle, type JsStrings, type JsTable, type TakenStrings } from "./addon.js";
+import { native, type Handle, type JsStrings, type JsTable, type TakenStrings } from "../native/addon.js";
 
 /**
  * The table as JS arrays (which must only be read), releasing `h`; see
