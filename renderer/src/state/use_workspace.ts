@@ -1,0 +1,146 @@
+// The workspace as the editor sees it: the file list (and a remote engine's host),
+// one Monaco model per open file with its unsaved state, and open, close, save and
+// new file. Its own hook because the run and its problems reach into the open
+// files (their text, their markers) while App only draws the tabs and the tree.
+import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
+import { LAYOUT_KEY, parseLayout } from "../../common/layout.js";
+import type { WorkbenchClient } from "../../common/rpc_client.js";
+import { loadBasinTypings, modelUri, monaco } from "../monaco_setup.js";
+import type { UpdateLayout } from "./use_layout.js";
+import type { Log } from "./use_log.js";
+
+const NEW_FILE = `import { fromColumns, col } from "basin";
+
+export default fromColumns({ x: [1, 2, 3], y: [10, 20, 30] })
+  .withColumns({ z: col("x").mul(col("y")) });
+`;
+
+/** An open file: its editor model and the version last saved. */
+export interface Open {
+  model: monaco.editor.ITextModel;
+  savedVersion: number;
+}
+
+export interface Workspace {
+  files: string[];
+  /** Where a remote engine's workspace is ("user@host:port:/folder"); undefined for a local one. */
+  host: string | undefined;
+  /** The open files with unsaved changes. */
+  dirty: Set<string>;
+  /** Each open file's model, by workspace path. */
+  opened: RefObject<Map<string, Open>>;
+  /** The file list of the latest render, for event handlers. */
+  filesRef: RefObject<string[]>;
+  /** The editor, once EditorPane has made it. */
+  editorRef: RefObject<monaco.editor.IStandaloneCodeEditor | undefined>;
+  /** The active file's model, once it is open. */
+  activeModel: monaco.editor.ITextModel | undefined;
+  /** Lists the workspace's files again. */
+  refresh: () => Promise<void>;
+  /** Reads a file into a model (once) and adds its tab; `activate` (default) makes it the active one. */
+  open: (path: string, activate?: boolean) => Promise<void>;
+  /** Closes a tab (asking first when it has unsaved changes) and disposes its model. */
+  close: (path: string) => void;
+  /** Writes the active file. */
+  save: () => Promise<void>;
+  /** Asks for a path, writes a small pipeline there and opens it. */
+  newFile: () => Promise<void>;
+}
+
+/**
+ * The workspace's files and the open ones' editor models. On start it lists the
+ * files, loads the `basin` typings and reopens the files open before the reload.
+ *
+ * @example
+ * const { files, dirty, activeModel, open, save } = useWorkspace(client, { activeFile: layout.activeFile, log, update });
+ * <FileTree files={files} dirty={dirty} onOpen={(p) => void open(p)} … />
+ * <EditorPane model={activeModel} onSave={() => void save()} … />
+ */
+export function useWorkspace(client: WorkbenchClient, { activeFile, log, update }: { activeFile: string | undefined; log: Log; update: UpdateLayout }): Workspace {
+  const [files, setFiles] = useState<string[]>([]);
+  const [host, setHost] = useState<string | undefined>();
+  const opened = useRef(new Map<string, Open>());
+  const [dirty, setDirty] = useState<Set<string>>(new Set());
+  const [, setModelsVersion] = useState(0);
+  const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | undefined>(undefined);
+  const filesRef = useRef<string[]>([]);
+  filesRef.current = files;
+
+  const refresh = useCallback(
+    () => client.workspace().then((w) => (setFiles(w.files), setHost(w.host ? `${w.host}:${w.root}` : undefined)), (e: Error) => log("error", e.message)),
+    [client, log],
+  );
+
+  const open = useCallback(
+    async (path: string, activate = true) => {
+      if (!opened.current.has(path)) {
+        let text: string;
+        try {
+          text = await client.readFile(path);
+        } catch (e) {
+          log("error", (e as Error).message);
+          update((l) => ({ ...l, openFiles: l.openFiles.filter((f) => f !== path), activeFile: l.activeFile === path ? l.openFiles.find((f) => f !== path) : l.activeFile }));
+          return;
+        }
+        if (opened.current.has(path)) return;
+        const model = monaco.editor.getModel(modelUri(path)) ?? monaco.editor.createModel(text, path.endsWith(".ts") ? "typescript" : undefined, modelUri(path));
+        const entry: Open = { model, savedVersion: model.getAlternativeVersionId() };
+        model.onDidChangeContent(() => {
+          const isDirty = model.getAlternativeVersionId() !== entry.savedVersion;
+          setDirty((d) => (d.has(path) === isDirty ? d : isDirty ? new Set([...d, path]) : new Set([...d].filter((x) => x !== path))));
+        });
+        opened.current.set(path, entry);
+        setModelsVersion((v) => v + 1);
+      }
+      update((l) => ({ ...l, openFiles: l.openFiles.includes(path) ? l.openFiles : [...l.openFiles, path], activeFile: activate ? path : l.activeFile }));
+    },
+    [client, log, update],
+  );
+
+  // Start: the file list, the typings, and the files open before the reload.
+  useEffect(() => {
+    void refresh();
+    loadBasinTypings().catch((e: Error) => log("warn", `TypeScript help for "basin" is off: ${e.message}`));
+    const start = parseLayout(localStorage.getItem(LAYOUT_KEY));
+    for (const f of start.openFiles) void open(f, f === start.activeFile);
+  }, []);
+
+  const close = (path: string) => {
+    const o = opened.current.get(path);
+    if (o && dirty.has(path) && !confirm(`${path} has unsaved changes. Close it anyway?`)) return;
+    o?.model.dispose();
+    opened.current.delete(path);
+    setDirty((d) => new Set([...d].filter((x) => x !== path)));
+    update((l) => {
+      const openFiles = l.openFiles.filter((f) => f !== path);
+      return { ...l, openFiles, activeFile: l.activeFile === path ? openFiles[openFiles.length - 1] : l.activeFile };
+    });
+  };
+
+  const save = useCallback(async () => {
+    const path = activeFile;
+    const o = path ? opened.current.get(path) : undefined;
+    if (!path || !o) return;
+    const version = o.model.getAlternativeVersionId();
+    try {
+      await client.writeFile(path, o.model.getValue());
+      o.savedVersion = version;
+      setDirty((d) => new Set([...d].filter((x) => x !== path || o.model.getAlternativeVersionId() !== version)));
+      log("info", `saved ${path}`);
+    } catch (e) {
+      log("error", (e as Error).message);
+    }
+  }, [client, activeFile, log]);
+
+  const newFile = async () => {
+    const name = prompt("New pipeline file (path in the workspace):", "pipeline.ts");
+    if (!name) return;
+    await client.writeFile(name, NEW_FILE).catch((e: Error) => log("error", e.message));
+    await refresh();
+    await open(name);
+  };
+
+  const activeModel = activeFile ? opened.current.get(activeFile)?.model : undefined;
+
+  return { files, host, dirty, opened, filesRef, editorRef, activeModel, refresh, open, close, save, newFile };
+}
