@@ -1,5 +1,5 @@
 /**
- * Column types of Basin. The numbers are the native DType codes (native/src/column.h).
+ * Column types of Basin. The numbers are the native DType codes (native/src/store/column.h).
  *
  * @example
  * const t: DType = "float64";

@@ -306,7 +306,7 @@ export interface NativeAddon {
    * The table's columns followed by one column per window, computed in row order: with
    * `keys` within groups of those columns; otherwise over the rows of `before`, the
    * table and `after` (carries from windowScan, column i for window i), outputting the
-   * table's rows only. Null semantics: native/src/window.h.
+   * table's rows only. Null semantics: native/src/ops/window.h.
    */
   windowEval(h: Handle, specs: NativeWindow[], keys: number[], before: Handle | null, after: Handle | null): Handle;
   /**

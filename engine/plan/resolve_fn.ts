@@ -1,7 +1,7 @@
 // Type rules of the scalar functions (the generic "fn" expression node): checks the
 // argument types, validates and normalizes the literal options (durations become
 // microseconds, regexes are compiled once here to fail at plan time), and picks the
-// result type. The kernels (native/src/expr_*.cc) trust what this produces.
+// result type. The kernels (native/src/ops/expr_*.cc) trust what this produces.
 import type { SourceLocation } from "../common/errors.js";
 import { DAY_MICROS, DIFF_UNITS, DURATION_UNITS, parseDuration, STRPTIME_SPECIFIERS, unsupportedSpecifier } from "../common/duration.js";
 import { exprToString, type ExprNode, type Scalar } from "../common/expr.js";

@@ -1,7 +1,7 @@
 // Kernels on array chunks held as Float64Array in C order, in TypeScript: the
 // reductions' partials and combines, assembling pieces, cumsum, masks, and the
 // small matrix products of the linear algebra steps. The hot elementwise,
-// generating, transposing and blocked-matmul kernels are native (native/src/array.cc).
+// generating, transposing and blocked-matmul kernels are native (native/src/array/array.cc).
 import { sizeOf, stridesOf, type ArrayDType, type ReduceOp } from "../common/array_plan.js";
 import { statCount, type Piece } from "../graph/array_steps.js";
 

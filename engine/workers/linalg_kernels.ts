@@ -1,5 +1,5 @@
 // The TSQR stages and solves on array chunks; the dense factorizations themselves
-// are native (native/src/linalg.cc). Packed chunks hold several matrices one after
+// are native (native/src/array/linalg.cc). Packed chunks hold several matrices one after
 // another, their shapes known from the step (engine/lower/array_tasks.ts).
 import { BasinError } from "../common/errors.js";
 import { native } from "../native/addon.js";

@@ -1,4 +1,4 @@
-// Registers every area's functions; the work lives in one .cc/.h pair per area.
+// Registers every area's functions (bind/*_api.cc); the work lives in one folder per area (README.md).
 #include <napi.h>
 
 namespace basin {

@@ -1,5 +1,5 @@
 """Evaluates resolved Basin expressions (engine/native/addon.ts NativeExpr) on a pandas
-partition, with the native kernels' semantics (native/src/expr*.cc): SQL three-valued
+partition, with the native kernels' semantics (native/src/ops/expr*.cc): SQL three-valued
 logic, null on division by zero, truncated modulo, round-half-to-even float -> int casts.
 
 The plan's expressions arrive already type-checked by engine/plan/resolve.ts (literals

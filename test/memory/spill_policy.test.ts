@@ -1,4 +1,4 @@
-// The spill policy as a state machine (native/src/spill_policy.h): which table goes
+// The spill policy as a state machine (native/src/store/spill_policy.h): which table goes
 // where, least recently used first, pinned and busy ones never move.
 import { describe, expect, it } from "vitest";
 import { native, type SpillPolicyEvent } from "../../engine/native/addon.js";

@@ -1,7 +1,7 @@
 // Linear algebra on chunked arrays (dask.array.linalg-like): QR and SVD of
 // tall-skinny matrices by TSQR (one small R per row block travels, never the
 // matrix), a randomized truncated SVD built from those, and solves of small
-// systems. Dense kernels: native/src/linalg.cc (Householder QR, one-sided Jacobi
+// systems. Dense kernels: native/src/array/linalg.cc (Householder QR, one-sided Jacobi
 // SVD, LU with partial pivoting). Results are float64 (float32 for float32 inputs).
 import { type ArrayDType, type Chunks, type LinalgOp } from "../../common/array_plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";

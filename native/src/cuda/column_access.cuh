@@ -1,7 +1,7 @@
 // Reading a row of a column view in device code: through its selection, its validity,
 // and its values widened to int64 or double (the group-by and join kernels' common reads).
 #pragma once
-#include "device_table.cuh"
+#include "cuda/device_table.cuh"
 
 namespace basin {
 namespace gpu {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "../column.h"
+#include "store/column.h"
 
 namespace basin {
 namespace gpu {

@@ -1,9 +1,9 @@
-#include "device_memory.cuh"
+#include "cuda/device_memory.cuh"
 
 #include <algorithm>
 #include <vector>
 
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace basin {
 namespace gpu {

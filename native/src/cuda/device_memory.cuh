@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "../gpu.h"
+#include "gpu/gpu.h"
 
 namespace basin {
 namespace gpu {

@@ -1,8 +1,8 @@
-#include "device_table.cuh"
+#include "cuda/device_table.cuh"
 
 #include <cstring>
 
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace basin {
 namespace gpu {

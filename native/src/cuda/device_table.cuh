@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "../column.h"
-#include "cuda_check.cuh"
-#include "device_memory.cuh"
+#include "cuda/cuda_check.cuh"
+#include "cuda/device_memory.cuh"
+#include "store/column.h"
 
 namespace basin {
 namespace gpu {

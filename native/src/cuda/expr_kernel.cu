@@ -1,11 +1,11 @@
-#include "expr_kernel.cuh"
+#include "cuda/expr_kernel.cuh"
 
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cmath>
 #include <cub/device/device_select.cuh>
 
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace basin {
 namespace gpu {

@@ -5,8 +5,8 @@
 #pragma once
 #include <string>
 
-#include "../expr.h"
-#include "device_table.cuh"
+#include "cuda/device_table.cuh"
+#include "ops/expr.h"
 
 namespace basin {
 namespace gpu {

@@ -1,13 +1,13 @@
-#include "groupby_kernel.cuh"
+#include "cuda/groupby_kernel.cuh"
 
 #include <cub/device/device_scan.cuh>
 
 #include <climits>
 #include <cmath>
 
-#include "../hash.h"
-#include "column_access.cuh"
-#include "cuda_check.cuh"
+#include "cuda/column_access.cuh"
+#include "cuda/cuda_check.cuh"
+#include "ops/hash.h"
 
 namespace basin {
 namespace gpu {
@@ -28,7 +28,7 @@ __device__ inline uint64_t CanonDouble(double d) {
 }
 
 
-// The canonical 64-bit form of a fixed-width key (as hash.h: ints sign-extended, floats canonical).
+// The canonical 64-bit form of a fixed-width key (as ops/hash.h: ints sign-extended, floats canonical).
 __device__ inline uint64_t Canon(const ColumnView& c, int64_t p) {
   switch (c.type) {
     case DType::Float64: return CanonDouble(static_cast<const double*>(c.data)[p]);

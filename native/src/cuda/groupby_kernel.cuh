@@ -7,8 +7,8 @@
 #pragma once
 #include <vector>
 
-#include "../groupby.h"
-#include "device_table.cuh"
+#include "cuda/device_table.cuh"
+#include "ops/groupby.h"
 
 namespace basin {
 namespace gpu {

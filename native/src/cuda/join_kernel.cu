@@ -1,4 +1,4 @@
-#include "join_kernel.cuh"
+#include "cuda/join_kernel.cuh"
 
 #include <thrust/iterator/counting_iterator.h>
 
@@ -6,8 +6,8 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "column_access.cuh"
-#include "cuda_check.cuh"
+#include "cuda/column_access.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace basin {
 namespace gpu {

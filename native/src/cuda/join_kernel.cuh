@@ -3,8 +3,8 @@
 // found by binary search, counted, offset by a scan and written as row pairs in the
 // order HashJoin outputs them. One fixed-width key; nulls never match.
 #pragma once
-#include "../join.h"
-#include "device_table.cuh"
+#include "cuda/device_table.cuh"
+#include "ops/join.h"
 
 namespace basin {
 namespace gpu {

@@ -1,17 +1,17 @@
-// The GPU entry points (gpu.h): discovery, settings, running chains, statistics.
+// The GPU entry points (gpu/gpu.h): discovery, settings, running chains, statistics.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <climits>
 
-#include "../gpu.h"
-#include "cuda_check.cuh"
-#include "device_memory.cuh"
-#include "device_table.cuh"
-#include "expr_kernel.cuh"
-#include "groupby_kernel.cuh"
-#include "join_kernel.cuh"
-#include "sort_kernel.cuh"
+#include "cuda/cuda_check.cuh"
+#include "cuda/device_memory.cuh"
+#include "cuda/device_table.cuh"
+#include "cuda/expr_kernel.cuh"
+#include "cuda/groupby_kernel.cuh"
+#include "cuda/join_kernel.cuh"
+#include "cuda/sort_kernel.cuh"
+#include "gpu/gpu.h"
 
 namespace basin {
 namespace gpu {

@@ -1,12 +1,12 @@
-#include "sort_kernel.cuh"
+#include "cuda/sort_kernel.cuh"
 
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "column_access.cuh"
-#include "cuda_check.cuh"
+#include "cuda/column_access.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace basin {
 namespace gpu {

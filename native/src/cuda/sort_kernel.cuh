@@ -5,8 +5,8 @@
 #pragma once
 #include <vector>
 
-#include "../sort.h"
-#include "device_table.cuh"
+#include "cuda/device_table.cuh"
+#include "ops/sort.h"
 
 namespace basin {
 namespace gpu {

@@ -1,0 +1,275 @@
+// JS entry points for the store: handles, stats, copies in and out of JS memory.
+#include <napi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "bind/napi_util.h"
+#include "store/store.h"
+
+namespace basin {
+namespace {
+
+// Whether this runtime lets an ArrayBuffer wrap native memory (Electron's V8 sandbox
+// does not): off after the first refusal, and every column is copied from then on.
+std::atomic<bool> g_wrapAllowed{true};
+
+// How a buffer crosses to JS. Move: nobody else holds it, so it leaves the store's
+// accounting and is freed when JS collects the array. Share: JS reads it, never writes
+// it (a result Table's arrays are internal), so the array keeps a reference to a buffer
+// other tables still hold. Copy: JS gets bytes of its own.
+enum class Handover { Copy, Move, Share };
+
+// `count` elements of `width` bytes at the start of buffer `b` as a typed array.
+template <typename Arr>
+Napi::Value ToJs(Napi::Env env, const BufferPtr& b, size_t count, size_t width, Handover how) {
+  const size_t bytes = count * width;
+  if (how != Handover::Copy && bytes > 0 && g_wrapAllowed.load()) {
+    auto hint = std::make_unique<BufferPtr>(b);
+    try {
+      // V8 is told of the bytes it now keeps alive, or it would not collect soon
+      // enough: its heap sees a small object over a large native buffer.
+      auto buf = Napi::ArrayBuffer::New(
+          env, b->data(), bytes,
+          [](Napi::Env e, void*, BufferPtr* held) {
+            std::unique_ptr<BufferPtr> drop(held);
+            Napi::MemoryManagement::AdjustExternalMemory(e, -int64_t((*held)->size()));
+          },
+          hint.get());
+      hint.release();  // the finalizer owns it now
+      if (how == Handover::Move) b->uncount();
+      Napi::MemoryManagement::AdjustExternalMemory(env, int64_t(b->size()));
+      return Arr::New(env, count, buf, 0);
+    } catch (const Napi::Error&) {
+      g_wrapAllowed.store(false);
+    }
+  }
+  auto buf = Napi::ArrayBuffer::New(env, bytes);
+  if (bytes) std::memcpy(buf.Data(), b->data(), bytes);
+  return Arr::New(env, count, buf, 0);
+}
+
+// Whether every byte is below 0x80, a block at a time: an OR the compiler vectorizes
+// (a byte-at-a-time loop with an early exit scanned ~1 byte a cycle).
+bool AllAscii(const uint8_t* p, size_t n) {
+  constexpr size_t kBlock = 4096;
+  for (size_t at = 0; at < n; at += kBlock) {
+    uint8_t any = 0;
+    const size_t end = std::min(n, at + kBlock);
+    for (size_t i = at; i < end; i++) any |= p[i];
+    if (any & 0x80) return false;
+  }
+  return true;
+}
+
+// A column as JS arrays, its buffers handed over as `table` says, except that a Move
+// shares the buffers other tables still hold.
+Napi::Value ColumnToJs(Napi::Env env, const Column& c, Handover table) {
+  auto o = Napi::Object::New(env);
+  o.Set("type", DTypeName(c.type));
+  size_t n = size_t(c.length);
+  auto how = [&](const BufferPtr& b) { return table == Handover::Move && b.use_count() > 1 ? Handover::Share : table; };
+  switch (c.type) {
+    case DType::Int64:
+    case DType::Timestamp:
+      o.Set("values", ToJs<Napi::BigInt64Array>(env, c.data, n, 8, how(c.data)));
+      break;
+    case DType::Float64:
+      o.Set("values", ToJs<Napi::Float64Array>(env, c.data, n, 8, how(c.data)));
+      break;
+    case DType::Bool:
+      o.Set("values", ToJs<Napi::Uint8Array>(env, c.data, n, 1, how(c.data)));
+      break;
+    case DType::Date:
+      o.Set("values", ToJs<Napi::Int32Array>(env, c.data, n, 4, how(c.data)));
+      break;
+    case DType::String: {
+      // Bytes and offsets in bulk (one string object per value is 50x slower);
+      // engine/native/addon.ts turns them into JS strings. Offsets JS does not copy cross
+      // as the store's int64 (`offsets64`), made doubles when first read
+      // (engine/native/take_table.ts); copies are doubles at once.
+      const int64_t* off = c.data->as<int64_t>();
+      const size_t bytes = size_t(off[n]);
+      const Handover oh = how(c.data);
+      auto raw = Napi::Object::New(env);
+      if (oh != Handover::Copy) {
+        raw.Set("offsets64", ToJs<Napi::BigInt64Array>(env, c.data, n + 1, 8, oh));
+      } else {
+        auto copy = Napi::Float64Array::New(env, n + 1);
+        for (size_t i = 0; i <= n; i++) copy[i] = double(off[i]);
+        raw.Set("offsets", copy);
+      }
+      const bool ascii = AllAscii(c.chars->data(), bytes);
+      raw.Set("chars", ToJs<Napi::Uint8Array>(env, c.chars, bytes, 1, how(c.chars)));
+      raw.Set("ascii", ascii);
+      o.Set("values", raw);
+      break;
+    }
+  }
+  o.Set("validity", c.validity ? ToJs<Napi::Uint8Array>(env, c.validity, n, 1, how(c.validity)) : env.Null());
+  return o;
+}
+
+Napi::Value TableToJs(Napi::Env env, const Table& t, Handover how) {
+  auto o = Napi::Object::New(env);
+  auto names = Napi::Array::New(env), cols = Napi::Array::New(env);
+  for (size_t i = 0; i < t.columns.size(); i++) {
+    names.Set(uint32_t(i), t.names[i]);
+    cols.Set(uint32_t(i), ColumnToJs(env, t.columns[i], how));
+  }
+  o.Set("rows", double(t.rows));
+  o.Set("names", names);
+  o.Set("columns", cols);
+  return o;
+}
+
+Column ColumnFromJs(const Napi::Object& o, int64_t rows) {
+  DType t = DTypeFromName(o.Get("type").As<Napi::String>().Utf8Value());
+  Napi::Value values = o.Get("values");
+  Napi::Value validity = o.Get("validity");
+  const uint8_t* valid = nullptr;
+  if (validity.IsTypedArray()) valid = validity.As<Napi::Uint8Array>().Data();
+  ColumnBuilder b(t, rows);
+  if (t == DType::String && !values.IsArray()) {
+    // Bulk strings { offsets: Float64Array, chars: Uint8Array }, as readers of Arrow
+    // data hand them over (no JS string per value).
+    auto raw = values.As<Napi::Object>();
+    auto off = raw.Get("offsets").As<Napi::Float64Array>();
+    auto chars = raw.Get("chars").As<Napi::Uint8Array>();
+    const char* ch = reinterpret_cast<const char*>(chars.Data());
+    for (int64_t i = 0; i < rows; i++) {
+      if (valid && !valid[i]) b.appendNull();
+      else b.appendString(std::string_view(ch + size_t(off[size_t(i)]), size_t(off[size_t(i) + 1] - off[size_t(i)])));
+    }
+    return b.finish();
+  }
+  if (t == DType::String) {
+    auto a = values.As<Napi::Array>();
+    for (int64_t i = 0; i < rows; i++) {
+      Napi::Value v = a.Get(uint32_t(i));
+      if ((valid && !valid[i]) || !v.IsString()) b.appendNull();
+      else b.appendString(v.As<Napi::String>().Utf8Value());
+    }
+    return b.finish();
+  }
+  auto ta = values.As<Napi::TypedArray>();
+  const uint8_t* raw = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+  for (int64_t i = 0; i < rows; i++) {
+    if (valid && !valid[i]) {
+      b.appendNull();
+      continue;
+    }
+    switch (t) {
+      case DType::Float64: b.appendDouble(reinterpret_cast<const double*>(raw)[i]); break;
+      case DType::Bool: b.appendBool(raw[i] != 0); break;
+      case DType::Date: b.appendDate(reinterpret_cast<const int32_t*>(raw)[i]); break;
+      default: b.appendInt(reinterpret_cast<const int64_t*>(raw)[i]); break;
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace
+
+void RegisterStore(Napi::Env env, Napi::Object exports) {
+  exports.Set("storeStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      StoreStats s = Store::Instance().stats();
+      auto o = Napi::Object::New(info.Env());
+      o.Set("handles", double(s.handles));
+      o.Set("buffers", double(s.buffers));
+      o.Set("bytes", double(s.bytes));
+      o.Set("peakBytes", double(s.peakBytes));
+      return o;
+    });
+  }));
+  exports.Set("retain", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      Store::Instance().retain(HandleArg(info[0]));
+      return info.Env().Undefined();
+    });
+  }));
+  exports.Set("release", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      Store::Instance().release(HandleArg(info[0]));
+      return info.Env().Undefined();
+    });
+  }));
+  exports.Set("setThreadOwner", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    Store::SetThreadOwner(info[0].As<Napi::Number>().Uint32Value());
+    return info.Env().Undefined();
+  }));
+  exports.Set("claim", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      Store::Instance().claim(HandleArg(info[0]));
+      return info.Env().Undefined();
+    });
+  }));
+  exports.Set("releaseOwnedBy", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return Napi::Number::New(info.Env(), double(Store::Instance().releaseOwnedBy(info[0].As<Napi::Number>().Uint32Value())));
+    });
+  }));
+  // tableInfo(h) -> { rows, names, types, nullCounts }
+  exports.Set("tableInfo", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      Napi::Env e = info.Env();
+      auto o = Napi::Object::New(e);
+      auto names = Napi::Array::New(e), types = Napi::Array::New(e), nulls = Napi::Array::New(e);
+      for (size_t i = 0; i < t->columns.size(); i++) {
+        names.Set(uint32_t(i), t->names[i]);
+        types.Set(uint32_t(i), DTypeName(t->columns[i].type));
+        nulls.Set(uint32_t(i), double(t->columns[i].nullCount()));
+      }
+      o.Set("rows", double(t->rows));
+      o.Set("names", names);
+      o.Set("types", types);
+      o.Set("nullCounts", nulls);
+      return o;
+    });
+  }));
+  // tableToJs(h) -> { rows, names, columns: [{ type, values, validity }] }, a copy.
+  exports.Set("tableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value { return TableToJs(info.Env(), *TableArg(info[0]), Handover::Copy); });
+  }));
+  // takeTableToJs(h): the table as JS arrays JS must only read, releasing the caller's
+  // reference h. No buffer is copied (string offsets aside, unless they move): when h
+  // was the last reference, buffers no other table holds move to JS, the rest are shared.
+  exports.Set("takeTableToJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      Store::Instance().release(HandleArg(info[0]));
+      return TableToJs(info.Env(), *t, t.use_count() == 1 ? Handover::Move : Handover::Share);
+    });
+  }));
+  // tableFromJs({ rows, names, columns }) -> handle
+  exports.Set("tableFromJs", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto o = info[0].As<Napi::Object>();
+      auto t = std::make_shared<Table>();
+      t->rows = o.Get("rows").As<Napi::Number>().Int64Value();
+      t->names = StringList(o.Get("names"));
+      auto cols = o.Get("columns").As<Napi::Array>();
+      for (uint32_t i = 0; i < cols.Length(); i++) t->columns.push_back(ColumnFromJs(cols.Get(i).As<Napi::Object>(), t->rows));
+      return PutTable(info.Env(), t);
+    });
+  }));
+  exports.Set("concat", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto a = info[0].As<Napi::Array>();
+      std::vector<TablePtr> parts;
+      for (uint32_t i = 0; i < a.Length(); i++) parts.push_back(TableArg(a.Get(i)));
+      return PutTable(info.Env(), ConcatTables(parts));
+    });
+  }));
+  exports.Set("slice", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      return PutTable(info.Env(), SliceTable(*t, info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value()));
+    });
+  }));
+}
+
+}  // namespace basin

@@ -1,0 +1,108 @@
+// The GPU side of the engine as the rest of the addon sees it: which GPUs there are,
+// per-GPU memory settings, and running a chain of steps (filter, project, aggregate)
+// on one GPU. Implemented by cuda/*.cu where nvcc is found, by gpu_none.cc otherwise
+// (no GPUs; running anything is a BASIN_CUDA error). No CUDA types cross this header.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/expr.h"
+#include "ops/groupby.h"
+#include "ops/join.h"
+#include "ops/sort.h"
+#include "store/column.h"
+
+namespace basin {
+namespace gpu {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int64_t totalMemory = 0;
+  int major = 0, minor = 0;  // compute capability
+  int multiprocessors = 0;
+  // Peak bandwidth from the memory clock and bus width, for "fraction of bandwidth" figures.
+  double bandwidthGBs = 0;
+  std::string pciBusId;
+};
+
+struct RuntimeInfo {
+  bool compiled = false;   // the addon was built with CUDA
+  int driverVersion = 0;   // e.g. 13000; 0 without a driver
+  int runtimeVersion = 0;  // the CUDA runtime linked in
+  std::string note;        // why there are no devices, when there are none
+  std::vector<DeviceInfo> devices;
+};
+
+// Device discovery (never throws: a machine with nvcc but no driver reports no devices).
+RuntimeInfo Runtime();
+
+struct DeviceConfig {
+  // Bytes Basin may hold on the device (cached columns + a step's working set);
+  // 0 = 80% of the device's memory.
+  int64_t memoryLimit = 0;
+  // Reserved up front and sub-allocated (like RMM's pool); 0 = the memory limit.
+  int64_t poolSize = 0;
+  // CUDA's stream-ordered allocator (cudaMallocAsync) instead of Basin's pool.
+  bool asyncAllocator = false;
+};
+
+// Applies settings to a GPU (frees what it holds there). Throws BASIN_CUDA for a GPU
+// that does not exist.
+void Configure(int device, const DeviceConfig& config);
+
+// One step of a GPU chain (the same meaning as the CPU steps in engine/lower/tasks.ts).
+struct Step {
+  enum class Kind { Filter, Project, Aggregate } kind = Kind::Filter;
+  Expr predicate;                  // Filter
+  std::vector<Expr> exprs;         // Project
+  std::vector<std::string> names;  // Project
+  std::vector<int> keys;           // Aggregate
+  std::vector<AggSpec> aggs;       // Aggregate (mode Full or Partial)
+  AggMode mode = AggMode::Full;
+};
+
+// Why `step` cannot run on a GPU, or "" when it can (expression kinds, types, aggregate
+// modes the kernels cover; anything else runs on the CPU kernels).
+std::string Unsupported(const Step& step, const Table& input);
+// Why GPU `device` cannot run anything in this process (a sticky CUDA error earlier), or "".
+std::string Broken(int device);
+
+// Runs steps in order on GPU `device` over `input` (the store's table `handle`: its
+// uploaded columns are cached on the device under that handle) and returns the result
+// on the host. Errors: BASIN_CUDA naming the GPU and the operation.
+TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps);
+
+// Why a join cannot match its rows on a GPU, or "" (one int64/timestamp/date/bool key;
+// inner, left, semi or anti; the CPU kernels do the rest).
+std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec);
+
+// HashJoin with the rows matched on GPU `device` (keys uploaded, cached under the
+// handles); the output columns are gathered on the host, as HashJoin gathers them.
+TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec);
+
+// Why a sort cannot order its rows on a GPU, or "" (one fixed-width key).
+std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys);
+// SortTable with the sorting permutation computed on GPU `device` (a stable radix sort
+// of order-preserving keys; nulls first or last); the rows are gathered on the host.
+TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys);
+
+struct MemoryStats {
+  int device = 0;
+  int64_t used = 0, limit = 0, poolSize = 0, cachedBytes = 0, cachedColumns = 0;
+  int64_t evictions = 0, evictedBytes = 0, uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
+  int64_t cacheHits = 0, chains = 0, failures = 0;
+  std::string broken;  // why the GPU is unusable in this process, or ""
+};
+// For every GPU that has run something or been configured.
+std::vector<MemoryStats> Stats();
+
+// Test hooks for the failure paths: "bad-launch" launches a kernel with an invalid
+// configuration; "oom" allocates more than the memory limit; "illegal-address" makes
+// a kernel fault (sticky: the GPU is unusable in this process afterwards). Each throws
+// BASIN_CUDA.
+void Fault(int device, const std::string& kind);
+
+}  // namespace gpu
+}  // namespace basin

@@ -1,0 +1,921 @@
+#include "ops/groupby.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ops/hash.h"
+
+namespace basin {
+
+AggOp AggOpFromName(const std::string& s) {
+  if (s == "sum") return AggOp::Sum;
+  if (s == "mean") return AggOp::Mean;
+  if (s == "min") return AggOp::Min;
+  if (s == "max") return AggOp::Max;
+  if (s == "count") return AggOp::Count;
+  if (s == "std") return AggOp::Std;
+  if (s == "var") return AggOp::Var;
+  if (s == "median") return AggOp::Median;
+  if (s == "nunique") return AggOp::NUnique;
+  if (s == "first") return AggOp::First;
+  if (s == "last") return AggOp::Last;
+  if (s == "quantile") return AggOp::Quantile;
+  if (s == "corr") return AggOp::Corr;
+  throw BasinError("BASIN_INTERNAL", "unknown aggregation '" + s + "'");
+}
+
+AggMode AggModeFromName(const std::string& s) {
+  if (s == "full") return AggMode::Full;
+  if (s == "partial") return AggMode::Partial;
+  if (s == "merge") return AggMode::Merge;
+  if (s == "final") return AggMode::Final;
+  throw BasinError("BASIN_INTERNAL", "unknown aggregation mode '" + s + "'");
+}
+
+namespace {
+
+constexpr int64_t kBatch = 2048;
+constexpr uint32_t kMaxGroups = 0xFFFFFFF0u;
+
+// Open addressing (linear probing) over dense ids. A slot holds id+1 (0 = empty) and
+// the high 32 bits of the hash, so most mismatches never touch the keys.
+class IdTable {
+ public:
+  IdTable() { Resize(1024); }
+  uint32_t size() const { return size_; }
+
+  // The id whose key matches (eq(id)), or a new id (= size()) with `inserted` set.
+  template <class Eq>
+  inline uint32_t FindOrInsert(uint64_t h, const Eq& eq, bool& inserted) {
+    const uint32_t tag = uint32_t(h >> 32);
+    size_t i = size_t(h) & mask_;
+    for (;;) {
+      Slot& s = slots_[i];
+      if (s.id1 == 0) {
+        if (size_ >= kMaxGroups) throw BasinError("BASIN_INTERNAL", "too many groups");
+        uint32_t id = size_++;
+        s.id1 = id + 1;
+        s.tag = tag;
+        hashes_.push_back(h);
+        inserted = true;
+        if (size_t(size_) * 2 > slots_.size()) Resize(slots_.size() * 2);
+        return id;
+      }
+      if (s.tag == tag && eq(s.id1 - 1)) {
+        inserted = false;
+        return s.id1 - 1;
+      }
+      i = (i + 1) & mask_;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t id1;
+    uint32_t tag;
+  };
+  void Resize(size_t cap) {
+    slots_.assign(cap, Slot{0, 0});
+    mask_ = cap - 1;
+    for (uint32_t id = 0; id < size_; id++) {
+      uint64_t h = hashes_[id];
+      size_t i = size_t(h) & mask_;
+      while (slots_[i].id1 != 0) i = (i + 1) & mask_;
+      slots_[i] = Slot{id + 1, uint32_t(h >> 32)};
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> hashes_;
+  size_t mask_ = 0;
+  uint32_t size_ = 0;
+};
+
+// Assigns group ids to all rows: row hashes per batch, then probes. eq(g, row) compares
+// row's key with group g's; onNew(row) records the key of a new group.
+template <class Eq, class OnNew>
+void AssignIds(const Table& t, const std::vector<int>& keys, Grouping& out, const Eq& eq, const OnNew& onNew) {
+  const int64_t n = t.rows;
+  out.gid.resize(size_t(n));
+  std::vector<uint64_t> hb(static_cast<size_t>(kBatch));
+  IdTable table;
+  for (int64_t b = 0; b < n; b += kBatch) {
+    const int64_t cnt = std::min(kBatch, n - b);
+    hash::HashRows(t, keys, b, cnt, hb.data());
+    for (int64_t i = 0; i < cnt; i++) {
+      const int64_t r = b + i;
+      bool inserted;
+      uint32_t g = table.FindOrInsert(hb[size_t(i)], [&](uint32_t id) { return eq(id, r); }, inserted);
+      if (inserted) {
+        out.firstRow.push_back(r);
+        onNew(r);
+      }
+      out.gid[size_t(r)] = g;
+    }
+  }
+  out.groups = table.size();
+}
+
+inline uint64_t Canon(int64_t v) { return uint64_t(v); }
+inline uint64_t Canon(int32_t v) { return uint64_t(int64_t(v)); }
+inline uint64_t Canon(uint8_t v) { return v; }
+inline uint64_t Canon(double v) { return hash::CanonDouble(v); }
+
+template <class T>
+void GroupFixedKey(const Table& t, const std::vector<int>& keys, Grouping& out) {
+  const Column& c = t.columns[size_t(keys[0])];
+  const T* v = c.values<T>();
+  std::vector<uint64_t> gk;
+  if (c.validity) {
+    const uint8_t* valid = c.validity->data();
+    std::vector<uint8_t> gnull;
+    AssignIds(
+        t, keys, out,
+        [&](uint32_t g, int64_t r) { return valid[r] ? (!gnull[g] && gk[g] == Canon(v[r])) : gnull[g] != 0; },
+        [&](int64_t r) {
+          gk.push_back(valid[r] ? Canon(v[r]) : 0);
+          gnull.push_back(valid[r] ? 0 : 1);
+        });
+  } else {
+    AssignIds(
+        t, keys, out, [&](uint32_t g, int64_t r) { return gk[g] == Canon(v[r]); },
+        [&](int64_t r) { gk.push_back(Canon(v[r])); });
+  }
+}
+
+void GroupStringKey(const Table& t, const std::vector<int>& keys, Grouping& out) {
+  const Column& c = t.columns[size_t(keys[0])];
+  std::vector<std::string_view> gs;
+  if (c.validity) {
+    const uint8_t* valid = c.validity->data();
+    std::vector<uint8_t> gnull;
+    AssignIds(
+        t, keys, out,
+        [&](uint32_t g, int64_t r) { return valid[r] ? (!gnull[g] && gs[g] == c.str(r)) : gnull[g] != 0; },
+        [&](int64_t r) {
+          gs.push_back(valid[r] ? c.str(r) : std::string_view());
+          gnull.push_back(valid[r] ? 0 : 1);
+        });
+  } else {
+    AssignIds(
+        t, keys, out, [&](uint32_t g, int64_t r) { return gs[g] == c.str(r); },
+        [&](int64_t r) { gs.push_back(c.str(r)); });
+  }
+}
+
+// Row equality over several columns (null equals null).
+struct KeyCol {
+  const Column* col;
+  const uint8_t* valid;
+};
+
+bool RowsEqual(const std::vector<KeyCol>& ks, int64_t a, int64_t b) {
+  for (const KeyCol& k : ks) {
+    if (k.valid) {
+      bool va = k.valid[a] != 0, vb = k.valid[b] != 0;
+      if (va != vb) return false;
+      if (!va) continue;
+    }
+    const Column& c = *k.col;
+    switch (c.type) {
+      case DType::String:
+        if (c.str(a) != c.str(b)) return false;
+        break;
+      case DType::Float64:
+        if (hash::CanonDouble(c.values<double>()[a]) != hash::CanonDouble(c.values<double>()[b])) return false;
+        break;
+      case DType::Bool:
+        if (c.values<uint8_t>()[a] != c.values<uint8_t>()[b]) return false;
+        break;
+      case DType::Date:
+        if (c.values<int32_t>()[a] != c.values<int32_t>()[b]) return false;
+        break;
+      default:
+        if (c.values<int64_t>()[a] != c.values<int64_t>()[b]) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+std::vector<KeyCol> KeyCols(const Table& t, const std::vector<int>& keys) {
+  std::vector<KeyCol> ks;
+  for (int k : keys) {
+    const Column& c = t.columns[size_t(k)];
+    ks.push_back(KeyCol{&c, c.validity ? c.validity->data() : nullptr});
+  }
+  return ks;
+}
+
+void CheckKeys(const Table& t, const std::vector<int>& keys) {
+  for (int k : keys)
+    if (k < 0 || size_t(k) >= t.columns.size()) throw BasinError("BASIN_INTERNAL", "key column out of range");
+}
+
+// ---- aggregation kernels: tight loops over (group id, value) ----
+
+struct Ctx {
+  const uint32_t* gid;
+  int64_t n;
+  int64_t groups;
+  const std::vector<int64_t>* groupRows;
+};
+
+template <class F>
+inline void ForValid(const Column& c, int64_t n, const F& f) {
+  if (c.validity) {
+    const uint8_t* v = c.validity->data();
+    for (int64_t i = 0; i < n; i++)
+      if (v[i]) f(i);
+  } else {
+    for (int64_t i = 0; i < n; i++) f(i);
+  }
+}
+
+// Calls f(const T* values) for the numeric types (bool as 0/1).
+template <class F>
+void DispatchNumeric(const Column& c, const char* what, const F& f) {
+  switch (c.type) {
+    case DType::Int64: return f(c.values<int64_t>());
+    case DType::Float64: return f(c.values<double>());
+    case DType::Bool: return f(c.values<uint8_t>());
+    default:
+      throw BasinError("BASIN_TYPE", std::string(what) + " of a " + DTypeName(c.type) + " column is not supported");
+  }
+}
+
+// Non-null values per group.
+std::vector<int64_t> NonNullCounts(const Column& c, const Ctx& x) {
+  if (!c.validity) return *x.groupRows;
+  std::vector<int64_t> cnt(size_t(x.groups), 0);
+  const uint8_t* v = c.validity->data();
+  for (int64_t i = 0; i < x.n; i++) cnt[x.gid[i]] += v[i];
+  return cnt;
+}
+
+Column SumAgg(const Column& c, const Ctx& x) {
+  std::vector<int64_t> cnt = NonNullCounts(c, x);
+  const size_t G = size_t(x.groups);
+  if (c.type == DType::Float64) {
+    std::vector<double> acc(G, 0.0);
+    const double* v = c.values<double>();
+    ForValid(c, x.n, [&](int64_t i) { acc[x.gid[i]] += v[i]; });
+    return FixedColumn(DType::Float64, acc, &cnt);
+  }
+  std::vector<int64_t> acc(G, 0);
+  if (c.type == DType::Int64) {
+    const int64_t* v = c.values<int64_t>();
+    // Unsigned adds: wraparound without undefined behaviour.
+    ForValid(c, x.n, [&](int64_t i) {
+      int64_t& a = acc[x.gid[i]];
+      a = int64_t(uint64_t(a) + uint64_t(v[i]));
+    });
+  } else if (c.type == DType::Bool) {
+    const uint8_t* v = c.values<uint8_t>();
+    ForValid(c, x.n, [&](int64_t i) { acc[x.gid[i]] += v[i]; });
+  } else {
+    throw BasinError("BASIN_TYPE", std::string("sum of a ") + DTypeName(c.type) + " column is not supported");
+  }
+  return FixedColumn(DType::Int64, acc, &cnt);
+}
+
+// Sums of an int64 count column (nulls skipped) per group.
+std::vector<int64_t> SumCounts(const Column& c, const Ctx& x) {
+  if (c.type != DType::Int64) throw BasinError("BASIN_INTERNAL", "count state is not int64");
+  std::vector<int64_t> acc(size_t(x.groups), 0);
+  const int64_t* v = c.values<int64_t>();
+  ForValid(c, x.n, [&](int64_t i) { acc[x.gid[i]] += v[i]; });
+  return acc;
+}
+
+std::vector<double> SumDoubles(const Column& c, const Ctx& x) {
+  std::vector<double> acc(size_t(x.groups), 0.0);
+  DispatchNumeric(c, "sum", [&](auto* v) { ForValid(c, x.n, [&](int64_t i) { acc[x.gid[i]] += double(v[i]); }); });
+  return acc;
+}
+
+template <class T, bool IsMax>
+Column MinMaxFixed(const Column& c, const Ctx& x) {
+  std::vector<int64_t> cnt = NonNullCounts(c, x);
+  const T init = IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  std::vector<T> acc(size_t(x.groups), std::is_floating_point<T>::value
+                                           ? (IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
+                                           : init);
+  const T* v = c.values<T>();
+  ForValid(c, x.n, [&](int64_t i) {
+    T& a = acc[x.gid[i]];
+    if (IsMax ? (v[i] > a) : (v[i] < a)) a = v[i];
+  });
+  return FixedColumn(c.type, acc, &cnt);
+}
+
+// Gathers row idx[g] of c per group; idx < 0 → null.
+Column TakeOrNull(const Column& c, const std::vector<int64_t>& idx) {
+  if (std::find_if(idx.begin(), idx.end(), [](int64_t i) { return i < 0; }) == idx.end())
+    return Take(c, idx.data(), int64_t(idx.size()));
+  ColumnBuilder b(c.type, int64_t(idx.size()));
+  for (int64_t i : idx) {
+    if (i < 0) b.appendNull();
+    else b.appendFrom(c, i);
+  }
+  return b.finish();
+}
+
+Column MinMaxAgg(const Column& c, const Ctx& x, bool isMax) {
+  switch (c.type) {
+    case DType::Int64:
+    case DType::Timestamp: return isMax ? MinMaxFixed<int64_t, true>(c, x) : MinMaxFixed<int64_t, false>(c, x);
+    case DType::Float64: return isMax ? MinMaxFixed<double, true>(c, x) : MinMaxFixed<double, false>(c, x);
+    case DType::Date: return isMax ? MinMaxFixed<int32_t, true>(c, x) : MinMaxFixed<int32_t, false>(c, x);
+    case DType::Bool: return isMax ? MinMaxFixed<uint8_t, true>(c, x) : MinMaxFixed<uint8_t, false>(c, x);
+    case DType::String: {
+      std::vector<int64_t> best(size_t(x.groups), -1);
+      ForValid(c, x.n, [&](int64_t i) {
+        int64_t& b = best[x.gid[i]];
+        if (b < 0) {
+          b = i;
+        } else {
+          int cmp = c.str(i).compare(c.str(b));  // byte-wise (char_traits<char> compares as unsigned)
+          if (isMax ? cmp > 0 : cmp < 0) b = i;
+        }
+      });
+      return TakeOrNull(c, best);
+    }
+  }
+  throw BasinError("BASIN_INTERNAL", "bad type");
+}
+
+Column FirstLastAgg(const Column& c, const Ctx& x, bool last) {
+  std::vector<int64_t> pick(size_t(x.groups), -1);
+  if (last) {
+    ForValid(c, x.n, [&](int64_t i) { pick[x.gid[i]] = i; });
+  } else {
+    ForValid(c, x.n, [&](int64_t i) {
+      int64_t& p = pick[x.gid[i]];
+      if (p < 0) p = i;
+    });
+  }
+  return TakeOrNull(c, pick);
+}
+
+
+// Corrected two-pass algorithm: a rough mean, then sums of deviations d from it and of
+// d²; m2 = Σd² − (Σd)²/n cancels the rough mean's rounding error. Division-free per row.
+Moments ComputeMoments(const Column& c, const Ctx& x, const char* what) {
+  Moments m;
+  const size_t G = size_t(x.groups);
+  m.n = NonNullCounts(c, x);
+  m.mean.assign(G, 0.0);
+  m.m2.assign(G, 0.0);
+  std::vector<double> s1(G, 0.0);
+  DispatchNumeric(c, what, [&](auto* v) {
+    ForValid(c, x.n, [&](int64_t i) { m.mean[x.gid[i]] += double(v[i]); });
+    for (size_t g = 0; g < G; g++) m.mean[g] = m.n[g] ? m.mean[g] / double(m.n[g]) : 0.0;
+    ForValid(c, x.n, [&](int64_t i) {
+      uint32_t g = x.gid[i];
+      double d = double(v[i]) - m.mean[g];
+      s1[g] += d;
+      m.m2[g] += d * d;
+    });
+  });
+  for (size_t g = 0; g < G; g++) {
+    if (!m.n[g]) continue;
+    double n = double(m.n[g]);
+    m.mean[g] += s1[g] / n;
+    m.m2[g] = std::max(0.0, m.m2[g] - s1[g] * s1[g] / n);
+  }
+  return m;
+}
+
+// Chan et al.'s parallel combination of (count, mean, M2) states, in row order.
+Moments MergeMoments(const Column& cn, const Column& cm, const Column& cm2, const Ctx& x) {
+  if (cn.type != DType::Int64 || cm.type != DType::Float64 || cm2.type != DType::Float64)
+    throw BasinError("BASIN_INTERNAL", "bad variance state types");
+  Moments m;
+  const size_t G = size_t(x.groups);
+  m.n.assign(G, 0);
+  m.mean.assign(G, 0.0);
+  m.m2.assign(G, 0.0);
+  const int64_t* vn = cn.values<int64_t>();
+  const double* vm = cm.values<double>();
+  const double* vm2 = cm2.values<double>();
+  for (int64_t i = 0; i < x.n; i++) {
+    if (!cn.valid(i) || vn[i] == 0) continue;
+    uint32_t g = x.gid[i];
+    int64_t nb = vn[i];
+    int64_t na = m.n[g];
+    if (na == 0) {
+      m.n[g] = nb;
+      m.mean[g] = vm[i];
+      m.m2[g] = vm2[i];
+      continue;
+    }
+    double nt = double(na + nb);
+    double d = vm[i] - m.mean[g];
+    m.mean[g] += d * double(nb) / nt;
+    m.m2[g] += vm2[i] + d * d * double(na) * double(nb) / nt;
+    m.n[g] = na + nb;
+  }
+  return m;
+}
+
+// The q-quantile per group with linear interpolation between the two nearest ranks
+// (DuckDB's quantile_cont): position q * (n - 1); the median is q = 0.5.
+Column QuantileAgg(const Column& c, const Ctx& x, double q, const char* what) {
+  const size_t G = size_t(x.groups);
+  std::vector<int64_t> cnt = NonNullCounts(c, x);
+  std::vector<int64_t> off(G + 1, 0);
+  for (size_t g = 0; g < G; g++) off[g + 1] = off[g] + cnt[g];
+  std::vector<double> vals(size_t(off[G]));
+  std::vector<int64_t> pos(off.begin(), off.end() - 1);
+  DispatchNumeric(c, what, [&](auto* v) {
+    ForValid(c, x.n, [&](int64_t i) { vals[size_t(pos[x.gid[i]]++)] = double(v[i]); });
+  });
+  std::vector<double> out(G, 0.0);
+  for (size_t g = 0; g < G; g++) {
+    int64_t n = cnt[g];
+    if (n == 0) continue;
+    double* b = vals.data() + off[g];
+    double* e = b + n;
+    const double rank = q * double(n - 1);
+    const int64_t lo = int64_t(std::floor(rank));
+    double* at = b + lo;
+    std::nth_element(b, at, e);
+    double v = *at;
+    if (double(lo) != rank) {
+      double hi = *std::min_element(at + 1, e);  // the next rank: the smallest value above
+      v = v + (rank - double(lo)) * (hi - v);
+    }
+    out[g] = v;
+  }
+  return FixedColumn(DType::Float64, out, &cnt);
+}
+
+Column MedianAgg(const Column& c, const Ctx& x) { return QuantileAgg(c, x, 0.5, "median"); }
+
+// Co-moments of (x, y) pairs per group, over the rows where both are non-null.
+struct CoMoments {
+  std::vector<int64_t> n;
+  std::vector<double> mx, my, m2x, m2y, cxy;
+  explicit CoMoments(size_t G) : n(G, 0), mx(G, 0.0), my(G, 0.0), m2x(G, 0.0), m2y(G, 0.0), cxy(G, 0.0) {}
+};
+
+// Shifted sums in one pass: deviations from the group's first pair (a sample value,
+// so close to the mean), corrected by the mean deviation: m2 = Σd² − (Σd)²/n. A
+// constant column gets exactly zero spread, as DuckDB's Welford updates do.
+CoMoments ComputeCoMoments(const Column& cx, const Column& cy, const Ctx& x) {
+  const size_t G = size_t(x.groups);
+  CoMoments m(G);
+  std::vector<double> kx(G, 0.0), ky(G, 0.0), sx(G, 0.0), sy(G, 0.0);
+  DispatchNumeric(cx, "corr", [&](auto* vx) {
+    DispatchNumeric(cy, "corr", [&](auto* vy) {
+      for (int64_t i = 0; i < x.n; i++) {
+        if (!cx.valid(i) || !cy.valid(i)) continue;
+        const uint32_t g = x.gid[i];
+        if (m.n[g]++ == 0) {
+          kx[g] = double(vx[i]);
+          ky[g] = double(vy[i]);
+        }
+        const double dx = double(vx[i]) - kx[g], dy = double(vy[i]) - ky[g];
+        sx[g] += dx;
+        sy[g] += dy;
+        m.m2x[g] += dx * dx;
+        m.m2y[g] += dy * dy;
+        m.cxy[g] += dx * dy;
+      }
+    });
+  });
+  for (size_t g = 0; g < G; g++) {
+    if (!m.n[g]) continue;
+    const double n = double(m.n[g]);
+    m.mx[g] = kx[g] + sx[g] / n;
+    m.my[g] = ky[g] + sy[g] / n;
+    m.m2x[g] = std::max(0.0, m.m2x[g] - sx[g] * sx[g] / n);
+    m.m2y[g] = std::max(0.0, m.m2y[g] - sy[g] * sy[g] / n);
+    m.cxy[g] -= sx[g] * sy[g] / n;
+  }
+  return m;
+}
+
+// Chan et al.'s pairwise combination of co-moment states, in row order.
+CoMoments MergeCoMoments(const std::vector<const Column*>& s, const Ctx& x) {
+  if (s[0]->type != DType::Int64) throw BasinError("BASIN_INTERNAL", "bad corr state types");
+  for (size_t k = 1; k < 6; k++)
+    if (s[k]->type != DType::Float64) throw BasinError("BASIN_INTERNAL", "bad corr state types");
+  CoMoments m(size_t(x.groups));
+  const int64_t* vn = s[0]->values<int64_t>();
+  const double *vmx = s[1]->values<double>(), *vmy = s[2]->values<double>(), *vm2x = s[3]->values<double>(),
+               *vm2y = s[4]->values<double>(), *vc = s[5]->values<double>();
+  for (int64_t i = 0; i < x.n; i++) {
+    if (!s[0]->valid(i) || vn[i] == 0) continue;
+    const uint32_t g = x.gid[i];
+    const int64_t na = m.n[g], nb = vn[i];
+    if (na == 0) {
+      m.n[g] = nb;
+      m.mx[g] = vmx[i];
+      m.my[g] = vmy[i];
+      m.m2x[g] = vm2x[i];
+      m.m2y[g] = vm2y[i];
+      m.cxy[g] = vc[i];
+      continue;
+    }
+    const double nt = double(na + nb), w = double(na) * double(nb) / nt;
+    const double dx = vmx[i] - m.mx[g], dy = vmy[i] - m.my[g];
+    m.mx[g] += dx * double(nb) / nt;
+    m.my[g] += dy * double(nb) / nt;
+    m.m2x[g] += vm2x[i] + dx * dx * w;
+    m.m2y[g] += vm2y[i] + dy * dy * w;
+    m.cxy[g] += vc[i] + dx * dy * w;
+    m.n[g] = na + nb;
+  }
+  return m;
+}
+
+// Pearson's r as DuckDB's corr: covar_pop / (stddev_pop x * stddev_pop y); null with
+// no pairs, NaN (0 / 0) when either side has no spread (one pair, or a constant).
+Column CorrFinal(const CoMoments& m) {
+  const size_t G = m.n.size();
+  std::vector<double> r(G, 0.0);
+  std::vector<int64_t> ok(G, 0);
+  for (size_t g = 0; g < G; g++) {
+    if (m.n[g] == 0) continue;
+    const double n = double(m.n[g]);
+    const double sx = m.n[g] > 1 ? std::sqrt(m.m2x[g] / n) : 0.0, sy = m.n[g] > 1 ? std::sqrt(m.m2y[g] / n) : 0.0;
+    ok[g] = 1;
+    r[g] = (m.cxy[g] / n) / (sx * sy);
+  }
+  return FixedColumn(DType::Float64, r, &ok);
+}
+
+// Distinct non-null values per group: a set over (group, value). Fixed-width values
+// are stored in the set's entries (no trip back to the rows); strings by a row index.
+Column NUniqueAgg(const Column& c, const Ctx& x) {
+  std::vector<int64_t> cnt(size_t(x.groups), 0);
+  IdTable table;
+  std::vector<uint64_t> hb(static_cast<size_t>(kBatch));
+  const uint8_t* valid = c.validity ? c.validity->data() : nullptr;
+  auto run = [&](const auto& eq, const auto& onNew) {
+    for (int64_t b = 0; b < x.n; b += kBatch) {
+      const int64_t n = std::min(kBatch, x.n - b);
+      hash::HashColumn(c, b, n, hb.data(), false);
+      for (int64_t i = 0; i < n; i++) {
+        const int64_t r = b + i;
+        if (valid && !valid[r]) continue;
+        const uint32_t g = x.gid[r];
+        bool inserted;
+        table.FindOrInsert(hash::Combine(hb[size_t(i)], g), [&](uint32_t id) { return eq(id, g, r); }, inserted);
+        if (inserted) {
+          onNew(g, r);
+          cnt[g]++;
+        }
+      }
+    }
+  };
+  if (c.type == DType::String) {
+    struct Ent {
+      uint32_t g;
+      std::string_view s;
+    };
+    std::vector<Ent> ents;
+    run([&](uint32_t id, uint32_t g, int64_t r) { return ents[id].g == g && ents[id].s == c.str(r); },
+        [&](uint32_t g, int64_t r) { ents.push_back(Ent{g, c.str(r)}); });
+  } else {
+    struct Ent {
+      uint64_t v;
+      uint32_t g;
+    };
+    std::vector<Ent> ents;
+    run([&](uint32_t id, uint32_t g, int64_t r) { return ents[id].g == g && ents[id].v == hash::CanonFixed(c, r); },
+        [&](uint32_t g, int64_t r) { ents.push_back(Ent{hash::CanonFixed(c, r), g}); });
+  }
+  return FixedColumn(DType::Int64, cnt, nullptr);
+}
+
+Column DoubleColumn(const std::vector<double>& v, const std::vector<int64_t>* cnt) {
+  return FixedColumn(DType::Float64, v, cnt);
+}
+Column IntColumn(const std::vector<int64_t>& v) { return FixedColumn(DType::Int64, v, nullptr); }
+
+// Scatters column c into parts by pid (row order kept within each part); one
+// sequential pass over the rows per column.
+template <class T>
+void ScatterFixed(const T* src, const uint32_t* pid, int64_t n, std::vector<T*>& dst) {
+  std::vector<T*> at(dst);
+  for (int64_t i = 0; i < n; i++) *at[pid[i]]++ = src[i];
+}
+
+std::vector<Column> ScatterColumn(const Column& c, const uint32_t* pid, int64_t n, const std::vector<int64_t>& rows) {
+  const size_t P = rows.size();
+  std::vector<Column> out(P);
+  for (size_t p = 0; p < P; p++) {
+    out[p].type = c.type;
+    out[p].length = rows[p];
+  }
+  if (c.type == DType::String) {
+    const int64_t* off = c.values<int64_t>();
+    const uint8_t* chars = c.chars->data();
+    std::vector<int64_t> bytes(P, 0);
+    for (int64_t i = 0; i < n; i++) bytes[pid[i]] += off[i + 1] - off[i];
+    std::vector<int64_t*> o(P);
+    std::vector<uint8_t*> ch(P);
+    std::vector<int64_t> row(P, 0);
+    for (size_t p = 0; p < P; p++) {
+      out[p].data = MakeBuffer(size_t(rows[p] + 1) * 8);
+      out[p].chars = MakeBuffer(size_t(bytes[p]));
+      o[p] = out[p].data->as<int64_t>();
+      ch[p] = out[p].chars->data();
+    }
+    for (int64_t i = 0; i < n; i++) {
+      const uint32_t p = pid[i];
+      const int64_t len = off[i + 1] - off[i];
+      int64_t* po = o[p] + row[p]++;
+      if (len) std::memcpy(ch[p] + po[0], chars + off[i], size_t(len));
+      po[1] = po[0] + len;
+    }
+  } else {
+    const size_t w = ElementSize(c.type);
+    std::vector<uint8_t*> d(P);
+    for (size_t p = 0; p < P; p++) {
+      out[p].data = MakeBuffer(size_t(rows[p]) * w);
+      d[p] = out[p].data->data();
+    }
+    if (w == 8) {
+      std::vector<uint64_t*> t(P);
+      for (size_t p = 0; p < P; p++) t[p] = reinterpret_cast<uint64_t*>(d[p]);
+      ScatterFixed(c.values<uint64_t>(), pid, n, t);
+    } else if (w == 4) {
+      std::vector<uint32_t*> t(P);
+      for (size_t p = 0; p < P; p++) t[p] = reinterpret_cast<uint32_t*>(d[p]);
+      ScatterFixed(c.values<uint32_t>(), pid, n, t);
+    } else {
+      ScatterFixed(c.values<uint8_t>(), pid, n, d);
+    }
+  }
+  if (c.validity) {
+    std::vector<uint8_t*> v(P);
+    for (size_t p = 0; p < P; p++) {
+      out[p].validity = MakeBuffer(size_t(rows[p]));
+      v[p] = out[p].validity->data();
+    }
+    ScatterFixed(c.validity->data(), pid, n, v);
+    for (size_t p = 0; p < P; p++)
+      if (!std::memchr(out[p].validity->data(), 0, size_t(rows[p]))) out[p].validity.reset();
+  }
+  return out;
+}
+
+}  // namespace
+
+Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys) {
+  CheckKeys(t, keys);
+  Grouping out;
+  if (keys.empty()) {
+    out.groups = 1;
+    out.gid.assign(size_t(t.rows), 0);
+    out.firstRow.push_back(t.rows > 0 ? 0 : -1);
+    return out;
+  }
+  if (keys.size() == 1) {
+    switch (t.columns[size_t(keys[0])].type) {
+      case DType::String: GroupStringKey(t, keys, out); return out;
+      case DType::Float64: GroupFixedKey<double>(t, keys, out); return out;
+      case DType::Bool: GroupFixedKey<uint8_t>(t, keys, out); return out;
+      case DType::Date: GroupFixedKey<int32_t>(t, keys, out); return out;
+      default: GroupFixedKey<int64_t>(t, keys, out); return out;
+    }
+  }
+  std::vector<KeyCol> ks = KeyCols(t, keys);
+  AssignIds(
+      t, keys, out, [&](uint32_t g, int64_t r) { return RowsEqual(ks, out.firstRow[g], r); }, [](int64_t) {});
+  return out;
+}
+
+std::vector<int64_t> GroupRows(const Grouping& gr, int64_t rows) {
+  std::vector<int64_t> groupRows(size_t(gr.groups), 0);
+  for (int64_t i = 0; i < rows; i++) groupRows[gr.gid[size_t(i)]]++;
+  return groupRows;
+}
+
+void AppendMean(Table& out, const std::string& name, std::vector<double> sum, const std::vector<int64_t>& cnt, bool emitState) {
+  if (emitState) {
+    out.names.push_back(name + "#sum");
+    out.columns.push_back(DoubleColumn(sum, nullptr));
+    out.names.push_back(name + "#count");
+    out.columns.push_back(IntColumn(cnt));
+    return;
+  }
+  for (size_t g = 0; g < sum.size(); g++) sum[g] = cnt[g] ? sum[g] / double(cnt[g]) : 0.0;
+  out.names.push_back(name);
+  out.columns.push_back(DoubleColumn(sum, &cnt));
+}
+
+void AppendMoments(Table& out, const AggSpec& a, const Moments& m, bool emitState) {
+  auto add = [&](std::string name, Column c) {
+    out.names.push_back(std::move(name));
+    out.columns.push_back(std::move(c));
+  };
+  if (emitState) {
+    add(a.name + "#count", IntColumn(m.n));
+    add(a.name + "#mean", DoubleColumn(m.mean, nullptr));
+    add(a.name + "#m2", DoubleColumn(m.m2, nullptr));
+    return;
+  }
+  const size_t G = m.n.size();
+  std::vector<double> v(G, 0.0);
+  std::vector<int64_t> ok(G, 0);
+  for (size_t g = 0; g < G; g++) {
+    if (m.n[g] < 2) continue;
+    ok[g] = 1;
+    double var = std::max(0.0, m.m2[g]) / double(m.n[g] - 1);
+    v[g] = a.op == AggOp::Var ? var : std::sqrt(var);
+  }
+  add(a.name, DoubleColumn(v, &ok));
+}
+
+void CheckAggs(const Table& t, const std::vector<AggSpec>& aggs, AggMode mode) {
+  const bool raw = mode == AggMode::Full || mode == AggMode::Partial;
+  for (const AggSpec& a : aggs) {
+    if (mode != AggMode::Full && (a.op == AggOp::Median || a.op == AggOp::NUnique || a.op == AggOp::Quantile))
+      throw BasinError("BASIN_INTERNAL", "aggregation '" + a.name + "' (median/quantile/nunique) is not decomposable: use mode 'full'");
+    if (raw && a.op == AggOp::Corr && (a.column2 < 0 || size_t(a.column2) >= t.columns.size()))
+      throw BasinError("BASIN_INTERNAL", "aggregation second column out of range");
+    if (raw && !(a.op == AggOp::Count && a.column == -1) && (a.column < 0 || size_t(a.column) >= t.columns.size()))
+      throw BasinError("BASIN_INTERNAL", "aggregation column out of range");
+  }
+}
+
+void AppendAgg(Table& out, const Table& t, const Grouping& gr, const std::vector<int64_t>& groupRows, const AggSpec& a, AggMode mode) {
+  const bool raw = mode == AggMode::Full || mode == AggMode::Partial;
+  const bool emitState = mode == AggMode::Partial || mode == AggMode::Merge;
+  Ctx x{gr.gid.data(), t.rows, gr.groups, &groupRows};
+  auto add = [&](std::string name, Column c) {
+    out.names.push_back(std::move(name));
+    out.columns.push_back(std::move(c));
+  };
+  auto input = [&]() -> const Column& { return t.columns[size_t(a.column)]; };
+  auto state = [&](const char* suffix) -> const Column& {
+    int i = t.columnIndex(a.name + suffix);
+    if (i < 0) throw BasinError("BASIN_INTERNAL", "missing aggregation state column '" + a.name + suffix + "'");
+    return t.columns[size_t(i)];
+  };
+  switch (a.op) {
+    case AggOp::Sum:
+      add(a.name, SumAgg(raw ? input() : state(""), x));
+      break;
+    case AggOp::Min:
+    case AggOp::Max:
+      add(a.name, MinMaxAgg(raw ? input() : state(""), x, a.op == AggOp::Max));
+      break;
+    case AggOp::First:
+    case AggOp::Last:
+      add(a.name, FirstLastAgg(raw ? input() : state(""), x, a.op == AggOp::Last));
+      break;
+    case AggOp::Count:
+      if (raw) add(a.name, IntColumn(a.column < 0 ? groupRows : NonNullCounts(input(), x)));
+      else add(a.name, IntColumn(SumCounts(state(""), x)));
+      break;
+    case AggOp::Mean:
+      if (raw) AppendMean(out, a.name, SumDoubles(input(), x), NonNullCounts(input(), x), emitState);
+      else AppendMean(out, a.name, SumDoubles(state("#sum"), x), SumCounts(state("#count"), x), emitState);
+      break;
+    case AggOp::Var:
+    case AggOp::Std: {
+      const char* what = a.op == AggOp::Var ? "var" : "std";
+      Moments m = raw ? ComputeMoments(input(), x, what) : MergeMoments(state("#count"), state("#mean"), state("#m2"), x);
+      AppendMoments(out, a, m, emitState);
+      break;
+    }
+    case AggOp::Median:
+      add(a.name, MedianAgg(input(), x));
+      break;
+    case AggOp::NUnique:
+      add(a.name, NUniqueAgg(input(), x));
+      break;
+    case AggOp::Quantile:
+      add(a.name, QuantileAgg(input(), x, a.param, "quantile"));
+      break;
+    case AggOp::Corr: {
+      static const char* const kParts[] = {"#count", "#meanx", "#meany", "#m2x", "#m2y", "#cxy"};
+      CoMoments m(0);
+      if (raw) {
+        m = ComputeCoMoments(input(), t.columns[size_t(a.column2)], x);
+      } else {
+        std::vector<const Column*> s;
+        for (const char* p : kParts) s.push_back(&state(p));
+        m = MergeCoMoments(s, x);
+      }
+      if (emitState) {
+        add(a.name + kParts[0], IntColumn(m.n));
+        const std::vector<double>* fs[] = {&m.mx, &m.my, &m.m2x, &m.m2y, &m.cxy};
+        for (size_t k = 0; k < 5; k++) add(a.name + kParts[k + 1], DoubleColumn(*fs[k], nullptr));
+      } else {
+        add(a.name, CorrFinal(m));
+      }
+      break;
+    }
+  }
+}
+
+std::shared_ptr<Table> KeyColumns(const Table& t, const std::vector<int>& keys, const Grouping& gr) {
+  auto out = std::make_shared<Table>();
+  out->rows = gr.groups;
+  for (int k : keys) {
+    out->names.push_back(t.names[size_t(k)]);
+    out->columns.push_back(Take(t.columns[size_t(k)], gr.firstRow.data(), gr.groups));
+  }
+  return out;
+}
+
+namespace {
+
+// Whether grouping t by `keys` would leave nearly as many groups as rows, judged from
+// the groups d among its first s rows: for n equally likely groups, d = n(1 − e^(−s/n)),
+// solved for n; then the whole table's expected groups n(1 − e^(−rows/n)).
+bool ShrinksLittle(const Table& t, const std::vector<int>& keys) {
+  constexpr int64_t kSample = 32768;
+  if (keys.empty() || t.rows < 4 * kSample) return false;
+  Table keyed;
+  keyed.rows = t.rows;
+  for (int k : keys) {
+    keyed.names.push_back(t.names[size_t(k)]);
+    keyed.columns.push_back(t.columns[size_t(k)]);
+  }
+  std::vector<int> all(keys.size());
+  for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
+  const double s = double(kSample), d = double(ComputeGrouping(*SliceTable(keyed, 0, kSample), all).groups);
+  if (d >= s) return true;
+  double lo = 1e-9, hi = 64;  // x = s/n; (1 − e^(−x))/x falls from 1 to 0 as x grows
+  for (int i = 0; i < 60; i++) {
+    const double x = (lo + hi) / 2;
+    ((1 - std::exp(-x)) / x > d / s ? lo : hi) = x;
+  }
+  const double n = s / lo, rows = double(t.rows);
+  return rows / (n * (1 - std::exp(-rows / n))) < 1.5;
+}
+
+// Each row its own group: the partial states of a table whose keys are nearly unique,
+// so the final aggregation does the only grouping (its key columns are shared, not copied).
+TablePtr PerRowStates(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs) {
+  Grouping gr;
+  gr.groups = t.rows;
+  gr.gid.resize(size_t(t.rows));
+  gr.firstRow.resize(size_t(t.rows));
+  for (int64_t i = 0; i < t.rows; i++) gr.gid[size_t(i)] = uint32_t(i), gr.firstRow[size_t(i)] = i;
+  const std::vector<int64_t> groupRows(size_t(t.rows), 1);
+  auto out = std::make_shared<Table>();
+  out->rows = t.rows;
+  for (int k : keys) {
+    out->names.push_back(t.names[size_t(k)]);
+    out->columns.push_back(t.columns[size_t(k)]);
+  }
+  for (const AggSpec& a : aggs) AppendAgg(*out, t, gr, groupRows, a, AggMode::Partial);
+  return out;
+}
+
+}  // namespace
+
+TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
+  CheckAggs(t, aggs, mode);
+  // A partial aggregation that would not shrink its input is skipped (its hash pass
+  // would be repeated by the final one for no gain): rows pass on as states.
+  if (mode == AggMode::Partial && t.rows < int64_t(UINT32_MAX) && ShrinksLittle(t, keys)) return PerRowStates(t, keys, aggs);
+  Grouping gr = ComputeGrouping(t, keys);
+  std::vector<int64_t> groupRows = GroupRows(gr, t.rows);
+  auto out = KeyColumns(t, keys, gr);
+  for (const AggSpec& a : aggs) AppendAgg(*out, t, gr, groupRows, a, mode);
+  return out;
+}
+
+std::vector<TablePtr> HashPartition(const Table& t, const std::vector<int>& keys, int parts) {
+  if (parts < 1) throw BasinError("BASIN_INTERNAL", "hashPartition needs at least one part");
+  CheckKeys(t, keys);
+  const int64_t n = t.rows;
+  const uint32_t P = uint32_t(parts);
+  std::vector<uint32_t> pid(static_cast<size_t>(n));
+  std::vector<int64_t> count(P + 1, 0);
+  std::vector<uint64_t> hb(static_cast<size_t>(kBatch));
+  for (int64_t b = 0; b < n; b += kBatch) {
+    const int64_t cnt = std::min(kBatch, n - b);
+    hash::HashRows(t, keys, b, cnt, hb.data());
+    for (int64_t i = 0; i < cnt; i++) {
+      uint32_t p = hash::PartitionOf(hb[size_t(i)], P);
+      pid[size_t(b + i)] = p;
+      count[p + 1]++;
+    }
+  }
+  std::vector<int64_t> rows(count.begin() + 1, count.end());
+  std::vector<std::shared_ptr<Table>> tables(P);
+  for (uint32_t p = 0; p < P; p++) {
+    tables[p] = std::make_shared<Table>();
+    tables[p]->names = t.names;
+    tables[p]->rows = rows[p];
+  }
+  for (const Column& c : t.columns) {
+    std::vector<Column> cols = ScatterColumn(c, pid.data(), n, rows);
+    for (uint32_t p = 0; p < P; p++) tables[p]->columns.push_back(std::move(cols[p]));
+  }
+  std::vector<TablePtr> out(tables.begin(), tables.end());
+  return out;
+}
+
+}  // namespace basin

@@ -1,0 +1,53 @@
+// Hash joins over native tables (no N-API here).
+//
+// The hash table is built on the right side: one slot per distinct key (open addressing,
+// linear probing) holding the key (or its hash) and a [start, count) range of right row
+// numbers grouped by key in right input order (CSR layout). Left rows probe it in order.
+// A key with a null in any key column never matches, but its row still appears unmatched
+// in left/right/outer/anti joins. Row hashes come from hash.h, as in group-by and
+// hashPartition.
+//
+// Output row order: inner/left/semi/anti: left rows in input order, the matches of one
+// left row in right input order. right/outer: that part first, then the right rows that
+// matched nothing, in right input order.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "store/column.h"
+
+namespace basin {
+
+enum class JoinHow { Inner, Left, Right, Outer, Semi, Anti };
+JoinHow JoinHowFromName(const std::string& s);
+
+struct JoinOutput {
+  // Key: coalesce(left key `column`, right key `column`), `column` indexing the key lists.
+  enum class Side { Left, Right, Key };
+  Side side = Side::Left;
+  int column = 0;
+  std::string name;
+};
+
+struct JoinSpec {
+  JoinHow how = JoinHow::Inner;
+  std::vector<int> leftKeys;   // column indices of the left table
+  std::vector<int> rightKeys;  // same count and types as leftKeys
+  std::vector<JoinOutput> output;
+};
+
+TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec);
+
+// The pieces of HashJoin, for callers that match rows elsewhere (the GPU): argument
+// checks; and the output from the matched row pairs, in the order described above.
+// l[i]/r[i] are row numbers (kJoinNone: no row, nulls in the output); `split` is where
+// the right rows that matched nothing start (right/outer joins; else l.size()).
+constexpr uint32_t kJoinNone = 0xFFFFFFFFu;
+struct JoinPairs {
+  std::vector<uint32_t> l, r;
+  size_t split = 0;
+};
+void CheckJoin(const Table& left, const Table& right, const JoinSpec& spec);
+TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spec, const JoinPairs& p);
+
+}  // namespace basin
