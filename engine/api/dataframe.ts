@@ -3,13 +3,12 @@ import { containsAgg, outputName, type AggOp } from "../common/expr.js";
 import { PLAN_VERSION, type JoinHow, type JoinOutput, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
 import type { Field, Schema } from "../common/types.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
-import { explain } from "../run/explain.js";
+import { explainPlan } from "../run/explain.js";
 import { planWindows } from "../plan/windows.js";
 import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 import type { ComputeOptions } from "../run/stored.js";
 import { runPlan } from "../run/run_plan.js";
 import { persistNode, type PersistOptions } from "./persist.js";
-import { defaultBudget } from "../cluster/default.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "../run/table.js";
@@ -349,9 +348,7 @@ export class DataFrame {
    * memory limit (default: the default cluster's) say how they are partitioned.
    */
   explain(options: { optimize?: OptimizeOptions; cluster?: ComputeOptions["cluster"] } = {}): string {
-    const c = options.cluster;
-    const budget = c ? c.budget : defaultBudget();
-    return explain(optimize(this.node, options.optimize), 0, budget);
+    return explainPlan(this.node, options);
   }
 
   /** Runs the pipeline on the cluster and returns the result in JS memory. */

@@ -1,6 +1,6 @@
 // show(frame, "name"): a named result besides the pipeline's default export. The
 // workbench computes each shown frame after the default export and shows it in its
-// own result tab; `basin run` ignores them (it prints the default export).
+// own result tab; `basin run` prints each after the default export.
 import { BasinError } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
 import { DataFrame } from "./dataframe.js";

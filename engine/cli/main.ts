@@ -3,32 +3,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DataFrame } from "../api/dataframe.js";
-import { Bag } from "../api/bag/bag.js";
-import { Table } from "../run/table.js";
-import { BasinError } from "../common/errors.js";
+import type { Cluster } from "../cluster/cluster.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
+import { parseGpuList } from "../cluster/gpus.js";
+import { openCluster } from "../cluster/open.js";
+import { findProfile, type SshProfile } from "../cluster/profiles.js";
+import { BasinError } from "../common/errors.js";
+import { parseBytes } from "../memory/bytes.js";
+import { formatMemoryStats } from "../memory/format_stats.js";
+import { SPILL_COMPRESSIONS, type SpillCompression } from "../memory/limits.js";
 import { native } from "../native/addon.js";
 import { collectResults } from "../run/take.js";
-import { loadPipeline } from "../session/load_pipeline.js";
 import { generateDemoData } from "./demo_data.js";
-import { formatTable } from "./format_table.js";
 import { formatInfo, machineInfo } from "./info.js";
-import { ProgressBar } from "./progress.js";
-import { serveCommand } from "./serve.js";
-import { NDArray } from "../api/array/ndarray.js";
-import { runArray } from "./run_array.js";
-import { checkWritable, jsChunks, outputFormat, storeChunks, writeFile, type OutputFormat } from "../io/write.js";
-import { computeParts, type ComputeOptions } from "../run/stored.js";
-import type { Cluster } from "../cluster/cluster.js";
-import type { ProgressEvent } from "../scheduler/shell.js";
-import { openCluster } from "../cluster/open.js";
-import { formatMemoryStats } from "../memory/format_stats.js";
-import { parseBytes } from "../memory/bytes.js";
-import { SPILL_COMPRESSIONS, type SpillCompression } from "../memory/limits.js";
-import { findProfile, type SshProfile } from "../cluster/profiles.js";
+import { runFile } from "./run_file.js";
 import { runRemote } from "./run_remote.js";
-import { parseGpuList } from "../cluster/gpus.js";
+import { serveCommand } from "./serve.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
@@ -87,75 +77,6 @@ function remoteEngineProfile(v: string | undefined): SshProfile | undefined {
   return p.kind === "ssh" && !p.scheduler ? p : undefined;
 }
 
-async function runPipeline(file: string, opts: { output?: string; explain?: boolean; optimize: boolean; cluster?: Cluster }): Promise<void> {
-  // The output's format and folder are checked before any work, not after it.
-  const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
-  const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
-  if (opts.output) checkWritable(opts.output);
-  const exported = await loadPipeline(file);
-  if (exported instanceof NDArray) return runArray(exported, opts.output);
-  if (npy) throw new BasinError("BASIN_PLAN", `${file}: --output ${opts.output} writes arrays, but the default export is not an array; use .csv, .parquet or .arrow`);
-  // A bag runs as a frame of its items' JSON text (column "item"), printed or written like any frame.
-  const value = exported instanceof Bag ? new DataFrame(exported.toPlan().root) : exported;
-  if (value instanceof DataFrame) {
-    if (opts.explain) process.stderr.write(`${value.explain()}\n\n`);
-    const bar = new ProgressBar(process.stderr);
-    const t0 = performance.now();
-    const ac = new AbortController();
-    const onSigint = () => ac.abort("interrupted");
-    process.once("SIGINT", onSigint);
-    const compute = {
-      cluster: opts.cluster,
-      onProgress: (e: ProgressEvent) => bar.update(e),
-      signal: ac.signal,
-      optimize: opts.optimize ? undefined : { predicatePushdown: false, projectionPushdown: false },
-    };
-    let done: { table?: Table; rows: number; skippedLines: number; tasks: number };
-    try {
-      // --output streams the result's partitions from the store to the file (never one table in memory).
-      if (opts.output && format) {
-        done = await writeParts(value, opts.output, format, compute);
-      } else {
-        const table = await value.compute(compute);
-        done = { table, rows: table.numRows, ...table.info };
-      }
-    } finally {
-      bar.done();
-      process.off("SIGINT", onSigint);
-    }
-    const secs = ((performance.now() - t0) / 1000).toFixed(2);
-    process.stderr.write(opts.cluster ? `ran on Dask at ${opts.cluster.label} in ${secs} s\n` : `${done.tasks} tasks in ${secs} s\n`);
-    warnSkipped(done.skippedLines);
-    if (done.table) process.stdout.write(`${formatTable(done.table)}\n`);
-    else process.stderr.write(`wrote ${done.rows} rows to ${opts.output}\n`);
-  } else if (value instanceof Table) {
-    warnSkipped(value.info.skippedLines);
-    if (opts.output && format) {
-      await writeFile(jsChunks(value.raw()), opts.output, format);
-      process.stderr.write(`wrote ${value.numRows} rows to ${opts.output}\n`);
-    } else {
-      process.stdout.write(`${formatTable(value)}\n`);
-    }
-  } else {
-    throw new BasinError("BASIN_PLAN", `${file}: the default export must be a DataFrame (e.g. \`export default readCsv(...)\`), got ${typeof value}`);
-  }
-}
-
-function warnSkipped(n: number): void {
-  if (n > 0) process.stderr.write(`warning: skipped ${n} malformed line(s) (onBadLines: "skip")\n`);
-}
-
-/** Runs a frame and writes its result's partitions to `path`, one part at a time. */
-async function writeParts(df: DataFrame, path: string, format: OutputFormat, options: ComputeOptions): Promise<{ rows: number; skippedLines: number; tasks: number }> {
-  const { refs, skippedLines, tasks } = await computeParts(df.toPlan(), options);
-  try {
-    const { rows } = await writeFile(storeChunks(refs), path, format);
-    return { rows, skippedLines, tasks };
-  } finally {
-    for (const h of refs) native().release(h);
-  }
-}
-
 async function demo(): Promise<void> {
   const dir = join(tmpdir(), "basin-demo");
   const files = 4, rows = 250_000;
@@ -167,7 +88,7 @@ async function demo(): Promise<void> {
   process.env.BASIN_DEMO_DATA = dir;
   const example = fileURLToPath(new URL("../../../examples/taxi.ts", import.meta.url));
   process.stderr.write(`running ${example}\n`);
-  await runPipeline(example, { optimize: true });
+  await runFile(example, { optimize: true });
 }
 
 /**
@@ -227,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
         }
         const cluster = await clusterOption(values.cluster);
         try {
-          await runPipeline(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster });
+          await runFile(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster });
         } finally {
           await cluster?.close();
         }

@@ -1,7 +1,10 @@
 import { exprToString } from "../common/expr.js";
 import { childrenOf, type NamedExpr, type PlanNode } from "../common/plan.js";
 import { basename } from "node:path";
+import type { Cluster } from "../cluster/cluster.js";
+import { defaultBudget } from "../cluster/default.js";
 import { outOfCoreNote, type MemoryBudget } from "../lower/out_of_core.js";
+import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
 
 function list(exprs: NamedExpr[]): string {
   return exprs.map((e) => (e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`)).join(", ");
@@ -59,4 +62,16 @@ function line(node: PlanNode): string {
 export function explain(node: PlanNode, depth = 0, budget?: MemoryBudget): string {
   const own = "  ".repeat(depth) + line(node) + outOfCoreNote(node, budget);
   return [own, ...childrenOf(node).map((c) => explain(c, depth + 1, budget))].join("\n");
+}
+
+/**
+ * A frame plan optimized and explained as it would run on `cluster` (default: the
+ * default cluster, whose memory budget is known before it starts).
+ *
+ * @example
+ * process.stderr.write(explainPlan(df.toPlan().root, { cluster }));
+ */
+export function explainPlan(root: PlanNode, options: { optimize?: OptimizeOptions; cluster?: Cluster } = {}): string {
+  const budget = options.cluster ? options.cluster.budget : defaultBudget();
+  return explain(optimize(root, options.optimize), 0, budget);
 }

@@ -15,7 +15,7 @@ import { native, type Handle, type JsTable } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
 import { decodeItems } from "../workers/bag_steps.js";
 import { decodeOutcomes } from "../workers/call_step.js";
-import { clusterOf, computeParts, type ComputeOptions } from "./stored.js";
+import { clusterOf, computeParts, type ComputeOptions, type StoredParts } from "./stored.js";
 import { Table } from "./table.js";
 import { takeTable } from "./take.js";
 
@@ -67,7 +67,7 @@ export type RunResultOf<P extends RunnablePlan> = {
 export async function runPlan<P extends RunnablePlan>(p: P, options: ComputeOptions = {}): Promise<RunResultOf<P>> {
   const run = p as RunnablePlan;
   switch (run.kind) {
-    case "frame": return (await runFrame(run.plan, options)) as RunResultOf<P>;
+    case "frame": return (await takeParts(await computeParts(run.plan, options))) as RunResultOf<P>;
     case "array": return (await runArray(run.node, options)) as RunResultOf<P>;
     case "taggedFrame": {
       const { graph, parts } = lowerTagged(optimize(run.plan.root, options.optimize), run.tag);
@@ -80,12 +80,14 @@ export async function runPlan<P extends RunnablePlan>(p: P, options: ComputeOpti
 }
 
 /**
- * Runs a frame and moves the result into JS memory part by part (the store never
- * holds the whole result as one table; its buffers are handed over without copies:
- * moved, or shared with the tables that hold them).
+ * Moves a stored result into JS memory part by part, releasing every part (the store
+ * never holds the whole result as one table; its buffers are handed over without
+ * copies: moved, or shared with the tables that hold them).
+ *
+ * @example
+ * const table = await takeParts(await computeParts(df.toPlan()));
  */
-async function runFrame(plan: Plan, options: ComputeOptions): Promise<Table> {
-  const { refs, skippedLines, tasks } = await computeParts(plan, options);
+export async function takeParts({ refs, skippedLines, tasks }: StoredParts): Promise<Table> {
   const parts: JsTable[] = [];
   try {
     for (let i = 0; i < refs.length; i++) {

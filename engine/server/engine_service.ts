@@ -5,14 +5,13 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Cluster } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
-import { computeParts } from "../run/stored.js";
-import { runPlan } from "../run/run_plan.js";
+import type { ArrayResult } from "../run/run_plan.js";
 import { BasinError } from "../common/errors.js";
-import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RunProgress, WorkspaceInfo } from "../common/rpc.js";
+import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
 import { arrayHeatmap, arrayTable } from "./array_result.js";
 import { native } from "../native/addon.js";
-import { planPipelineResults } from "../session/driver.js";
+import { runPipeline } from "../session/run_pipeline.js";
 import { ResultStore } from "./results.js";
 import { Workspace } from "./workspace.js";
 
@@ -71,23 +70,23 @@ export class EngineService implements EngineClient {
     const elapsedMs = () => Math.round(performance.now() - t0);
     void (async () => {
       try {
-        const planned = await planPipelineResults(file, typeof source === "string" ? source : undefined, ac.signal);
         // The default export first, then each show() in call order; a failure frees what was kept.
         const kept: ResultInfo[] = [];
         let tasks = 0;
         try {
-          if (planned.array) kept.push(await this.keepArray(planned.array, runId, ac.signal, (progress) => this.options.emit({ type: "progress", runId, progress })));
-          for (const p of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
-            // Kept as the result's parts: a result larger than the memory limit stays spillable.
-            const out = await computeParts(p.plan, {
-              cluster: this.options.cluster,
-              signal: ac.signal,
-              onProgress: (progress) => this.options.emit({ type: "progress", runId, progress: p.name === undefined ? progress : { ...progress, group: `${p.name}: ${progress.group}` } }),
-            });
-            tasks += out.tasks;
-            if (out.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}${p.name === undefined ? "" : ` (${p.name})`}: skipped ${out.skippedLines} malformed line(s)` });
-            kept.push(this.results.keep(out.refs, runId, { name: p.name, kind: p.plan.root.kind === "fromBag" && p.plan.root.raw ? "bag" : undefined }));
-          }
+          await runPipeline(
+            file,
+            { cluster: this.options.cluster, source: typeof source === "string" ? source : undefined, isolate: true, signal: ac.signal, onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }) },
+            (r) => {
+              if (r.kind === "array") kept.push(this.keepArray(r.node, r.array, runId));
+              else if (r.kind === "frame") {
+                tasks += r.parts.tasks;
+                if (r.parts.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}${r.name === undefined ? "" : ` (${r.name})`}: skipped ${r.parts.skippedLines} malformed line(s)` });
+                // Kept as the result's parts: a result larger than the memory limit stays spillable.
+                kept.push(this.results.keep(r.parts.refs, runId, { name: r.name, kind: r.plan.root.kind === "fromBag" && r.plan.root.raw ? "bag" : undefined }));
+              }
+            },
+          );
         } catch (e) {
           for (const r of kept) this.results.release(r.id);
           throw e;
@@ -103,9 +102,8 @@ export class EngineService implements EngineClient {
     return { runId };
   }
 
-  /** Computes an array default export and keeps its elements as a table result of kind "array". */
-  private async keepArray(node: ArrayNode, runId: string, signal: AbortSignal, onProgress: (p: RunProgress) => void): Promise<ResultInfo> {
-    const r = await runPlan({ kind: "array", node }, { cluster: this.local, signal, onProgress });
+  /** Keeps a computed array default export's elements as a table result of kind "array". */
+  private keepArray(node: ArrayNode, r: ArrayResult, runId: string): ResultInfo {
     const ref = native().tableFromJs(arrayTable(r));
     const heatmap = arrayHeatmap(r);
     const array: ArrayInfo = { shape: r.shape, dtype: r.dtype, chunks: node.kind === "mask" ? [[r.shape[0]]] : node.chunks.map((c) => [...c]), ...(heatmap ? { heatmap } : {}) };

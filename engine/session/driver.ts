@@ -2,24 +2,12 @@
 import { Worker } from "node:worker_threads";
 import { BasinError, type SerializedError } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
-import type { ShownFrame } from "../api/show.js";
-import type { ArrayNode } from "../common/array_plan.js";
 import { builtScript } from "../workers/built_script.js";
+import type { PipelinePlans } from "./evaluate_pipeline.js";
 
 export interface DriverRequest {
   path: string;
   source?: string;
-}
-
-/**
- * A pipeline's plans: its default export and the frames it passed to show(). An
- * array default export comes as `array` (its plan holds typed arrays, so it travels
- * by structured clone, not JSON) with `plan` absent.
- */
-export interface PipelinePlans {
-  plan?: Plan;
-  array?: ArrayNode;
-  shown: ShownFrame[];
 }
 
 export type DriverReply = ({ ok: true } & PipelinePlans) | { ok: false; error: SerializedError };

@@ -281,4 +281,31 @@ export default readCsv("data.csv").filter(col("v").gt(threshold)).agg(count().al
     expect(existsSync(join(dir, "node_modules"))).toBe(false);
     expect(errorLines(r.stderr)).toEqual([]);
   });
+
+  it("prints each show() frame after the default export, under its name, checked against DuckDB; --output writes only the default export", async () => {
+    writeText(dir, "shown.ts", `import { readCsv, col, count, show } from "basin";
+const trips = readCsv("data.csv");
+show(trips.filter(col("v").gt(900_000)).agg(count().alias("n")), "big v");
+show(trips.agg(col("f").min().alias("lo")));
+export default trips.agg(count().alias("rows"));
+`);
+    const r = await runBasin(["run", "shown.ts"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const [main, big, second] = r.stdout.split(/\n\n(?=[^\n]+:\n)/);
+    expect(parseTable(main).rows).toEqual([[String(ROWS)]]);
+    const csv = `read_csv('${join(dir, "data.csv")}', header = true, columns = {'id': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE'})`;
+    const [[n]] = await query(con, `SELECT count(*) FROM ${csv} WHERE v > 900000`);
+    const [[lo]] = await query(con, `SELECT min(f) FROM ${csv}`);
+    expect(big.split("\n")[0]).toBe("big v:");
+    expect(parseTable(big.slice(big.indexOf("\n") + 1)).rows).toEqual([[String(n)]]);
+    expect(second.split("\n")[0]).toBe("result 2:");
+    expect(parseTable(second.slice(second.indexOf("\n") + 1)).rows).toEqual([[String(lo)]]);
+
+    const out = join(dir, "shown.csv");
+    const w = await runBasin(["run", "shown.ts", "--output", out], { cwd: dir });
+    expect(w.code, w.stderr).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(`rows\n${ROWS}\n`);
+    expect(w.stdout).toContain("big v:");
+    expect(errorLines(w.stderr)).toEqual([]);
+  });
 });

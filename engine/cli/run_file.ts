@@ -1,0 +1,113 @@
+// `basin run file.ts` on a local or Dask cluster: runs the pipeline through
+// session/run_pipeline.ts with a progress bar and Ctrl+C, then prints or writes
+// each result: the default export to stdout or --output, each show() frame after it.
+import { writeFileSync } from "node:fs";
+import type { Cluster } from "../cluster/cluster.js";
+import { BasinError } from "../common/errors.js";
+import { encodeNpy } from "../io/npy.js";
+import { checkWritable, jsChunks, outputFormat, storeChunks, writeFile, type OutputFormat } from "../io/write.js";
+import { native } from "../native/addon.js";
+import type { OptimizeOptions } from "../plan/optimizer.js";
+import { explainPlan } from "../run/explain.js";
+import { takeParts, type ArrayResult } from "../run/run_plan.js";
+import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";
+import { formatArray } from "./format_array.js";
+import { formatTable } from "./format_table.js";
+import { ProgressBar } from "./progress.js";
+
+export interface RunFileOptions {
+  output?: string;
+  explain?: boolean;
+  optimize: boolean;
+  cluster?: Cluster;
+}
+
+const NO_PUSHDOWN: OptimizeOptions = { predicatePushdown: false, projectionPushdown: false };
+
+/**
+ * Runs a pipeline file and prints or writes its results.
+ *
+ * @example
+ * await runFile("pipeline.ts", { output: "out.parquet", optimize: true });
+ */
+export async function runFile(file: string, opts: RunFileOptions): Promise<void> {
+  // The output's format and folder are checked before any work, not after it.
+  const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
+  const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
+  if (opts.output) checkWritable(opts.output);
+  const bar = new ProgressBar(process.stderr);
+  const ac = new AbortController();
+  const onSigint = () => ac.abort("interrupted");
+  process.once("SIGINT", onSigint);
+  let t0 = performance.now();
+  const seconds = () => ((performance.now() - t0) / 1000).toFixed(2);
+  const optimize = opts.optimize ? undefined : NO_PUSHDOWN;
+  try {
+    await runPipeline(
+      file,
+      {
+        cluster: opts.cluster,
+        optimize,
+        signal: ac.signal,
+        onProgress: (e) => bar.update(e),
+        before(next, name) {
+          if (name === undefined && next.kind === "array" && opts.output && !npy)
+            throw new BasinError("BASIN_PLAN", `the pipeline's default export is an array: write it with --output <file>.npy, not ${opts.output}`);
+          if (name === undefined && next.kind === "frame" && npy)
+            throw new BasinError("BASIN_PLAN", `${file}: --output ${opts.output} writes arrays, but the default export is not an array; use .csv, .parquet or .arrow`);
+          if (opts.explain && next.kind === "frame") process.stderr.write(`${name === undefined ? "" : `${name}:\n`}${explainPlan(next.plan.root, { optimize })}\n\n`);
+          t0 = performance.now();
+        },
+      },
+      async (r) => {
+        bar.done();
+        // The default export goes to --output when there is one; shown frames are printed after it.
+        if (r.name !== undefined) process.stdout.write(`\n${r.name}:\n`);
+        await emit(r, r.name === undefined ? opts.output : undefined, format && r.name === undefined ? format : undefined, opts.cluster, seconds());
+      },
+    );
+  } finally {
+    bar.done();
+    process.off("SIGINT", onSigint);
+  }
+}
+
+/** Prints or writes one result; a frame's parts are released. */
+async function emit(r: PipelineResult, output: string | undefined, format: OutputFormat | undefined, cluster: Cluster | undefined, secs: string): Promise<void> {
+  if (r.kind === "array") return emitArray(r.array, output, secs);
+  if (r.kind === "table") {
+    warnSkipped(r.table.info.skippedLines);
+    if (output && format) {
+      await writeFile(jsChunks(r.table.raw()), output, format);
+      process.stderr.write(`wrote ${r.table.numRows} rows to ${output}\n`);
+    } else process.stdout.write(`${formatTable(r.table)}\n`);
+    return;
+  }
+  const { parts } = r;
+  process.stderr.write(cluster?.kind === "dask" ? `ran on Dask at ${cluster.label} in ${secs} s\n` : `${parts.tasks} tasks in ${secs} s\n`);
+  warnSkipped(parts.skippedLines);
+  if (output && format) {
+    // --output streams the result's partitions from the store to the file (never one table in memory).
+    try {
+      const { rows } = await writeFile(storeChunks(parts.refs), output, format);
+      process.stderr.write(`wrote ${rows} rows to ${output}\n`);
+    } finally {
+      for (const h of parts.refs) native().release(h);
+    }
+  } else process.stdout.write(`${formatTable(await takeParts(parts))}\n`);
+}
+
+function emitArray(r: ArrayResult, output: string | undefined, secs: string): void {
+  process.stderr.write(`computed in ${secs} s\n`);
+  if (!output) return void process.stdout.write(`${formatArray(r)}\n`);
+  try {
+    writeFileSync(output, encodeNpy(r));
+  } catch (e) {
+    throw new BasinError("BASIN_IO", `cannot write ${output}: ${(e as Error).message}`);
+  }
+  process.stderr.write(`wrote an array of shape (${r.shape.join(", ")}) to ${output}\n`);
+}
+
+function warnSkipped(n: number): void {
+  if (n > 0) process.stderr.write(`warning: skipped ${n} malformed line(s) (onBadLines: "skip")\n`);
+}
