@@ -76,7 +76,8 @@ export class Expr {
     return new Expr({ kind: "alias", arg: this.node, name });
   }
 
-  private fn(name: FnName, options?: FnOptions, more: ExprLike[] = []): Expr {
+  /** @internal A scalar function of this expression (and `more`); the .str and .dt namespaces build through it. */
+  fn(name: FnName, options?: FnOptions, more: ExprLike[] = []): Expr {
     return new Expr({ kind: "fn", name, args: [this.node, ...more.map(toNode)], ...(options ? { options } : {}), loc: callerLocation() });
   }
 
@@ -380,4 +381,14 @@ export function corr(a: string | Expr, b: string | Expr): Expr {
 /** @internal */
 export function exprNode(v: ExprLike): ExprNode {
   return toNode(v);
+}
+
+/**
+ * Concatenates strings (other types are cast to string); null when any part is null, like SQL `||`.
+ *
+ * @example
+ * df.withColumns({ label: concatStr(col("city"), " #", col("id")) })
+ */
+export function concatStr(...parts: ExprLike[]): Expr {
+  return new Expr({ kind: "fn", name: "concatStr", args: parts.map(exprNode), loc: callerLocation() });
 }

@@ -1,7 +1,6 @@
 // Date and timestamp functions: `col("d").dt.*`.
 import type { FnName, FnOptions } from "../common/expr.js";
-import { Expr, exprNode, type ExprLike } from "./expr.js";
-import { callerLocation } from "./source_location.js";
+import type { Expr, ExprLike } from "./expr.js";
 
 /** A date_diff unit. */
 export type DiffUnit = "day" | "hour" | "minute" | "second" | "millisecond" | "microsecond";
@@ -18,7 +17,7 @@ export class ExprDt {
   constructor(private readonly expr: Expr) {}
 
   private fn(name: FnName, options?: FnOptions, more: ExprLike[] = []): Expr {
-    return new Expr({ kind: "fn", name, args: [this.expr.node, ...more.map(exprNode)], ...(options ? { options } : {}), loc: callerLocation() });
+    return this.expr.fn(name, options, more);
   }
 
   /** @example col("d").dt.year() */

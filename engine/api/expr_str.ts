@@ -1,7 +1,6 @@
-// String functions: `col("s").str.*`, and concatStr.
+// String functions: `col("s").str.*` (concatStr, a frame-level constructor, sits with col and lit in expr.ts).
 import type { FnName, FnOptions } from "../common/expr.js";
-import { Expr, exprNode, type ExprLike } from "./expr.js";
-import { callerLocation } from "./source_location.js";
+import type { Expr } from "./expr.js";
 
 /** Options of str.toDate / str.toTimestamp. */
 export interface ParseOptions {
@@ -24,7 +23,7 @@ export class ExprStr {
   constructor(private readonly expr: Expr) {}
 
   private fn(name: FnName, options?: FnOptions): Expr {
-    return new Expr({ kind: "fn", name, args: [this.expr.node], ...(options ? { options } : {}), loc: callerLocation() });
+    return this.expr.fn(name, options);
   }
 
   /**
@@ -128,14 +127,4 @@ export class ExprStr {
   toTimestamp(format: string, options: ParseOptions = {}): Expr {
     return this.fn("str.toTimestamp", { format, strict: options.strict ?? true });
   }
-}
-
-/**
- * Concatenates strings (other types are cast to string); null when any part is null, like SQL `||`.
- *
- * @example
- * df.withColumns({ label: concatStr(col("city"), " #", col("id")) })
- */
-export function concatStr(...parts: ExprLike[]): Expr {
-  return new Expr({ kind: "fn", name: "concatStr", args: parts.map(exprNode), loc: callerLocation() });
 }

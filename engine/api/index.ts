@@ -6,10 +6,10 @@
  * export default readCsv("trips.csv").groupBy("vendor").agg(col("fare").mean());
  */
 export { col, lit, count, Expr, Rolling, type ExprLike, type RollingOptions } from "./expr.js";
-export { concatStr, ExprStr, type ParseOptions } from "./expr_str.js";
+export { ExprStr, type ParseOptions } from "./expr_str.js";
 export { ExprDt, type DiffUnit } from "./expr_dt.js";
 export { when, When, Then } from "./when.js";
-export { corr, type QuantileOptions } from "./expr.js";
+export { concatStr, corr, type QuantileOptions } from "./expr.js";
 export { concat, type ConcatOptions } from "./concat.js";
 export type { FillSpec, SampleOptions, SampleSize, TopKOptions, UniqueOptions, ValueCountsOptions } from "./frame_rows.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";

@@ -7,7 +7,7 @@ import { BasinError } from "../common/errors.js";
 import { encodeNpy } from "../io/npy.js";
 import { checkWritable, jsChunks, outputFormat, storeChunks, writeFile, type OutputFormat } from "../io/write.js";
 import { native } from "../native/addon.js";
-import type { OptimizeOptions } from "../plan/optimizer.js";
+import type { OptimizeOptions } from "../plan/passes/pass.js";
 import { explainPlan } from "../run/explain.js";
 import { takeParts, type ArrayResult } from "../run/run_plan.js";
 import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";

@@ -11,7 +11,7 @@ import type { Plan } from "../common/plan.js";
 import type { TaskGraph } from "../graph/tasks.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import type { Handle } from "../native/addon.js";
-import type { OptimizeOptions } from "../plan/optimizer.js";
+import type { OptimizeOptions } from "../plan/passes/pass.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 
 /** A result left in the store as its partitions, in order: the caller owns and must release every one. */

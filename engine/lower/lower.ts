@@ -11,21 +11,14 @@ import { csvBlocks } from "./csv_blocks.js";
 import { fileScanSteps } from "../io/scan_steps.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 import { aggregateInputBytes, inMemoryBytes, partBytes, shufflePlan, type MemoryBudget } from "./out_of_core.js";
 
-/** Upper bound on output partitions of a shuffle. */
-export const MAX_SHUFFLE_PARTS = 32;
 /** Boundary rows each partition offers when choosing the ranges of a sort. */
 export const SAMPLES_PER_PARTITION = 32;
-
-/** A partition still being built: inputs plus steps not yet closed into a task. */
-export interface Chain {
-  deps: Dep[];
-  steps: Step[];
-}
 
 /** How to lower a plan. */
 export interface LowerOptions {
@@ -265,14 +258,6 @@ class GraphBuilder {
       };
     });
   }
-}
-
-export function dep(key: string): Dep {
-  return { key, index: 0 };
-}
-
-export function append(c: Chain, step: Step): Chain {
-  return { deps: c.deps, steps: [...c.steps, step] };
 }
 
 /**

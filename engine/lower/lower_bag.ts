@@ -5,7 +5,7 @@
 import { BAG_SCHEMA, type BagNode, type BagOp, type JsonValue } from "../common/bag.js";
 import { BasinError } from "../common/errors.js";
 import { jsonBlocks } from "../io/ndjson.js";
-import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 
 /** What bag lowering needs of a graph builder. */

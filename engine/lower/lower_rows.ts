@@ -4,7 +4,7 @@
 import type { PlanNode } from "../common/plan.js";
 import type { NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { fieldIndex, resolveExpr } from "../plan/resolve.js";
-import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { concatAll, type Step } from "../graph/tasks.js";
 import { inMemoryBytes } from "./out_of_core.js";
 

@@ -14,7 +14,7 @@
 import type { NativeExpr, NativeWindow, SortKey } from "../graph/kernel_args.js";
 import type { PlanNode } from "../common/plan.js";
 import { resolveWindow } from "../plan/resolve.js";
-import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./lower.js";
+import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { concatAll, type Dep, type Step } from "../graph/tasks.js";
 
 type WindowNode = Extract<PlanNode, { kind: "window" }>;

@@ -4,23 +4,7 @@ import { projectionPushdown } from "./passes/projection_pushdown.js";
 import { topN } from "./passes/top_n.js";
 import { joinStrategy } from "./passes/join_strategy.js";
 import { rowGroupPruning } from "./passes/row_group_pruning.js";
-
-/** Switches for each optimizer pass; all are on by default. */
-export interface OptimizeOptions {
-  predicatePushdown?: boolean;
-  projectionPushdown?: boolean;
-  topN?: boolean;
-  /** Off: every join hash-partitions both sides. */
-  joinStrategy?: boolean;
-  /** Off: Parquet scans read every row group. */
-  rowGroupPruning?: boolean;
-}
-
-/** One optimizer pass: a pure function from plan to plan. */
-export interface OptimizerPass {
-  name: keyof OptimizeOptions;
-  run(node: PlanNode): PlanNode;
-}
+import type { OptimizeOptions, OptimizerPass } from "./passes/pass.js";
 
 // Order matters: head-after-sort folds into a top-n first (a filter must not
 // then slip below it); predicates move down next, so that projection pushdown

@@ -6,11 +6,7 @@ import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, 
 import { isNumeric, type DType, type Schema } from "../common/types.js";
 import type { NativeExpr, NativeWindowOp } from "../graph/kernel_args.js";
 import { resolveFn } from "./resolve_fn.js";
-
-/** A plan error at `loc`. */
-export function fail(message: string, loc: SourceLocation | undefined): never {
-  throw new BasinError("BASIN_PLAN", message, loc);
-}
+import { coerceLiteral, describe, fail, isNullLit } from "./resolve_base.js";
 
 /** Finds a column, or fails listing the columns that exist. */
 export function fieldIndex(schema: Schema, name: string, loc?: SourceLocation): number {
@@ -27,27 +23,6 @@ function literalType(value: unknown): DType {
   if (typeof value === "boolean") return "bool";
   if (typeof value === "number") return Number.isInteger(value) ? "int64" : "float64";
   return "int64"; // an untyped null; binary operators retype it to the other side
-}
-
-export function isNullLit(e: NativeExpr): boolean {
-  return e.kind === "lit" && e.value === null;
-}
-
-export function describe(e: ExprNode, t: DType): string {
-  return `${exprToString(e)} is ${t}`;
-}
-
-/** Converts a string literal compared with a date/timestamp column into that type. */
-export function coerceLiteral(e: NativeExpr, to: DType, loc: SourceLocation | undefined): NativeExpr {
-  if (e.kind !== "lit") return e;
-  if (e.value === null) return { ...e, type: to };
-  if ((to === "date" || to === "timestamp") && typeof e.value === "string") {
-    const ms = Date.parse(e.value.length === 10 ? `${e.value}T00:00:00Z` : e.value.endsWith("Z") ? e.value : `${e.value}Z`);
-    if (Number.isNaN(ms)) fail(`"${e.value}" is not a valid ${to} (write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)`, loc);
-    return { kind: "lit", type: to, value: to === "date" ? Math.floor(ms / 86_400_000) : ms * 1000 };
-  }
-  if (to === "float64" && e.type === "int64") return { ...e, type: "float64" };
-  return e;
 }
 
 /**

@@ -8,7 +8,7 @@ import { exprToString, type ExprNode, type Scalar } from "../common/expr.js";
 import { isNumeric, type DType } from "../common/types.js";
 import { native } from "../native/addon.js";
 import type { NativeExpr, NativeFnOptions } from "../graph/kernel_args.js";
-import { coerceLiteral, describe, fail, isNullLit } from "./resolve.js";
+import { coerceLiteral, describe, fail, isNullLit } from "./resolve_base.js";
 
 type FnNode = Extract<ExprNode, { kind: "fn" }>;
 

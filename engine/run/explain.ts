@@ -4,7 +4,8 @@ import { basename } from "node:path";
 import type { Cluster } from "../cluster/cluster.js";
 import { defaultBudget } from "../cluster/default.js";
 import { outOfCoreNote, type MemoryBudget } from "../lower/out_of_core.js";
-import { optimize, type OptimizeOptions } from "../plan/optimizer.js";
+import { optimize } from "../plan/optimizer.js";
+import type { OptimizeOptions } from "../plan/passes/pass.js";
 
 function list(exprs: NamedExpr[]): string {
   return exprs.map((e) => (e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`)).join(", ");

@@ -6,7 +6,7 @@ import { PLAN_VERSION, type Plan } from "../common/plan.js";
 import type { Cluster, StoredParts } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { Handle } from "../native/addon.js";
-import type { OptimizeOptions } from "../plan/optimizer.js";
+import type { OptimizeOptions } from "../plan/passes/pass.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 
 export type { StoredParts } from "../cluster/cluster.js";

@@ -3,7 +3,7 @@
 // hash-partition both sides by key.
 import { statSync } from "node:fs";
 import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
-import type { OptimizerPass } from "../optimizer.js";
+import type { OptimizerPass } from "./pass.js";
 
 /** Right sides estimated below this many bytes are broadcast. */
 export const BROADCAST_BYTES = 64 * 1024 * 1024;

@@ -4,7 +4,7 @@
 // into the file scan itself.
 import { columnsOf, mapChildren, type ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type NamedExpr, type PlanNode } from "../../common/plan.js";
-import type { OptimizerPass } from "../optimizer.js";
+import type { OptimizerPass } from "./pass.js";
 
 function substitute(e: ExprNode, by: Map<string, ExprNode>): ExprNode {
   return e.kind === "col" ? (by.get(e.name) ?? e) : mapChildren(e, (c) => substitute(c, by));

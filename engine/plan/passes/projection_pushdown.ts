@@ -2,7 +2,7 @@
 // CSV scan materializes just the needed columns (plus those its predicate reads).
 import { columnsOf } from "../../common/expr.js";
 import type { PlanNode } from "../../common/plan.js";
-import type { OptimizerPass } from "../optimizer.js";
+import type { OptimizerPass } from "./pass.js";
 
 function prune(node: PlanNode, needed: Set<string>): PlanNode {
   switch (node.kind) {

@@ -7,7 +7,7 @@ import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
 import { readParquetFooter } from "../../io/parquet_footer.js";
 import { mayMatch } from "../../io/parquet_stats.js";
 import { resolveExpr } from "../resolve.js";
-import type { OptimizerPass } from "../optimizer.js";
+import type { OptimizerPass } from "./pass.js";
 
 function prune(node: Extract<PlanNode, { kind: "scanFile" }>): PlanNode {
   const names = node.columns ?? node.fileSchema.map((f) => f.name);

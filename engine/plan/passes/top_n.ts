@@ -1,7 +1,7 @@
 // head(n) right after sort() becomes a top-n sort: each partition keeps only its
 // first n rows, instead of the whole frame being sorted and moved.
 import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
-import type { OptimizerPass } from "../optimizer.js";
+import type { OptimizerPass } from "./pass.js";
 
 function run(node: PlanNode): PlanNode {
   const n = withChildren(node, childrenOf(node).map(run));
