@@ -9,7 +9,7 @@ import { optimize } from "../plan/optimizer.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import type { ComputeOptions } from "../run/stored.js";
 import { runPlan } from "../run/run_plan.js";
-import { persistNode, type PersistOptions } from "./persist.js";
+import { persistNode, type PersistOptions } from "../run/persist.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "../run/table.js";
@@ -18,7 +18,7 @@ import {
   dropNode, dropNullsNode, fillNullNode, renameNode, sampleNode, tailNode, topKNode, uniqueNode, valueCounts,
   type FillSpec, type SampleOptions, type SampleSize, type TopKOptions, type UniqueOptions, type ValueCountsOptions,
 } from "./frame_rows.js";
-import { writeFrame, type WriteParquetFrameOptions } from "./write_frame.js";
+import { writeFrame, type WriteParquetFrameOptions } from "../run/write_frame.js";
 import type { WriteSummary } from "../io/write.js";
 import { frameToArray, type FromDataFrameOptions } from "./array/from_frame.js";
 import type { NDArray } from "./array/ndarray.js";

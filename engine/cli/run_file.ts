@@ -5,11 +5,11 @@ import { writeFileSync } from "node:fs";
 import type { Cluster } from "../cluster/cluster.js";
 import { BasinError } from "../common/errors.js";
 import { encodeNpy } from "../io/npy.js";
-import { checkWritable, jsChunks, outputFormat, storeChunks, writeFile, type OutputFormat } from "../io/write.js";
-import { native } from "../native/addon.js";
+import { checkWritable, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import { explainPlan } from "../run/explain.js";
 import { takeParts, type ArrayResult } from "../run/run_plan.js";
+import { writeStored } from "../run/write_frame.js";
 import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";
 import { formatArray } from "./format_array.js";
 import { formatTable } from "./format_table.js";
@@ -88,12 +88,8 @@ async function emit(r: PipelineResult, output: string | undefined, format: Outpu
   warnSkipped(parts.skippedLines);
   if (output && format) {
     // --output streams the result's partitions from the store to the file (never one table in memory).
-    try {
-      const { rows } = await writeFile(storeChunks(parts.refs), output, format);
-      process.stderr.write(`wrote ${rows} rows to ${output}\n`);
-    } finally {
-      for (const h of parts.refs) native().release(h);
-    }
+    const { rows } = await writeStored(parts.refs, output, format);
+    process.stderr.write(`wrote ${rows} rows to ${output}\n`);
   } else process.stdout.write(`${formatTable(await takeParts(parts))}\n`);
 }
 

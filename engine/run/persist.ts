@@ -3,7 +3,7 @@
 import { BasinError } from "../common/errors.js";
 import type { SourceLocation } from "../common/errors.js";
 import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
-import { computeGroups, type ComputeOptions } from "../run/stored.js";
+import { computeGroups, type ComputeOptions } from "./stored.js";
 import { native } from "../native/addon.js";
 
 export interface PersistOptions extends ComputeOptions {

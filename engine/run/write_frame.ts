@@ -1,7 +1,7 @@
 import type { SourceLocation } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
-import { computeParts, type ComputeOptions } from "../run/stored.js";
-import { native } from "../native/addon.js";
+import { computeParts, type ComputeOptions } from "./stored.js";
+import { native, type Handle } from "../native/addon.js";
 import { checkParquetOptions, checkWritable, storeChunks, writeFile, type OutputFormat, type WriteParquetOptions, type WriteSummary } from "../io/write.js";
 import { BasinError } from "../common/errors.js";
 
@@ -25,6 +25,17 @@ export async function writeFrame(plan: Plan, path: string, format: OutputFormat,
   } catch (e) {
     throw BasinError.from(e, loc);
   }
+  return writeStored(refs, path, format, options, loc);
+}
+
+/**
+ * Writes a stored result's parts to `path` in order, streaming them out of the store
+ * in chunks (never one table in memory), and releases every part.
+ *
+ * @example
+ * const { rows } = await writeStored(parts.refs, "out.csv", "csv");
+ */
+export async function writeStored(refs: Handle[], path: string, format: OutputFormat, options: WriteParquetOptions = {}, loc?: SourceLocation): Promise<WriteSummary> {
   try {
     return await writeFile(storeChunks(refs), path, format, options, loc);
   } finally {
