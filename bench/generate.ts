@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { seededRandom } from "../engine/common/random.js";
-import { checkCount, isComplete, pad, prettyCount, uniform100, writeCsv, type Dataset, type Schema } from "./data-file.js";
+import { checkCount, isComplete, pad, prettyCount, uniform100, writeCsv, type Dataset, type Schema } from "./data_file.js";
 
 /** Options for the generators ({@link generateGroupby}, `generateJoin`). */
 export interface GenerateOptions {

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { compareResults, type Row } from "./compare.js";
-import type { Dataset } from "./data-file.js";
+import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
 import { collectResults } from "../engine/run/take.js";

@@ -23,7 +23,7 @@ import { native } from "../engine/native/addon.js";
 import { optimize } from "../engine/plan/optimizer.js";
 import type { SpillCompression } from "../engine/memory/limits.js";
 import { generateGroupby, GROUPBY_SCHEMA } from "./generate.js";
-import { generateJoin, JOIN_SCHEMAS } from "./generate-join.js";
+import { generateJoin, JOIN_SCHEMAS } from "./generate_join.js";
 
 const { values } = parseArgs({
   options: {

@@ -2,10 +2,10 @@
  * The benchmark suites: which data each generates and which questions it asks.
  * Everything else (contenders, timing, checks, the table) is shared.
  */
-import type { Dataset } from "./data-file.js";
+import type { Dataset } from "./data_file.js";
 import { generateGroupby } from "./generate.js";
-import { generateJoin, joinTableRows } from "./generate-join.js";
-import { JOIN_QUESTIONS } from "./join-questions.js";
+import { generateJoin, joinTableRows } from "./generate_join.js";
+import { JOIN_QUESTIONS } from "./join_questions.js";
 import { GROUPBY_QUESTIONS, type Question } from "./questions.js";
 
 /** Generator parameters a suite may use. */

@@ -12,7 +12,7 @@ import { normalizeRows, type Row } from "./compare.js";
 import { sortAndStrideTable } from "./table_sample.js";
 import type { Table } from "../engine/run/table.js";
 import type { Question, Tables } from "./questions.js";
-import type { ColumnType, Dataset, Schema, TableFile } from "./data-file.js";
+import type { ColumnType, Dataset, Schema, TableFile } from "./data_file.js";
 
 /** Each column type in each system's vocabulary. */
 const TYPES: Record<ColumnType, { duckdb: string; polars: pl.DataType; basin: DType }> = {

@@ -11,7 +11,7 @@ import { computeParts, computeStored } from "../../engine/run/stored.js";
 import { native } from "../../engine/native/addon.js";
 import { Table } from "../../engine/run/table.js";
 import { generateGroupby, GROUPBY_SCHEMA } from "../../bench/generate.js";
-import { generateJoin, JOIN_SCHEMAS } from "../../bench/generate-join.js";
+import { generateJoin, JOIN_SCHEMAS } from "../../bench/generate_join.js";
 import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
 
 const dir = mkdtempSync(join(tmpdir(), "basin-spill-data-"));

@@ -4,7 +4,7 @@
  * Basin query with the same output: x's columns, then the right table's non-key
  * columns, those whose names clash with x's suffixed `_<right table>` (`id4_small`).
  */
-import { JOIN_SCHEMAS, type JoinTable } from "./generate-join.js";
+import { JOIN_SCHEMAS, type JoinTable } from "./generate_join.js";
 import type { Question } from "./questions.js";
 
 /** One join question: `x <how> join <right> on <on>`. */

@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import { seededRandom } from "../engine/common/random.js";
-import { checkCount, isComplete, prettyCount, uniform100, writeCsv, type Dataset, type Schema, type TableFile } from "./data-file.js";
+import { checkCount, isComplete, prettyCount, uniform100, writeCsv, type Dataset, type Schema, type TableFile } from "./data_file.js";
 import type { GenerateOptions } from "./generate.js";
 
 /** The join tables' columns, in file order, with their types. */
