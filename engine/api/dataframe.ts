@@ -5,7 +5,6 @@ import type { Field, Schema } from "../common/types.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { explainPlan } from "../run/explain.js";
 import { planWindows } from "../plan/windows.js";
-import { optimize } from "../plan/optimizer.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import type { ComputeOptions } from "../run/stored.js";
 import { runPlan } from "../run/run_plan.js";

@@ -4,7 +4,7 @@
 // adding length-1 axes) make no tasks: they re-address their inputs' chunks.
 import { sizeOf, type ArrayNode, type Chunks } from "../common/array_plan.js";
 import type { SourceLocation } from "../common/errors.js";
-import { statCount, type ArrayStep, type ChunkExpr, type Piece } from "../graph/array_steps.js";
+import { type ArrayStep, type ChunkExpr, type Piece } from "../graph/array_steps.js";
 import type { Dep, Task, TaskGraph } from "../graph/tasks.js";
 
 /** A lowered node: its chunk grid and where each chunk lives. */

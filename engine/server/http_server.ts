@@ -12,7 +12,7 @@ import type { EngineClient, EngineEvent } from "../common/rpc.js";
 import type { WorkbenchClient } from "../common/rpc_client.js";
 import { assetFile, contentType } from "./assets.js";
 import { contentSecurityPolicy } from "./csp.js";
-import { EngineService, type EngineServiceOptions } from "./engine_service.js";
+import { EngineService } from "./engine_service.js";
 import { dispatch } from "./rpc_dispatch.js";
 
 export interface ServeOptions {

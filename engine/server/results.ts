@@ -170,10 +170,6 @@ export class ResultStore {
     }
   }
 
-  private async wireColumn(values: unknown[], type: Field["type"]): Promise<WireValue[]> {
-    return values.map((v) => (type === "bool" ? (v as boolean | null) : (v as string | null)));
-  }
-
   /** Equal-width bins over [min, max] of the column as numbers (dates as days, timestamps as µs). */
   private async histogram(df: DataFrame, column: string): Promise<{ edges: number[]; counts: number[] }> {
     const x = df.select(col(column).cast("float64").alias("x")).filter(col("x").isNotNull());

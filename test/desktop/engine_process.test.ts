@@ -4,12 +4,11 @@
 // (against DuckDB), exports it, survives a SIGKILL of the engine process (waiting
 // requests fail clearly, the client reports the crash with its cause) and comes
 // back with a restart.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BasinError } from "../../engine/common/errors.js";
-import type { EngineEvent, ResultInfo } from "../../engine/common/rpc.js";
+import type { EngineEvent } from "../../engine/common/rpc.js";
 import { EngineHost, type HostPort } from "../../electron/engine_host.js";
 import { PortEngineClient, type PortLike } from "../../renderer/common/port_client.js";
 import type { ConnectionState, WorkbenchClient } from "../../renderer/common/rpc_client.js";

@@ -9,7 +9,7 @@ import type { ColumnProfile, EngineEvent, Page, ResultInfo } from "../../engine/
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
-import { RpcClient, RpcError } from "../helpers/rpc_client.js";
+import { RpcClient } from "../helpers/rpc_client.js";
 
 const ROWS = 2000;
 let dir: string;
