@@ -5,11 +5,10 @@ import { statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import { HOLISTIC_AGGS } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
-import type { Schema } from "../common/types.js";
-import type { JoinSpec, NativeAgg, NativeExpr, SortKey } from "../graph/kernel_args.js";
+import type { NativeAgg, NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { csvBlocks } from "./csv_blocks.js";
 import { fileScanSteps } from "../io/scan_steps.js";
-import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
+import { nativeOf, resolvePlan } from "../plan/resolve_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
@@ -88,11 +87,11 @@ class GraphBuilder {
       case "fromBag": return lowerBag(this, node.bag).map((c) => (node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc })));
       case "stored": return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {
-        const predicate = resolveExpr(node.predicate, node.input.schema, node.loc);
+        const { predicate } = nativeOf(node);
         return this.lower(node.input).map((c) => append(c, { kind: "filter", predicate, loc: node.loc }));
       }
       case "project": {
-        const exprs = node.exprs.map((e) => resolveExpr(e.expr, node.input.schema, node.loc));
+        const exprs = nativeOf(node).exprs.map((e) => e.expr);
         const names = node.exprs.map((e) => e.name);
         return this.lower(node.input).map((c) => append(c, { kind: "project", exprs, names, loc: node.loc }));
       }
@@ -115,9 +114,7 @@ class GraphBuilder {
 
   private scanCsv(node: Extract<PlanNode, { kind: "scanCsv" }>): Chain[] {
     const names = node.fileSchema.map((f) => f.name);
-    const columns = (node.columns ?? names).map((n) => names.indexOf(n));
-    const scanned: Schema = columns.map((i) => node.fileSchema[i]);
-    const predicate = node.predicate ? resolveExpr(node.predicate, scanned, node.loc) : undefined;
+    const { columns, predicate } = nativeOf(node);
     const chains: Chain[] = [];
     const blocksize = this.minScanBlocks > 1 ? Math.min(node.options.blocksize, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks))) : node.options.blocksize;
     for (const path of node.files) {
@@ -139,8 +136,7 @@ class GraphBuilder {
   }
 
   private scanFile(node: Extract<PlanNode, { kind: "scanFile" }>): Chain[] {
-    const columns = (node.columns ?? node.fileSchema.map((f) => f.name)).map((n) => node.fileSchema[fieldIndex(node.fileSchema, n)]);
-    const predicate = node.predicate ? resolveExpr(node.predicate, columns, node.loc) : undefined;
+    const { columns, predicate } = nativeOf(node);
     let scans: Step[];
     try {
       scans = node.files.flatMap((path, i) => fileScanSteps(node.format, path, columns, node.options.blocksize, node.rowGroups?.kept[i]));
@@ -154,19 +150,18 @@ class GraphBuilder {
   }
 
   private aggregate(node: Extract<PlanNode, { kind: "aggregate" }>): Chain[] {
-    const input = node.input.schema;
-    const parts = node.aggs.map((a) => aggParts(a.expr, a.name, input, node.loc));
+    const { keys: resolvedKeys, aggs: parts } = nativeOf(node);
     // Pre-project keys and aggregation inputs into plain columns.
-    const exprs: NativeExpr[] = node.keys.map((k) => resolveExpr(k.expr, input, node.loc));
+    const exprs: NativeExpr[] = resolvedKeys.map((k) => k.expr);
     const names = node.keys.map((k) => k.name);
     const aggs: NativeAgg[] = parts.map((p, i) => {
       if (!p.arg) return { op: p.op, column: -1, name: p.name };
-      exprs.push(resolveExpr(p.arg, input, node.loc));
+      exprs.push(p.arg);
       names.push(`__agg${i}`);
       const agg: NativeAgg = { op: p.op, column: names.length - 1, name: p.name };
       if (p.q !== undefined) agg.q = p.q;
       if (p.arg2) {
-        exprs.push(resolveExpr(p.arg2, input, node.loc));
+        exprs.push(p.arg2);
         names.push(`__agg${i}b`);
         agg.column2 = names.length - 1;
       }
@@ -194,7 +189,7 @@ class GraphBuilder {
 
   private sort(node: Extract<PlanNode, { kind: "sort" }>): Chain[] {
     const loc = node.loc;
-    const keys: SortKey[] = node.keys.map((k) => ({ column: fieldIndex(node.input.schema, k.name), descending: k.descending, nullsFirst: k.nullsFirst }));
+    const keys = nativeOf(node).order;
     const sort: Step = { kind: "sort", keys, loc };
     const chains = this.lower(node.input);
     if (node.limit !== undefined) {
@@ -221,15 +216,7 @@ class GraphBuilder {
   }
 
   private join(node: Extract<PlanNode, { kind: "join" }>): Chain[] {
-    const L = node.left.schema, R = node.right.schema;
-    const spec: JoinSpec = {
-      how: node.how,
-      leftKeys: node.leftOn.map((n) => fieldIndex(L, n)),
-      rightKeys: node.rightOn.map((n) => fieldIndex(R, n)),
-      output: node.output.map((o) =>
-        o.side === "key" ? { side: "key", column: o.source, name: o.name } : { side: o.side, column: fieldIndex(o.side === "left" ? L : R, o.source), name: o.name },
-      ),
-    };
+    const { spec } = nativeOf(node);
     const loc = node.loc;
     const left = this.lower(node.left);
     const right = this.lower(node.right);
@@ -270,7 +257,7 @@ class GraphBuilder {
 export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph {
   const groups = options.parts ? (options.groups ?? 0) : 0;
   const b = new GraphBuilder(options.budget, groups);
-  const chains = b.lower(root);
+  const chains = b.lower(resolvePlan(root));
   if (chains.length === 1 && groups <= 1) return { tasks: b.tasks, output: b.close(chains[0]) };
   const n = chains.length;
   let deps: Dep[];
@@ -309,7 +296,7 @@ export function lowerTagged(root: PlanNode, tag: string): { graph: TaskGraph; pa
   const b = new GraphBuilder();
   const cols: NativeExpr[] = root.schema.map((f, j) => ({ kind: "col", index: j, type: f.type }));
   const names = [...root.schema.map((f) => f.name), tag];
-  const chains = b.lower(root).map((c, i) => append(c, { kind: "project", exprs: [...cols, { kind: "lit", value: i, type: "int64" }], names }));
+  const chains = b.lower(resolvePlan(root)).map((c, i) => append(c, { kind: "project", exprs: [...cols, { kind: "lit", value: i, type: "int64" }], names }));
   const output = b.close({ deps: chains.map((c) => ({ key: b.close(c), index: 0 })), steps: [concatAll(chains.length)] });
   return { graph: { tasks: b.tasks, output }, parts: chains.length };
 }

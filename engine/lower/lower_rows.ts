@@ -3,7 +3,7 @@
 // hash shuffle (as aggregations do); tail and sample reduce like head and top-n.
 import type { PlanNode } from "../common/plan.js";
 import type { NativeExpr, SortKey } from "../graph/kernel_args.js";
-import { fieldIndex, resolveExpr } from "../plan/resolve.js";
+import { nativeOf } from "../plan/resolve_plan.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { concatAll, type Step } from "../graph/tasks.js";
 import { inMemoryBytes } from "./out_of_core.js";
@@ -43,7 +43,7 @@ export function lowerTail(b: ChainBuilder, node: NodeOf<"tail">): Chain[] {
 }
 
 export function lowerDistinct(b: ChainBuilder, node: NodeOf<"distinct">): Chain[] {
-  const keys = node.keys.map((k) => fieldIndex(node.input.schema, k, node.loc));
+  const keys = nativeOf(node).columns;
   return reduceByKey(b, node.input, b.lower(node.input), keys, { kind: "distinct", keys, loc: node.loc });
 }
 
@@ -51,7 +51,7 @@ export function lowerTopK(b: ChainBuilder, node: NodeOf<"topK">): Chain[] {
   const input = node.input.schema;
   const loc = node.loc;
   // Project the keys first, then the other columns: the node's output layout.
-  const exprs: NativeExpr[] = node.keys.map((k) => resolveExpr(k.expr, input, loc));
+  const exprs: NativeExpr[] = nativeOf(node).keys.map((k) => k.expr);
   const names = node.keys.map((k) => k.name);
   input.forEach((f, index) => {
     if (names.includes(f.name)) return;
@@ -89,7 +89,7 @@ export function lowerSample(b: ChainBuilder, node: NodeOf<"sample">): Chain[] {
 }
 
 export function lowerStack(b: ChainBuilder, node: NodeOf<"stack">): Chain[] {
-  const blocks = node.blocks.map((block) => block.map((e) => resolveExpr(e.expr, node.input.schema, node.loc)));
+  const { blocks } = nativeOf(node);
   const stack: Step = { kind: "stack", blocks, names: node.schema.map((f) => f.name), loc: node.loc };
   const chains = b.lower(node.input);
   if (chains.length === 1) return [append(chains[0], stack)];

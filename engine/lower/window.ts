@@ -13,7 +13,7 @@
 //   the output has the input's order again.
 import type { NativeExpr, NativeWindow, SortKey } from "../graph/kernel_args.js";
 import type { PlanNode } from "../common/plan.js";
-import { resolveWindow } from "../plan/resolve.js";
+import { nativeOf } from "../plan/resolve_plan.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { concatAll, type Dep, type Step } from "../graph/tasks.js";
 
@@ -49,7 +49,7 @@ const PARTITION_STRIDE = 2 ** 32;
 export function lowerWindow(node: WindowNode, g: WindowGraph): Chain[] {
   const loc = node.loc;
   const input = node.input.schema;
-  const resolved = node.windows.map((w) => resolveWindow(w.expr, input, loc));
+  const resolved = nativeOf(node).windows;
   // Window inputs and keys that are not plain columns are computed into extra columns.
   const exprs: NativeExpr[] = input.map((f, index) => ({ kind: "col", index, type: f.type }));
   const names = input.map((f) => f.name);

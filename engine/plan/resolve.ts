@@ -1,7 +1,7 @@
 // Type checking and resolution of expressions against a schema. The same code
 // validates a pipeline when it is written and resolves it to native form when it
 // runs, so what passes validation is exactly what the kernels receive.
-import { BasinError, type SourceLocation } from "../common/errors.js";
+import type { SourceLocation } from "../common/errors.js";
 import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode, type WindowOp } from "../common/expr.js";
 import { isNumeric, type DType, type Schema } from "../common/types.js";
 import type { NativeExpr, NativeWindowOp } from "../graph/kernel_args.js";
