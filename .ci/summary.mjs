@@ -11,7 +11,9 @@ if (!existsSync(file)) {
   process.exit(1);
 }
 const report = JSON.parse(readFileSync(file, "utf8"));
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const strict = process.env.BASIN_TEST_STRICT === "1";
 /** Only files under test/gpu/ may skip: the path, not a name that happens to say "gpu". */
 const mayskip = (name) => relative(process.cwd(), name).split(sep).slice(0, 2).join("/") === "test/gpu";

@@ -8,20 +8,27 @@ import { parseArgs } from "node:util";
 import { array, LocalCluster } from "../engine/api/index.js";
 import { native } from "../engine/native/addon.js";
 
-const { values } = parseArgs({ options: { n: { type: "string" }, chunks: { type: "string" }, workers: { type: "string" } } });
+const { values } = parseArgs({
+  options: { n: { type: "string" }, chunks: { type: "string" }, workers: { type: "string" } },
+});
 const n = Number(values.n ?? 4000);
 const chunks = Number(values.chunks ?? 1000);
 const workers = values.workers ? Number(values.workers) : undefined;
 
 const cluster = new LocalCluster({ workers });
 const x = array.random.random([n, n], { seed: 42, chunks });
-const y = x.add(x.T).sub(x.mean({ axis: 0 })).sum();
+const y = x
+  .add(x.T)
+  .sub(x.mean({ axis: 0 }))
+  .sum();
 const t0 = performance.now();
 const r = await y.compute({ cluster });
 const secs = (performance.now() - t0) / 1000;
 const peak = native().storeStats().peakBytes;
 await cluster.close();
-console.log(`basin  n=${n} chunks=${chunks} workers=${cluster.workerCount}: ${secs.toFixed(2)} s, peak store ${(peak / 2 ** 30).toFixed(2)} GiB, sum ${Number(r.data[0])}, peak rss ${(process.resourceUsage().maxRSS / 2 ** 20).toFixed(2)} GiB`);
+console.log(
+  `basin  n=${n} chunks=${chunks} workers=${cluster.workerCount}: ${secs.toFixed(2)} s, peak store ${(peak / 2 ** 30).toFixed(2)} GiB, sum ${Number(r.data[0])}, peak rss ${(process.resourceUsage().maxRSS / 2 ** 20).toFixed(2)} GiB`,
+);
 
 const script = `
 import time, numpy as np, resource

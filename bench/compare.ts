@@ -72,12 +72,7 @@ function show(rows: Row[], i: number, cols: readonly string[]): string {
  * Compares `actual` against `expected`. Returns null when they agree, otherwise a
  * one-line description of the first difference.
  */
-export function compareResults(
-  expected: Row[],
-  actual: Row[],
-  keys: readonly string[],
-  rtol = 1e-6,
-): string | null {
+export function compareResults(expected: Row[], actual: Row[], keys: readonly string[], rtol = 1e-6): string | null {
   const cols = Object.keys(expected[0] ?? actual[0] ?? {});
   if (expected.length > 0 && actual.length > 0) {
     const ac = Object.keys(actual[0]!);
@@ -94,8 +89,7 @@ export function compareResults(
     for (const c of cols) {
       const x = e[i]![c] ?? null;
       const y = a[i]![c] ?? null;
-      const ok =
-        keys.includes(c) || typeof x !== "number" || typeof y !== "number" ? x === y : sameNumber(x, y, rtol);
+      const ok = keys.includes(c) || typeof x !== "number" || typeof y !== "number" ? x === y : sameNumber(x, y, rtol);
       if (!ok) {
         return `row ${i} col ${c}: got ${JSON.stringify(y)}, expected ${JSON.stringify(x)} (${show(e, i, keys)})`;
       }

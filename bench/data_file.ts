@@ -60,7 +60,12 @@ export function isComplete(path: string): boolean {
  * Writes a CSV file of `rows` lines produced by `line(i)` (each ending in `\n`) after
  * the header, through a temporary file, then writes the `.done` marker.
  */
-export async function writeCsv(path: string, columns: readonly string[], rows: number, line: (i: number) => string): Promise<void> {
+export async function writeCsv(
+  path: string,
+  columns: readonly string[],
+  rows: number,
+  line: (i: number) => string,
+): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp`;
   const out = createWriteStream(tmp, { highWaterMark: 1 << 22 });

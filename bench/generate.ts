@@ -8,7 +8,16 @@
  */
 import { join } from "node:path";
 import { seededRandom } from "../engine/common/random.js";
-import { checkCount, isComplete, pad, prettyCount, uniform100, writeCsv, type Dataset, type Schema } from "./data_file.js";
+import {
+  checkCount,
+  isComplete,
+  pad,
+  prettyCount,
+  uniform100,
+  writeCsv,
+  type Dataset,
+  type Schema,
+} from "./data_file.js";
 
 /** Options for the generators ({@link generateGroupby}, `generateJoin`). */
 export interface GenerateOptions {
@@ -66,8 +75,24 @@ export async function generateGroupby(opts: GenerateOptions = {}): Promise<Datas
   await writeCsv(path, Object.keys(GROUPBY_SCHEMA), rows, () => {
     const v3 = uniform100(rnd);
     return (
-      lvK[int(k) - 1] + "," + lvK[int(k) - 1] + ",id" + pad(int(nk), 10) + "," +
-      int(k) + "," + int(k) + "," + int(nk) + "," + int(5) + "," + int(15) + "," + v3 + "\n"
+      lvK[int(k) - 1] +
+      "," +
+      lvK[int(k) - 1] +
+      ",id" +
+      pad(int(nk), 10) +
+      "," +
+      int(k) +
+      "," +
+      int(k) +
+      "," +
+      int(nk) +
+      "," +
+      int(5) +
+      "," +
+      int(15) +
+      "," +
+      v3 +
+      "\n"
     );
   });
   const seconds = (performance.now() - t0) / 1000;

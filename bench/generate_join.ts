@@ -15,7 +15,16 @@
  */
 import { join } from "node:path";
 import { seededRandom } from "../engine/common/random.js";
-import { checkCount, isComplete, prettyCount, uniform100, writeCsv, type Dataset, type Schema, type TableFile } from "./data_file.js";
+import {
+  checkCount,
+  isComplete,
+  prettyCount,
+  uniform100,
+  writeCsv,
+  type Dataset,
+  type Schema,
+  type TableFile,
+} from "./data_file.js";
 import type { GenerateOptions } from "./generate.js";
 
 /** The join tables' columns, in file order, with their types. */
@@ -39,7 +48,12 @@ export function joinTableRows(rows: number): Record<JoinTable, number> {
 export function joinFileNames(rows: number): Record<JoinTable, string> {
   const r = joinTableRows(rows);
   const name = (n: string): string => `J1_${prettyCount(rows)}_${n}_0_0`;
-  return { x: name("NA"), small: name(prettyCount(r.small)), medium: name(prettyCount(r.medium)), big: name(prettyCount(r.big)) };
+  return {
+    x: name("NA"),
+    small: name(prettyCount(r.small)),
+    medium: name(prettyCount(r.medium)),
+    big: name(prettyCount(r.big)),
+  };
 }
 
 /** Key values of one key space, split like `split_xlr`: common, left-only, right-only. */
@@ -62,7 +76,10 @@ function shuffle(a: Int32Array, rnd: () => number): Int32Array {
 function splitKeys(n: number, rnd: () => number): KeySplit {
   const common = Math.min(n, Math.max(1, Math.round(n * 0.9)));
   const only = n - common;
-  const perm = shuffle(Int32Array.from({ length: n + only }, (_, i) => i + 1), rnd);
+  const perm = shuffle(
+    Int32Array.from({ length: n + only }, (_, i) => i + 1),
+    rnd,
+  );
   const left = perm.slice(0, n);
   const right = new Int32Array(n);
   right.set(perm.subarray(0, common));
@@ -101,7 +118,11 @@ export async function generateJoin(opts: GenerateOptions = {}): Promise<Dataset>
   const names = joinFileNames(rows);
   const counts = joinTableRows(rows);
   const order: JoinTable[] = ["x", "small", "medium", "big"];
-  const tables: TableFile[] = order.map((t) => ({ name: t, path: join(dir, `${names[t]}.csv`), schema: JOIN_SCHEMAS[t] }));
+  const tables: TableFile[] = order.map((t) => ({
+    name: t,
+    path: join(dir, `${names[t]}.csv`),
+    schema: JOIN_SCHEMAS[t],
+  }));
   const name = names.x;
   if (tables.every((t) => isComplete(t.path))) return { name, tables, reused: true, seconds: 0 };
   log(`generating ${name} (${rows} rows; small ${counts.small}, medium ${counts.medium}, big ${counts.big}) -> ${dir}`);

@@ -84,10 +84,8 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
     id: "q6",
     description: "median v3 sd v3 by id4 id5",
     keys: ["id4", "id5"],
-    duckdb:
-      "SELECT id4, id5, quantile_cont(v3, 0.5) AS median_v3, stddev(v3) AS sd_v3 FROM x GROUP BY id4, id5",
-    polars: ({ x }) =>
-      x.groupBy(["id4", "id5"]).agg(c("v3").median().alias("median_v3"), c("v3").std().alias("sd_v3")),
+    duckdb: "SELECT id4, id5, quantile_cont(v3, 0.5) AS median_v3, stddev(v3) AS sd_v3 FROM x GROUP BY id4, id5",
+    polars: ({ x }) => x.groupBy(["id4", "id5"]).agg(c("v3").median().alias("median_v3"), c("v3").std().alias("sd_v3")),
     basin: ({ x }, { col }) =>
       x.groupBy("id4", "id5").agg(col("v3").median().alias("median_v3"), col("v3").std().alias("sd_v3")),
   },
@@ -118,7 +116,8 @@ export const GROUPBY_QUESTIONS: readonly Question[] = [
         .groupBy("id6")
         .agg(c("v3").sort({ descending: true }).head(2).alias("largest2_v3"))
         .explode("largest2_v3"),
-    basin: ({ x }, { col }) => x.dropNulls(["v3"]).groupBy("id6").topK(2, "v3").select("id6", col("v3").alias("largest2_v3")),
+    basin: ({ x }, { col }) =>
+      x.dropNulls(["v3"]).groupBy("id6").topK(2, "v3").select("id6", col("v3").alias("largest2_v3")),
   },
   {
     id: "q9",

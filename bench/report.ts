@@ -51,7 +51,11 @@ function ratio(row: ResultRow, spec: RatioSpec): string {
 }
 
 /** Renders rows as an aligned Markdown table; long check messages are truncated. */
-export function renderTable(rows: readonly ResultRow[], contenders: readonly string[], ratios: readonly RatioSpec[]): string {
+export function renderTable(
+  rows: readonly ResultRow[],
+  contenders: readonly string[],
+  ratios: readonly RatioSpec[],
+): string {
   const header = ["question", ...contenders.map((c) => `${c} s`), ...ratios.map((r) => r.header), "check"];
   const body = rows.map((r) => [
     r.description ? `${r.label} ${r.description}` : r.label,
@@ -74,14 +78,20 @@ export function renderTable(rows: readonly ResultRow[], contenders: readonly str
  */
 export function totalRow(questions: readonly ResultRow[], contenders: readonly string[], best?: string): ResultRow {
   const outcomes = new Map<string, Outcome>();
-  const time = (o: Outcome | undefined): number => (o?.kind === "time" ? (best ? (o.best ?? o.seconds) : o.seconds) : 0);
+  const time = (o: Outcome | undefined): number =>
+    o?.kind === "time" ? (best ? (o.best ?? o.seconds) : o.seconds) : 0;
   for (const c of contenders) {
     const times = questions.map((r) => r.outcomes.get(c));
     if (times.length && times.every((o) => o?.kind === "time")) {
       outcomes.set(c, { kind: "time", seconds: times.reduce((s, o) => s + time(o), 0) });
     }
   }
-  return { label: best ? `total, ${best}` : "total", description: "", outcomes, check: "only systems that ran every question" };
+  return {
+    label: best ? `total, ${best}` : "total",
+    description: "",
+    outcomes,
+    check: "only systems that ran every question",
+  };
 }
 
 /**
@@ -106,7 +116,9 @@ export function fastestPeerLines(questions: readonly ResultRow[], specs: readonl
       if (!worst || ratio > worst.ratio) worst = { ratio, label: r.label, peer: fastest.peer };
     }
     if (worst)
-      lines.push(`- \`${numerator}\` against the fastest of ${peers.map((p) => `\`${p}\``).join(", ")} per question: at most ${worst.ratio.toFixed(2)}x (${worst.label}, against \`${worst.peer}\`).`);
+      lines.push(
+        `- \`${numerator}\` against the fastest of ${peers.map((p) => `\`${p}\``).join(", ")} per question: at most ${worst.ratio.toFixed(2)}x (${worst.label}, against \`${worst.peer}\`).`,
+      );
   }
   return lines.join("\n");
 }

@@ -14,8 +14,24 @@ import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
 import { collectResults } from "../engine/run/take.js";
-import { fastestPeerLines, machineInfo, renderTable, totalRow, writeSection, type Outcome, type RatioSpec, type ResultRow } from "./report.js";
-import { basinContender, basinMemoryContender, duckdbContender, polarsContender, type Answer, type Contender } from "./systems.js";
+import {
+  fastestPeerLines,
+  machineInfo,
+  renderTable,
+  totalRow,
+  writeSection,
+  type Outcome,
+  type RatioSpec,
+  type ResultRow,
+} from "./report.js";
+import {
+  basinContender,
+  basinMemoryContender,
+  duckdbContender,
+  polarsContender,
+  type Answer,
+  type Contender,
+} from "./systems.js";
 
 /** Parsed command-line options. */
 export interface BenchOptions {
@@ -41,7 +57,8 @@ const DEFAULT_SYSTEMS = ["basin", "duckdb", "polars"];
 
 function parseCount(name: string, s: string): number {
   const n = Number(s);
-  if (!Number.isFinite(n) || n < 1 || !Number.isInteger(n)) throw new Error(`--${name}: expected a positive integer, got "${s}"`);
+  if (!Number.isFinite(n) || n < 1 || !Number.isInteger(n))
+    throw new Error(`--${name}: expected a positive integer, got "${s}"`);
   return n;
 }
 
@@ -70,9 +87,11 @@ export function parseOptions(argv: string[]): BenchOptions {
   const suites = SUITES.filter((s) => values.suite === "all" || s.name === values.suite);
   const allIds = [...new Set(suites.flatMap((s) => s.questions.map((q) => q.id)))];
   const questions = values.questions ? values.questions.split(",").map((s) => s.trim()) : allIds;
-  for (const q of questions) if (!allIds.includes(q)) throw new Error(`--questions: unknown "${q}" (known: ${allIds.join(",")})`);
+  for (const q of questions)
+    if (!allIds.includes(q)) throw new Error(`--questions: unknown "${q}" (known: ${allIds.join(",")})`);
   const systems = values.systems.split(",").map((s) => s.trim());
-  for (const s of systems) if (!KNOWN_SYSTEMS.includes(s)) throw new Error(`--systems: unknown "${s}" (known: ${KNOWN_SYSTEMS.join(",")})`);
+  for (const s of systems)
+    if (!KNOWN_SYSTEMS.includes(s)) throw new Error(`--systems: unknown "${s}" (known: ${KNOWN_SYSTEMS.join(",")})`);
   return {
     suites,
     rows: parseCount("rows", values.rows),
@@ -95,8 +114,12 @@ function errorMessage(e: unknown): string {
 }
 
 /** Times `fn` `runs` times; returns the first run's time (the measure the targets use), the best, and the last run's answer. */
-async function timeRuns(runs: number, fn: () => Promise<Answer>): Promise<{ seconds: number; best: number; answer: Answer }> {
-  let first = NaN, best = Infinity;
+async function timeRuns(
+  runs: number,
+  fn: () => Promise<Answer>,
+): Promise<{ seconds: number; best: number; answer: Answer }> {
+  let first = NaN,
+    best = Infinity;
   let answer: Answer | null = null;
   for (let i = 0; i < runs; i++) {
     answer = null; // the previous run's answer is not kept alive during the next
@@ -172,11 +195,21 @@ async function runQuestion(q: Question, contenders: Contender[], runs: number, c
       log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
     }
   }
-  return { label: q.id, description: q.description, outcomes, check: check ? verdict(q, contenders, outcomes, samples) : "-" };
+  return {
+    label: q.id,
+    description: q.description,
+    outcomes,
+    check: check ? verdict(q, contenders, outcomes, samples) : "-",
+  };
 }
 
 /** Cross-checks every sample against the first contender that answered (DuckDB when it ran). */
-function verdict(q: Question, contenders: Contender[], outcomes: Map<string, Outcome>, samples: Map<string, Sample>): string {
+function verdict(
+  q: Question,
+  contenders: Contender[],
+  outcomes: Map<string, Outcome>,
+  samples: Map<string, Sample>,
+): string {
   const ref = contenders.find((c) => samples.has(c.name));
   const refSample = ref && samples.get(ref.name)!;
   if (ref && refSample!.rows === null) return `${ref.name}: ${refSample!.error}; unchecked`;
@@ -188,16 +221,20 @@ function verdict(q: Question, contenders: Contender[], outcomes: Map<string, Out
     else if (refSample && c !== ref) {
       const s = samples.get(c.name)!;
       const diff =
-        s.numRows !== refSample.numRows ? `row count ${s.numRows}, expected ${refSample.numRows}`
-        : s.rows === null ? s.error!
-        : compareResults(refSample.rows!, s.rows, q.keys);
+        s.numRows !== refSample.numRows
+          ? `row count ${s.numRows}, expected ${refSample.numRows}`
+          : s.rows === null
+            ? s.error!
+            : compareResults(refSample.rows!, s.rows, q.keys);
       if (diff) notes.push(`${c.name}: MISMATCH vs ${ref!.name}: ${diff}`);
     }
   }
   const stride = refSample ? Math.ceil(refSample.numRows / CHECK_ROWS) : 1;
   if (stride > 1 && samples.size > 1) notes.push(`checked every ${stride}th row`);
   if (samples.size < 2) notes.push("unchecked (fewer than two answers)");
-  return notes.length === 0 || notes.every((n) => n.startsWith("checked every")) ? ["ok", ...notes].join("; ") : notes.join("; ");
+  return notes.length === 0 || notes.every((n) => n.startsWith("checked every"))
+    ? ["ok", ...notes].join("; ")
+    : notes.join("; ");
 }
 
 async function loadRow(contenders: Contender[]): Promise<ResultRow> {
@@ -230,7 +267,8 @@ function ratioSpecs(names: string[]): RatioSpec[] {
     for (const s of peers.filter((s) => names.includes(s) || names.includes(`${s}+scan`)))
       out.push({ header: `basin/${s}`, numerator: "basin", denominators: [`${s}+scan`, s], loadDenominators: [s] });
   for (const b of ["basin-mem", "basin-gpu"].filter((b) => names.includes(b)))
-    for (const s of peers.filter((s) => names.includes(s))) out.push({ header: `${b}/${s}`, numerator: b, denominators: [s], loadDenominators: [s] });
+    for (const s of peers.filter((s) => names.includes(s)))
+      out.push({ header: `${b}/${s}`, numerator: b, denominators: [s], loadDenominators: [s] });
   return out;
 }
 
@@ -285,12 +323,29 @@ function peakRss(suite: Suite, opts: BenchOptions): Map<string, number | string>
     const args = [
       ...process.execArgv,
       process.argv[1]!,
-      "--suite", suite.name, "--rows", String(opts.rows), "--k", String(opts.k),
-      "--questions", opts.questions.join(","), "--systems", system, "--runs", "1",
-      "--no-scan", "--data-dir", opts.dataDir, "--rss-child",
+      "--suite",
+      suite.name,
+      "--rows",
+      String(opts.rows),
+      "--k",
+      String(opts.k),
+      "--questions",
+      opts.questions.join(","),
+      "--systems",
+      system,
+      "--runs",
+      "1",
+      "--no-scan",
+      "--data-dir",
+      opts.dataDir,
+      "--rss-child",
     ];
     log(`peak RSS: ${system} in a child process`);
-    const r = spawnSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
+    const r = spawnSync(process.execPath, args, {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      maxBuffer: 64 << 20,
+    });
     const line = r.stdout?.split("\n").find((l) => l.startsWith(RSS_MARK));
     if (r.status === 0 && line) {
       out.set(system, Number(line.slice(RSS_MARK.length)));

@@ -27,8 +27,16 @@ import { generateJoin, JOIN_SCHEMAS } from "./generate_join.js";
 
 const { values } = parseArgs({
   options: {
-    rows: { type: "string" }, k: { type: "string" }, limit: { type: "string" }, workers: { type: "string" }, "data-dir": { type: "string" },
-    probe: { type: "boolean" }, "data-bytes": { type: "string" }, question: { type: "string" }, mode: { type: "string" }, "spill-compression": { type: "string" },
+    rows: { type: "string" },
+    k: { type: "string" },
+    limit: { type: "string" },
+    workers: { type: "string" },
+    "data-dir": { type: "string" },
+    probe: { type: "boolean" },
+    "data-bytes": { type: "string" },
+    question: { type: "string" },
+    mode: { type: "string" },
+    "spill-compression": { type: "string" },
   },
 });
 const rows = Number(values.rows ?? 1e6);
@@ -36,7 +44,8 @@ const workers = Number(values.workers ?? 2);
 const dir = values["data-dir"] ?? ".bench-data";
 const gd = await generateGroupby({ rows, k: Number(values.k ?? 10), dir });
 const jd = await generateJoin({ rows, dir });
-const csv = (path: string, dtypes: Record<string, "int64" | "float64" | "string">) => readCsv(path, { dtypes, blocksize: "4MiB" });
+const csv = (path: string, dtypes: Record<string, "int64" | "float64" | "string">) =>
+  readCsv(path, { dtypes, blocksize: "4MiB" });
 const g = () => csv(gd.tables[0].path, { ...GROUPBY_SCHEMA });
 const x = () => csv(jd.tables.find((t) => t.name === "x")!.path, { ...JOIN_SCHEMAS.x });
 const big = () => csv(jd.tables.find((t) => t.name === "big")!.path, { ...JOIN_SCHEMAS.big });
@@ -50,7 +59,9 @@ if (values.probe) {
     native().release(ref);
     return n;
   };
-  console.log(JSON.stringify({ rows, groupBytes: await bytes(g()), joinBytes: (await bytes(x())) + (await bytes(big())) }));
+  console.log(
+    JSON.stringify({ rows, groupBytes: await bytes(g()), joinBytes: (await bytes(x())) + (await bytes(big())) }),
+  );
   await probe.close();
   process.exit(0);
 }
@@ -65,10 +76,16 @@ const cluster = new LocalCluster({ workers, memoryLimit: limit ?? "1TB", spillCo
 const keys = ["id1", "id2", "id3", "id4", "id5", "id6"];
 const questions: Record<string, () => DataFrame> = {
   q3: () => g().groupBy("id3").agg(col("v1").sum().alias("v1"), col("v3").mean().alias("v3")),
-  q10: () => g().groupBy(...keys).agg(col("v3").sum().alias("v3"), count().alias("count")),
+  q10: () =>
+    g()
+      .groupBy(...keys)
+      .agg(col("v3").sum().alias("v3"), count().alias("count")),
   /** The runtime alone (Node, V8 heaps, the workers, the addon): a one-row frame. */
   baseline: () => fromColumns({ x: [1] }),
-  join: () => x().join(big().select("id1", "id2", "id3", "v2"), { on: "id3", how: "inner", suffix: "_r" }).select("id1", "id2", "id3", "v1", "v2"),
+  join: () =>
+    x()
+      .join(big().select("id1", "id2", "id3", "v2"), { on: "id3", how: "inner", suffix: "_r" })
+      .select("id1", "id2", "id3", "v1", "v2"),
 };
 const id = values.question ?? "q10";
 const q = questions[id];
@@ -80,10 +97,28 @@ const { refs } = await cluster.run(graph);
 const resultRows = refs.reduce((n, h) => n + native().tableRows(h), 0);
 for (const h of refs) native().release(h);
 const s = native().memoryStats();
-console.log(JSON.stringify({
-  id, mode, rows, dataBytes, limit: limit ?? null, spillCompression, seconds: +((performance.now() - t0) / 1000).toFixed(2), resultRows, resultParts: refs.length, tasks: graph.tasks.length,
-  peakStoreBytes: native().storeStats().peakBytes, maxRss: process.resourceUsage().maxRSS * 1024,
-  spilled: s.spilledCount, spilledBytes: s.spilledBytes, writtenBytes: s.writtenBytes, reused: s.reusedCount, unspilled: s.unspilledCount, unspilledBytes: s.unspilledBytes,
-  spillSeconds: +s.spillSeconds.toFixed(2), unspillSeconds: +s.unspillSeconds.toFixed(2),
-}));
+console.log(
+  JSON.stringify({
+    id,
+    mode,
+    rows,
+    dataBytes,
+    limit: limit ?? null,
+    spillCompression,
+    seconds: +((performance.now() - t0) / 1000).toFixed(2),
+    resultRows,
+    resultParts: refs.length,
+    tasks: graph.tasks.length,
+    peakStoreBytes: native().storeStats().peakBytes,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    spilled: s.spilledCount,
+    spilledBytes: s.spilledBytes,
+    writtenBytes: s.writtenBytes,
+    reused: s.reusedCount,
+    unspilled: s.unspilledCount,
+    unspilledBytes: s.unspilledBytes,
+    spillSeconds: +s.spillSeconds.toFixed(2),
+    unspillSeconds: +s.unspillSeconds.toFixed(2),
+  }),
+);
 await cluster.close();

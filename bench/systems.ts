@@ -176,7 +176,9 @@ export function basinMemoryContender(data: Dataset, name: string, options: api.L
       const parts = Math.max(1, cluster.workerCount) * (options.gpus === "none" ? 4 : 1);
       const loaded: Record<string, api.DataFrame> = {};
       for (const t of data.tables)
-        loaded[t.name] = await api.readCsv(t.path, { dtypes: typed(t.schema, (x) => x.basin) }).persist({ cluster, partitions: parts });
+        loaded[t.name] = await api
+          .readCsv(t.path, { dtypes: typed(t.schema, (x) => x.basin) })
+          .persist({ cluster, partitions: parts });
       frames = loaded;
     },
     supports: (q) => q.basin !== null,

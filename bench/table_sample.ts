@@ -42,10 +42,13 @@ function compareRows(c: JsColumn, rows: number): Compare {
   if (c.type === "string") {
     const { offsets: o, chars: ch } = c.values as JsStrings;
     return (a, b) => {
-      const na = valid !== null && !valid[a], nb = valid !== null && !valid[b];
+      const na = valid !== null && !valid[a],
+        nb = valid !== null && !valid[b];
       if (na || nb) return Number(nb) - Number(na);
-      let i = o[a]!, j = o[b]!;
-      const ea = o[a + 1]!, eb = o[b + 1]!;
+      let i = o[a]!,
+        j = o[b]!;
+      const ea = o[a + 1]!,
+        eb = o[b + 1]!;
       for (; i < ea && j < eb; i++, j++) if (ch[i] !== ch[j]) return ch[i]! - ch[j]!;
       return ea - i - (eb - j);
     };
@@ -55,7 +58,8 @@ function compareRows(c: JsColumn, rows: number): Compare {
   const x = new Float64Array(rows);
   for (let i = 0; i < x.length; i++) x[i] = valid !== null && !valid[i] ? NaN : Number(v[i]);
   return (a, b) => {
-    const p = x[a]!, q = x[b]!;
+    const p = x[a]!,
+      q = x[b]!;
     if (p !== p || q !== q) return Number(q !== q) - Number(p !== p);
     return p < q ? -1 : p > q ? 1 : 0;
   };

@@ -13,8 +13,16 @@ import { parseArgs } from "node:util";
 import { col, LocalCluster, readCsv, type DataFrame } from "../engine/api/index.js";
 import { seededRandom } from "../engine/common/random.js";
 
-const { values } = parseArgs({ options: { rows: { type: "string", default: "1e6" }, workers: { type: "string", default: "4" }, partitions: { type: "string", default: "8" } } });
-const rows = Number(values.rows), workers = Number(values.workers), partitions = Number(values.partitions);
+const { values } = parseArgs({
+  options: {
+    rows: { type: "string", default: "1e6" },
+    workers: { type: "string", default: "4" },
+    partitions: { type: "string", default: "8" },
+  },
+});
+const rows = Number(values.rows),
+  workers = Number(values.workers),
+  partitions = Number(values.partitions);
 
 const dir = mkdtempSync(join(tmpdir(), "basin-bench-windows-"));
 const path = join(dir, "w.csv");
@@ -25,17 +33,19 @@ const text = lines.join("\n") + "\n";
 writeFileSync(path, text);
 
 const cluster = new LocalCluster({ workers });
-const frame = (parts: number) => readCsv(path, { blocksize: Math.ceil(text.length / parts) + 1, dtypes: { id: "int64", g: "int64", x: "float64" } });
+const frame = (parts: number) =>
+  readCsv(path, { blocksize: Math.ceil(text.length / parts) + 1, dtypes: { id: "int64", g: "int64", x: "float64" } });
 const total = (df: DataFrame) => df.agg(col("w").sum().alias("s"));
 
 const pipelines: Record<string, (df: DataFrame) => DataFrame> = {
   "scan only (x)": (df) => total(df.withColumns({ w: col("x") })),
-  "cumSum": (df) => total(df.withColumns({ w: col("x").cumSum() })),
+  cumSum: (df) => total(df.withColumns({ w: col("x").cumSum() })),
   "rolling(100).mean": (df) => total(df.withColumns({ w: col("x").rolling(100, { minPeriods: 1 }).mean() })),
   "rolling(100).max": (df) => total(df.withColumns({ w: col("x").rolling(100, { minPeriods: 1 }).max() })),
   "shift(-1) + diff": (df) => total(df.withColumns({ w: col("x").shift(-1).add(col("x").diff()) })),
   "cumSum over(g), 1000 groups": (df) => total(df.withColumns({ w: col("x").cumSum().over("g") })),
-  "rolling(10).mean over(g)": (df) => total(df.withColumns({ w: col("x").rolling(10, { minPeriods: 1 }).mean().over("g") })),
+  "rolling(10).mean over(g)": (df) =>
+    total(df.withColumns({ w: col("x").rolling(10, { minPeriods: 1 }).mean().over("g") })),
 };
 
 async function time(df: DataFrame): Promise<number> {

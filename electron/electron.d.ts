@@ -80,7 +80,14 @@ declare module "electron" {
   };
   export interface CustomScheme {
     scheme: string;
-    privileges?: { standard?: boolean; secure?: boolean; supportFetchAPI?: boolean; corsEnabled?: boolean; stream?: boolean; codeCache?: boolean };
+    privileges?: {
+      standard?: boolean;
+      secure?: boolean;
+      supportFetchAPI?: boolean;
+      corsEnabled?: boolean;
+      stream?: boolean;
+      codeCache?: boolean;
+    };
   }
   export const protocol: {
     registerSchemesAsPrivileged(schemes: CustomScheme[]): void;
@@ -88,9 +95,13 @@ declare module "electron" {
   };
   export interface Session {
     webRequest: {
-      onBeforeRequest(listener: (details: { url: string }, callback: (response: { cancel?: boolean }) => void) => void): void;
+      onBeforeRequest(
+        listener: (details: { url: string }, callback: (response: { cancel?: boolean }) => void) => void,
+      ): void;
     };
-    setPermissionRequestHandler(handler: (webContents: WebContents, permission: string, callback: (granted: boolean) => void) => void): void;
+    setPermissionRequestHandler(
+      handler: (webContents: WebContents, permission: string, callback: (granted: boolean) => void) => void,
+    ): void;
   }
   export const session: { defaultSession: Session };
   export const app: {
@@ -105,7 +116,10 @@ declare module "electron" {
     commandLine: { appendSwitch(name: string, value?: string): void };
   };
   export const dialog: {
-    showOpenDialog(options: { title?: string; properties: ("openDirectory" | "createDirectory")[] }): Promise<{ canceled: boolean; filePaths: string[] }>;
+    showOpenDialog(options: {
+      title?: string;
+      properties: ("openDirectory" | "createDirectory")[];
+    }): Promise<{ canceled: boolean; filePaths: string[] }>;
   };
   export interface MenuItemConstructorOptions {
     label?: string;

@@ -157,7 +157,13 @@ export class EngineHost {
     const req = message as RpcRequest;
     if (typeof req.id !== "number") return;
     if (!this.child) {
-      port.send({ id: req.id, error: new BasinError("BASIN_WORKER", `${req.method}: the engine process is not running; restart the engine`).toJSON() } satisfies RpcResponse);
+      port.send({
+        id: req.id,
+        error: new BasinError(
+          "BASIN_WORKER",
+          `${req.method}: the engine process is not running; restart the engine`,
+        ).toJSON(),
+      } satisfies RpcResponse);
       return;
     }
     const id = this.next++;
@@ -190,7 +196,11 @@ export class EngineHost {
     this.queue.length = 0;
     const waiting = [...this.inflight.values()];
     this.inflight.clear();
-    for (const f of waiting) f.port.send({ id: f.id, error: new BasinError("BASIN_WORKER", `${f.method}: ${why}`).toJSON() } satisfies RpcResponse);
+    for (const f of waiting)
+      f.port.send({
+        id: f.id,
+        error: new BasinError("BASIN_WORKER", `${f.method}: ${why}`).toJSON(),
+      } satisfies RpcResponse);
   }
 
   private setState(state: EngineProcessState): void {

@@ -8,7 +8,17 @@
 // - each window gets a MessagePort to the engine through the preload script.
 //
 //   electron dist/electron/main.js [workspace-folder]     (npm start)
-import { app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, protocol, session, type MessagePortMain } from "electron";
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  MessageChannelMain,
+  protocol,
+  session,
+  type MessagePortMain,
+} from "electron";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
@@ -22,7 +32,10 @@ const HERE = dirname(fileURLToPath(import.meta.url)); // dist/electron
 const RENDERER = resolve(HERE, "../renderer");
 const PRELOAD = join(HERE, "preload.cjs");
 /** The engine runs from outside the asar archive (electron-builder.yml unpacks it with its modules and the addon). */
-const ENGINE = resolve(HERE, "../engine/server/engine_process.js").replace(`${sep}app.asar${sep}`, `${sep}app.asar.unpacked${sep}`);
+const ENGINE = resolve(HERE, "../engine/server/engine_process.js").replace(
+  `${sep}app.asar${sep}`,
+  `${sep}app.asar.unpacked${sep}`,
+);
 
 /** The folder to open: the first argument, $BASIN_WORKSPACE, or the current folder (home when started from "/"). */
 function initialWorkspace(): string {
@@ -41,7 +54,9 @@ function hostPort(port: MessagePortMain): HostPort {
   };
 }
 
-protocol.registerSchemesAsPrivileged([{ scheme: "basin", privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }]);
+protocol.registerSchemesAsPrivileged([
+  { scheme: "basin", privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
+]);
 
 let host: EngineHost | undefined;
 /** Each window's current port (a reload asks for a new one; the old one is dropped). */
@@ -64,7 +79,10 @@ function createWindow(): void {
 }
 
 async function openFolder(): Promise<void> {
-  const picked = await dialog.showOpenDialog({ title: "Open a folder as the workspace", properties: ["openDirectory", "createDirectory"] });
+  const picked = await dialog.showOpenDialog({
+    title: "Open a folder as the workspace",
+    properties: ["openDirectory", "createDirectory"],
+  });
   if (picked.canceled || !picked.filePaths[0] || !host) return;
   await host.restart(picked.filePaths[0]);
   for (const w of BrowserWindow.getAllWindows()) w.webContents.reload();
@@ -72,8 +90,26 @@ async function openFolder(): Promise<void> {
 
 function menu(): Menu {
   return Menu.buildFromTemplate([
-    { label: "File", submenu: [{ label: "Open Folder…", accelerator: "CmdOrCtrl+O", click: () => void openFolder() }, { type: "separator" }, { role: "quit" }] },
-    { label: "View", submenu: [{ role: "reload" }, { role: "toggleDevTools" }, { type: "separator" }, { role: "resetZoom" }, { role: "zoomIn" }, { role: "zoomOut" }, { role: "togglefullscreen" }] },
+    {
+      label: "File",
+      submenu: [
+        { label: "Open Folder…", accelerator: "CmdOrCtrl+O", click: () => void openFolder() },
+        { type: "separator" },
+        { role: "quit" },
+      ],
+    },
+    {
+      label: "View",
+      submenu: [
+        { role: "reload" },
+        { role: "toggleDevTools" },
+        { type: "separator" },
+        { role: "resetZoom" },
+        { role: "zoomIn" },
+        { role: "zoomOut" },
+        { role: "togglefullscreen" },
+      ],
+    },
     { label: "Engine", submenu: [{ label: "Restart Engine", click: () => void host?.restart() }] },
   ]);
 }
@@ -93,14 +129,27 @@ void app.whenReady().then(() => {
   protocol.handle("basin", (request) => {
     const url = new URL(request.url);
     const file = url.host === "app" ? assetFile(RENDERER, url.pathname) : undefined;
-    if (!file) return new Response(`Basin: not found (${url.pathname}); is the workbench built? run \`npm run build\``, { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+    if (!file)
+      return new Response(`Basin: not found (${url.pathname}); is the workbench built? run \`npm run build\``, {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
     return new Response(readFileSync(file), {
-      headers: { "content-type": contentType(file), "content-security-policy": DESKTOP_CSP, "x-content-type-options": "nosniff", "cache-control": "no-store" },
+      headers: {
+        "content-type": contentType(file),
+        "content-security-policy": DESKTOP_CSP,
+        "x-content-type-options": "nosniff",
+        "cache-control": "no-store",
+      },
     });
   });
   // Offline by construction: nothing but the app's own pages loads.
-  session.defaultSession.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !allowedUrl(details.url) }));
-  session.defaultSession.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === "clipboard-sanitized-write"));
+  session.defaultSession.webRequest.onBeforeRequest((details, callback) =>
+    callback({ cancel: !allowedUrl(details.url) }),
+  );
+  session.defaultSession.setPermissionRequestHandler((_wc, permission, callback) =>
+    callback(permission === "clipboard-sanitized-write"),
+  );
 
   host = new EngineHost({ script: ENGINE, root: initialWorkspace() });
   ipcMain.on(CONNECT_CHANNEL, (event) => {

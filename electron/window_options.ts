@@ -42,5 +42,10 @@ export function windowOptions(preload: string): BrowserWindowConstructorOptions 
 
 /** Whether the window may load `url`: the app's own pages, and devtools. Everything remote is refused (the app works offline). */
 export function allowedUrl(url: string): boolean {
-  return url.startsWith(`${APP_ORIGIN}/`) || url.startsWith("devtools://") || url.startsWith("data:") || url.startsWith("blob:");
+  return (
+    url.startsWith(`${APP_ORIGIN}/`) ||
+    url.startsWith("devtools://") ||
+    url.startsWith("data:") ||
+    url.startsWith("blob:")
+  );
 }

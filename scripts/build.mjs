@@ -6,7 +6,9 @@ import { build } from "esbuild";
 import { globSync } from "tinyglobby";
 import { buildRenderer } from "./build_renderer.mjs";
 
-const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts", "bench/**/*.ts"], { ignore: ["**/*.d.ts", "electron/preload.ts"] });
+const entryPoints = globSync(["engine/**/*.ts", "electron/**/*.ts", "bench/**/*.ts"], {
+  ignore: ["**/*.d.ts", "electron/preload.ts"],
+});
 await build({
   entryPoints,
   outdir: "dist",

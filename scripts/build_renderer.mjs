@@ -18,9 +18,30 @@ function basinDeclarations() {
   const tmp = mkdtempSync(join(tmpdir(), "basin-dts-"));
   try {
     const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-    execFileSync(process.execPath, [tsc, join(ROOT, "engine/api/index.ts"), "--ignoreConfig", "--declaration", "--emitDeclarationOnly",
-      "--outDir", tmp, "--rootDir", join(ROOT, "engine"), "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022",
-      "--skipLibCheck", "--types", "node"], { stdio: ["ignore", "pipe", "pipe"] });
+    execFileSync(
+      process.execPath,
+      [
+        tsc,
+        join(ROOT, "engine/api/index.ts"),
+        "--ignoreConfig",
+        "--declaration",
+        "--emitDeclarationOnly",
+        "--outDir",
+        tmp,
+        "--rootDir",
+        join(ROOT, "engine"),
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "--skipLibCheck",
+        "--types",
+        "node",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     const files = {};
     for (const f of globSync("**/*.d.ts", { cwd: tmp })) files[f] = readFileSync(join(tmp, f), "utf8");
     if (!files["api/index.d.ts"]) throw new Error("tsc emitted no api/index.d.ts");
@@ -32,7 +53,15 @@ function basinDeclarations() {
 
 export async function buildRenderer() {
   mkdirSync(OUT, { recursive: true });
-  const common = { bundle: true, format: "esm", target: "es2022", platform: "browser", logLevel: "warning", sourcemap: "linked", legalComments: "none" };
+  const common = {
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    platform: "browser",
+    logLevel: "warning",
+    sourcemap: "linked",
+    legalComments: "none",
+  };
   await Promise.all([
     build({
       ...common,

@@ -28,19 +28,23 @@ await build({ ...common, entryPoints: ["engine/workers/worker.ts"], outfile: joi
 
 cpSync("native/build/Release/basin.node", join(dir, "basin.node"));
 const nm = join(dir, "node_modules");
-for (const p of ["@duckdb/node-api", "@duckdb/node-bindings"]) cpSync(join("node_modules", p), join(nm, p), { recursive: true });
+for (const p of ["@duckdb/node-api", "@duckdb/node-bindings"])
+  cpSync(join("node_modules", p), join(nm, p), { recursive: true });
 const bindings = join(nm, "@duckdb/node-bindings-linux-x64");
 mkdirSync(bindings, { recursive: true });
-for (const f of ["package.json", "duckdb.node"]) cpSync(join("node_modules/@duckdb/node-bindings-linux-x64", f), join(bindings, f));
+for (const f of ["package.json", "duckdb.node"])
+  cpSync(join("node_modules/@duckdb/node-bindings-linux-x64", f), join(bindings, f));
 mkdirSync(join(nm, "parquet-wasm"), { recursive: true });
-for (const f of ["package.json", "node"]) cpSync(join("node_modules/parquet-wasm", f), join(nm, "parquet-wasm", f), { recursive: true });
+for (const f of ["package.json", "node"])
+  cpSync(join("node_modules/parquet-wasm", f), join(nm, "parquet-wasm", f), { recursive: true });
 
 // Big binaries go compressed (xz -9 takes a minute; cached beside the bundle).
 const cache = ".gpu-bundle-cache";
 mkdirSync(cache, { recursive: true });
 const xz = (src, name) => {
   const dst = join(cache, `${name}.xz`);
-  if (!existsSync(dst) || statSync(dst).mtimeMs < statSync(src).mtimeMs) writeFileSync(dst, execFileSync("xz", ["-9", "-T2", "-c", src], { maxBuffer: 1 << 30 }));
+  if (!existsSync(dst) || statSync(dst).mtimeMs < statSync(src).mtimeMs)
+    writeFileSync(dst, execFileSync("xz", ["-9", "-T2", "-c", src], { maxBuffer: 1 << 30 }));
   cpSync(dst, join(dir, `${name}.xz`));
 };
 xz(process.execPath, "node");

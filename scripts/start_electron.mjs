@@ -13,7 +13,10 @@ const MAIN = join(ROOT, "dist/electron/main.js");
 
 /** The Electron binary, or why there is none. */
 export function findElectron(env = process.env) {
-  if (env.BASIN_ELECTRON) return existsSync(env.BASIN_ELECTRON) ? { binary: env.BASIN_ELECTRON } : { missing: `BASIN_ELECTRON=${env.BASIN_ELECTRON} does not exist` };
+  if (env.BASIN_ELECTRON)
+    return existsSync(env.BASIN_ELECTRON)
+      ? { binary: env.BASIN_ELECTRON }
+      : { missing: `BASIN_ELECTRON=${env.BASIN_ELECTRON} does not exist` };
   let binary;
   try {
     // The `electron` npm package exports the path of the binary it downloaded.
@@ -21,7 +24,8 @@ export function findElectron(env = process.env) {
   } catch {
     return { missing: "the `electron` package is not installed" };
   }
-  if (typeof binary !== "string" || !existsSync(binary)) return { missing: "the `electron` package is installed but its binary was not downloaded" };
+  if (typeof binary !== "string" || !existsSync(binary))
+    return { missing: "the `electron` package is installed but its binary was not downloaded" };
   return { binary };
 }
 

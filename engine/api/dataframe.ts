@@ -1,6 +1,13 @@
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import { containsAgg, outputName, type AggOp } from "../common/expr.js";
-import { PLAN_VERSION, type JoinHow, type JoinOutput, type NamedExpr, type Plan, type PlanNode } from "../common/plan.js";
+import {
+  PLAN_VERSION,
+  type JoinHow,
+  type JoinOutput,
+  type NamedExpr,
+  type Plan,
+  type PlanNode,
+} from "../common/plan.js";
 import type { Field, Schema } from "../common/types.js";
 import { aggParts, fieldIndex, resolveExpr } from "../plan/resolve.js";
 import { explainPlan } from "../run/explain.js";
@@ -14,15 +21,40 @@ import { callerLocation } from "./source_location.js";
 import type { Table } from "../run/table.js";
 import { describeNode, corrNode } from "./frame_stats.js";
 import {
-  dropNode, dropNullsNode, fillNullNode, renameNode, sampleNode, tailNode, topKNode, uniqueNode, valueCounts,
-  type FillSpec, type SampleOptions, type SampleSize, type TopKOptions, type UniqueOptions, type ValueCountsOptions,
+  dropNode,
+  dropNullsNode,
+  fillNullNode,
+  renameNode,
+  sampleNode,
+  tailNode,
+  topKNode,
+  uniqueNode,
+  valueCounts,
+  type FillSpec,
+  type SampleOptions,
+  type SampleSize,
+  type TopKOptions,
+  type UniqueOptions,
+  type ValueCountsOptions,
 } from "./frame_rows.js";
 import { writeFrame, type WriteParquetFrameOptions } from "../run/write_frame.js";
 import type { WriteSummary } from "../io/write.js";
 import { frameToArray, type FromDataFrameOptions } from "./array/from_frame.js";
 import type { NDArray } from "./array/ndarray.js";
 
-const AGG_OPS: readonly AggOp[] = ["sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last"];
+const AGG_OPS: readonly AggOp[] = [
+  "sum",
+  "mean",
+  "min",
+  "max",
+  "count",
+  "std",
+  "var",
+  "median",
+  "nunique",
+  "first",
+  "last",
+];
 
 function plan(message: string, loc: SourceLocation | undefined): never {
   throw new BasinError("BASIN_PLAN", message, loc);
@@ -91,7 +123,10 @@ export class DataFrame {
   withColumns(columns: Record<string, ExprLike>): DataFrame {
     const loc = callerLocation();
     if (typeof columns !== "object" || columns === null || columns instanceof Expr)
-      plan('withColumns() takes an object of name → expression, as in withColumns({ total: col("a").add(col("b")) })', loc);
+      plan(
+        'withColumns() takes an object of name → expression, as in withColumns({ total: col("a").add(col("b")) })',
+        loc,
+      );
     const added = new Map(Object.entries(columns).map(([name, e]) => [name, exprNode(e)] as const));
     const exprs: NamedExpr[] = this.columns.map((name) => ({ name, expr: added.get(name) ?? { kind: "col", name } }));
     for (const [name, expr] of added) if (!this.columns.includes(name)) exprs.push({ name, expr });
@@ -101,10 +136,16 @@ export class DataFrame {
   /** Keeps the rows where `predicate` is true; null counts as false. */
   filter(predicate: Expr): DataFrame {
     const loc = callerLocation();
-    if (!(predicate instanceof Expr)) plan("filter() takes a bool expression, as in filter(col(\"x\").gt(0))", loc);
+    if (!(predicate instanceof Expr)) plan('filter() takes a bool expression, as in filter(col("x").gt(0))', loc);
     const resolved = resolveExpr(predicate.node, this.schema, loc);
     if (resolved.type !== "bool") plan(`filter() needs a bool expression, but it is ${resolved.type}`, loc);
-    return new DataFrame({ kind: "filter", input: this.node, predicate: predicate.node, schema: this.node.schema, loc });
+    return new DataFrame({
+      kind: "filter",
+      input: this.node,
+      predicate: predicate.node,
+      schema: this.node.schema,
+      loc,
+    });
   }
 
   /** Groups by columns or expressions; finish with `.agg(...)`. */
@@ -141,35 +182,59 @@ export class DataFrame {
     const loc = callerLocation();
     if (!(other instanceof DataFrame)) plan("join() needs another frame as its first argument", loc);
     const how = options?.how ?? "inner";
-    if (!JOIN_HOWS.includes(how)) plan(`join how must be one of ${JOIN_HOWS.join(", ")}, got ${JSON.stringify(how)}`, loc);
+    if (!JOIN_HOWS.includes(how))
+      plan(`join how must be one of ${JOIN_HOWS.join(", ")}, got ${JSON.stringify(how)}`, loc);
     const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
     const on = list(options?.on);
     const leftOn = on ?? list(options?.leftOn);
     const rightOn = on ?? list(options?.rightOn);
-    if (!leftOn || !rightOn || leftOn.length === 0) plan('join() needs keys: { on: "id" } or { leftOn: "a", rightOn: "b" }', loc);
+    if (!leftOn || !rightOn || leftOn.length === 0)
+      plan('join() needs keys: { on: "id" } or { leftOn: "a", rightOn: "b" }', loc);
     if (on && (options.leftOn || options.rightOn)) plan("join() takes either on or leftOn/rightOn, not both", loc);
-    if (leftOn.length !== rightOn.length) plan(`join() needs as many leftOn keys (${leftOn.length}) as rightOn keys (${rightOn.length})`, loc);
+    if (leftOn.length !== rightOn.length)
+      plan(`join() needs as many leftOn keys (${leftOn.length}) as rightOn keys (${rightOn.length})`, loc);
     leftOn.forEach((l, i) => {
       const lt = this.schema[fieldIndex(this.schema, l, loc)].type;
       const rt = other.schema[fieldIndex(other.schema, rightOn[i], loc)].type;
-      if (lt !== rt) plan(`join keys must have one type, but left "${l}" is ${lt} and right "${rightOn[i]}" is ${rt}; cast one with withColumns`, loc);
+      if (lt !== rt)
+        plan(
+          `join keys must have one type, but left "${l}" is ${lt} and right "${rightOn[i]}" is ${rt}; cast one with withColumns`,
+          loc,
+        );
     });
     const suffix = options?.suffix ?? "_right";
     const output: JoinOutput[] = this.columns.map((name) => {
       const k = on ? on.indexOf(name) : -1;
-      return k >= 0 && (how === "right" || how === "outer") ? { side: "key" as const, source: k, name } : { side: "left" as const, source: name, name };
+      return k >= 0 && (how === "right" || how === "outer")
+        ? { side: "key" as const, source: k, name }
+        : { side: "left" as const, source: name, name };
     });
     if (how !== "semi" && how !== "anti") {
       for (const name of other.columns) {
         if (on?.includes(name)) continue;
         const out = this.columns.includes(name) ? `${name}${suffix}` : name;
-        if (output.some((o) => o.name === out)) plan(`join output would have two columns named "${out}"; pass another suffix`, loc);
+        if (output.some((o) => o.name === out))
+          plan(`join output would have two columns named "${out}"; pass another suffix`, loc);
         output.push({ side: "right", source: name, name: out });
       }
     }
-    const typeOf = (o: JoinOutput) => (o.side === "right" ? other.schema[fieldIndex(other.schema, o.source)] : this.schema[fieldIndex(this.schema, o.side === "key" ? leftOn[o.source] : o.source)]).type;
+    const typeOf = (o: JoinOutput) =>
+      (o.side === "right"
+        ? other.schema[fieldIndex(other.schema, o.source)]
+        : this.schema[fieldIndex(this.schema, o.side === "key" ? leftOn[o.source] : o.source)]
+      ).type;
     const schema: Field[] = output.map((o) => ({ name: o.name, type: typeOf(o) }));
-    return new DataFrame({ kind: "join", left: this.node, right: other.node, how, leftOn, rightOn, output, schema, loc });
+    return new DataFrame({
+      kind: "join",
+      left: this.node,
+      right: other.node,
+      how,
+      leftOn,
+      rightOn,
+      output,
+      schema,
+      loc,
+    });
   }
 
   /** Sorts by columns (stable); nulls last unless `nullsFirst`. */
@@ -187,21 +252,43 @@ export class DataFrame {
     const keys = names.map((name, i) => {
       if (typeof name !== "string") plan("sort() takes column names; compute expressions with withColumns first", loc);
       fieldIndex(this.schema, name, loc);
-      return { name, descending: pick(options.descending, i, "descending"), nullsFirst: pick(options.nullsFirst, i, "nullsFirst") };
+      return {
+        name,
+        descending: pick(options.descending, i, "descending"),
+        nullsFirst: pick(options.nullsFirst, i, "nullsFirst"),
+      };
     });
     return new DataFrame({ kind: "sort", input: this.node, keys, schema: this.node.schema, loc });
   }
 
-  sum(): DataFrame { return this.reduceAll("sum", callerLocation()); }
-  mean(): DataFrame { return this.reduceAll("mean", callerLocation()); }
-  min(): DataFrame { return this.reduceAll("min", callerLocation()); }
-  max(): DataFrame { return this.reduceAll("max", callerLocation()); }
+  sum(): DataFrame {
+    return this.reduceAll("sum", callerLocation());
+  }
+  mean(): DataFrame {
+    return this.reduceAll("mean", callerLocation());
+  }
+  min(): DataFrame {
+    return this.reduceAll("min", callerLocation());
+  }
+  max(): DataFrame {
+    return this.reduceAll("max", callerLocation());
+  }
   /** Non-null values per column. */
-  count(): DataFrame { return this.reduceAll("count", callerLocation()); }
-  std(): DataFrame { return this.reduceAll("std", callerLocation()); }
-  var(): DataFrame { return this.reduceAll("var", callerLocation()); }
-  median(): DataFrame { return this.reduceAll("median", callerLocation()); }
-  nUnique(): DataFrame { return this.reduceAll("nunique", callerLocation()); }
+  count(): DataFrame {
+    return this.reduceAll("count", callerLocation());
+  }
+  std(): DataFrame {
+    return this.reduceAll("std", callerLocation());
+  }
+  var(): DataFrame {
+    return this.reduceAll("var", callerLocation());
+  }
+  median(): DataFrame {
+    return this.reduceAll("median", callerLocation());
+  }
+  nUnique(): DataFrame {
+    return this.reduceAll("nunique", callerLocation());
+  }
 
   /**
    * One row per distinct value of `subset` (default: all columns). With keep "first"
@@ -431,10 +518,11 @@ export class DataFrame {
 
   /** @internal */
   aggregate(keys: NamedExpr[], aggs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {
-    if (aggs.length === 0) plan("agg() needs at least one aggregation, as in agg(col(\"x\").sum())", loc);
+    if (aggs.length === 0) plan('agg() needs at least one aggregation, as in agg(col("x").sum())', loc);
     const schema: Field[] = keys.map(({ name, expr }) => ({ name, type: resolveExpr(expr, this.schema, loc).type }));
     for (const a of aggs) {
-      if (schema.some((f) => f.name === a.name)) plan(`the aggregation "${a.name}" has the name of another output column; rename it with .alias("...")`, loc);
+      if (schema.some((f) => f.name === a.name))
+        plan(`the aggregation "${a.name}" has the name of another output column; rename it with .alias("...")`, loc);
       schema.push({ name: a.name, type: aggParts(a.expr, a.name, this.schema, loc).type });
     }
     return new DataFrame({ kind: "aggregate", input: this.node, keys, aggs, schema, loc });
@@ -443,8 +531,12 @@ export class DataFrame {
   private reduceAll(op: AggOp, loc: SourceLocation | undefined): DataFrame {
     const numericOnly = op === "sum" || op === "mean" || op === "std" || op === "var" || op === "median";
     const fields = this.schema.filter((f) => !numericOnly || f.type === "int64" || f.type === "float64");
-    if (fields.length === 0) plan(`${op}() needs at least one numeric column; the columns are ${this.columns.join(", ")}`, loc);
-    const exprs: NamedExpr[] = fields.map((f) => ({ name: f.name, expr: { kind: "agg", op, arg: { kind: "col", name: f.name } } }));
+    if (fields.length === 0)
+      plan(`${op}() needs at least one numeric column; the columns are ${this.columns.join(", ")}`, loc);
+    const exprs: NamedExpr[] = fields.map((f) => ({
+      name: f.name,
+      expr: { kind: "agg", op, arg: { kind: "col", name: f.name } },
+    }));
     return this.aggregate([], exprs, loc);
   }
 }
@@ -478,11 +570,13 @@ function aggExprs(specs: AggSpec[], loc: SourceLocation | undefined): NamedExpr[
       out.push(spec);
       continue;
     }
-    if (typeof spec !== "object" || spec === null) plan('agg() takes expressions like col("x").sum() or an object like { x: "sum" }', loc);
+    if (typeof spec !== "object" || spec === null)
+      plan('agg() takes expressions like col("x").sum() or an object like { x: "sum" }', loc);
     for (const [column, ops] of Object.entries(spec)) {
       const list = Array.isArray(ops) ? ops : [ops];
       for (const op of list) {
-        if (!AGG_OPS.includes(op)) plan(`unknown aggregation "${String(op)}" for column "${column}"; use one of ${AGG_OPS.join(", ")}`, loc);
+        if (!AGG_OPS.includes(op))
+          plan(`unknown aggregation "${String(op)}" for column "${column}"; use one of ${AGG_OPS.join(", ")}`, loc);
         const e = new Expr({ kind: "agg", op, arg: { kind: "col", name: column, loc }, loc });
         out.push(list.length > 1 ? e.alias(`${column}_${op}`) : e.alias(column));
       }
@@ -521,4 +615,3 @@ export class GroupBy {
     return new DataFrame(topKNode(this.frame, this.keys, k, by, options, callerLocation()));
   }
 }
-

@@ -1,5 +1,16 @@
 import { BasinError } from "../common/errors.js";
-import { containsWindow, mapChildren, type AggOp, type BinaryOp, type ExprNode, type FnName, type FnOptions, type Scalar, type UnaryOp, type WindowOp } from "../common/expr.js";
+import {
+  containsWindow,
+  mapChildren,
+  type AggOp,
+  type BinaryOp,
+  type ExprNode,
+  type FnName,
+  type FnOptions,
+  type Scalar,
+  type UnaryOp,
+  type WindowOp,
+} from "../common/expr.js";
 import { DTYPES, isDType, type DType } from "../common/types.js";
 import { ExprDt } from "./expr_dt.js";
 import { ExprStr } from "./expr_str.js";
@@ -11,10 +22,15 @@ export type ExprLike = Expr | Scalar;
 function toNode(v: ExprLike): ExprNode {
   if (v instanceof Expr) return v.node;
   if (v === null || typeof v === "number" || typeof v === "string" || typeof v === "boolean") {
-    if (typeof v === "number" && !Number.isFinite(v)) throw new BasinError("BASIN_PLAN", `literal ${v} is not a finite number`, callerLocation());
+    if (typeof v === "number" && !Number.isFinite(v))
+      throw new BasinError("BASIN_PLAN", `literal ${v} is not a finite number`, callerLocation());
     return { kind: "lit", value: v };
   }
-  throw new BasinError("BASIN_PLAN", `expected an expression or a number/string/bool/null, got ${typeof v}`, callerLocation());
+  throw new BasinError(
+    "BASIN_PLAN",
+    `expected an expression or a number/string/bool/null, got ${typeof v}`,
+    callerLocation(),
+  );
 }
 
 /**
@@ -37,25 +53,59 @@ export class Expr {
     return new Expr({ kind: "agg", op, arg: this.node, loc: callerLocation() });
   }
 
-  add(o: ExprLike): Expr { return this.binary("add", o); }
-  sub(o: ExprLike): Expr { return this.binary("sub", o); }
-  mul(o: ExprLike): Expr { return this.binary("mul", o); }
+  add(o: ExprLike): Expr {
+    return this.binary("add", o);
+  }
+  sub(o: ExprLike): Expr {
+    return this.binary("sub", o);
+  }
+  mul(o: ExprLike): Expr {
+    return this.binary("mul", o);
+  }
   /** True division: always float64; division by zero gives null (as in DuckDB). */
-  div(o: ExprLike): Expr { return this.binary("div", o); }
-  mod(o: ExprLike): Expr { return this.binary("mod", o); }
-  neg(): Expr { return this.unary("neg"); }
-  eq(o: ExprLike): Expr { return this.binary("eq", o); }
-  ne(o: ExprLike): Expr { return this.binary("ne", o); }
-  lt(o: ExprLike): Expr { return this.binary("lt", o); }
-  le(o: ExprLike): Expr { return this.binary("le", o); }
-  gt(o: ExprLike): Expr { return this.binary("gt", o); }
-  ge(o: ExprLike): Expr { return this.binary("ge", o); }
+  div(o: ExprLike): Expr {
+    return this.binary("div", o);
+  }
+  mod(o: ExprLike): Expr {
+    return this.binary("mod", o);
+  }
+  neg(): Expr {
+    return this.unary("neg");
+  }
+  eq(o: ExprLike): Expr {
+    return this.binary("eq", o);
+  }
+  ne(o: ExprLike): Expr {
+    return this.binary("ne", o);
+  }
+  lt(o: ExprLike): Expr {
+    return this.binary("lt", o);
+  }
+  le(o: ExprLike): Expr {
+    return this.binary("le", o);
+  }
+  gt(o: ExprLike): Expr {
+    return this.binary("gt", o);
+  }
+  ge(o: ExprLike): Expr {
+    return this.binary("ge", o);
+  }
   /** Three-valued logic: false AND null is false, true OR null is true. */
-  and(o: ExprLike): Expr { return this.binary("and", o); }
-  or(o: ExprLike): Expr { return this.binary("or", o); }
-  not(): Expr { return this.unary("not"); }
-  isNull(): Expr { return this.unary("isNull"); }
-  isNotNull(): Expr { return this.unary("isNotNull"); }
+  and(o: ExprLike): Expr {
+    return this.binary("and", o);
+  }
+  or(o: ExprLike): Expr {
+    return this.binary("or", o);
+  }
+  not(): Expr {
+    return this.unary("not");
+  }
+  isNull(): Expr {
+    return this.unary("isNull");
+  }
+  isNotNull(): Expr {
+    return this.unary("isNotNull");
+  }
   fillNull(value: ExprLike): Expr {
     return new Expr({ kind: "fillNull", arg: this.node, fill: toNode(value), loc: callerLocation() });
   }
@@ -68,17 +118,34 @@ export class Expr {
    */
   cast(to: DType, options: { strict?: boolean } = {}): Expr {
     if (typeof to !== "string" || !isDType(to))
-      throw new BasinError("BASIN_PLAN", `cannot cast to "${String(to)}"; the types are ${DTYPES.join(", ")}`, callerLocation());
-    return new Expr({ kind: "cast", arg: this.node, to, ...(options.strict === false ? { strict: false } : {}), loc: callerLocation() });
+      throw new BasinError(
+        "BASIN_PLAN",
+        `cannot cast to "${String(to)}"; the types are ${DTYPES.join(", ")}`,
+        callerLocation(),
+      );
+    return new Expr({
+      kind: "cast",
+      arg: this.node,
+      to,
+      ...(options.strict === false ? { strict: false } : {}),
+      loc: callerLocation(),
+    });
   }
   alias(name: string): Expr {
-    if (typeof name !== "string" || name === "") throw new BasinError("BASIN_PLAN", "alias() needs a non-empty name", callerLocation());
+    if (typeof name !== "string" || name === "")
+      throw new BasinError("BASIN_PLAN", "alias() needs a non-empty name", callerLocation());
     return new Expr({ kind: "alias", arg: this.node, name });
   }
 
   /** @internal A scalar function of this expression (and `more`); the .str and .dt namespaces build through it. */
   fn(name: FnName, options?: FnOptions, more: ExprLike[] = []): Expr {
-    return new Expr({ kind: "fn", name, args: [this.node, ...more.map(toNode)], ...(options ? { options } : {}), loc: callerLocation() });
+    return new Expr({
+      kind: "fn",
+      name,
+      args: [this.node, ...more.map(toNode)],
+      ...(options ? { options } : {}),
+      loc: callerLocation(),
+    });
   }
 
   /**
@@ -87,14 +154,18 @@ export class Expr {
    * @example
    * col("city").str.len()
    */
-  get str(): ExprStr { return new ExprStr(this); }
+  get str(): ExprStr {
+    return new ExprStr(this);
+  }
   /**
    * Date and timestamp functions: `col("d").dt.year()`.
    *
    * @example
    * col("pickup").dt.hour()
    */
-  get dt(): ExprDt { return new ExprDt(this); }
+  get dt(): ExprDt {
+    return new ExprDt(this);
+  }
 
   /**
    * lo <= this <= hi, like SQL BETWEEN (null when a side is null and the other does not decide).
@@ -121,7 +192,9 @@ export class Expr {
     return this.fn("isIn", { values: [...values] });
   }
   /** @example col("v").abs() */
-  abs(): Expr { return this.fn("abs"); }
+  abs(): Expr {
+    return this.fn("abs");
+  }
   /**
    * Rounds half away from zero to `decimals` places (negative: to tens, hundreds...), like
    * DuckDB round; integers stay integers.
@@ -129,7 +202,9 @@ export class Expr {
    * @example
    * col("fare").round(1)
    */
-  round(decimals = 0): Expr { return this.fn("round", { decimals }); }
+  round(decimals = 0): Expr {
+    return this.fn("round", { decimals });
+  }
   /**
    * Square root, float64. Math functions give null where the result is not a finite
    * number: sqrt of a negative, log of 0 or a negative, exp or pow overflowing (DuckDB
@@ -138,40 +213,70 @@ export class Expr {
    * @example
    * col("area").sqrt()
    */
-  sqrt(): Expr { return this.fn("sqrt"); }
+  sqrt(): Expr {
+    return this.fn("sqrt");
+  }
   /**
    * Natural logarithm, or to `base`; null for 0 and negatives (see sqrt).
    *
    * @example
    * col("v").log(10)
    */
-  log(base?: number): Expr { return this.fn("log", { base: base ?? null }); }
+  log(base?: number): Expr {
+    return this.fn("log", { base: base ?? null });
+  }
   /** e to the power of this; null on overflow. @example col("x").exp() */
-  exp(): Expr { return this.fn("exp"); }
+  exp(): Expr {
+    return this.fn("exp");
+  }
   /**
    * This to the power `exponent`, float64; null where not a finite number (as in DuckDB).
    *
    * @example
    * col("x").pow(2)
    */
-  pow(exponent: ExprLike): Expr { return this.fn("pow", undefined, [exponent]); }
+  pow(exponent: ExprLike): Expr {
+    return this.fn("pow", undefined, [exponent]);
+  }
 
-  sum(): Expr { return this.agg("sum"); }
-  mean(): Expr { return this.agg("mean"); }
-  min(): Expr { return this.agg("min"); }
-  max(): Expr { return this.agg("max"); }
+  sum(): Expr {
+    return this.agg("sum");
+  }
+  mean(): Expr {
+    return this.agg("mean");
+  }
+  min(): Expr {
+    return this.agg("min");
+  }
+  max(): Expr {
+    return this.agg("max");
+  }
   /** Number of non-null values. */
-  count(): Expr { return this.agg("count"); }
+  count(): Expr {
+    return this.agg("count");
+  }
   /** Sample standard deviation (n − 1), like pandas and DuckDB. */
-  std(): Expr { return this.agg("std"); }
+  std(): Expr {
+    return this.agg("std");
+  }
   /** Sample variance (n − 1). */
-  var(): Expr { return this.agg("var"); }
-  median(): Expr { return this.agg("median"); }
-  nUnique(): Expr { return this.agg("nunique"); }
+  var(): Expr {
+    return this.agg("var");
+  }
+  median(): Expr {
+    return this.agg("median");
+  }
+  nUnique(): Expr {
+    return this.agg("nunique");
+  }
   /** First non-null value in row order. */
-  first(): Expr { return this.agg("first"); }
+  first(): Expr {
+    return this.agg("first");
+  }
   /** Last non-null value in row order. */
-  last(): Expr { return this.agg("last"); }
+  last(): Expr {
+    return this.agg("last");
+  }
 
   /**
    * The q-quantile of the non-null values, interpolating linearly between the two
@@ -183,9 +288,11 @@ export class Expr {
    */
   quantile(q: number, options: QuantileOptions = {}): Expr {
     const loc = callerLocation();
-    if (typeof q !== "number" || !(q >= 0 && q <= 1)) throw new BasinError("BASIN_PLAN", `quantile() needs q between 0 and 1, got ${String(q)}`, loc);
+    if (typeof q !== "number" || !(q >= 0 && q <= 1))
+      throw new BasinError("BASIN_PLAN", `quantile() needs q between 0 and 1, got ${String(q)}`, loc);
     const method = options?.method ?? "linear";
-    if (method !== "linear") throw new BasinError("BASIN_PLAN", `quantile() method must be "linear", got ${JSON.stringify(method)}`, loc);
+    if (method !== "linear")
+      throw new BasinError("BASIN_PLAN", `quantile() method must be "linear", got ${JSON.stringify(method)}`, loc);
     return new Expr({ kind: "agg", op: "quantile", arg: this.node, q, loc });
   }
 
@@ -202,28 +309,36 @@ export class Expr {
    * @example
    * df.sort("day").withColumns({ total: col("sales").cumSum() })
    */
-  cumSum(): Expr { return this.window("cumSum"); }
+  cumSum(): Expr {
+    return this.window("cumSum");
+  }
   /**
    * Running minimum (numbers, dates, timestamps); nulls skipped as in cumSum().
    *
    * @example
    * df.withColumns({ low: col("price").cumMin() })
    */
-  cumMin(): Expr { return this.window("cumMin"); }
+  cumMin(): Expr {
+    return this.window("cumMin");
+  }
   /**
    * Running maximum (numbers, dates, timestamps); nulls skipped as in cumSum().
    *
    * @example
    * df.withColumns({ high: col("price").cumMax() })
    */
-  cumMax(): Expr { return this.window("cumMax"); }
+  cumMax(): Expr {
+    return this.window("cumMax");
+  }
   /**
    * Running count of non-null values (0 before the first one).
    *
    * @example
    * df.withColumns({ seen: col("x").cumCount() })
    */
-  cumCount(): Expr { return this.window("cumCount"); }
+  cumCount(): Expr {
+    return this.window("cumCount");
+  }
   /**
    * The value `n` rows earlier (a negative `n` looks `-n` rows ahead); null where that
    * row is outside the frame or the group. Like SQL LAG / LEAD.
@@ -258,7 +373,11 @@ export class Expr {
     checkInteger("rolling", n, 1);
     const minPeriods = options?.minPeriods ?? n;
     if (!Number.isInteger(minPeriods) || minPeriods < 1 || minPeriods > n)
-      throw new BasinError("BASIN_PLAN", `rolling() minPeriods must be an integer from 1 to the window size ${n}, got ${minPeriods}`, callerLocation());
+      throw new BasinError(
+        "BASIN_PLAN",
+        `rolling() minPeriods must be an integer from 1 to the window size ${n}, got ${minPeriods}`,
+        callerLocation(),
+      );
     return new Rolling(this.node, n, minPeriods);
   }
   /**
@@ -271,7 +390,8 @@ export class Expr {
    */
   over(...keys: (string | Expr)[]): Expr {
     const loc = callerLocation();
-    if (keys.length === 0) throw new BasinError("BASIN_PLAN", 'over() needs at least one key column, as in over("g")', loc);
+    if (keys.length === 0)
+      throw new BasinError("BASIN_PLAN", 'over() needs at least one key column, as in over("g")', loc);
     const nodes = keys.map((k): ExprNode => {
       if (typeof k === "string" && k !== "") return { kind: "col", name: k, loc };
       if (k instanceof Expr) return k.node;
@@ -285,7 +405,9 @@ export class Expr {
       );
     // Every window inside without keys of its own, nested ones too, runs per group.
     const apply = (e: ExprNode): ExprNode =>
-      e.kind === "window" ? { ...e, arg: apply(e.arg), over: e.over.length > 0 ? e.over : nodes } : mapChildren(e, apply);
+      e.kind === "window"
+        ? { ...e, arg: apply(e.arg), over: e.over.length > 0 ? e.over : nodes }
+        : mapChildren(e, apply);
     return new Expr(apply(this.node));
   }
 }
@@ -297,7 +419,11 @@ export interface RollingOptions {
 
 function checkInteger(fn: string, n: number, min: number): void {
   if (typeof n !== "number" || !Number.isInteger(n) || n < min)
-    throw new BasinError("BASIN_PLAN", `${fn}() needs ${min === 1 ? "a positive" : "an"} integer number of rows, got ${String(n)}`, callerLocation());
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${fn}() needs ${min === 1 ? "a positive" : "an"} integer number of rows, got ${String(n)}`,
+      callerLocation(),
+    );
 }
 
 /**
@@ -315,17 +441,33 @@ export class Rolling {
   ) {}
 
   private agg(op: WindowOp): Expr {
-    return new Expr({ kind: "window", op, arg: this.arg, n: this.n, minPeriods: this.minPeriods, over: [], loc: callerLocation() });
+    return new Expr({
+      kind: "window",
+      op,
+      arg: this.arg,
+      n: this.n,
+      minPeriods: this.minPeriods,
+      over: [],
+      loc: callerLocation(),
+    });
   }
 
   /** Sum of the window's non-null values. */
-  sum(): Expr { return this.agg("rollingSum"); }
+  sum(): Expr {
+    return this.agg("rollingSum");
+  }
   /** Mean of the window's non-null values (float64). */
-  mean(): Expr { return this.agg("rollingMean"); }
+  mean(): Expr {
+    return this.agg("rollingMean");
+  }
   /** Smallest non-null value in the window. */
-  min(): Expr { return this.agg("rollingMin"); }
+  min(): Expr {
+    return this.agg("rollingMin");
+  }
   /** Largest non-null value in the window. */
-  max(): Expr { return this.agg("rollingMax"); }
+  max(): Expr {
+    return this.agg("rollingMax");
+  }
 }
 
 export interface QuantileOptions {
@@ -340,7 +482,8 @@ export interface QuantileOptions {
  * df.filter(col("fare").gt(0))
  */
 export function col(name: string): Expr {
-  if (typeof name !== "string" || name === "") throw new BasinError("BASIN_PLAN", "col() needs a column name", callerLocation());
+  if (typeof name !== "string" || name === "")
+    throw new BasinError("BASIN_PLAN", "col() needs a column name", callerLocation());
   return new Expr({ kind: "col", name, loc: callerLocation() });
 }
 

@@ -21,19 +21,33 @@ export class ExprDt {
   }
 
   /** @example col("d").dt.year() */
-  year(): Expr { return this.fn("dt.year"); }
+  year(): Expr {
+    return this.fn("dt.year");
+  }
   /** 1–12. @example col("d").dt.month() */
-  month(): Expr { return this.fn("dt.month"); }
+  month(): Expr {
+    return this.fn("dt.month");
+  }
   /** Day of the month, 1–31. @example col("d").dt.day() */
-  day(): Expr { return this.fn("dt.day"); }
+  day(): Expr {
+    return this.fn("dt.day");
+  }
   /** 0–23 (0 for a date). @example col("t").dt.hour() */
-  hour(): Expr { return this.fn("dt.hour"); }
+  hour(): Expr {
+    return this.fn("dt.hour");
+  }
   /** @example col("t").dt.minute() */
-  minute(): Expr { return this.fn("dt.minute"); }
+  minute(): Expr {
+    return this.fn("dt.minute");
+  }
   /** Whole seconds, 0–59. @example col("t").dt.second() */
-  second(): Expr { return this.fn("dt.second"); }
+  second(): Expr {
+    return this.fn("dt.second");
+  }
   /** ISO day of the week: Monday = 1 … Sunday = 7 (DuckDB isodow). @example col("d").dt.weekday() */
-  weekday(): Expr { return this.fn("dt.weekday"); }
+  weekday(): Expr {
+    return this.fn("dt.weekday");
+  }
   /**
    * Rounds down to a multiple of `every` ("1h", "15m", "1d", "30s"), counted from
    * 2000-01-03 00:00 UTC like DuckDB time_bucket (for units that divide a day, the same as
@@ -42,7 +56,9 @@ export class ExprDt {
    * @example
    * col("pickup").dt.floor("1h")
    */
-  floor(every: string): Expr { return this.fn("dt.floor", { every }); }
+  floor(every: string): Expr {
+    return this.fn("dt.floor", { every });
+  }
   /**
    * Moves by a fixed duration ("3d", "-2h", "90s"). A date moved by whole days stays a
    * date; by anything finer it becomes a timestamp.
@@ -50,7 +66,9 @@ export class ExprDt {
    * @example
    * col("pickup").dt.offsetBy("-2h")
    */
-  offsetBy(by: string): Expr { return this.fn("dt.offsetBy", { by }); }
+  offsetBy(by: string): Expr {
+    return this.fn("dt.offsetBy", { by });
+  }
   /**
    * This minus `other` in whole `unit`s crossed, as int64: DuckDB date_diff(unit, other, this)
    * (the number of unit boundaries between the two, so 23:59 → 00:01 is 1 day and 1 hour).
@@ -58,5 +76,7 @@ export class ExprDt {
    * @example
    * col("dropoff").dt.diff(col("pickup"), "minute")
    */
-  diff(other: ExprLike, unit: DiffUnit): Expr { return this.fn("dt.diff", { unit }, [other]); }
+  diff(other: ExprLike, unit: DiffUnit): Expr {
+    return this.fn("dt.diff", { unit }, [other]);
+  }
 }

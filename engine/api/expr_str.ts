@@ -32,28 +32,36 @@ export class ExprStr {
    * @example
    * col("city").str.len() // "Zürich" → 6
    */
-  len(): Expr { return this.fn("str.len"); }
+  len(): Expr {
+    return this.fn("str.len");
+  }
   /**
    * Lower case: ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic letters; other characters are kept.
    *
    * @example
    * col("city").str.lower()
    */
-  lower(): Expr { return this.fn("str.lower"); }
+  lower(): Expr {
+    return this.fn("str.lower");
+  }
   /**
    * Upper case, over the same letters as lower() ("ß" becomes "ẞ", as in DuckDB).
    *
    * @example
    * col("city").str.upper()
    */
-  upper(): Expr { return this.fn("str.upper"); }
+  upper(): Expr {
+    return this.fn("str.upper");
+  }
   /**
    * Removes leading and trailing ASCII whitespace (space, \t, \n, \r, \v, \f).
    *
    * @example
    * col("name").str.strip()
    */
-  strip(): Expr { return this.fn("str.strip"); }
+  strip(): Expr {
+    return this.fn("str.strip");
+  }
   /**
    * Whether the string matches a regular expression anywhere (or contains `pattern` as is with `literal: true`).
    *
@@ -70,14 +78,18 @@ export class ExprStr {
    * @example
    * col("city").str.startsWith("Zü")
    */
-  startsWith(prefix: string): Expr { return this.fn("str.startsWith", { pattern: prefix }); }
+  startsWith(prefix: string): Expr {
+    return this.fn("str.startsWith", { pattern: prefix });
+  }
   /**
    * Whether the string ends with `suffix` (plain text).
    *
    * @example
    * col("file").str.endsWith(".csv")
    */
-  endsWith(suffix: string): Expr { return this.fn("str.endsWith", { pattern: suffix }); }
+  endsWith(suffix: string): Expr {
+    return this.fn("str.endsWith", { pattern: suffix });
+  }
   /**
    * Replaces the first match of a regular expression (every match with `all: true`; the
    * text as is with `literal: true`). In a regex replacement `$1` is the first group, `$&` the match.
@@ -86,7 +98,12 @@ export class ExprStr {
    * col("phone").str.replace("[^0-9]", "", { all: true })
    */
   replace(pattern: string, replacement: string, options: { literal?: boolean; all?: boolean } = {}): Expr {
-    return this.fn("str.replace", { pattern, with: replacement, literal: options.literal ?? false, all: options.all ?? false });
+    return this.fn("str.replace", {
+      pattern,
+      with: replacement,
+      literal: options.literal ?? false,
+      all: options.all ?? false,
+    });
   }
   /**
    * `length` characters from 0-based `start` (to the end when omitted); a negative start
@@ -107,7 +124,9 @@ export class ExprStr {
    * @example
    * col("path").str.split("/", 0)
    */
-  split(sep: string, index: number): Expr { return this.fn("str.split", { sep, index }); }
+  split(sep: string, index: number): Expr {
+    return this.fn("str.split", { sep, index });
+  }
   /**
    * Parses dates with a strptime format (%Y %y %m %d %j %b %B %H %M %S %f %%). A value
    * that does not match fails the compute (BASIN_CAST), or becomes null with `strict: false`.

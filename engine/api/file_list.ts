@@ -12,20 +12,28 @@ import type { Field } from "../common/types.js";
  * @example
  * expandPaths("data/*.parquet", "readParquet", "parquet", loc)
  */
-export function expandPaths(paths: string | string[], fn: string, ext: string, loc: SourceLocation | undefined): string[] {
+export function expandPaths(
+  paths: string | string[],
+  fn: string,
+  ext: string,
+  loc: SourceLocation | undefined,
+): string[] {
   const list = Array.isArray(paths) ? paths : [paths];
   if (list.length === 0 || list.some((p) => typeof p !== "string" || p === ""))
     throw new BasinError("BASIN_PLAN", `${fn}() needs a path, a glob or a list of them`, loc);
   const files: string[] = [];
   for (const p of list) {
     if (!isDynamicPattern(p)) {
-      if (!existsSync(p)) throw new BasinError("BASIN_IO", `${p}: no such file (looked in ${process.cwd()}); check the path`, loc);
-      if (statSync(p).isDirectory()) throw new BasinError("BASIN_IO", `${p} is a folder; name the files, e.g. "${p}/*.${ext}"`, loc);
+      if (!existsSync(p))
+        throw new BasinError("BASIN_IO", `${p}: no such file (looked in ${process.cwd()}); check the path`, loc);
+      if (statSync(p).isDirectory())
+        throw new BasinError("BASIN_IO", `${p} is a folder; name the files, e.g. "${p}/*.${ext}"`, loc);
       files.push(resolve(p));
       continue;
     }
     const found = globSync(p, { absolute: true, onlyFiles: true }).sort();
-    if (found.length === 0) throw new BasinError("BASIN_IO", `no file matches "${p}" (looked in ${process.cwd()}); check the pattern`, loc);
+    if (found.length === 0)
+      throw new BasinError("BASIN_IO", `no file matches "${p}" (looked in ${process.cwd()}); check the pattern`, loc);
     files.push(...found);
   }
   return files;
@@ -38,7 +46,11 @@ export function expandPaths(paths: string | string[], fn: string, ext: string, l
  * @example
  * commonSchema(files, (f) => arrowFileSchema(f), loc)
  */
-export function commonSchema(files: string[], schemaOf: (file: string) => Field[], loc: SourceLocation | undefined): Field[] {
+export function commonSchema(
+  files: string[],
+  schemaOf: (file: string) => Field[],
+  loc: SourceLocation | undefined,
+): Field[] {
   let first: Field[] | undefined;
   const show = (s: Field[]) => s.map((f) => `${f.name}: ${f.type}`).join(", ");
   for (const file of files) {
@@ -50,7 +62,11 @@ export function commonSchema(files: string[], schemaOf: (file: string) => Field[
     }
     if (!first) first = s;
     else if (show(s) !== show(first))
-      throw new BasinError("BASIN_IO", `${file} has columns (${show(s)}) but ${files[0]} has (${show(first)}); every file must have the same columns and types`, loc);
+      throw new BasinError(
+        "BASIN_IO",
+        `${file} has columns (${show(s)}) but ${files[0]} has (${show(first)}); every file must have the same columns and types`,
+        loc,
+      );
   }
   return first ?? [];
 }

@@ -14,7 +14,12 @@ function fail(message: string, loc: SourceLocation | undefined): never {
 }
 
 /** Column names from `one` or `[one, ...]`, each checked to exist; duplicates dropped. */
-export function columnList(schema: Schema, names: string | string[], what: string, loc: SourceLocation | undefined): string[] {
+export function columnList(
+  schema: Schema,
+  names: string | string[],
+  what: string,
+  loc: SourceLocation | undefined,
+): string[] {
   const list = Array.isArray(names) ? names : [names];
   if (list.length === 0) fail(`${what}() needs at least one column`, loc);
   for (const n of list) {
@@ -34,7 +39,8 @@ function project(df: DataFrame, exprs: NamedExpr[], loc: SourceLocation | undefi
 }
 
 function checkCount(n: unknown, what: string, loc: SourceLocation | undefined): number {
-  if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`${what}() needs a non-negative integer, got ${String(n)}`, loc);
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0)
+    fail(`${what}() needs a non-negative integer, got ${String(n)}`, loc);
   return n;
 }
 
@@ -44,14 +50,24 @@ export interface UniqueOptions {
   keep?: "first" | "any";
 }
 
-export function uniqueNode(df: DataFrame, subset: string | string[] | undefined, options: UniqueOptions | undefined, loc: SourceLocation | undefined): PlanNode {
+export function uniqueNode(
+  df: DataFrame,
+  subset: string | string[] | undefined,
+  options: UniqueOptions | undefined,
+  loc: SourceLocation | undefined,
+): PlanNode {
   const keys = subset === undefined ? df.columns : columnList(df.schema, subset, "unique", loc);
   const keep = options?.keep ?? "first";
-  if (keep !== "first" && keep !== "any") fail(`unique() keep must be "first" or "any", got ${JSON.stringify(keep)}`, loc);
+  if (keep !== "first" && keep !== "any")
+    fail(`unique() keep must be "first" or "any", got ${JSON.stringify(keep)}`, loc);
   return { kind: "distinct", input: df.node, keys, keep, schema: df.node.schema, loc };
 }
 
-export function dropNullsNode(df: DataFrame, subset: string | string[] | undefined, loc: SourceLocation | undefined): PlanNode {
+export function dropNullsNode(
+  df: DataFrame,
+  subset: string | string[] | undefined,
+  loc: SourceLocation | undefined,
+): PlanNode {
   const names = subset === undefined ? df.columns : columnList(df.schema, subset, "dropNulls", loc);
   const tests: ExprNode[] = names.map((name) => ({ kind: "unary", op: "isNotNull", arg: colNode(name), loc }));
   const predicate = tests.reduce((a, b) => ({ kind: "binary", op: "and", left: a, right: b, loc }));
@@ -76,8 +92,9 @@ export function fillNullNode(df: DataFrame, spec: FillSpec, loc: SourceLocation 
     }
   } else {
     if (spec === null || (typeof spec !== "number" && typeof spec !== "string" && typeof spec !== "boolean"))
-      fail('fillNull() takes a number, string or bool (filling every column of that type) or { column: value }', loc);
-    if (typeof spec === "number" && !Number.isFinite(spec)) fail(`fillNull() value ${spec} is not a finite number`, loc);
+      fail("fillNull() takes a number, string or bool (filling every column of that type) or { column: value }", loc);
+    if (typeof spec === "number" && !Number.isFinite(spec))
+      fail(`fillNull() value ${spec} is not a finite number`, loc);
     for (const f of df.schema) if (fillsType(spec, f.type)) fills.set(f.name, { kind: "lit", value: spec });
   }
   if (fills.size === 0) return df.node;
@@ -89,7 +106,8 @@ export function fillNullNode(df: DataFrame, spec: FillSpec, loc: SourceLocation 
 }
 
 export function renameNode(df: DataFrame, mapping: Record<string, string>, loc: SourceLocation | undefined): PlanNode {
-  if (typeof mapping !== "object" || mapping === null || Array.isArray(mapping)) fail('rename() takes an object of old → new names, as in rename({ fare: "fare_usd" })', loc);
+  if (typeof mapping !== "object" || mapping === null || Array.isArray(mapping))
+    fail('rename() takes an object of old → new names, as in rename({ fare: "fare_usd" })', loc);
   for (const [from, to] of Object.entries(mapping)) {
     fieldIndex(df.schema, from, loc);
     if (typeof to !== "string" || to === "") fail(`rename() needs a non-empty new name for "${from}"`, loc);
@@ -98,17 +116,28 @@ export function renameNode(df: DataFrame, mapping: Record<string, string>, loc: 
   names.forEach((name, i) => {
     if (names.indexOf(name) !== i) {
       const renamed = df.columns[i] !== name ? df.columns[i] : df.columns[names.indexOf(name)];
-      fail(`cannot rename "${renamed}" to "${name}": the frame would have two columns named "${name}"; drop or rename the other one first`, loc);
+      fail(
+        `cannot rename "${renamed}" to "${name}": the frame would have two columns named "${name}"; drop or rename the other one first`,
+        loc,
+      );
     }
   });
-  return project(df, df.columns.map((n, i) => ({ name: names[i], expr: colNode(n) })), loc);
+  return project(
+    df,
+    df.columns.map((n, i) => ({ name: names[i], expr: colNode(n) })),
+    loc,
+  );
 }
 
 export function dropNode(df: DataFrame, columns: (string | string[])[], loc: SourceLocation | undefined): PlanNode {
   const gone = new Set(columnList(df.schema, columns.flat(), "drop", loc));
   const kept = df.columns.filter((n) => !gone.has(n));
   if (kept.length === 0) fail("drop() would leave no columns; keep at least one", loc);
-  return project(df, kept.map((n) => ({ name: n, expr: colNode(n) })), loc);
+  return project(
+    df,
+    kept.map((n) => ({ name: n, expr: colNode(n) })),
+    loc,
+  );
 }
 
 export function tailNode(df: DataFrame, n: number, loc: SourceLocation | undefined): PlanNode {
@@ -123,14 +152,22 @@ export interface SampleOptions {
   seed?: number;
 }
 
-export function sampleNode(df: DataFrame, size: SampleSize, options: SampleOptions | undefined, loc: SourceLocation | undefined): PlanNode {
+export function sampleNode(
+  df: DataFrame,
+  size: SampleSize,
+  options: SampleOptions | undefined,
+  loc: SourceLocation | undefined,
+): PlanNode {
   const seed = options?.seed ?? 0;
-  if (!Number.isSafeInteger(seed) || seed < 0) fail(`sample() seed must be a non-negative integer, got ${String(seed)}`, loc);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    fail(`sample() seed must be a non-negative integer, got ${String(seed)}`, loc);
   const base = { kind: "sample" as const, input: df.node, seed, schema: df.node.schema, loc };
-  if (typeof size === "object" && size !== null && "n" in size) return { ...base, n: checkCount(size.n, "sample", loc) };
+  if (typeof size === "object" && size !== null && "n" in size)
+    return { ...base, n: checkCount(size.n, "sample", loc) };
   if (typeof size === "object" && size !== null && "fraction" in size) {
     const f = size.fraction;
-    if (typeof f !== "number" || !(f >= 0 && f <= 1)) fail(`sample() fraction must be between 0 and 1, got ${String(f)}`, loc);
+    if (typeof f !== "number" || !(f >= 0 && f <= 1))
+      fail(`sample() fraction must be between 0 and 1, got ${String(f)}`, loc);
     return { ...base, fraction: f };
   }
   return fail("sample() takes { n: rows } or { fraction: 0..1 }", loc);
@@ -141,8 +178,16 @@ export interface TopKOptions {
   descending?: boolean;
 }
 
-export function topKNode(df: DataFrame, keys: NamedExpr[], k: number, by: string, options: TopKOptions | undefined, loc: SourceLocation | undefined): PlanNode {
-  if (typeof k !== "number" || !Number.isInteger(k) || k < 1) fail(`topK() needs k >= 1 rows per group, got ${String(k)}`, loc);
+export function topKNode(
+  df: DataFrame,
+  keys: NamedExpr[],
+  k: number,
+  by: string,
+  options: TopKOptions | undefined,
+  loc: SourceLocation | undefined,
+): PlanNode {
+  if (typeof k !== "number" || !Number.isInteger(k) || k < 1)
+    fail(`topK() needs k >= 1 rows per group, got ${String(k)}`, loc);
   if (typeof by !== "string") fail('topK() takes the column to rank by as a name, as in topK(2, "v3")', loc);
   fieldIndex(df.schema, by, loc);
   const schema: Field[] = keys.map((key) => ({ name: key.name, type: resolveExpr(key.expr, df.schema, loc).type }));
@@ -155,10 +200,23 @@ export interface ValueCountsOptions {
   sort?: boolean;
 }
 
-export function valueCounts(df: DataFrame, columns: string | string[], options: ValueCountsOptions | undefined, loc: SourceLocation | undefined): DataFrame {
+export function valueCounts(
+  df: DataFrame,
+  columns: string | string[],
+  options: ValueCountsOptions | undefined,
+  loc: SourceLocation | undefined,
+): DataFrame {
   const names = columnList(df.schema, columns, "valueCounts", loc);
-  if (names.includes("count")) fail('valueCounts() names its result column "count", which is one of the counted columns; rename that column first', loc);
-  const counted = df.aggregate(names.map((name) => ({ name, expr: colNode(name) })), [{ name: "count", expr: count().node }], loc);
+  if (names.includes("count"))
+    fail(
+      'valueCounts() names its result column "count", which is one of the counted columns; rename that column first',
+      loc,
+    );
+  const counted = df.aggregate(
+    names.map((name) => ({ name, expr: colNode(name) })),
+    [{ name: "count", expr: count().node }],
+    loc,
+  );
   if (options?.sort === false) return counted;
   return counted.sort(["count", ...names], { descending: [true, ...names.map(() => false)] });
 }

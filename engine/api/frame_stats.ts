@@ -10,11 +10,19 @@ import type { DataFrame } from "./dataframe.js";
 const col = (name: string): ExprNode => ({ kind: "col", name });
 const lit = (value: string | null, type: DType = "string"): ExprNode => ({ kind: "lit", value, type });
 const cast = (arg: ExprNode, to: DType): ExprNode => ({ kind: "cast", arg, to });
-const agg = (op: AggOp, arg: ExprNode | null, extra: { q?: number; arg2?: ExprNode } = {}): ExprNode => ({ kind: "agg", op, arg, ...extra });
+const agg = (op: AggOp, arg: ExprNode | null, extra: { q?: number; arg2?: ExprNode } = {}): ExprNode => ({
+  kind: "agg",
+  op,
+  arg,
+  ...extra,
+});
 
 /** Stacks blocks of expressions over the one-row aggregate `input`. */
 function stack(input: DataFrame, blocks: NamedExpr[][], loc: SourceLocation | undefined): PlanNode {
-  const schema: Field[] = blocks[0].map(({ name, expr }) => ({ name, type: resolveExpr(expr, input.schema, loc).type }));
+  const schema: Field[] = blocks[0].map(({ name, expr }) => ({
+    name,
+    type: resolveExpr(expr, input.schema, loc).type,
+  }));
   return { kind: "stack", input: input.node, blocks, schema, loc };
 }
 
@@ -23,8 +31,18 @@ export const DESCRIBE_STATISTICS = ["count", "null_count", "mean", "std", "min",
 
 export function describeNode(df: DataFrame, loc: SourceLocation | undefined): PlanNode {
   const fields = df.schema.filter((f) => isNumeric(f.type) || f.type === "date" || f.type === "timestamp");
-  if (fields.length === 0) throw new BasinError("BASIN_PLAN", `describe() needs a numeric or date column; the columns are ${df.columns.join(", ")}`, loc);
-  if (fields.some((f) => f.name === "statistic")) throw new BasinError("BASIN_PLAN", 'describe() names its first column "statistic", like a column of this frame; rename that column first', loc);
+  if (fields.length === 0)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `describe() needs a numeric or date column; the columns are ${df.columns.join(", ")}`,
+      loc,
+    );
+  if (fields.some((f) => f.name === "statistic"))
+    throw new BasinError(
+      "BASIN_PLAN",
+      'describe() names its first column "statistic", like a column of this frame; rename that column first',
+      loc,
+    );
   const rows = "__describe_rows";
   const aggs: NamedExpr[] = [{ name: rows, expr: agg("count", null) }];
   const stat = (i: number, s: string) => `__describe_${i}_${s}`;
@@ -45,7 +63,10 @@ export function describeNode(df: DataFrame, loc: SourceLocation | undefined): Pl
   const reduced = df.aggregate([], aggs, loc);
   // Numeric columns come out as float64; date and timestamp columns as ISO strings.
   const cell = (f: Field, i: number, s: (typeof DESCRIBE_STATISTICS)[number]): ExprNode => {
-    const v = s === "null_count" ? ({ kind: "binary", op: "sub", left: col(rows), right: col(stat(i, "count")) } as ExprNode) : col(stat(i, s));
+    const v =
+      s === "null_count"
+        ? ({ kind: "binary", op: "sub", left: col(rows), right: col(stat(i, "count")) } as ExprNode)
+        : col(stat(i, s));
     if (isNumeric(f.type)) return cast(v, "float64");
     if (s === "std") return lit(null);
     if (s === "count" || s === "null_count" || s === "min" || s === "max") return cast(v, "string");
@@ -60,13 +81,21 @@ export function describeNode(df: DataFrame, loc: SourceLocation | undefined): Pl
 
 export function corrNode(df: DataFrame, loc: SourceLocation | undefined): PlanNode {
   const fields = df.schema.filter((f) => isNumeric(f.type));
-  if (fields.length === 0) throw new BasinError("BASIN_PLAN", `corr() needs a numeric column; the columns are ${df.columns.join(", ")}`, loc);
-  if (fields.some((f) => f.name === "column")) throw new BasinError("BASIN_PLAN", 'corr() names its first column "column", like a numeric column of this frame; rename that column first', loc);
+  if (fields.length === 0)
+    throw new BasinError("BASIN_PLAN", `corr() needs a numeric column; the columns are ${df.columns.join(", ")}`, loc);
+  if (fields.some((f) => f.name === "column"))
+    throw new BasinError(
+      "BASIN_PLAN",
+      'corr() names its first column "column", like a numeric column of this frame; rename that column first',
+      loc,
+    );
   const pair = (i: number, j: number) => `__corr_${Math.min(i, j)}_${Math.max(i, j)}`;
   const aggs: NamedExpr[] = [];
-  fields.forEach((a, i) => fields.forEach((b, j) => {
-    if (j >= i) aggs.push({ name: pair(i, j), expr: agg("corr", col(a.name), { arg2: col(b.name) }) });
-  }));
+  fields.forEach((a, i) =>
+    fields.forEach((b, j) => {
+      if (j >= i) aggs.push({ name: pair(i, j), expr: agg("corr", col(a.name), { arg2: col(b.name) }) });
+    }),
+  );
   const reduced = df.aggregate([], aggs, loc);
   const blocks = fields.map((a, i): NamedExpr[] => [
     { name: "column", expr: lit(a.name) },

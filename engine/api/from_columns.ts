@@ -29,12 +29,21 @@ function inferType(name: string, values: InputValue[], loc: string | undefined):
     } else kinds.add(typeof v);
   }
   if (kinds.has("int64") && kinds.has("number") && !fractional) kinds.delete("number");
-  if (kinds.size > 1) throw new BasinError("BASIN_PLAN", `column "${name}" mixes ${[...kinds].join(" and ")} values; give it one type`, loc);
+  if (kinds.size > 1)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `column "${name}" mixes ${[...kinds].join(" and ")} values; give it one type`,
+      loc,
+    );
   const k = [...kinds][0] ?? "string";
   if (k === "number") return fractional ? "float64" : "int64";
   if (k === "boolean") return "bool";
   if (k === "string" || k === "int64" || k === "timestamp") return k;
-  throw new BasinError("BASIN_PLAN", `column "${name}" holds ${k} values; use numbers, strings, booleans, Dates or null`, loc);
+  throw new BasinError(
+    "BASIN_PLAN",
+    `column "${name}" holds ${k} values; use numbers, strings, booleans, Dates or null`,
+    loc,
+  );
 }
 
 /** Converts a value to its JSON-safe plan form: dates as epoch days / microseconds. */
@@ -45,24 +54,35 @@ function toCell(v: InputValue, type: DType, name: string, loc: string | undefine
   };
   switch (type) {
     case "int64":
-      if (typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+      if (typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER))
+        return Number(v);
       return typeof v === "number" && Number.isInteger(v) ? v : bad();
-    case "float64": return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : bad();
-    case "bool": return typeof v === "boolean" ? v : bad();
-    case "string": return typeof v === "string" ? v : bad();
-    case "timestamp": return v instanceof Date ? v.getTime() * 1000 : bad();
-    case "date": return v instanceof Date ? Math.floor(v.getTime() / 86_400_000) : bad();
+    case "float64":
+      return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : bad();
+    case "bool":
+      return typeof v === "boolean" ? v : bad();
+    case "string":
+      return typeof v === "string" ? v : bad();
+    case "timestamp":
+      return v instanceof Date ? v.getTime() * 1000 : bad();
+    case "date":
+      return v instanceof Date ? Math.floor(v.getTime() / 86_400_000) : bad();
   }
 }
 
 export function partitionSizes(rows: number, p: number | number[] | undefined, loc: string | undefined): number[] {
   if (Array.isArray(p)) {
     if (p.some((n) => !Number.isInteger(n) || n < 0) || p.reduce((a, b) => a + b, 0) !== rows)
-      throw new BasinError("BASIN_PLAN", `partition sizes ${JSON.stringify(p)} must be non-negative integers adding up to ${rows} rows`, loc);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `partition sizes ${JSON.stringify(p)} must be non-negative integers adding up to ${rows} rows`,
+        loc,
+      );
     return p;
   }
   const n = p ?? 1;
-  if (!Number.isInteger(n) || n < 1) throw new BasinError("BASIN_PLAN", `partitions must be a positive integer, got ${n}`, loc);
+  if (!Number.isInteger(n) || n < 1)
+    throw new BasinError("BASIN_PLAN", `partitions must be a positive integer, got ${n}`, loc);
   return Array.from({ length: n }, (_, i) => Math.floor((rows * (i + 1)) / n) - Math.floor((rows * i) / n));
 }
 
@@ -79,11 +99,17 @@ export function fromColumns(data: Record<string, InputValue[]>, options: FromCol
   const rows = entries[0][1]?.length ?? 0;
   for (const [name, values] of entries) {
     if (!Array.isArray(values)) throw new BasinError("BASIN_PLAN", `column "${name}" must be an array`, loc);
-    if (values.length !== rows) throw new BasinError("BASIN_PLAN", `column "${name}" has ${values.length} values but "${entries[0][0]}" has ${rows}; columns must be the same length`, loc);
+    if (values.length !== rows)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `column "${name}" has ${values.length} values but "${entries[0][0]}" has ${rows}; columns must be the same length`,
+        loc,
+      );
   }
   const schema: Field[] = entries.map(([name, values]) => {
     const t = options.types?.[name];
-    if (t !== undefined && !isDType(t)) throw new BasinError("BASIN_PLAN", `type "${String(t)}" for "${name}" is not a Basin type`, loc);
+    if (t !== undefined && !isDType(t))
+      throw new BasinError("BASIN_PLAN", `type "${String(t)}" for "${name}" is not a Basin type`, loc);
     return { name, type: t ?? inferType(name, values, loc) };
   });
   const cells = entries.map(([name, values], c) => values.map((v) => toCell(v, schema[c].type, name, loc)));

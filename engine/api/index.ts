@@ -11,7 +11,14 @@ export { ExprDt, type DiffUnit } from "./expr_dt.js";
 export { when, When, Then } from "./when.js";
 export { concatStr, corr, type QuantileOptions } from "./expr.js";
 export { concat, type ConcatOptions } from "./concat.js";
-export type { FillSpec, SampleOptions, SampleSize, TopKOptions, UniqueOptions, ValueCountsOptions } from "./frame_rows.js";
+export type {
+  FillSpec,
+  SampleOptions,
+  SampleSize,
+  TopKOptions,
+  UniqueOptions,
+  ValueCountsOptions,
+} from "./frame_rows.js";
 export { DataFrame, GroupBy, type AggSpec, type JoinOptions, type SortOptions } from "./dataframe.js";
 export { readCsv, type ReadCsvOptions } from "./read_csv.js";
 export { readParquet, type ReadParquetOptions } from "./read_parquet.js";
@@ -30,7 +37,16 @@ export type { ProgressEvent } from "../run/stored.js";
 export { BasinError, type ErrorCode } from "../common/errors.js";
 export type { DType, Field, Schema } from "../common/types.js";
 export type { JoinHow } from "../common/plan.js";
-export { bag, Bag, type FoldByOptions, type KeyArg, type PluckOptions, type TopKOptions as BagTopKOptions, type FromItemsOptions, type ReadTextOptions } from "./bag/index.js";
+export {
+  bag,
+  Bag,
+  type FoldByOptions,
+  type KeyArg,
+  type PluckOptions,
+  type TopKOptions as BagTopKOptions,
+  type FromItemsOptions,
+  type ReadTextOptions,
+} from "./bag/index.js";
 export type { UserFnOptions } from "./user_fn.js";
 export type { JsonValue } from "../common/bag.js";
 export { delayed, compute, computeWith, submit, Delayed, Future, type Lazy, type Computed } from "./delayed/delayed.js";

@@ -15,5 +15,13 @@ export function readArrow(paths: string | string[]): DataFrame {
   const loc = callerLocation();
   const files = expandPaths(paths, "readArrow", "arrow", loc);
   const fileSchema = commonSchema(files, (file) => arrowFileSchema(file), loc);
-  return new DataFrame({ kind: "scanFile", format: "arrow", files, options: { blocksize: 0 }, fileSchema, schema: fileSchema.map((f) => ({ ...f })), loc });
+  return new DataFrame({
+    kind: "scanFile",
+    format: "arrow",
+    files,
+    options: { blocksize: 0 },
+    fileSchema,
+    schema: fileSchema.map((f) => ({ ...f })),
+    loc,
+  });
 }

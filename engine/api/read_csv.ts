@@ -29,7 +29,12 @@ export function parseBlocksize(v: number | string, loc: SourceLocation | undefin
   if (typeof v === "number" && Number.isInteger(v) && v > 0) return v;
   const m = typeof v === "string" ? /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(v) : null;
   const unit = m ? UNITS[(m[2] || "B").toUpperCase()] : undefined;
-  if (!m || unit === undefined) throw new BasinError("BASIN_PLAN", `blocksize ${JSON.stringify(v)} is not a size; write a byte count or "64MB"`, loc);
+  if (!m || unit === undefined)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `blocksize ${JSON.stringify(v)} is not a size; write a byte count or "64MB"`,
+      loc,
+    );
   return Math.max(1, Math.round(Number(m[1]) * unit));
 }
 
@@ -51,9 +56,14 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
     blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc),
     onBadLines: options.onBadLines ?? "error",
   };
-  if (opts.delimiter.length !== 1) throw new BasinError("BASIN_PLAN", `delimiter must be one character, got ${JSON.stringify(opts.delimiter)}`, loc);
+  if (opts.delimiter.length !== 1)
+    throw new BasinError("BASIN_PLAN", `delimiter must be one character, got ${JSON.stringify(opts.delimiter)}`, loc);
   if (opts.onBadLines !== "error" && opts.onBadLines !== "skip")
-    throw new BasinError("BASIN_PLAN", `onBadLines must be "error" or "skip", got ${JSON.stringify(opts.onBadLines)}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `onBadLines must be "error" or "skip", got ${JSON.stringify(opts.onBadLines)}`,
+      loc,
+    );
   const csv = { delimiter: opts.delimiter, header: opts.header, nullValues: opts.nullValues };
   let inferred: { names: string[]; types: DType[] };
   try {
@@ -61,7 +71,10 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
     for (const other of files.slice(1)) {
       const names = native().csvInfer(other, { ...csv, sampleBytes: 1 << 16 }).names;
       if (names.join("\u0000") !== inferred.names.join("\u0000"))
-        throw new BasinError("BASIN_PARSE", `${other} has columns ${names.join(", ")} but ${files[0]} has ${inferred.names.join(", ")}; every file must have the same header`);
+        throw new BasinError(
+          "BASIN_PARSE",
+          `${other} has columns ${names.join(", ")} but ${files[0]} has ${inferred.names.join(", ")}; every file must have the same header`,
+        );
     }
   } catch (e) {
     throw BasinError.from(e, loc);
@@ -69,8 +82,18 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
   const fileSchema: Field[] = inferred.names.map((name, i) => ({ name, type: inferred.types[i] }));
   const override = (name: string, type: DType, what: string) => {
     const f = fileSchema.find((x) => x.name === name);
-    if (!f) throw new BasinError("BASIN_PLAN", `${what} names column "${name}", which the file does not have; the columns are: ${inferred.names.join(", ")}`, loc);
-    if (!isDType(type)) throw new BasinError("BASIN_PLAN", `${what}: type "${String(type)}" for "${name}" is not one of ${DTYPES.join(", ")}`, loc);
+    if (!f)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `${what} names column "${name}", which the file does not have; the columns are: ${inferred.names.join(", ")}`,
+        loc,
+      );
+    if (!isDType(type))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `${what}: type "${String(type)}" for "${name}" is not one of ${DTYPES.join(", ")}`,
+        loc,
+      );
     f.type = type;
   };
   for (const name of options.parseDates ?? []) {
@@ -78,5 +101,12 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
     override(name, f?.type === "date" ? "date" : "timestamp", "parseDates");
   }
   for (const [name, type] of Object.entries(options.dtypes ?? {})) override(name, type, "dtypes");
-  return new DataFrame({ kind: "scanCsv", files, options: opts, fileSchema, schema: fileSchema.map((f) => ({ ...f })), loc });
+  return new DataFrame({
+    kind: "scanCsv",
+    files,
+    options: opts,
+    fileSchema,
+    schema: fileSchema.map((f) => ({ ...f })),
+    loc,
+  });
 }

@@ -33,10 +33,16 @@ export function readJson(paths: string | string[], options: ReadJsonOptions = {}
   const files = expandPaths(paths, "readJson", "ndjson", loc);
   const blocksize = parseBlocksize(options.blocksize ?? "64MiB", loc);
   const sampleRows = options.sampleRows ?? 1000;
-  if (!Number.isInteger(sampleRows) || sampleRows < 1) throw new BasinError("BASIN_PLAN", `sampleRows must be a positive integer, got ${sampleRows}`, loc);
+  if (!Number.isInteger(sampleRows) || sampleRows < 1)
+    throw new BasinError("BASIN_PLAN", `sampleRows must be a positive integer, got ${sampleRows}`, loc);
   const dtypes = options.dtypes ?? {};
   for (const [name, t] of Object.entries(dtypes))
-    if (!isDType(t)) throw new BasinError("BASIN_PLAN", `dtypes: type "${String(t)}" for "${name}" is not one of ${DTYPES.join(", ")}`, loc);
+    if (!isDType(t))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `dtypes: type "${String(t)}" for "${name}" is not one of ${DTYPES.join(", ")}`,
+        loc,
+      );
   const opts = { sampleRows, parseDates: options.parseDates ?? [], dtypes };
   // Every file is sampled: a key only some files have would otherwise go unnoticed.
   // Keys join in order of first appearance; integers in one file and floats in
@@ -57,9 +63,22 @@ export function readJson(paths: string | string[], options: ReadJsonOptions = {}
         from.set(f.name, file);
       } else if (seen.type !== f.type) {
         if (isNumeric(seen.type) && isNumeric(f.type)) seen.type = "float64";
-        else throw new BasinError("BASIN_PARSE", `key "${f.name}" is ${f.type} in ${file} but ${seen.type} in ${from.get(f.name)}; give it one type with dtypes: { ${JSON.stringify(f.name)}: "string" }`, loc);
+        else
+          throw new BasinError(
+            "BASIN_PARSE",
+            `key "${f.name}" is ${f.type} in ${file} but ${seen.type} in ${from.get(f.name)}; give it one type with dtypes: { ${JSON.stringify(f.name)}: "string" }`,
+            loc,
+          );
       }
     }
   }
-  return new DataFrame({ kind: "scanFile", format: "json", files, options: { blocksize }, fileSchema, schema: fileSchema.map((f) => ({ ...f })), loc });
+  return new DataFrame({
+    kind: "scanFile",
+    format: "json",
+    files,
+    options: { blocksize },
+    fileSchema,
+    schema: fileSchema.map((f) => ({ ...f })),
+    loc,
+  });
 }

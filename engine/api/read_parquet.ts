@@ -28,17 +28,28 @@ export function readParquet(paths: string | string[], options: ReadParquetOption
   const files = expandPaths(paths, "readParquet", "parquet", loc);
   const blocksize = parseBlocksize(options.blocksize ?? "64MiB", loc);
   const wanted = options.columns;
-  if (wanted !== undefined && (!Array.isArray(wanted) || wanted.length === 0 || wanted.some((c) => typeof c !== "string")))
+  if (
+    wanted !== undefined &&
+    (!Array.isArray(wanted) || wanted.length === 0 || wanted.some((c) => typeof c !== "string"))
+  )
     throw new BasinError("BASIN_PLAN", "readParquet() columns must be a non-empty list of column names", loc);
-  const fileSchema = commonSchema(files, (file) => {
-    const footer = readParquetFooter(file);
-    if (!wanted) return parquetSchema(footer);
-    const names = footer.columns.map((c) => c.name);
-    for (const c of wanted)
-      if (!names.includes(c)) throw new BasinError("BASIN_PLAN", `readParquet() columns names "${c}", which ${file} does not have; the columns are: ${names.join(", ")}`);
-    const picked = { ...footer, columns: wanted.map((c) => footer.columns[names.indexOf(c)]) };
-    return parquetSchema(picked);
-  }, loc);
+  const fileSchema = commonSchema(
+    files,
+    (file) => {
+      const footer = readParquetFooter(file);
+      if (!wanted) return parquetSchema(footer);
+      const names = footer.columns.map((c) => c.name);
+      for (const c of wanted)
+        if (!names.includes(c))
+          throw new BasinError(
+            "BASIN_PLAN",
+            `readParquet() columns names "${c}", which ${file} does not have; the columns are: ${names.join(", ")}`,
+          );
+      const picked = { ...footer, columns: wanted.map((c) => footer.columns[names.indexOf(c)]) };
+      return parquetSchema(picked);
+    },
+    loc,
+  );
   const schema: Field[] = fileSchema.map((f) => ({ ...f }));
   return new DataFrame({ kind: "scanFile", format: "parquet", files, options: { blocksize }, fileSchema, schema, loc });
 }

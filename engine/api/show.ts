@@ -26,12 +26,25 @@ const shown: ShownFrame[] = [];
  */
 export function show(frame: DataFrame, name?: string): DataFrame {
   const loc = callerLocation();
-  if (!(frame instanceof DataFrame)) throw new BasinError("BASIN_PLAN", `show() needs a DataFrame as its first argument, got ${frame === null ? "null" : typeof frame}`, loc);
+  if (!(frame instanceof DataFrame))
+    throw new BasinError(
+      "BASIN_PLAN",
+      `show() needs a DataFrame as its first argument, got ${frame === null ? "null" : typeof frame}`,
+      loc,
+    );
   if (name !== undefined && (typeof name !== "string" || name.trim() === ""))
-    throw new BasinError("BASIN_PLAN", `show(frame, name): the name must be a non-empty string, got ${JSON.stringify(name)}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `show(frame, name): the name must be a non-empty string, got ${JSON.stringify(name)}`,
+      loc,
+    );
   const label = name ?? `result ${shown.length + 1}`;
   if (shown.some((s) => s.name === label))
-    throw new BasinError("BASIN_PLAN", `show(): the name "${label}" is already used by another shown frame; give each one its own name`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `show(): the name "${label}" is already used by another shown frame; give each one its own name`,
+      loc,
+    );
   shown.push({ name: label, plan: frame.toPlan() });
   return frame;
 }

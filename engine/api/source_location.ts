@@ -8,7 +8,12 @@ const ENGINE_DIR = fileURLToPath(new URL("..", import.meta.url)); // engine/ (or
 const SOURCE_ENGINE_DIR = fileURLToPath(new URL("../../../engine/", import.meta.url));
 
 function isInternal(file: string): boolean {
-  return file.startsWith(ENGINE_DIR) || file.startsWith(SOURCE_ENGINE_DIR) || file.startsWith("node:") || file.includes(`${sep}node_modules${sep}`);
+  return (
+    file.startsWith(ENGINE_DIR) ||
+    file.startsWith(SOURCE_ENGINE_DIR) ||
+    file.startsWith("node:") ||
+    file.includes(`${sep}node_modules${sep}`)
+  );
 }
 
 /**

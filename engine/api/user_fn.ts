@@ -47,11 +47,22 @@ class Scope {
 function patternNames(p: unknown, out: Set<string>): void {
   if (!isNode(p)) return;
   switch (p.type) {
-    case "Identifier": out.add(p.name as string); break;
-    case "ObjectPattern": for (const prop of p.properties as Node[]) patternNames(prop.type === "RestElement" ? prop.argument : prop.value, out); break;
-    case "ArrayPattern": for (const e of p.elements as unknown[]) patternNames(e, out); break;
-    case "RestElement": patternNames(p.argument, out); break;
-    case "AssignmentPattern": patternNames(p.left, out); break;
+    case "Identifier":
+      out.add(p.name as string);
+      break;
+    case "ObjectPattern":
+      for (const prop of p.properties as Node[])
+        patternNames(prop.type === "RestElement" ? prop.argument : prop.value, out);
+      break;
+    case "ArrayPattern":
+      for (const e of p.elements as unknown[]) patternNames(e, out);
+      break;
+    case "RestElement":
+      patternNames(p.argument, out);
+      break;
+    case "AssignmentPattern":
+      patternNames(p.left, out);
+      break;
   }
 }
 
@@ -59,7 +70,8 @@ function patternNames(p: unknown, out: Set<string>): void {
 function hoisted(node: unknown, out: Set<string>): void {
   if (Array.isArray(node)) return node.forEach((n) => hoisted(n, out));
   if (!isNode(node)) return;
-  if (node.type === "VariableDeclaration" && node.kind === "var") for (const d of node.declarations as Node[]) patternNames(d.id, out);
+  if (node.type === "VariableDeclaration" && node.kind === "var")
+    for (const d of node.declarations as Node[]) patternNames(d.id, out);
   if (node.type === "FunctionDeclaration") {
     if (isNode(node.id)) out.add(node.id.name as string);
     return;
@@ -71,8 +83,10 @@ function hoisted(node: unknown, out: Set<string>): void {
 /** Declarations directly in a block: let/const/class/function. */
 function blockNames(statements: unknown, out: Set<string>): void {
   for (const s of (statements as Node[]) ?? []) {
-    if (s.type === "VariableDeclaration" && s.kind !== "var") for (const d of s.declarations as Node[]) patternNames(d.id, out);
-    if ((s.type === "ClassDeclaration" || s.type === "FunctionDeclaration") && isNode(s.id)) out.add(s.id.name as string);
+    if (s.type === "VariableDeclaration" && s.kind !== "var")
+      for (const d of s.declarations as Node[]) patternNames(d.id, out);
+    if ((s.type === "ClassDeclaration" || s.type === "FunctionDeclaration") && isNode(s.id))
+      out.add(s.id.name as string);
   }
 }
 
@@ -82,7 +96,8 @@ function freeNames(root: Node): Set<string> {
   const visitPattern = (p: unknown, scope: Scope): void => {
     if (!isNode(p)) return;
     switch (p.type) {
-      case "Identifier": return;
+      case "Identifier":
+        return;
       case "ObjectPattern":
         for (const prop of p.properties as Node[]) {
           if (prop.type === "RestElement") visitPattern(prop.argument, scope);
@@ -92,10 +107,18 @@ function freeNames(root: Node): Set<string> {
           }
         }
         return;
-      case "ArrayPattern": for (const e of p.elements as unknown[]) visitPattern(e, scope); return;
-      case "RestElement": visitPattern(p.argument, scope); return;
-      case "AssignmentPattern": visitPattern(p.left, scope); visit(p.right, scope); return;
-      default: visit(p, scope); // a member expression as an assignment target
+      case "ArrayPattern":
+        for (const e of p.elements as unknown[]) visitPattern(e, scope);
+        return;
+      case "RestElement":
+        visitPattern(p.argument, scope);
+        return;
+      case "AssignmentPattern":
+        visitPattern(p.left, scope);
+        visit(p.right, scope);
+        return;
+      default:
+        visit(p, scope); // a member expression as an assignment target
     }
   };
   const visitFunction = (f: Node, outer: Scope): void => {
@@ -109,7 +132,8 @@ function freeNames(root: Node): Set<string> {
       blockNames(body.body, scope.names);
     }
     for (const p of f.params as unknown[]) visitPattern(p, scope);
-    if (body?.type === "BlockStatement" || body?.type === "FunctionBody") for (const s of body.body as Node[]) visit(s, scope);
+    if (body?.type === "BlockStatement" || body?.type === "FunctionBody")
+      for (const s of body.body as Node[]) visit(s, scope);
     else visit(body, scope);
   };
   const visit = (node: unknown, scope: Scope): void => {
@@ -140,7 +164,8 @@ function freeNames(root: Node): Set<string> {
       case "ForOfStatement": {
         const inner = new Scope(scope);
         const head = (node.type === "ForStatement" ? node.init : node.left) as Node | null;
-        if (head?.type === "VariableDeclaration") for (const d of head.declarations as Node[]) patternNames(d.id, inner.names);
+        if (head?.type === "VariableDeclaration")
+          for (const d of head.declarations as Node[]) patternNames(d.id, inner.names);
         if (head && head.type !== "VariableDeclaration") visitPattern(head, inner);
         else visit(head, inner);
         for (const k of ["test", "update", "right", "body"]) visit(node[k], inner);
@@ -175,7 +200,8 @@ function freeNames(root: Node): Set<string> {
       case "AccessorProperty":
         if (node.computed) visit(node.key, scope);
         return visit(node.value, scope);
-      case "LabeledStatement": return visit(node.body, scope);
+      case "LabeledStatement":
+        return visit(node.body, scope);
       case "BreakStatement":
       case "ContinueStatement":
       case "MetaProperty":
@@ -237,15 +263,30 @@ function notJson(v: unknown, path: string): string | undefined {
  * @example
  * captureFn((x: number) => x * factor, "map", loc, { with: { factor: 2 } })
  */
-export function captureFn(fn: unknown, what: string, loc: SourceLocation | undefined, options: UserFnOptions = {}): FnSpec {
-  if (typeof fn !== "function") throw new BasinError("BASIN_PLAN", `${what} expects a function, got ${fn === null ? "null" : typeof fn}`, loc);
+export function captureFn(
+  fn: unknown,
+  what: string,
+  loc: SourceLocation | undefined,
+  options: UserFnOptions = {},
+): FnSpec {
+  if (typeof fn !== "function")
+    throw new BasinError("BASIN_PLAN", `${what} expects a function, got ${fn === null ? "null" : typeof fn}`, loc);
   const name = fn.name || "anonymous";
   const source = Function.prototype.toString.call(fn);
   const label = `${what} (function ${JSON.stringify(name)})`;
   if (/\{\s*\[native code\]\s*\}\s*$/.test(source))
-    throw new BasinError("BASIN_PLAN", `${label} is a built-in or bound function, which cannot travel to worker threads; wrap it, e.g. (x) => Math.sqrt(x)`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${label} is a built-in or bound function, which cannot travel to worker threads; wrap it, e.g. (x) => Math.sqrt(x)`,
+      loc,
+    );
   const parsed = parseFunction(source, name);
-  if (!parsed) throw new BasinError("BASIN_PLAN", `${label}: its source text does not parse as a function, so it cannot travel to worker threads`, loc);
+  if (!parsed)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${label}: its source text does not parse as a function, so it cannot travel to worker threads`,
+      loc,
+    );
   const given = options.with ?? {};
   if (!isPlain(given)) throw new BasinError("BASIN_PLAN", `${what}: \`with\` must be an object of name: value`, loc);
   const free = [...freeNames(parsed.ast)].filter((n) => !GLOBALS.has(n) && !(n in given));
@@ -266,7 +307,12 @@ export function captureFn(fn: unknown, what: string, loc: SourceLocation | undef
       continue;
     }
     const why = notJson(v, `with.${k}`);
-    if (why) throw new BasinError("BASIN_PLAN", `${what}: ${why}; values passed with \`with\` must be JSON values (or functions)`, loc);
+    if (why)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `${what}: ${why}; values passed with \`with\` must be JSON values (or functions)`,
+        loc,
+      );
     captured[k] = { value: v as JsonValue };
   }
   return { source: parsed.expr, name, captured };

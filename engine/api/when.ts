@@ -13,7 +13,10 @@ function caseNode(branches: Branches, otherwise: ExprNode, loc: SourceLocation |
 /** A `when(cond)` waiting for its `then(value)`. */
 export class When {
   /** @internal */
-  constructor(private readonly branches: Branches, private readonly cond: ExprNode) {}
+  constructor(
+    private readonly branches: Branches,
+    private readonly cond: ExprNode,
+  ) {}
 
   /**
    * The value where the condition is true.
@@ -33,7 +36,10 @@ export class When {
  */
 export class Then extends Expr {
   /** @internal */
-  constructor(private readonly branches: Branches, private readonly loc: SourceLocation | undefined) {
+  constructor(
+    private readonly branches: Branches,
+    private readonly loc: SourceLocation | undefined,
+  ) {
     super(caseNode(branches, { kind: "lit", value: null }, loc));
   }
 

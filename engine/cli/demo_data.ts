@@ -9,13 +9,13 @@ const PAYMENTS = ["card", "cash", "no charge", "dispute"];
 const BOROUGHS = ["Manhattan", "Brooklyn", "Queens", "Bronx", "Staten Island", "EWR", "Zürich, CH", "東京"];
 const VERSION = "v1";
 
-
-
 async function writeFile(path: string, rows: number, seed: number, onRows: (n: number) => void): Promise<void> {
   const rand = seededRandom(seed);
   const out = createWriteStream(path);
   const start = Date.UTC(2015, 0, 1);
-  out.write("vendor_id,tpep_pickup_datetime,passenger_count,trip_distance,payment_type,pickup_borough,fare_amount,tip_amount\n");
+  out.write(
+    "vendor_id,tpep_pickup_datetime,passenger_count,trip_distance,payment_type,pickup_borough,fare_amount,tip_amount\n",
+  );
   let chunk = "";
   for (let i = 0; i < rows; i++) {
     const t = new Date(start + Math.floor(rand() * 31 * 86_400_000)).toISOString().slice(0, 19);
@@ -43,12 +43,19 @@ async function writeFile(path: string, rows: number, seed: number, onRows: (n: n
  * @example
  * await generateDemoData("/tmp/basin-demo", 4, 250_000, (n) => {});
  */
-export async function generateDemoData(dir: string, files: number, rowsPerFile: number, onRows: (total: number) => void): Promise<boolean> {
+export async function generateDemoData(
+  dir: string,
+  files: number,
+  rowsPerFile: number,
+  onRows: (total: number) => void,
+): Promise<boolean> {
   const marker = join(dir, `.complete-${VERSION}-${files}x${rowsPerFile}`);
   if (existsSync(marker)) return false;
   mkdirSync(dir, { recursive: true });
   for (let f = 0; f < files; f++) {
-    await writeFile(join(dir, `trips-${String(f + 1).padStart(2, "0")}.csv`), rowsPerFile, 1234 + f, (n) => onRows(f * rowsPerFile + n));
+    await writeFile(join(dir, `trips-${String(f + 1).padStart(2, "0")}.csv`), rowsPerFile, 1234 + f, (n) =>
+      onRows(f * rowsPerFile + n),
+    );
   }
   writeFileSync(marker, "");
   return true;

@@ -12,7 +12,8 @@ export function formatValue(v: Value): string {
 }
 
 // East Asian wide characters and emoji take two terminal columns.
-const WIDE = /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+const WIDE =
+  /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
 
 /** Columns a string takes in a terminal. */
 export function displayWidth(s: string): number {
@@ -33,7 +34,10 @@ export type PrintableTable = Pick<Table, "columnNames" | "numRows" | "schema" | 
 export function formatTable(t: PrintableTable, maxRows = 20): string {
   const names = t.columnNames;
   const half = Math.floor(maxRows / 2);
-  const rowIdx = t.numRows <= maxRows ? [...Array(t.numRows).keys()] : [...Array(half).keys(), -1, ...Array.from({ length: half }, (_, i) => t.numRows - half + i)];
+  const rowIdx =
+    t.numRows <= maxRows
+      ? [...Array(t.numRows).keys()]
+      : [...Array(half).keys(), -1, ...Array.from({ length: half }, (_, i) => t.numRows - half + i)];
   const cols = names.map((n) => t.column(n));
   const numeric = t.schema.map((f) => f.type === "int64" || f.type === "float64");
   const cells = rowIdx.map((r) => (r < 0 ? names.map(() => "…") : cols.map((c) => formatValue(c[r]))));
@@ -43,7 +47,11 @@ export function formatTable(t: PrintableTable, maxRows = 20): string {
     const fill = " ".repeat(widths[c] - displayWidth(s));
     return numeric[c] ? fill + s : s + fill;
   };
-  const line = (row: string[]) => row.map((s, c) => pad(s, c)).join("  ").trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((s, c) => pad(s, c))
+      .join("  ")
+      .trimEnd();
   const rule = widths.map((w) => "─".repeat(w)).join("  ");
   const body = [line(header[0]), line(header[1]), rule, ...cells.map(line)];
   body.push(`${t.numRows} row${t.numRows === 1 ? "" : "s"} × ${names.length} column${names.length === 1 ? "" : "s"}`);

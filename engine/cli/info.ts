@@ -49,9 +49,12 @@ export function formatInfo(i: MachineInfo): string {
     `memory          ${(i.memoryBytes / GIB).toFixed(1)} GiB (${(i.freeMemoryBytes / GIB).toFixed(1)} GiB free)`,
     `GPUs            ${i.gpus}`,
     ...i.cuda.devices.map(
-      (d) => `  ${d.index}: ${d.name}, ${(d.totalMemory / GIB).toFixed(1)} GiB, compute ${d.computeCapability}, ${d.multiprocessors} SMs, ${Math.round(d.bandwidthGBs)} GB/s, ${d.pciBusId}`,
+      (d) =>
+        `  ${d.index}: ${d.name}, ${(d.totalMemory / GIB).toFixed(1)} GiB, compute ${d.computeCapability}, ${d.multiprocessors} SMs, ${Math.round(d.bandwidthGBs)} GB/s, ${d.pciBusId}`,
     ),
-    ...(i.cuda.compiled ? [`CUDA            driver ${cudaVersion(i.cuda.driverVersion)}, runtime ${cudaVersion(i.cuda.runtimeVersion)}`] : []),
+    ...(i.cuda.compiled
+      ? [`CUDA            driver ${cudaVersion(i.cuda.driverVersion)}, runtime ${cudaVersion(i.cuda.runtimeVersion)}`]
+      : []),
     `native build    ${i.native.flavour}${i.native.cuda && i.gpus === 0 ? " (built with CUDA; no GPU or driver found, running on CPU)" : ""}, N-API ${i.native.napiVersion}`,
     `node            ${i.node}`,
     `default workers ${i.defaultWorkers} CPU worker threads`,

@@ -42,7 +42,8 @@ class UsageError extends Error {}
 
 function compressionOption(v: string | undefined): SpillCompression | undefined {
   if (v === undefined) return undefined;
-  if (!SPILL_COMPRESSIONS.includes(v as SpillCompression)) throw new UsageError(`--spill-compression needs one of ${SPILL_COMPRESSIONS.join(", ")}, got "${v}"`);
+  if (!SPILL_COMPRESSIONS.includes(v as SpillCompression))
+    throw new UsageError(`--spill-compression needs one of ${SPILL_COMPRESSIONS.join(", ")}, got "${v}"`);
   return v as SpillCompression;
 }
 
@@ -66,7 +67,10 @@ function workersOption(v: string | undefined): number | undefined {
 /** The cluster named by --cluster: a Dask scheduler address or a saved profile's name. */
 async function clusterOption(v: string | undefined): Promise<Cluster | undefined> {
   if (v === undefined) return undefined;
-  if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v)) throw new UsageError(`--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`);
+  if (!/^[a-z]+:\/\/\S+$/.test(v) && !/^[\w.-]+$/.test(v))
+    throw new UsageError(
+      `--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`,
+    );
   return openCluster(v, { log: (line) => process.stderr.write(`${line}\n`) });
 }
 
@@ -79,9 +83,13 @@ function remoteEngineProfile(v: string | undefined): SshProfile | undefined {
 
 async function demo(): Promise<void> {
   const dir = join(tmpdir(), "basin-demo");
-  const files = 4, rows = 250_000;
+  const files = 4,
+    rows = 250_000;
   const made = await generateDemoData(dir, files, rows, (n) => {
-    if (process.stderr.isTTY) process.stderr.write(`\r\x1b[Kgenerating sample data: ${n.toLocaleString()} / ${(files * rows).toLocaleString()} trips`);
+    if (process.stderr.isTTY)
+      process.stderr.write(
+        `\r\x1b[Kgenerating sample data: ${n.toLocaleString()} / ${(files * rows).toLocaleString()} trips`,
+      );
   });
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
   process.stderr.write(`${made ? "generated" : "reusing"} ${(files * rows).toLocaleString()} sample trips in ${dir}\n`);
@@ -148,7 +156,12 @@ export async function main(argv: string[]): Promise<number> {
         }
         const cluster = await clusterOption(values.cluster);
         try {
-          await runFile(rest[0], { output: values.output, explain: values.explain, optimize: !values["no-optimize"], cluster });
+          await runFile(rest[0], {
+            output: values.output,
+            explain: values.explain,
+            optimize: !values["no-optimize"],
+            cluster,
+          });
         } finally {
           await cluster?.close();
         }
@@ -158,7 +171,8 @@ export async function main(argv: string[]): Promise<number> {
       case "serve": {
         if (rest.length > 1) throw new UsageError("basin serve takes at most one folder");
         const port = values.port === undefined ? undefined : Number(values.port);
-        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port needs a port number, got "${values.port}"`);
+        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+          throw new UsageError(`--port needs a port number, got "${values.port}"`);
         await serveCommand(rest[0], port, values.cluster, remoteEngineProfile(values.cluster));
         return 0;
       }

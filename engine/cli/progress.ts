@@ -19,7 +19,8 @@ export class ProgressBar {
     const now = performance.now();
     if (!this.out.isTTY || (now - this.last < 80 && e.done < e.total)) return;
     this.last = now;
-    let done = 0, total = 0;
+    let done = 0,
+      total = 0;
     for (const g of this.groups.values()) {
       done += g.done;
       total += g.total;
@@ -29,7 +30,12 @@ export class ProgressBar {
     const secs = ((now - this.started) / 1000).toFixed(1);
     const current = [...this.groups.values()].find((g) => g.done < g.total) ?? e;
     const label = `${current.group} ${current.done}/${current.total}`;
-    this.out.write(`\r\x1b[K[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${done}/${total} tasks ${secs}s  ${label}`.slice(0, (this.out.columns || 120) + 8));
+    this.out.write(
+      `\r\x1b[K[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${done}/${total} tasks ${secs}s  ${label}`.slice(
+        0,
+        (this.out.columns || 120) + 8,
+      ),
+    );
     this.shown = true;
   }
 

@@ -52,10 +52,19 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
         onProgress: (e) => bar.update(e),
         before(next, name) {
           if (name === undefined && next.kind === "array" && opts.output && !npy)
-            throw new BasinError("BASIN_PLAN", `the pipeline's default export is an array: write it with --output <file>.npy, not ${opts.output}`);
+            throw new BasinError(
+              "BASIN_PLAN",
+              `the pipeline's default export is an array: write it with --output <file>.npy, not ${opts.output}`,
+            );
           if (name === undefined && next.kind === "frame" && npy)
-            throw new BasinError("BASIN_PLAN", `${file}: --output ${opts.output} writes arrays, but the default export is not an array; use .csv, .parquet or .arrow`);
-          if (opts.explain && next.kind === "frame") process.stderr.write(`${name === undefined ? "" : `${name}:\n`}${explainPlan(next.plan.root, { optimize })}\n\n`);
+            throw new BasinError(
+              "BASIN_PLAN",
+              `${file}: --output ${opts.output} writes arrays, but the default export is not an array; use .csv, .parquet or .arrow`,
+            );
+          if (opts.explain && next.kind === "frame")
+            process.stderr.write(
+              `${name === undefined ? "" : `${name}:\n`}${explainPlan(next.plan.root, { optimize })}\n\n`,
+            );
           t0 = performance.now();
         },
       },
@@ -63,7 +72,13 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
         bar.done();
         // The default export goes to --output when there is one; shown frames are printed after it.
         if (r.name !== undefined) process.stdout.write(`\n${r.name}:\n`);
-        await emit(r, r.name === undefined ? opts.output : undefined, format && r.name === undefined ? format : undefined, opts.cluster, seconds());
+        await emit(
+          r,
+          r.name === undefined ? opts.output : undefined,
+          format && r.name === undefined ? format : undefined,
+          opts.cluster,
+          seconds(),
+        );
       },
     );
   } finally {
@@ -73,7 +88,13 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
 }
 
 /** Prints or writes one result; a frame's parts are released. */
-async function emit(r: PipelineResult, output: string | undefined, format: OutputFormat | undefined, cluster: Cluster | undefined, secs: string): Promise<void> {
+async function emit(
+  r: PipelineResult,
+  output: string | undefined,
+  format: OutputFormat | undefined,
+  cluster: Cluster | undefined,
+  secs: string,
+): Promise<void> {
   if (r.kind === "array") return emitArray(r.array, output, secs);
   if (r.kind === "table") {
     warnSkipped(r.table.info.skippedLines);
@@ -84,7 +105,9 @@ async function emit(r: PipelineResult, output: string | undefined, format: Outpu
     return;
   }
   const { parts } = r;
-  process.stderr.write(cluster?.kind === "dask" ? `ran on Dask at ${cluster.label} in ${secs} s\n` : `${parts.tasks} tasks in ${secs} s\n`);
+  process.stderr.write(
+    cluster?.kind === "dask" ? `ran on Dask at ${cluster.label} in ${secs} s\n` : `${parts.tasks} tasks in ${secs} s\n`,
+  );
   warnSkipped(parts.skippedLines);
   if (output && format) {
     // --output streams the result's partitions from the store to the file (never one table in memory).

@@ -17,14 +17,21 @@ import { ProgressBar } from "./progress.js";
 function fromWire(type: DType, v: WireValue): Value {
   if (v === null) return null;
   if (type === "float64" && typeof v === "string") return Number(v);
-  if (type === "timestamp" && typeof v === "string") return /\.\d{3}Z$/.test(v) ? new Date(v) : v.replace("T", " ").replace(/Z$/, "");
+  if (type === "timestamp" && typeof v === "string")
+    return /\.\d{3}Z$/.test(v) ? new Date(v) : v.replace("T", " ").replace(/Z$/, "");
   return v;
 }
 
 /** The head and tail rows of a remote result (what formatTable shows), as a printable table. */
 async function printable(engine: RemoteEngine, info: ResultInfo, maxRows: number): Promise<PrintableTable> {
   const half = Math.floor(maxRows / 2);
-  const ranges: [number, number][] = info.rows <= maxRows ? [[0, info.rows]] : [[0, half], [info.rows - half, half]];
+  const ranges: [number, number][] =
+    info.rows <= maxRows
+      ? [[0, info.rows]]
+      : [
+          [0, half],
+          [info.rows - half, half],
+        ];
   const pages: Page[] = [];
   for (const [offset, limit] of ranges) if (limit > 0) pages.push(await engine.page(info.id, offset, limit));
   const names = info.schema.map((f) => f.name);
@@ -47,10 +54,18 @@ async function printable(engine: RemoteEngine, info: ResultInfo, maxRows: number
  * @example
  * await runRemote("p.ts", { kind: "ssh", name: "gpu", host: "gpu.lab", user: "me", workspace: "data" });
  */
-export async function runRemote(file: string, profile: SshProfile, opts: { output?: string; explain?: boolean }): Promise<void> {
+export async function runRemote(
+  file: string,
+  profile: SshProfile,
+  opts: { output?: string; explain?: boolean },
+): Promise<void> {
   if (opts.output || opts.explain)
-    throw new BasinError("BASIN_PLAN", `--${opts.output ? "output" : "explain"} is not available with the remote Basin engine of profile "${profile.name}" yet; run without it, or open the host's workspace in the workbench and export from there`);
-  if (!existsSync(file)) throw new BasinError("BASIN_IO", `${file}: no such pipeline file (looked in ${process.cwd()})`);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `--${opts.output ? "output" : "explain"} is not available with the remote Basin engine of profile "${profile.name}" yet; run without it, or open the host's workspace in the workbench and export from there`,
+    );
+  if (!existsSync(file))
+    throw new BasinError("BASIN_IO", `${file}: no such pipeline file (looked in ${process.cwd()})`);
   const source = readFileSync(file, "utf8");
   const engine = await RemoteEngine.connect(profile, { reconnect: false });
   const bar = new ProgressBar(process.stderr);
@@ -58,7 +73,9 @@ export async function runRemote(file: string, profile: SshProfile, opts: { outpu
   const onSigint = () => ac.abort("interrupted");
   process.once("SIGINT", onSigint);
   try {
-    process.stderr.write(`${engine.engineWas === "reused" ? "using the" : "started a"} Basin engine on ${engine.where} (profile ${profile.name})\n`);
+    process.stderr.write(
+      `${engine.engineWas === "reused" ? "using the" : "started a"} Basin engine on ${engine.where} (profile ${profile.name})\n`,
+    );
     const t0 = performance.now();
     let run;
     try {

@@ -30,7 +30,9 @@ export async function serveRemote(profile: SshProfile, port: number | undefined)
   try {
     const server = await serve({ root: ".", port, remote });
     const { root } = await remote.workspace();
-    process.stdout.write(`Basin workbench for ${root} on ${remote.where} (profile ${profile.name}, its Basin engine ${remote.engineWas})\n  ${server.url}\n(Ctrl+C stops it; the engine on the host keeps running)\n`);
+    process.stdout.write(
+      `Basin workbench for ${root} on ${remote.where} (profile ${profile.name}, its Basin engine ${remote.engineWas})\n  ${server.url}\n(Ctrl+C stops it; the engine on the host keeps running)\n`,
+    );
     await untilStopped(server);
   } finally {
     remote.close();
@@ -47,21 +49,35 @@ export async function serveRemote(profile: SshProfile, port: number | undefined)
  * @example
  * await serveCommand(".", 0);
  */
-export async function serveCommand(folder: string | undefined, port: number | undefined, cluster?: string, remote?: SshProfile): Promise<void> {
+export async function serveCommand(
+  folder: string | undefined,
+  port: number | undefined,
+  cluster?: string,
+  remote?: SshProfile,
+): Promise<void> {
   if (remote) {
     if (folder !== undefined)
-      throw new BasinError("BASIN_PLAN", `basin serve --cluster ${remote.name} opens the workspace on ${remote.host} (the profile's "workspace" folder), not the local ${folder}; drop the folder, or set "workspace" in the profile`);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `basin serve --cluster ${remote.name} opens the workspace on ${remote.host} (the profile's "workspace" folder), not the local ${folder}; drop the folder, or set "workspace" in the profile`,
+      );
     return serveRemote(remote, port);
   }
   folder ??= ".";
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BasinError("BASIN_IO", `${folder}: no such folder to open as the workspace`);
-  const dask: Cluster | undefined = cluster === undefined ? undefined : await openCluster(cluster, { log: (line) => process.stderr.write(`${line}\n`) });
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new BasinError("BASIN_IO", `${folder}: no such folder to open as the workspace`);
+  const dask: Cluster | undefined =
+    cluster === undefined
+      ? undefined
+      : await openCluster(cluster, { log: (line) => process.stderr.write(`${line}\n`) });
   try {
     if (dask) await dask.connect(); // an unreachable scheduler fails now, not at the first run
     // Pipelines name their data relative to the workspace, as they do under `basin run` from it.
     process.chdir(folder);
     const server = await serve({ root: ".", port, cluster: dask });
-    process.stdout.write(`Basin workbench for ${process.cwd()}${dask ? ` (runs on Dask at ${dask.label})` : ""}\n  ${server.url}\n(Ctrl+C stops it)\n`);
+    process.stdout.write(
+      `Basin workbench for ${process.cwd()}${dask ? ` (runs on Dask at ${dask.label})` : ""}\n  ${server.url}\n(Ctrl+C stops it)\n`,
+    );
     await untilStopped(server);
   } finally {
     await dask?.close();

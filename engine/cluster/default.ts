@@ -30,7 +30,10 @@ export function defaultCluster(): LocalCluster {
 /** The default cluster's memory budget, without starting it (for explain()). */
 export function defaultBudget(): MemoryBudget {
   if (cluster) return cluster.budget;
-  return { limit: resolveMemory(options).hostLimit, workers: options.workers ?? envWorkers() ?? availableParallelism() };
+  return {
+    limit: resolveMemory(options).hostLimit,
+    workers: options.workers ?? envWorkers() ?? availableParallelism(),
+  };
 }
 
 /** Stops the default cluster's workers (a later compute starts a new one). */

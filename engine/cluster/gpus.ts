@@ -42,7 +42,10 @@ export function resolveGpus(o: GpuOptions = {}): GpuSettings {
   else if (want === "all") devices = info.devices.map((d) => d.index);
   else {
     if (!Array.isArray(want) || want.some((d) => !Number.isInteger(d) || d < 0) || new Set(want).size !== want.length)
-      throw new BasinError("BASIN_PLAN", `gpus must be "all", "none" or distinct device numbers like [0, 2]; got ${JSON.stringify(want)}`);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `gpus must be "all", "none" or distinct device numbers like [0, 2]; got ${JSON.stringify(want)}`,
+      );
     const missing = want.filter((d) => !info.devices.some((x) => x.index === d));
     if (missing.length > 0) {
       const why = info.compiled ? info.note || "" : "this Basin was built without CUDA";
@@ -57,8 +60,13 @@ export function resolveGpus(o: GpuOptions = {}): GpuSettings {
   for (const d of devices) {
     const total = info.devices.find((x) => x.index === d)!.totalMemory;
     const memoryLimit = parseBytes(o.deviceMemoryLimit ?? 0.8, "deviceMemoryLimit", total);
-    const poolSize = o.devicePoolSize === undefined ? memoryLimit : parseBytes(o.devicePoolSize, "devicePoolSize", total);
-    if (poolSize > total) throw new BasinError("BASIN_PLAN", `devicePoolSize ${poolSize} bytes is more than GPU ${d}'s ${total} bytes; give a smaller size`);
+    const poolSize =
+      o.devicePoolSize === undefined ? memoryLimit : parseBytes(o.devicePoolSize, "devicePoolSize", total);
+    if (poolSize > total)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `devicePoolSize ${poolSize} bytes is more than GPU ${d}'s ${total} bytes; give a smaller size`,
+      );
     configs.set(d, { memoryLimit, poolSize, asyncAllocator: o.deviceAsyncAllocator ?? false });
   }
   return { devices, configs };
@@ -92,6 +100,7 @@ export function applyGpus(s: GpuSettings): void {
 export function parseGpuList(text: string): "all" | "none" | number[] {
   const t = text.trim();
   if (t === "all" || t === "none") return t;
-  if (!/^\d+(,\d+)*$/.test(t)) throw new BasinError("BASIN_PLAN", `--gpus needs "all", "none" or device numbers like 0,2; got "${text}"`);
+  if (!/^\d+(,\d+)*$/.test(t))
+    throw new BasinError("BASIN_PLAN", `--gpus needs "all", "none" or device numbers like 0,2; got "${text}"`);
   return t.split(",").map(Number);
 }

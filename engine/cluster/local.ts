@@ -60,12 +60,21 @@ export class LocalCluster implements Cluster {
     this.gpuSettings = resolveGpus(options);
     const gpus = this.gpuSettings.devices;
     if (!Number.isInteger(n) || n < (gpus.length > 0 ? 0 : 1))
-      throw new BasinError("BASIN_PLAN", `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`);
-    this.pool = new WorkerPool(n, {
-      result: (worker, msg) => this.onResult(worker, msg),
-      lost: (worker, reason) => this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") }),
-      added: (worker) => this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
-    }, gpus);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`,
+      );
+    this.pool = new WorkerPool(
+      n,
+      {
+        result: (worker, msg) => this.onResult(worker, msg),
+        lost: (worker, reason) =>
+          this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") }),
+        added: (worker) =>
+          this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
+      },
+      gpus,
+    );
   }
 
   get workerCount(): number {
@@ -105,7 +114,11 @@ export class LocalCluster implements Cluster {
   async connect(): Promise<void> {}
 
   async runFrame(plan: Plan, options: FrameRunOptions = {}): Promise<StoredParts> {
-    const graph = lowerPlan(optimize(plan.root, options.optimize), { budget: this.budget, parts: options.parts ?? false, groups: options.groups });
+    const graph = lowerPlan(optimize(plan.root, options.optimize), {
+      budget: this.budget,
+      parts: options.parts ?? false,
+      groups: options.groups,
+    });
     const { refs, skippedLines } = await this.run(graph, options);
     return { refs, skippedLines, tasks: graph.tasks.length };
   }
@@ -117,14 +130,21 @@ export class LocalCluster implements Cluster {
 
   async clusterStatus(): Promise<ClusterStatus> {
     const s = native().storeStats();
-    const gpus = native().gpuStats().filter((g) => this.gpus.includes(g.device));
+    const gpus = native()
+      .gpuStats()
+      .filter((g) => this.gpus.includes(g.device));
     return {
       kind: "local",
       workers: this.pool.names.map((name) => {
         const busy = this.busyWorkers().includes(name);
         if (!isGpuWorker(name)) return { name, kind: "cpu" as const, busy };
         const g = gpus.find((x) => `gpu-${x.device}` === name);
-        return { name, kind: "gpu" as const, busy, ...(g && g.limit > 0 ? { memory: g.used, memoryLimit: g.limit } : {}) };
+        return {
+          name,
+          kind: "gpu" as const,
+          busy,
+          ...(g && g.limit > 0 ? { memory: g.used, memoryLimit: g.limit } : {}),
+        };
       }),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
       memory: memoryStatus(native().memoryStats(), gpus),
@@ -137,11 +157,16 @@ export class LocalCluster implements Cluster {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
       applyMemory(this.memory);
       applyGpus(this.gpuSettings);
-      const run = new GraphRun(graph, {
-        workers: () => this.pool.names,
-        execute: (worker, key, inputs) => this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),
-        overMemory: () => native().memoryStats().overLimit,
-      }, options);
+      const run = new GraphRun(
+        graph,
+        {
+          workers: () => this.pool.names,
+          execute: (worker, key, inputs) =>
+            this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),
+          overMemory: () => native().memoryStats().overLimit,
+        },
+        options,
+      );
       this.current = run;
       try {
         run.start();
@@ -166,7 +191,14 @@ export class LocalCluster implements Cluster {
     if (!run) return;
     if (msg.ok) {
       run.skippedLines += msg.skippedLines;
-      run.feed({ type: "taskFinished", key: msg.key, worker, outputs: msg.outputs, nbytes: msg.rows, stimulusId: run.stimulus("done") });
+      run.feed({
+        type: "taskFinished",
+        key: msg.key,
+        worker,
+        outputs: msg.outputs,
+        nbytes: msg.rows,
+        stimulusId: run.stimulus("done"),
+      });
     } else {
       run.feed({ type: "taskErred", key: msg.key, worker, error: msg.error, stimulusId: run.stimulus("err") });
     }

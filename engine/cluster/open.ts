@@ -20,12 +20,20 @@ export type OpenClusterOptions = Omit<DaskClusterOptions, "label" | "onClose"> &
 export async function openCluster(spec: string | Profile, options: OpenClusterOptions = {}): Promise<Cluster> {
   if (typeof spec === "string" && /^[a-z]+:\/\//.test(spec)) return new DaskCluster(spec, options);
   const p = typeof spec === "string" ? findProfile(spec) : spec;
-  if (p.kind === "dask") return new DaskCluster(p.scheduler, { ...options, label: `${p.scheduler} (profile ${p.name})` });
+  if (p.kind === "dask")
+    return new DaskCluster(p.scheduler, { ...options, label: `${p.scheduler} (profile ${p.name})` });
   if (p.kind === "slurm") return openSlurm(p, options);
   if (!p.scheduler)
-    throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" has no Dask scheduler; add "scheduler": "tcp://127.0.0.1:8786" (as the host sees it) to the profile`);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `ssh profile "${p.name}" has no Dask scheduler; add "scheduler": "tcp://127.0.0.1:8786" (as the host sees it) to the profile`,
+    );
   const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(p.scheduler);
-  if (!m) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": scheduler must be tcp://host:port, got "${p.scheduler}"`);
+  if (!m)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `ssh profile "${p.name}": scheduler must be tcp://host:port, got "${p.scheduler}"`,
+    );
   const [host, port] = [m[1], Number(m[2])];
   let ssh = await SshSession.connect(p);
   let tunnel = await ssh.tunnel(host, port);
@@ -49,8 +57,8 @@ export async function openCluster(spec: string | Profile, options: OpenClusterOp
   const reconnect = (): void => {
     if (closed) return;
     retry = setTimeout(() => {
-      void SshSession.connect(p).then(
-        async (s) => {
+      void SshSession.connect(p)
+        .then(async (s) => {
           try {
             tunnel = await s.tunnel(host, port, localPort);
           } catch (e) {
@@ -61,16 +69,21 @@ export async function openCluster(spec: string | Profile, options: OpenClusterOp
           ssh = s;
           watch(s);
           delay = 200;
-        },
-      ).catch(() => {
-        delay = Math.min(delay * 2, 5000);
-        reconnect();
-      });
+        })
+        .catch(() => {
+          delay = Math.min(delay * 2, 5000);
+          reconnect();
+        });
     }, delay);
   };
   const watch = (s: SshSession): void => {
     s.whenDropped((e) => {
-      cluster.abandon(new BasinError("BASIN_IO", `the Dask run at ${p.scheduler} on ${p.host} stopped: ${e.message.replace(/; reconnect to go on$/, "")}; this session reconnects by itself, run again`));
+      cluster.abandon(
+        new BasinError(
+          "BASIN_IO",
+          `the Dask run at ${p.scheduler} on ${p.host} stopped: ${e.message.replace(/; reconnect to go on$/, "")}; this session reconnects by itself, run again`,
+        ),
+      );
       void tunnel.close();
       reconnect();
     });

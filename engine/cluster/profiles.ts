@@ -75,12 +75,21 @@ export function profilesPath(): string {
 function check(p: Profile): Profile {
   const bad = SECRET_FIELDS.filter((f) => f in (p as unknown as Record<string, unknown>));
   if (bad.length > 0)
-    throw new BasinError("BASIN_PLAN", `profile "${p.name}" holds ${bad.join(", ")}; profiles keep no secrets: give a keyPath or use the ssh-agent`);
-  if (!p.name || !/^[\w.-]+$/.test(p.name)) throw new BasinError("BASIN_PLAN", `profile name "${p.name}" must be letters, digits, ".", "-" or "_"`);
-  if (p.kind === "ssh" && (!p.host || !p.user)) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" needs a host and a user`);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `profile "${p.name}" holds ${bad.join(", ")}; profiles keep no secrets: give a keyPath or use the ssh-agent`,
+    );
+  if (!p.name || !/^[\w.-]+$/.test(p.name))
+    throw new BasinError("BASIN_PLAN", `profile name "${p.name}" must be letters, digits, ".", "-" or "_"`);
+  if (p.kind === "ssh" && (!p.host || !p.user))
+    throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}" needs a host and a user`);
   if (p.kind === "ssh" && p.jump !== undefined && (typeof p.jump !== "string" || p.jump === p.name))
-    throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": "jump" must name another ssh profile (the jump host), got ${JSON.stringify(p.jump)}`);
-  if (p.kind === "dask" && !/^(tcp|tls|ucx):\/\/\S+$/.test(p.scheduler)) throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `ssh profile "${p.name}": "jump" must name another ssh profile (the jump host), got ${JSON.stringify(p.jump)}`,
+    );
+  if (p.kind === "dask" && !/^(tcp|tls|ucx):\/\/\S+$/.test(p.scheduler))
+    throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
   if (p.kind === "slurm") checkSlurm(p);
   return p;
 }
@@ -92,12 +101,18 @@ function checkSlurm(p: SlurmProfile): void {
   walltimeSeconds(p.walltime);
   checkJobSpec(p);
   const whole = (v: number | undefined, min: number) => v === undefined || (Number.isInteger(v) && v >= min);
-  if (p.jobs !== undefined && (p.minJobs !== undefined || p.maxJobs !== undefined)) throw bad("give either jobs (a fixed number) or minJobs and maxJobs (adaptive), not both");
-  if ((p.minJobs === undefined) !== (p.maxJobs === undefined)) throw bad("adaptive scaling needs both minJobs and maxJobs");
+  if (p.jobs !== undefined && (p.minJobs !== undefined || p.maxJobs !== undefined))
+    throw bad("give either jobs (a fixed number) or minJobs and maxJobs (adaptive), not both");
+  if ((p.minJobs === undefined) !== (p.maxJobs === undefined))
+    throw bad("adaptive scaling needs both minJobs and maxJobs");
   if (!whole(p.jobs, 1) || !whole(p.minJobs, 1) || !whole(p.maxJobs, 1) || (p.maxJobs ?? 0) < (p.minJobs ?? 0))
-    throw bad(`jobs, minJobs and maxJobs must be whole numbers ≥ 1 with minJobs ≤ maxJobs, got ${JSON.stringify({ jobs: p.jobs, minJobs: p.minJobs, maxJobs: p.maxJobs })}`);
-  if (p.idleSeconds !== undefined && !(p.idleSeconds > 0)) throw bad(`idleSeconds must be positive, got ${p.idleSeconds}`);
-  if (p.startTimeout !== undefined && !(p.startTimeout > 0)) throw bad(`startTimeout must be positive, got ${p.startTimeout}`);
+    throw bad(
+      `jobs, minJobs and maxJobs must be whole numbers ≥ 1 with minJobs ≤ maxJobs, got ${JSON.stringify({ jobs: p.jobs, minJobs: p.minJobs, maxJobs: p.maxJobs })}`,
+    );
+  if (p.idleSeconds !== undefined && !(p.idleSeconds > 0))
+    throw bad(`idleSeconds must be positive, got ${p.idleSeconds}`);
+  if (p.startTimeout !== undefined && !(p.startTimeout > 0))
+    throw bad(`startTimeout must be positive, got ${p.startTimeout}`);
 }
 
 /**
@@ -138,13 +153,29 @@ export const MAX_JUMPS = 8;
 export function jumpChain(profile: SshProfile, profiles: readonly Profile[] = loadProfiles()): SshProfile[] {
   const chain: SshProfile[] = [];
   const seen = [profile.name];
-  for (let p = profile; p.jump !== undefined; ) {
+  for (let p = profile; p.jump !== undefined;) {
     const name: string = p.jump;
     const j = profiles.find((x) => x.name === name);
-    if (!j) throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": its jump host profile "${name}" is not saved (in ${profilesPath()}); add an ssh profile named "${name}" or fix "jump"`);
-    if (j.kind !== "ssh") throw new BasinError("BASIN_PLAN", `ssh profile "${p.name}": "jump": "${name}" names a ${j.kind} profile; name the ssh profile of the jump host`);
-    if (seen.includes(j.name)) throw new BasinError("BASIN_PLAN", `ssh profile "${profile.name}": its jump hosts loop (${[...seen, j.name].join(" → ")}); fix "jump" in one of them`);
-    if (chain.length >= MAX_JUMPS) throw new BasinError("BASIN_PLAN", `ssh profile "${profile.name}" goes through more than ${MAX_JUMPS} jump hosts; shorten the chain`);
+    if (!j)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `ssh profile "${p.name}": its jump host profile "${name}" is not saved (in ${profilesPath()}); add an ssh profile named "${name}" or fix "jump"`,
+      );
+    if (j.kind !== "ssh")
+      throw new BasinError(
+        "BASIN_PLAN",
+        `ssh profile "${p.name}": "jump": "${name}" names a ${j.kind} profile; name the ssh profile of the jump host`,
+      );
+    if (seen.includes(j.name))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `ssh profile "${profile.name}": its jump hosts loop (${[...seen, j.name].join(" → ")}); fix "jump" in one of them`,
+      );
+    if (chain.length >= MAX_JUMPS)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `ssh profile "${profile.name}" goes through more than ${MAX_JUMPS} jump hosts; shorten the chain`,
+      );
     seen.push(j.name);
     chain.unshift(j);
     p = j;
@@ -156,6 +187,10 @@ export function jumpChain(profile: SshProfile, profiles: readonly Profile[] = lo
 export function findProfile(name: string, file = profilesPath()): Profile {
   const list = loadProfiles(file);
   const p = list.find((x) => x.name === name);
-  if (!p) throw new BasinError("BASIN_PLAN", `no cluster profile named "${name}" in ${file}; saved: ${list.map((x) => x.name).join(", ") || "(none)"}`);
+  if (!p)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `no cluster profile named "${name}" in ${file}; saved: ${list.map((x) => x.name).join(", ") || "(none)"}`,
+    );
   return p;
 }

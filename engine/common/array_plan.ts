@@ -13,10 +13,39 @@ export type Chunks = number[][];
 
 /** Elementwise operations (NumPy ufunc names where one exists). */
 export type MapOp =
-  | "add" | "subtract" | "multiply" | "divide" | "floor_divide" | "mod" | "power" | "maximum" | "minimum"
-  | "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal" | "logical_and" | "logical_or"
-  | "negative" | "abs" | "sqrt" | "exp" | "log" | "sin" | "cos" | "tan" | "floor" | "ceil" | "sign" | "isnan" | "isinf"
-  | "logical_not" | "where" | "astype";
+  | "add"
+  | "subtract"
+  | "multiply"
+  | "divide"
+  | "floor_divide"
+  | "mod"
+  | "power"
+  | "maximum"
+  | "minimum"
+  | "equal"
+  | "not_equal"
+  | "less"
+  | "less_equal"
+  | "greater"
+  | "greater_equal"
+  | "logical_and"
+  | "logical_or"
+  | "negative"
+  | "abs"
+  | "sqrt"
+  | "exp"
+  | "log"
+  | "sin"
+  | "cos"
+  | "tan"
+  | "floor"
+  | "ceil"
+  | "sign"
+  | "isnan"
+  | "isinf"
+  | "logical_not"
+  | "where"
+  | "astype";
 
 /**
  * Linear algebra outputs: the parts of a tall-skinny QR (TSQR) or SVD of a 2-D
@@ -98,7 +127,8 @@ export function isFloat(t: ArrayDType): boolean {
 /** NumPy's result type of two arrays. */
 export function promote(a: ArrayDType, b: ArrayDType): ArrayDType {
   // int + float32 needs float64 to hold every int exactly, as NumPy decides.
-  if ((a === "float32" && (b === "int64" || b === "int32")) || (b === "float32" && (a === "int64" || a === "int32"))) return "float64";
+  if ((a === "float32" && (b === "int64" || b === "int32")) || (b === "float32" && (a === "int64" || a === "int32")))
+    return "float64";
   return RANK[a] >= RANK[b] ? a : b;
 }
 
@@ -111,11 +141,15 @@ export function promoteScalar(a: ArrayDType, v: number): ArrayDType {
 /** The dtype a reduction gives (NumPy's, on a 64-bit Linux). */
 export function reduceDType(op: ReduceOp, t: ArrayDType): ArrayDType {
   switch (op) {
-    case "sum": return isFloat(t) ? t : "int64";
+    case "sum":
+      return isFloat(t) ? t : "int64";
     case "min":
-    case "max": return t;
+    case "max":
+      return t;
     case "argmin":
-    case "argmax": return "int64";
-    default: return t === "float32" ? "float32" : "float64";
+    case "argmax":
+      return "int64";
+    default:
+      return t === "float32" ? "float32" : "float64";
   }
 }

@@ -38,7 +38,16 @@ export type BagNode =
   | { kind: "map" | "filter" | "flatMap"; input: BagNode; fn: FnSpec; loc?: SourceLocation }
   | { kind: "pluck"; input: BagNode; key: string | number; default?: Maybe; loc?: SourceLocation }
   /** Per key, a fold of the items with `binop` from `initial`, then of the partial results with `combine`. */
-  | { kind: "foldBy"; input: BagNode; key: KeySpec; binop: Reducer; initial?: Maybe; combine: Reducer; combineInitial?: Maybe; loc?: SourceLocation }
+  | {
+      kind: "foldBy";
+      input: BagNode;
+      key: KeySpec;
+      binop: Reducer;
+      initial?: Maybe;
+      combine: Reducer;
+      combineInitial?: Maybe;
+      loc?: SourceLocation;
+    }
   /** [key, items of that key] pairs. */
   | { kind: "groupBy"; input: BagNode; key: KeySpec; loc?: SourceLocation }
   /** The first item of each distinct key (the item itself by default). */

@@ -5,7 +5,8 @@ import type { FnSpec } from "./bag.js";
 import type { SerializedError } from "./errors.js";
 
 /** An argument: task input `dep`'s value, a literal (structured-clonable), or an array / plain object of those. */
-export type ArgTemplate = { dep: number } | { value: unknown } | { array: ArgTemplate[] } | { object: [string, ArgTemplate][] };
+export type ArgTemplate =
+  { dep: number } | { value: unknown } | { array: ArgTemplate[] } | { object: [string, ArgTemplate][] };
 
 export interface DelayedCall {
   fn: FnSpec;

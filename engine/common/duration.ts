@@ -1,7 +1,15 @@
 // Fixed-length durations written as text ("15m", "-2h", "90s"), for dt.floor and
 // dt.offsetBy. Calendar units (months, years) have no fixed length and are not here.
 
-const MICROS: Readonly<Record<string, number>> = { us: 1, ms: 1e3, s: 1e6, m: 60e6, h: 3600e6, d: 86400e6, w: 7 * 86400e6 };
+const MICROS: Readonly<Record<string, number>> = {
+  us: 1,
+  ms: 1e3,
+  s: 1e6,
+  m: 60e6,
+  h: 3600e6,
+  d: 86400e6,
+  w: 7 * 86400e6,
+};
 
 /** The units a duration may use, for error messages. */
 export const DURATION_UNITS = Object.keys(MICROS);
@@ -24,7 +32,12 @@ export function parseDuration(text: string): number | undefined {
 
 /** date_diff units and their length in microseconds. */
 export const DIFF_UNITS: Readonly<Record<string, number>> = {
-  day: 86400e6, hour: 3600e6, minute: 60e6, second: 1e6, millisecond: 1e3, microsecond: 1,
+  day: 86400e6,
+  hour: 3600e6,
+  minute: 60e6,
+  second: 1e6,
+  millisecond: 1e3,
+  microsecond: 1,
 };
 
 /** The strptime specifiers the parsers understand. */

@@ -56,7 +56,8 @@ export class BasinError extends Error {
 
   /** Wraps anything thrown (native errors carry a `code`) as a BasinError. */
   static from(err: unknown, location?: SourceLocation): BasinError {
-    if (err instanceof BasinError) return err.location || !location ? err : new BasinError(err.code, err.detail, location);
+    if (err instanceof BasinError)
+      return err.location || !location ? err : new BasinError(err.code, err.detail, location);
     const e = err as { code?: unknown; message?: unknown };
     const code = typeof e?.code === "string" && e.code.startsWith("BASIN_") ? (e.code as ErrorCode) : "BASIN_INTERNAL";
     return new BasinError(code, typeof e?.message === "string" ? e.message : String(err), location);

@@ -93,7 +93,14 @@ export type PlanNode =
    * same `over`), computed in the input's row order; the rows and their order stay.
    */
   | { kind: "window"; input: PlanNode; windows: NamedExpr[]; schema: Field[]; loc?: SourceLocation }
-  | { kind: "sort"; input: PlanNode; keys: SortSpec[]; /** top-n: only the first `limit` rows */ limit?: number; schema: Field[]; loc?: SourceLocation }
+  | {
+      kind: "sort";
+      input: PlanNode;
+      keys: SortSpec[];
+      /** top-n: only the first `limit` rows */ limit?: number;
+      schema: Field[];
+      loc?: SourceLocation;
+    }
   | {
       kind: "join";
       left: PlanNode;
@@ -117,9 +124,26 @@ export type PlanNode =
    * not `descending`, smallest) non-null `by`; output: the keys, then the input's
    * other columns.
    */
-  | { kind: "topK"; input: PlanNode; keys: NamedExpr[]; by: string; k: number; descending: boolean; schema: Field[]; loc?: SourceLocation }
+  | {
+      kind: "topK";
+      input: PlanNode;
+      keys: NamedExpr[];
+      by: string;
+      k: number;
+      descending: boolean;
+      schema: Field[];
+      loc?: SourceLocation;
+    }
   /** A seeded random sample: `n` rows, or each row with probability `fraction`; frame order kept. */
-  | { kind: "sample"; input: PlanNode; n?: number; fraction?: number; seed: number; schema: Field[]; loc?: SourceLocation }
+  | {
+      kind: "sample";
+      input: PlanNode;
+      n?: number;
+      fraction?: number;
+      seed: number;
+      schema: Field[];
+      loc?: SourceLocation;
+    }
   /** The rows of every input, one after another; the inputs have exactly this schema. */
   | { kind: "union"; inputs: PlanNode[]; schema: Field[]; loc?: SourceLocation }
   /**
@@ -131,7 +155,8 @@ export type PlanNode =
 export type JoinHow = "inner" | "left" | "right" | "outer" | "semi" | "anti";
 
 /** One output column of a join: a column of one side, or a coalesced key. */
-export type JoinOutput = { side: "left" | "right"; source: string; name: string } | { side: "key"; source: number; name: string };
+export type JoinOutput =
+  { side: "left" | "right"; source: string; name: string } | { side: "key"; source: number; name: string };
 
 /** One sort key: a column, its direction, and where nulls go. */
 export interface SortSpec {

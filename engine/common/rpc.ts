@@ -122,7 +122,14 @@ export interface ClusterStatus {
   /** "dask": runs go to a Dask scheduler (results are still kept, paged and viewed by this engine). */
   kind: "local" | "dask";
   /** Dask workers also report their memory (bytes in use, limit) and tasks executing or ready. */
-  workers: { name: string; kind: "cpu" | "gpu"; busy: boolean; memory?: number; memoryLimit?: number; tasks?: number }[];
+  workers: {
+    name: string;
+    kind: "cpu" | "gpu";
+    busy: boolean;
+    memory?: number;
+    memoryLimit?: number;
+    tasks?: number;
+  }[];
   /** The engine's own store (results). */
   store: { tables: number; bytes: number; peakBytes: number };
   memory?: MemoryStatus;

@@ -3,7 +3,21 @@
 // WebSocket and MessagePort clients in renderer/common, RemoteEngine over SSH in
 // engine/cluster/remote) only move messages; they share everything else.
 import { BasinError } from "./errors.js";
-import type { ClusterStatus, ColumnProfile, EngineClient, EngineEvent, EngineMethod, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, RpcResponse, WorkspaceInfo } from "./rpc.js";
+import type {
+  ClusterStatus,
+  ColumnProfile,
+  EngineClient,
+  EngineEvent,
+  EngineMethod,
+  ExportFormat,
+  ExportSummary,
+  Page,
+  ResultFilter,
+  ResultInfo,
+  ResultSort,
+  RpcResponse,
+  WorkspaceInfo,
+} from "./rpc.js";
 
 /** "crashed": the desktop engine process stopped; it comes back only with restartEngine(). */
 export type ConnectionState = "connecting" | "open" | "closed" | "crashed";
@@ -57,22 +71,45 @@ export abstract class RpcClient implements WorkbenchClient {
     return () => this.stateListeners.delete(listener);
   }
 
-  workspace(): Promise<WorkspaceInfo> { return this.call("workspace"); }
-  readFile(path: string): Promise<string> { return this.call("readFile", path); }
-  writeFile(path: string, text: string): Promise<void> { return this.call("writeFile", path, text); }
-  run(path: string, source?: string): Promise<{ runId: string }> { return this.call("run", path, source); }
-  cancel(runId: string): Promise<void> { return this.call("cancel", runId); }
-  page(resultId: string, offset: number, limit: number, columns?: string[]): Promise<Page> { return this.call("page", resultId, offset, limit, columns); }
-  view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> { return this.call("view", resultId, sort, filters); }
-  profile(resultId: string, column: string): Promise<ColumnProfile> { return this.call("profile", resultId, column); }
-  release(resultId: string): Promise<void> { return this.call("release", resultId); }
-  cluster(): Promise<ClusterStatus> { return this.call("cluster"); }
-  exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> { return this.call("exportResult", resultId, path, format); }
+  workspace(): Promise<WorkspaceInfo> {
+    return this.call("workspace");
+  }
+  readFile(path: string): Promise<string> {
+    return this.call("readFile", path);
+  }
+  writeFile(path: string, text: string): Promise<void> {
+    return this.call("writeFile", path, text);
+  }
+  run(path: string, source?: string): Promise<{ runId: string }> {
+    return this.call("run", path, source);
+  }
+  cancel(runId: string): Promise<void> {
+    return this.call("cancel", runId);
+  }
+  page(resultId: string, offset: number, limit: number, columns?: string[]): Promise<Page> {
+    return this.call("page", resultId, offset, limit, columns);
+  }
+  view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
+    return this.call("view", resultId, sort, filters);
+  }
+  profile(resultId: string, column: string): Promise<ColumnProfile> {
+    return this.call("profile", resultId, column);
+  }
+  release(resultId: string): Promise<void> {
+    return this.call("release", resultId);
+  }
+  cluster(): Promise<ClusterStatus> {
+    return this.call("cluster");
+  }
+  exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
+    return this.call("exportResult", resultId, path, format);
+  }
 
   abstract close(): void;
 
   protected call<T>(method: EngineMethod, ...params: unknown[]): Promise<T> {
-    if (this.closedByUser) return Promise.reject(new BasinError("BASIN_IO", `${method}: the connection to the engine is closed`));
+    if (this.closedByUser)
+      return Promise.reject(new BasinError("BASIN_IO", `${method}: the connection to the engine is closed`));
     const id = this.next++;
     // undefined is not JSON: trailing optional params are dropped rather than sent as null.
     while (params.length > 0 && params[params.length - 1] === undefined) params.pop();

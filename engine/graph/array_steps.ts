@@ -66,11 +66,14 @@ export function statCount(red: ReduceOp): number {
   switch (red) {
     case "sum":
     case "min":
-    case "max": return 1;
+    case "max":
+      return 1;
     case "mean":
     case "argmin":
-    case "argmax": return 2;
+    case "argmax":
+      return 2;
     case "var":
-    case "std": return 3;
+    case "std":
+      return 3;
   }
 }

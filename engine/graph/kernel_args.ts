@@ -39,7 +39,20 @@ export type NativeFnOptions = Record<string, number | string | boolean | null | 
 export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
 export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
 
-export type AggOp = "sum" | "mean" | "min" | "max" | "count" | "std" | "var" | "median" | "nunique" | "first" | "last" | "quantile" | "corr";
+export type AggOp =
+  | "sum"
+  | "mean"
+  | "min"
+  | "max"
+  | "count"
+  | "std"
+  | "var"
+  | "median"
+  | "nunique"
+  | "first"
+  | "last"
+  | "quantile"
+  | "corr";
 export type AggMode = "full" | "partial" | "merge" | "final";
 
 export interface NativeAgg {
@@ -80,7 +93,8 @@ export interface JoinSpec {
 }
 
 /** A window function as the kernels run it (cumCount arrives as a cumSum of isNotNull). */
-export type NativeWindowOp = "cumSum" | "cumMin" | "cumMax" | "shift" | "diff" | "rollingSum" | "rollingMean" | "rollingMin" | "rollingMax";
+export type NativeWindowOp =
+  "cumSum" | "cumMin" | "cumMax" | "shift" | "diff" | "rollingSum" | "rollingMean" | "rollingMin" | "rollingMax";
 
 export interface NativeWindow {
   op: NativeWindowOp;

@@ -1,8 +1,21 @@
 // Arrow record batches ↔ Basin tables, column by column over typed arrays (no JS
 // value per cell): the bridge for the Parquet and Arrow IPC readers and writers.
 import {
-  makeData, RecordBatch, Schema as ArrowSchema, Field as ArrowField, Struct, Type,
-  Int64, Float64, Bool, Utf8, LargeUtf8, DateDay, TimestampMicrosecond, DataType, type Data,
+  makeData,
+  RecordBatch,
+  Schema as ArrowSchema,
+  Field as ArrowField,
+  Struct,
+  Type,
+  Int64,
+  Float64,
+  Bool,
+  Utf8,
+  LargeUtf8,
+  DateDay,
+  TimestampMicrosecond,
+  DataType,
+  type Data,
 } from "apache-arrow";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
@@ -61,10 +74,22 @@ function column(d: Data, type: DType, name: string): JsColumn {
   const n = d.length;
   const validity = validityOf(d);
   const bad = (): never => {
-    throw new BasinError("BASIN_IO", `column "${name}" holds Arrow ${String(d.type)} values, which do not read as ${type}`);
+    throw new BasinError(
+      "BASIN_IO",
+      `column "${name}" holds Arrow ${String(d.type)} values, which do not read as ${type}`,
+    );
   };
   if (d.typeId === Type.Null) {
-    const values = type === "string" ? { offsets: new Float64Array(n + 1), chars: new Uint8Array(0), ascii: true } : type === "date" ? new Int32Array(n) : type === "float64" ? new Float64Array(n) : type === "bool" ? new Uint8Array(n) : new BigInt64Array(n);
+    const values =
+      type === "string"
+        ? { offsets: new Float64Array(n + 1), chars: new Uint8Array(0), ascii: true }
+        : type === "date"
+          ? new Int32Array(n)
+          : type === "float64"
+            ? new Float64Array(n)
+            : type === "bool"
+              ? new Uint8Array(n)
+              : new BigInt64Array(n);
     return { type, values, validity };
   }
   switch (type) {
@@ -98,7 +123,11 @@ function column(d: Data, type: DType, name: string): JsColumn {
       const dict = d.dictionary;
       const words = dict ? Array.from({ length: dict.length }, (_, i) => dict.get(i) as string | null) : [];
       const keys = d.values as ArrayLike<number | bigint>;
-      return { type, values: Array.from({ length: n }, (_, i) => (validity && !validity[i] ? null : words[Number(keys[i])])), validity };
+      return {
+        type,
+        values: Array.from({ length: n }, (_, i) => (validity && !validity[i] ? null : words[Number(keys[i])])),
+        validity,
+      };
     }
     case "date": {
       if (d.typeId !== Type.Date) bad();
@@ -127,7 +156,9 @@ function column(d: Data, type: DType, name: string): JsColumn {
 }
 
 function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, f = h & 0x3ff;
+  const s = h & 0x8000 ? -1 : 1,
+    e = (h >> 10) & 0x1f,
+    f = h & 0x3ff;
   if (e === 0) return s * 2 ** -14 * (f / 1024);
   if (e === 31) return f ? NaN : s * Infinity;
   return s * 2 ** (e - 15) * (1 + f / 1024);
@@ -152,12 +183,18 @@ export function batchToJs(batch: RecordBatch, schema: Field[]): JsTable {
 /** The Arrow type Basin writes for a column type. */
 export function arrowTypeOf(t: DType, largeStrings = false): DataType {
   switch (t) {
-    case "int64": return new Int64();
-    case "float64": return new Float64();
-    case "bool": return new Bool();
-    case "string": return largeStrings ? new LargeUtf8() : new Utf8();
-    case "date": return new DateDay();
-    case "timestamp": return new TimestampMicrosecond();
+    case "int64":
+      return new Int64();
+    case "float64":
+      return new Float64();
+    case "bool":
+      return new Bool();
+    case "string":
+      return largeStrings ? new LargeUtf8() : new Utf8();
+    case "date":
+      return new DateDay();
+    case "timestamp":
+      return new TimestampMicrosecond();
   }
 }
 
@@ -172,16 +209,27 @@ function arrowData(c: JsColumn, rows: number): Data {
   const nullCount = c.validity ? c.validity.reduce((n, v) => n + (v ? 0 : 1), 0) : 0;
   const base = { length: rows, nullCount, nullBitmap };
   switch (c.type) {
-    case "int64": return makeData({ ...base, type: new Int64(), data: c.values as BigInt64Array });
-    case "float64": return makeData({ ...base, type: new Float64(), data: c.values as Float64Array });
-    case "bool": return makeData({ ...base, type: new Bool(), data: packBits(c.values as Uint8Array) });
-    case "date": return makeData({ ...base, type: new DateDay(), data: c.values as Int32Array });
-    case "timestamp": return makeData({ ...base, type: new TimestampMicrosecond(), data: c.values as BigInt64Array });
+    case "int64":
+      return makeData({ ...base, type: new Int64(), data: c.values as BigInt64Array });
+    case "float64":
+      return makeData({ ...base, type: new Float64(), data: c.values as Float64Array });
+    case "bool":
+      return makeData({ ...base, type: new Bool(), data: packBits(c.values as Uint8Array) });
+    case "date":
+      return makeData({ ...base, type: new DateDay(), data: c.values as Int32Array });
+    case "timestamp":
+      return makeData({ ...base, type: new TimestampMicrosecond(), data: c.values as BigInt64Array });
     case "string": {
       const s = c.values as JsStrings;
       const bytes = s.offsets[rows] ?? 0;
-      if (bytes < 2 ** 31) return makeData({ ...base, type: new Utf8(), data: s.chars, valueOffsets: Int32Array.from(s.offsets) });
-      return makeData({ ...base, type: new LargeUtf8(), data: s.chars, valueOffsets: BigInt64Array.from(s.offsets, (x) => BigInt(x)) });
+      if (bytes < 2 ** 31)
+        return makeData({ ...base, type: new Utf8(), data: s.chars, valueOffsets: Int32Array.from(s.offsets) });
+      return makeData({
+        ...base,
+        type: new LargeUtf8(),
+        data: s.chars,
+        valueOffsets: BigInt64Array.from(s.offsets, (x) => BigInt(x)),
+      });
     }
   }
 }

@@ -23,7 +23,10 @@ const FILE_MAGIC = "ARROW1";
 const cache = new Map<string, ArrowLayout>();
 
 function bad(path: string, what: string): never {
-  throw new BasinError("BASIN_IO", `${path} is not a readable Arrow IPC file: ${what}; check that it is an Arrow IPC file or stream and was written completely`);
+  throw new BasinError(
+    "BASIN_IO",
+    `${path} is not a readable Arrow IPC file: ${what}; check that it is an Arrow IPC file or stream and was written completely`,
+  );
 }
 
 /**
@@ -43,10 +46,14 @@ export function arrowLayout(path: string): ArrowLayout {
     const isFile = new TextDecoder().decode(readAt(fd, 0, 6)) === FILE_MAGIC;
     // The file format is a stream between the magic and a footer.
     let end = st.size;
-    const layout: Partial<ArrowLayout> & { dictionaries: ByteRange[]; batches: ByteRange[] } = { dictionaries: [], batches: [] };
+    const layout: Partial<ArrowLayout> & { dictionaries: ByteRange[]; batches: ByteRange[] } = {
+      dictionaries: [],
+      batches: [],
+    };
     if (isFile) {
       const tail = readAt(fd, st.size - 10, 10);
-      if (st.size < 18 || new TextDecoder().decode(tail.subarray(4)) !== FILE_MAGIC) bad(path, "it starts with ARROW1 but has no footer");
+      if (st.size < 18 || new TextDecoder().decode(tail.subarray(4)) !== FILE_MAGIC)
+        bad(path, "it starts with ARROW1 but has no footer");
       const footerLength = new DataView(tail.buffer, tail.byteOffset).getInt32(0, true);
       end = st.size - 10 - footerLength;
       if (footerLength <= 0 || end < 8) bad(path, `its footer length ${footerLength} does not fit the file`);
@@ -61,7 +68,8 @@ export function arrowLayout(path: string): ArrowLayout {
     while (pos + 4 <= end) {
       const head = readAt(fd, pos, 8);
       const dv = new DataView(head.buffer, head.byteOffset, head.length);
-      let len = dv.getInt32(0, true), skip = 4;
+      let len = dv.getInt32(0, true),
+        skip = 4;
       if (len === -1) {
         if (head.length < 8) bad(path, `a message at byte ${pos} is cut short`);
         len = dv.getInt32(4, true);
@@ -81,7 +89,8 @@ export function arrowLayout(path: string): ArrowLayout {
       if (msg.isSchema()) layout.schema ??= msg.header();
       else if (msg.isDictionaryBatch()) layout.dictionaries.push(range);
       else if (msg.isRecordBatch()) layout.batches.push(range);
-      else if (msg.headerType !== MessageHeader.NONE) bad(path, `message type ${msg.headerType} (tensors) is not a table`);
+      else if (msg.headerType !== MessageHeader.NONE)
+        bad(path, `message type ${msg.headerType} (tensors) is not a table`);
       pos += size;
     }
     if (!layout.schema) bad(path, "it has no schema message");
@@ -99,7 +108,11 @@ export function arrowFileSchema(path: string, loc?: string): Field[] {
   return arrowLayout(path).schema.fields.map((f) => {
     const t = dtypeOfArrow(f.type);
     if (typeof t === "object")
-      throw new BasinError("BASIN_IO", `${path}: column "${f.name}" has Arrow type ${t.unsupported}, which Basin cannot read; write the file without it or convert it to a number, string, bool, date or timestamp column`, loc);
+      throw new BasinError(
+        "BASIN_IO",
+        `${path}: column "${f.name}" has Arrow type ${t.unsupported}, which Basin cannot read; write the file without it or convert it to a number, string, bool, date or timestamp column`,
+        loc,
+      );
     return { name: f.name, type: t };
   });
 }
@@ -148,7 +161,10 @@ export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): 
     bad(path, `a record batch does not decode (${(e as Error).message})`);
   }
   try {
-    return tablesToHandle(table.batches.map((b) => batchToJs(b, columns)), columns);
+    return tablesToHandle(
+      table.batches.map((b) => batchToJs(b, columns)),
+      columns,
+    );
   } catch (e) {
     throw e instanceof BasinError ? new BasinError(e.code, `${path}: ${e.detail}`) : e;
   }

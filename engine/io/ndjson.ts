@@ -42,8 +42,14 @@ export function jsonBlocks(path: string, blocksize: number): { start: number; en
       for (let pos = end; end < size; pos += 1 << 16) {
         const chunk = readAt(fd, pos, 1 << 16);
         const nl = chunk.indexOf(NEWLINE);
-        if (nl >= 0) { end = pos + nl + 1; break; }
-        if (chunk.length === 0) { end = size; break; }
+        if (nl >= 0) {
+          end = pos + nl + 1;
+          break;
+        }
+        if (chunk.length === 0) {
+          end = size;
+          break;
+        }
       }
       blocks.push({ start, end });
       start = end;
@@ -72,7 +78,13 @@ function kindOf(v: unknown): Kind | null {
   return "nested";
 }
 
-const KIND_NAMES: Record<Kind, string> = { int: "integers", float: "numbers", bool: "booleans", string: "strings", nested: "nested values" };
+const KIND_NAMES: Record<Kind, string> = {
+  int: "integers",
+  float: "numbers",
+  bool: "booleans",
+  string: "strings",
+  nested: "nested values",
+};
 
 /** Parses one line; `where` names it in errors. */
 function parseLine(text: string, where: () => string): Record<string, unknown> {
@@ -80,14 +92,24 @@ function parseLine(text: string, where: () => string): Record<string, unknown> {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new BasinError("BASIN_PARSE", `${where()}: not valid JSON (${(e as Error).message}); every line must be one JSON object`);
+    throw new BasinError(
+      "BASIN_PARSE",
+      `${where()}: not valid JSON (${(e as Error).message}); every line must be one JSON object`,
+    );
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new BasinError("BASIN_PARSE", `${where()}: expected a JSON object like {"a": 1}, found ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`);
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new BasinError(
+      "BASIN_PARSE",
+      `${where()}: expected a JSON object like {"a": 1}, found ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`,
+    );
   return v as Record<string, unknown>;
 }
 
 function nestedError(where: string, key: string): BasinError {
-  return new BasinError("BASIN_PARSE", `${where}: key "${key}" holds a nested object or array, which Basin cannot read; flatten it into plain keys (numbers, strings, booleans) first`);
+  return new BasinError(
+    "BASIN_PARSE",
+    `${where}: key "${key}" holds a nested object or array, which Basin cannot read; flatten it into plain keys (numbers, strings, booleans) first`,
+  );
 }
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -125,7 +147,10 @@ export interface JsonInferOptions {
 export function inferJson(path: string, opts: JsonInferOptions): Field[] {
   return withFile(path, (fd, size) => {
     const kinds = new Map<string, { kinds: Set<Kind>; dates: boolean; firstLine: Map<Kind, number> }>();
-    let pos = 0, line = 0, seen = 0, rest = "";
+    let pos = 0,
+      line = 0,
+      seen = 0,
+      rest = "";
     while (seen < opts.sampleRows && pos < size) {
       const chunk = readAt(fd, pos, 1 << 20);
       pos += chunk.length;
@@ -154,21 +179,35 @@ export function inferJson(path: string, opts: JsonInferOptions): Field[] {
       let type: DType;
       const ks = e.kinds;
       if (ks.size === 0) type = "string";
-      else if (ks.size === 1) type = ({ int: "int64", float: "float64", bool: "bool", string: "string", nested: "string" } as const)[[...ks][0]];
+      else if (ks.size === 1)
+        type = ({ int: "int64", float: "float64", bool: "bool", string: "string", nested: "string" } as const)[
+          [...ks][0]
+        ];
       else if (ks.size === 2 && ks.has("int") && ks.has("float")) type = "float64";
       else {
         const which = [...ks].map((k) => `${KIND_NAMES[k]} (line ${e.firstLine.get(k)})`).join(" and ");
-        type = opts.dtypes[name] ?? fail(`${path}: key "${name}" holds ${which}; give it one type with dtypes: { ${JSON.stringify(name)}: "string" }`);
+        type =
+          opts.dtypes[name] ??
+          fail(
+            `${path}: key "${name}" holds ${which}; give it one type with dtypes: { ${JSON.stringify(name)}: "string" }`,
+          );
       }
       if (opts.parseDates.includes(name)) {
-        if (type !== "string") fail(`parseDates names key "${name}", but it holds ${[...ks].map((k) => KIND_NAMES[k]).join(" and ")}, not date strings`);
+        if (type !== "string")
+          fail(
+            `parseDates names key "${name}", but it holds ${[...ks].map((k) => KIND_NAMES[k]).join(" and ")}, not date strings`,
+          );
         type = e.dates && ks.size > 0 ? "date" : "timestamp";
       }
       fields.push({ name, type: opts.dtypes[name] ?? type });
     }
     for (const name of [...opts.parseDates, ...Object.keys(opts.dtypes)])
-      if (!kinds.has(name)) fail(`${path}: no key "${name}" in the first ${seen} lines; the keys are: ${[...kinds.keys()].join(", ") || "(none)"}`);
-    if (fields.length === 0) fail(`${path}: no JSON objects with keys in the first ${opts.sampleRows} lines; is the file empty?`);
+      if (!kinds.has(name))
+        fail(
+          `${path}: no key "${name}" in the first ${seen} lines; the keys are: ${[...kinds.keys()].join(", ") || "(none)"}`,
+        );
+    if (fields.length === 0)
+      fail(`${path}: no JSON objects with keys in the first ${opts.sampleRows} lines; is the file empty?`);
     return fields;
   });
 }
@@ -180,10 +219,18 @@ function fail(message: string): never {
 /** Converts one JSON value to a column's type, or returns undefined when it does not fit. */
 export function convert(v: unknown, t: DType): number | bigint | boolean | string | undefined {
   switch (t) {
-    case "int64": return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : undefined;
-    case "float64": return typeof v === "number" ? v : undefined;
-    case "bool": return typeof v === "boolean" ? v : undefined;
-    case "string": return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" || typeof v === "object" ? JSON.stringify(v) : undefined;
+    case "int64":
+      return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : undefined;
+    case "float64":
+      return typeof v === "number" ? v : undefined;
+    case "bool":
+      return typeof v === "boolean" ? v : undefined;
+    case "string":
+      return typeof v === "string"
+        ? v
+        : typeof v === "number" || typeof v === "boolean" || typeof v === "object"
+          ? JSON.stringify(v)
+          : undefined;
     case "date": {
       if (typeof v !== "string") return undefined;
       const us = parseTimestamp(v);
@@ -222,7 +269,11 @@ export function scanJson(path: string, start: number, end: number, columns: Fiel
         const t = columns[c].type;
         if (typeof v === "object" && t !== "string") throw nestedError(where(i), key);
         const x = convert(v, t);
-        if (x === undefined) throw new BasinError("BASIN_PARSE", `${where(i)}: key "${key}" is ${JSON.stringify(v)}, not ${t} like the lines before; fix the line, or read the key as a string with dtypes: { ${JSON.stringify(key)}: "string" }`);
+        if (x === undefined)
+          throw new BasinError(
+            "BASIN_PARSE",
+            `${where(i)}: key "${key}" is ${JSON.stringify(v)}, not ${t} like the lines before; fix the line, or read the key as a string with dtypes: { ${JSON.stringify(key)}: "string" }`,
+          );
         values[c][rows] = x;
       }
       rows++;
@@ -243,11 +294,16 @@ export function columnsTable(columns: Field[], values: unknown[][], rows: number
     const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
     switch (f.type) {
       case "int64":
-      case "timestamp": return { type: f.type, values: BigInt64Array.from(v, (x) => (x === null ? 0n : (x as bigint))), validity };
-      case "float64": return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
-      case "bool": return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
-      case "date": return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
-      case "string": return { type: f.type, values: v as (string | null)[], validity };
+      case "timestamp":
+        return { type: f.type, values: BigInt64Array.from(v, (x) => (x === null ? 0n : (x as bigint))), validity };
+      case "float64":
+        return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "bool":
+        return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
+      case "date":
+        return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "string":
+        return { type: f.type, values: v as (string | null)[], validity };
     }
   });
   return native().tableFromJs({ rows, names: columns.map((f) => f.name), columns: cols });

@@ -55,15 +55,28 @@ export function decodeNpy(bytes: Uint8Array, name: string): NpyArray {
   const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
   if (!descr || !fortran || shapeText === undefined) throw bad(`unreadable header ${header.trim()}`);
   if (fortran === "True") throw bad("it is in Fortran order; save it with np.ascontiguousarray first");
-  const shape = shapeText.split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
-  const dtype = (Object.keys(DESCR) as ArrayDType[]).find((k) => DESCR[k] === descr || (k === "bool" && descr === "|u1"));
+  const shape = shapeText
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .map(Number);
+  const dtype = (Object.keys(DESCR) as ArrayDType[]).find(
+    (k) => DESCR[k] === descr || (k === "bool" && descr === "|u1"),
+  );
   if (!dtype) throw bad(`element type ${descr} is not one of ${Object.values(DESCR).join(", ")} (little-endian)`);
   const n = shape.reduce((a, b) => a * b, 1);
   const offset = start + hlen;
   const width = { float64: 8, float32: 4, int64: 8, int32: 4, bool: 1 }[dtype];
-  if (bytes.length - offset < n * width) throw bad(`it holds ${bytes.length - offset} data bytes, shape (${shape.join(", ")}) needs ${n * width}`);
+  if (bytes.length - offset < n * width)
+    throw bad(`it holds ${bytes.length - offset} data bytes, shape (${shape.join(", ")}) needs ${n * width}`);
   // Copied: the data must be aligned for its typed array.
   const raw = new Uint8Array(bytes.subarray(offset, offset + n * width)).buffer; // a Buffer's slice() is a view
-  const data = { float64: () => new Float64Array(raw), float32: () => new Float32Array(raw), int64: () => new BigInt64Array(raw), int32: () => new Int32Array(raw), bool: () => new Uint8Array(raw) }[dtype]();
+  const data = {
+    float64: () => new Float64Array(raw),
+    float32: () => new Float32Array(raw),
+    int64: () => new BigInt64Array(raw),
+    int32: () => new Int32Array(raw),
+    bool: () => new Uint8Array(raw),
+  }[dtype]();
   return { data, shape, dtype };
 }

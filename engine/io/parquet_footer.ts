@@ -6,8 +6,19 @@ import { closeSync, openSync, statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import {
-  decodeStruct, encodeStruct, fieldBig, fieldBool, fieldBytes, fieldInt, fieldString, fieldStruct, fieldStructs,
-  T, ThriftError, type TStruct, type TValue,
+  decodeStruct,
+  encodeStruct,
+  fieldBig,
+  fieldBool,
+  fieldBytes,
+  fieldInt,
+  fieldString,
+  fieldStruct,
+  fieldStructs,
+  T,
+  ThriftError,
+  type TStruct,
+  type TValue,
 } from "./thrift.js";
 import { readAt } from "./read_at.js";
 
@@ -54,7 +65,10 @@ export interface ParquetFooter {
 }
 
 function corrupt(path: string, what: string): never {
-  throw new BasinError("BASIN_IO", `${path} is not a readable Parquet file: ${what}; check that the file is Parquet and was written completely`);
+  throw new BasinError(
+    "BASIN_IO",
+    `${path} is not a readable Parquet file: ${what}; check that the file is Parquet and was written completely`,
+  );
 }
 
 const MAGIC = "PAR1";
@@ -76,22 +90,33 @@ function columnType(el: TStruct): { type: DType | { unsupported: string }; stat:
   if ((logical && logical.has(5)) || converted === 5) return no("decimal");
   if ((logical && logical.has(7)) || converted === 7 || converted === 8) return no("time of day");
   const int = logical && fieldStruct(logical, 10);
-  const unsigned = (int && fieldBool(int, 2) === false) || (converted !== undefined && converted >= 11 && converted <= 14);
+  const unsigned =
+    (int && fieldBool(int, 2) === false) || (converted !== undefined && converted >= 11 && converted <= 14);
   switch (physical) {
-    case "BOOLEAN": return { type: "bool", stat: "bool", toMicros: 1 };
-    case "INT32": return { type: "int64", stat: unsigned ? "none" : "int", toMicros: 1 };
+    case "BOOLEAN":
+      return { type: "bool", stat: "bool", toMicros: 1 };
+    case "INT32":
+      return { type: "int64", stat: unsigned ? "none" : "int", toMicros: 1 };
     case "INT64":
       if (unsigned) return no("unsigned 64-bit integer");
       return { type: "int64", stat: "int", toMicros: 1 };
-    case "INT96": return { type: "timestamp", stat: "none", toMicros: 1 };
+    case "INT96":
+      return { type: "timestamp", stat: "none", toMicros: 1 };
     case "FLOAT":
-    case "DOUBLE": return { type: "float64", stat: "float", toMicros: 1 };
+    case "DOUBLE":
+      return { type: "float64", stat: "float", toMicros: 1 };
     case "BYTE_ARRAY": {
-      const isText = converted === 0 || converted === 4 || converted === 19 || (logical !== undefined && (logical.has(1) || logical.has(4) || logical.has(12)));
+      const isText =
+        converted === 0 ||
+        converted === 4 ||
+        converted === 19 ||
+        (logical !== undefined && (logical.has(1) || logical.has(4) || logical.has(12)));
       return isText ? { type: "string", stat: "string", toMicros: 1 } : no("binary");
     }
-    case "FIXED_LEN_BYTE_ARRAY": return no(logical?.has(14) ? "uuid" : logical?.has(15) ? "float16" : "fixed-length binary");
-    default: return no(`physical type ${String(fieldInt(el, 1))}`);
+    case "FIXED_LEN_BYTE_ARRAY":
+      return no(logical?.has(14) ? "uuid" : logical?.has(15) ? "float16" : "fixed-length binary");
+    default:
+      return no(`physical type ${String(fieldInt(el, 1))}`);
   }
 }
 
@@ -107,7 +132,15 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
     const name = fieldString(el, 4) ?? `column${i}`;
     const [leaf, element] = [leaves, i];
     if ((fieldInt(el, 5) ?? 0) > 0 || fieldInt(el, 3) === 2) {
-      columns.push({ name, type: { unsupported: "nested (struct, list or map)" }, stat: "none", physical: "BYTE_ARRAY", toMicros: 1, leaf, element });
+      columns.push({
+        name,
+        type: { unsupported: "nested (struct, list or map)" },
+        stat: "none",
+        physical: "BYTE_ARRAY",
+        toMicros: 1,
+        leaf,
+        element,
+      });
       let pending = fieldInt(el, 5) ?? 0;
       if (pending === 0) leaves++; // a repeated primitive
       while (pending > 0 && i + 1 < schema.length) {
@@ -135,13 +168,15 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
         stats.nullCount = fieldInt(st, 3);
         // min_value/max_value are exact in the column's sort order; the legacy
         // min/max only for signed numbers, where the old order was right.
-        const legacyOk = PHYS[fieldInt(md, 1) ?? -1] !== "BYTE_ARRAY" && PHYS[fieldInt(md, 1) ?? -1] !== "FIXED_LEN_BYTE_ARRAY";
+        const legacyOk =
+          PHYS[fieldInt(md, 1) ?? -1] !== "BYTE_ARRAY" && PHYS[fieldInt(md, 1) ?? -1] !== "FIXED_LEN_BYTE_ARRAY";
         stats.min = fieldBytes(st, 6) ?? (legacyOk ? fieldBytes(st, 2) : undefined);
         stats.max = fieldBytes(st, 5) ?? (legacyOk ? fieldBytes(st, 1) : undefined);
       }
       return { start, length, stats };
     });
-    if (chunks.length !== leaves) corrupt(path, `a row group has ${chunks.length} column chunks for ${leaves} leaf columns`);
+    if (chunks.length !== leaves)
+      corrupt(path, `a row group has ${chunks.length} column chunks for ${leaves} leaf columns`);
     return { rows: fieldInt(rg, 3) ?? 0, bytes: Number(fieldBig(rg, 2) ?? 0n), chunks };
   });
   return { path, size, rows: Number(fieldBig(meta, 3) ?? 0n), columns, rowGroups, meta };
@@ -177,7 +212,8 @@ export function readParquetFooter(path: string): ParquetFooter {
     if (magic === "PARE") corrupt(path, "the footer is encrypted, which Basin does not read");
     if (head !== MAGIC || magic !== MAGIC) corrupt(path, `it does not start and end with "${MAGIC}"`);
     const len = new DataView(tail.buffer, tail.byteOffset).getUint32(0, true);
-    if (len <= 0 || len > st.size - 12) corrupt(path, `the footer length ${len} does not fit the file's ${st.size} bytes`);
+    if (len <= 0 || len > st.size - 12)
+      corrupt(path, `the footer length ${len} does not fit the file's ${st.size} bytes`);
     let meta: TStruct;
     try {
       meta = decodeStruct(readAt(fd, st.size - 8 - len, len));
@@ -198,7 +234,11 @@ export function readParquetFooter(path: string): ParquetFooter {
 export function parquetSchema(f: ParquetFooter, loc?: string): Field[] {
   return f.columns.map((c) => {
     if (typeof c.type === "object")
-      throw new BasinError("BASIN_IO", `${f.path}: column "${c.name}" has Parquet type ${c.type.unsupported}, which Basin cannot read; leave it out with readParquet(path, { columns: [...] }) or convert it when writing the file`, loc);
+      throw new BasinError(
+        "BASIN_IO",
+        `${f.path}: column "${c.name}" has Parquet type ${c.type.unsupported}, which Basin cannot read; leave it out with readParquet(path, { columns: [...] }) or convert it when writing the file`,
+        loc,
+      );
     return { name: c.name, type: c.type };
   });
 }
@@ -224,7 +264,11 @@ export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]
   const schema = fieldStructs(f.meta, 2);
   const root: TStruct = new Map(schema[0]);
   root.set(5, { type: T.I32, v: columns.length });
-  meta.set(2, { type: T.LIST, elem: T.STRUCT, v: [root, ...columns.map((c) => schema[f.columns[c].element])].map((s) => ({ type: T.STRUCT, v: s })) });
+  meta.set(2, {
+    type: T.LIST,
+    elem: T.STRUCT,
+    v: [root, ...columns.map((c) => schema[f.columns[c].element])].map((s) => ({ type: T.STRUCT, v: s })),
+  });
   const orders = meta.get(7);
   if (orders?.type === T.LIST) meta.set(7, { ...orders, v: leaves.map((c) => orders.v[c]) });
   const kv = meta.get(5);
@@ -232,7 +276,8 @@ export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]
     meta.set(5, { ...kv, v: kv.v.filter((x) => !(x.type === T.STRUCT && fieldString(x.v, 1) === "ARROW:schema")) });
   const body = new Uint8Array(4 + total);
   body.set(new TextEncoder().encode(MAGIC));
-  let at = 4, rows = 0;
+  let at = 4,
+    rows = 0;
   const fd = openSync(f.path, "r");
   try {
     const rgs = fieldStructs(f.meta, 4);

@@ -20,11 +20,19 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
   const footer = readParquetFooter(path);
   const index = columns.map((c) => {
     const i = footer.columns.findIndex((x) => x.name === c.name);
-    if (i < 0) throw new BasinError("BASIN_IO", `${path} has no column "${c.name}" (it changed since the pipeline was planned?); the columns are: ${footer.columns.map((x) => x.name).join(", ")}`);
+    if (i < 0)
+      throw new BasinError(
+        "BASIN_IO",
+        `${path} has no column "${c.name}" (it changed since the pipeline was planned?); the columns are: ${footer.columns.map((x) => x.name).join(", ")}`,
+      );
     return i;
   });
   for (const g of rowGroups)
-    if (g >= footer.rowGroups.length) throw new BasinError("BASIN_IO", `${path} has ${footer.rowGroups.length} row groups, not ${g + 1}; did the file change while the pipeline ran?`);
+    if (g >= footer.rowGroups.length)
+      throw new BasinError(
+        "BASIN_IO",
+        `${path} has ${footer.rowGroups.length} row groups, not ${g + 1}; did the file change while the pipeline ran?`,
+      );
   if (rowGroups.length === 0 || columns.length === 0) return native().tableFromJs(emptyTable(columns));
   const rows = rowGroups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
   let ipc: Uint8Array;
@@ -32,11 +40,17 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
     ipc = readParquet(cutParquet(footer, rowGroups, index), { batchSize: Math.max(1, rows) }).intoIPCStream();
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw new BasinError("BASIN_IO", `${path}: row groups ${rowGroups.join(", ")} do not decode (${why}); the file may be corrupt or use an encoding Basin cannot read`);
+    throw new BasinError(
+      "BASIN_IO",
+      `${path}: row groups ${rowGroups.join(", ")} do not decode (${why}); the file may be corrupt or use an encoding Basin cannot read`,
+    );
   }
   const table = tableFromIPC(ipc);
   try {
-    return tablesToHandle(table.batches.map((b) => batchToJs(b, columns)), columns);
+    return tablesToHandle(
+      table.batches.map((b) => batchToJs(b, columns)),
+      columns,
+    );
   } catch (e) {
     throw BasinError.from(e instanceof BasinError ? new BasinError(e.code, `${path}: ${e.detail}`) : e);
   }

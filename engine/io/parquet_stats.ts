@@ -23,19 +23,28 @@ function decodeBound(b: Uint8Array | undefined, col: ParquetColumn): Bound | und
   };
   switch (col.stat) {
     case "int":
-    case "date": return int();
+    case "date":
+      return int();
     case "timestamp": {
       const v = int();
       // Within safe integers, scaling keeps the order; nanoseconds round down like the reader.
       return v === undefined ? undefined : col.toMicros >= 1 ? v * col.toMicros : Math.floor(v * col.toMicros);
     }
     case "float": {
-      const v = col.physical === "FLOAT" && b.length >= 4 ? dv.getFloat32(0, true) : b.length >= 8 ? dv.getFloat64(0, true) : undefined;
+      const v =
+        col.physical === "FLOAT" && b.length >= 4
+          ? dv.getFloat32(0, true)
+          : b.length >= 8
+            ? dv.getFloat64(0, true)
+            : undefined;
       return v === undefined || Number.isNaN(v) ? undefined : v;
     }
-    case "bool": return b.length >= 1 ? b[0] & 1 : undefined;
-    case "string": return b;
-    case "none": return undefined;
+    case "bool":
+      return b.length >= 1 ? b[0] & 1 : undefined;
+    case "string":
+      return b;
+    case "none":
+      return undefined;
   }
 }
 
@@ -56,20 +65,29 @@ function cmp(a: Bound, b: Bound): number | undefined {
 function mayCompare(op: BinaryOp, s: ChunkStats, rows: number, col: ParquetColumn, lit: Bound): boolean {
   // A comparison is never true on null: a group of nulls only has no match.
   if (s.nullCount !== undefined && s.nullCount >= rows) return false;
-  const min = decodeBound(s.min, col), max = decodeBound(s.max, col);
+  const min = decodeBound(s.min, col),
+    max = decodeBound(s.max, col);
   if (min === undefined || max === undefined) return true;
   // NaN is not in float statistics but sorts above every number.
   if (col.stat === "float" && (op === "gt" || op === "ge" || op === "ne")) return true;
-  const lo = cmp(min, lit), hi = cmp(max, lit);
+  const lo = cmp(min, lit),
+    hi = cmp(max, lit);
   if (lo === undefined || hi === undefined) return true;
   switch (op) {
-    case "eq": return lo <= 0 && hi >= 0;
-    case "ne": return !(lo === 0 && hi === 0);
-    case "lt": return lo < 0;
-    case "le": return lo <= 0;
-    case "gt": return hi > 0;
-    case "ge": return hi >= 0;
-    default: return true;
+    case "eq":
+      return lo <= 0 && hi >= 0;
+    case "ne":
+      return !(lo === 0 && hi === 0);
+    case "lt":
+      return lo < 0;
+    case "le":
+      return lo <= 0;
+    case "gt":
+      return hi > 0;
+    case "ge":
+      return hi >= 0;
+    default:
+      return true;
   }
 }
 

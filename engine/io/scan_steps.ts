@@ -11,7 +11,8 @@ import { readParquetFooter } from "./parquet_footer.js";
 /** Row groups in runs whose (uncompressed) size stays about `blocksize` bytes. */
 function mergeRowGroups(groups: number[], bytes: (g: number) => number, blocksize: number): number[][] {
   const out: number[][] = [];
-  let run: number[] = [], size = 0;
+  let run: number[] = [],
+    size = 0;
   for (const g of groups) {
     if (run.length > 0 && size + bytes(g) > blocksize) {
       out.push(run);
@@ -31,12 +32,23 @@ function mergeRowGroups(groups: number[], bytes: (g: number) => number, blocksiz
  * @example
  * fileScanSteps("parquet", "a.parquet", schema, 64 << 20, [0, 3])
  */
-export function fileScanSteps(format: FileFormat, path: string, columns: Field[], blocksize: number, rowGroups?: number[]): Step[] {
+export function fileScanSteps(
+  format: FileFormat,
+  path: string,
+  columns: Field[],
+  blocksize: number,
+  rowGroups?: number[],
+): Step[] {
   switch (format) {
     case "parquet": {
       const footer = readParquetFooter(path);
       const groups = rowGroups ?? footer.rowGroups.map((_, i) => i);
-      return mergeRowGroups(groups, (g) => footer.rowGroups[g].bytes, blocksize).map((run) => ({ kind: "scanParquet", path, rowGroups: run, columns }));
+      return mergeRowGroups(groups, (g) => footer.rowGroups[g].bytes, blocksize).map((run) => ({
+        kind: "scanParquet",
+        path,
+        rowGroups: run,
+        columns,
+      }));
     }
     case "json":
       return jsonBlocks(path, blocksize).map((b) => ({ kind: "scanJson", path, start: b.start, end: b.end, columns }));

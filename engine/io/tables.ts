@@ -6,11 +6,16 @@ import { decodeStrings, native, type Handle, type JsColumn, type JsStrings, type
 function emptyValues(t: DType): JsColumn["values"] {
   switch (t) {
     case "int64":
-    case "timestamp": return new BigInt64Array(0);
-    case "float64": return new Float64Array(0);
-    case "bool": return new Uint8Array(0);
-    case "date": return new Int32Array(0);
-    case "string": return [];
+    case "timestamp":
+      return new BigInt64Array(0);
+    case "float64":
+      return new Float64Array(0);
+    case "bool":
+      return new Uint8Array(0);
+    case "date":
+      return new Int32Array(0);
+    case "string":
+      return [];
   }
 }
 
@@ -21,7 +26,11 @@ function emptyValues(t: DType): JsColumn["values"] {
  * native().tableFromJs(emptyTable([{ name: "a", type: "int64" }]))
  */
 export function emptyTable(schema: Field[]): JsTable {
-  return { rows: 0, names: schema.map((f) => f.name), columns: schema.map((f) => ({ type: f.type, values: emptyValues(f.type), validity: null })) };
+  return {
+    rows: 0,
+    names: schema.map((f) => f.name),
+    columns: schema.map((f) => ({ type: f.type, values: emptyValues(f.type), validity: null })),
+  };
 }
 
 /** Puts JS tables into the store as one table (concatenated in order); none gives an empty one. */
@@ -54,7 +63,8 @@ function concatTyped(parts: TypedValues[]): TypedValues {
 function concatStrings(parts: JsStrings[]): JsStrings {
   const chars = concatTyped(parts.map((p) => p.chars)) as Uint8Array;
   const offsets = new Float64Array(parts.reduce((s, p) => s + p.offsets.length - 1, 0) + 1);
-  let row = 0, base = 0;
+  let row = 0,
+    base = 0;
   for (const p of parts) {
     for (let i = 1; i < p.offsets.length; i++) offsets[row + i] = base + p.offsets[i];
     row += p.offsets.length - 1;
@@ -72,7 +82,9 @@ function concatColumn(cols: JsColumn[], rows: number[]): JsColumn {
       : values.some((v) => Array.isArray(v) || "offsets" in v)
         ? cols.flatMap((c) => (Array.isArray(c.values) ? c.values : decodeStrings(c.values as JsStrings, c.validity)))
         : concatTyped(values as TypedValues[]);
-  const validity = cols.some((c) => c.validity) ? concatTyped(cols.map((c, i) => c.validity ?? new Uint8Array(rows[i]).fill(1))) as Uint8Array : null;
+  const validity = cols.some((c) => c.validity)
+    ? (concatTyped(cols.map((c, i) => c.validity ?? new Uint8Array(rows[i]).fill(1))) as Uint8Array)
+    : null;
   return { type: cols[0].type, values: joined, validity };
 }
 
@@ -100,5 +112,8 @@ export function concatJsTables(parts: JsTable[]): JsTable {
  */
 export function concatJsColumns(parts: JsTable[], j: number): JsColumn {
   if (parts.length === 1) return parts[0].columns[j];
-  return concatColumn(parts.map((p) => p.columns[j]), parts.map((p) => p.rows));
+  return concatColumn(
+    parts.map((p) => p.columns[j]),
+    parts.map((p) => p.rows),
+  );
 }

@@ -3,7 +3,20 @@
 // reader edits footers (offsets, kept columns) and writes them back.
 
 /** Compact-protocol type codes. */
-export const T = { TRUE: 1, FALSE: 2, I8: 3, I16: 4, I32: 5, I64: 6, DOUBLE: 7, BINARY: 8, LIST: 9, SET: 10, MAP: 11, STRUCT: 12 } as const;
+export const T = {
+  TRUE: 1,
+  FALSE: 2,
+  I8: 3,
+  I16: 4,
+  I32: 5,
+  I64: 6,
+  DOUBLE: 7,
+  BINARY: 8,
+  LIST: 9,
+  SET: 10,
+  MAP: 11,
+  STRUCT: 12,
+} as const;
 
 export type TValue =
   | { type: 1 | 2; v: boolean }
@@ -30,7 +43,8 @@ class Reader {
   }
 
   varint(): bigint {
-    let out = 0n, shift = 0n;
+    let out = 0n,
+      shift = 0n;
     for (;;) {
       const x = this.byte();
       out |= BigInt(x & 0x7f) << shift;
@@ -52,10 +66,15 @@ class Reader {
         // In a struct the type is the value; in a list each bool is a byte.
         if (!inList) return { type, v: type === T.TRUE };
         return this.byte() === T.TRUE ? { type: T.TRUE, v: true } : { type: T.FALSE, v: false };
-      case T.I8: { const x = this.byte(); return { type, v: x > 127 ? x - 256 : x }; }
+      case T.I8: {
+        const x = this.byte();
+        return { type, v: x > 127 ? x - 256 : x };
+      }
       case T.I16:
-      case T.I32: return { type, v: Number(this.zigzag()) };
-      case T.I64: return { type, v: this.zigzag() };
+      case T.I32:
+        return { type, v: Number(this.zigzag()) };
+      case T.I64:
+        return { type, v: this.zigzag() };
       case T.DOUBLE: {
         if (this.pos + 8 > this.b.length) throw new ThriftError("unexpected end of metadata");
         const v = new DataView(this.b.buffer, this.b.byteOffset + this.pos, 8).getFloat64(0, true);
@@ -81,13 +100,16 @@ class Reader {
       case T.MAP: {
         const n = Number(this.varint());
         const kv = n > 0 ? this.byte() : 0;
-        const key = kv >> 4, val = kv & 0x0f;
+        const key = kv >> 4,
+          val = kv & 0x0f;
         const v: [TValue, TValue][] = [];
         for (let i = 0; i < n; i++) v.push([this.value(key, true), this.value(val, true)]);
         return { type, key, val, v };
       }
-      case T.STRUCT: return { type, v: this.struct() };
-      default: throw new ThriftError(`unknown field type ${type}`);
+      case T.STRUCT:
+        return { type, v: this.struct() };
+      default:
+        throw new ThriftError(`unknown field type ${type}`);
     }
   }
 
@@ -135,36 +157,55 @@ class Writer {
   }
 
   zigzag(v: bigint): void {
-    this.varint(v >= 0n ? v << 1n : ((-v) << 1n) - 1n);
+    this.varint(v >= 0n ? v << 1n : (-v << 1n) - 1n);
   }
 
   value(t: TValue, inList: boolean): void {
     switch (t.type) {
       case T.TRUE:
-      case T.FALSE: if (inList) this.byte(t.v ? T.TRUE : T.FALSE); break;
-      case T.I8: this.byte(t.v); break;
+      case T.FALSE:
+        if (inList) this.byte(t.v ? T.TRUE : T.FALSE);
+        break;
+      case T.I8:
+        this.byte(t.v);
+        break;
       case T.I16:
-      case T.I32: this.zigzag(BigInt(t.v)); break;
-      case T.I64: this.zigzag(t.v); break;
+      case T.I32:
+        this.zigzag(BigInt(t.v));
+        break;
+      case T.I64:
+        this.zigzag(t.v);
+        break;
       case T.DOUBLE: {
         const b = new Uint8Array(8);
         new DataView(b.buffer).setFloat64(0, t.v, true);
         this.raw(b);
         break;
       }
-      case T.BINARY: this.varint(BigInt(t.v.length)); this.raw(t.v); break;
+      case T.BINARY:
+        this.varint(BigInt(t.v.length));
+        this.raw(t.v);
+        break;
       case T.LIST:
       case T.SET:
         if (t.v.length < 15) this.byte((t.v.length << 4) | t.elem);
-        else { this.byte(0xf0 | t.elem); this.varint(BigInt(t.v.length)); }
+        else {
+          this.byte(0xf0 | t.elem);
+          this.varint(BigInt(t.v.length));
+        }
         for (const x of t.v) this.value(x, true);
         break;
       case T.MAP:
         this.varint(BigInt(t.v.length));
         if (t.v.length > 0) this.byte((t.key << 4) | t.val);
-        for (const [k, v] of t.v) { this.value(k, true); this.value(v, true); }
+        for (const [k, v] of t.v) {
+          this.value(k, true);
+          this.value(v, true);
+        }
         break;
-      case T.STRUCT: this.struct(t.v); break;
+      case T.STRUCT:
+        this.struct(t.v);
+        break;
     }
   }
 
@@ -175,7 +216,10 @@ class Writer {
       // A bool in a struct carries its value in the type nibble.
       const type = v.type === T.TRUE || v.type === T.FALSE ? (v.v ? T.TRUE : T.FALSE) : v.type;
       if (id > last && id - last <= 15) this.byte(((id - last) << 4) | type);
-      else { this.byte(type); this.zigzag(BigInt(id)); }
+      else {
+        this.byte(type);
+        this.zigzag(BigInt(id));
+      }
       this.value(v, false);
       last = id;
     }
@@ -203,12 +247,20 @@ export function encodeStruct(s: TStruct): Uint8Array {
 // Typed access to decoded fields; undefined when absent or of another type.
 export function fieldInt(s: TStruct, id: number): number | undefined {
   const v = s.get(id);
-  return v && (v.type === T.I8 || v.type === T.I16 || v.type === T.I32) ? v.v : v?.type === T.I64 ? Number(v.v) : undefined;
+  return v && (v.type === T.I8 || v.type === T.I16 || v.type === T.I32)
+    ? v.v
+    : v?.type === T.I64
+      ? Number(v.v)
+      : undefined;
 }
 
 export function fieldBig(s: TStruct, id: number): bigint | undefined {
   const v = s.get(id);
-  return v?.type === T.I64 ? v.v : v && (v.type === T.I8 || v.type === T.I16 || v.type === T.I32) ? BigInt(v.v) : undefined;
+  return v?.type === T.I64
+    ? v.v
+    : v && (v.type === T.I8 || v.type === T.I16 || v.type === T.I32)
+      ? BigInt(v.v)
+      : undefined;
 }
 
 export function fieldBytes(s: TStruct, id: number): Uint8Array | undefined {

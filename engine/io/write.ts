@@ -5,7 +5,13 @@ import { accessSync, constants, createWriteStream, renameSync, statSync, unlinkS
 import { once } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { RecordBatchFileWriter, tableToIPC, Table as ArrowTable } from "apache-arrow";
-import { Compression, Table as WasmTable, transformParquetStream, WriterPropertiesBuilder, type RecordBatch as WasmBatch } from "parquet-wasm";
+import {
+  Compression,
+  Table as WasmTable,
+  transformParquetStream,
+  WriterPropertiesBuilder,
+  type RecordBatch as WasmBatch,
+} from "parquet-wasm";
 import { csvField } from "../common/csv_field.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
@@ -37,7 +43,14 @@ export interface ChunkSource {
   chunks(): AsyncIterable<JsTable>;
 }
 
-const EXTENSIONS: Record<string, OutputFormat> = { ".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow" };
+const EXTENSIONS: Record<string, OutputFormat> = {
+  ".csv": "csv",
+  ".parquet": "parquet",
+  ".pq": "parquet",
+  ".arrow": "arrow",
+  ".feather": "arrow",
+  ".ipc": "arrow",
+};
 
 /**
  * The output format a file name asks for, or a clear error naming the supported ones.
@@ -47,7 +60,12 @@ const EXTENSIONS: Record<string, OutputFormat> = { ".csv": "csv", ".parquet": "p
  */
 export function outputFormat(path: string, loc?: SourceLocation): OutputFormat {
   const f = EXTENSIONS[extname(path).toLowerCase()];
-  if (!f) throw new BasinError("BASIN_PLAN", `cannot write "${path}": use a .csv, .parquet or .arrow (Arrow IPC) file name`, loc);
+  if (!f)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `cannot write "${path}": use a .csv, .parquet or .arrow (Arrow IPC) file name`,
+      loc,
+    );
   return f;
 }
 
@@ -55,13 +73,23 @@ export function outputFormat(path: string, loc?: SourceLocation): OutputFormat {
 export function checkWritable(path: string, loc?: SourceLocation): void {
   const dir = dirname(resolve(path));
   const st = statSync(dir, { throwIfNoEntry: false });
-  if (!st || !st.isDirectory()) throw new BasinError("BASIN_IO", `cannot write ${path}: the folder ${dirname(path)} does not exist; create it first`, loc);
+  if (!st || !st.isDirectory())
+    throw new BasinError(
+      "BASIN_IO",
+      `cannot write ${path}: the folder ${dirname(path)} does not exist; create it first`,
+      loc,
+    );
   try {
     accessSync(dir, constants.W_OK);
   } catch {
-    throw new BasinError("BASIN_IO", `cannot write ${path}: the folder ${dirname(path)} is not writable; pick another place`, loc);
+    throw new BasinError(
+      "BASIN_IO",
+      `cannot write ${path}: the folder ${dirname(path)} is not writable; pick another place`,
+      loc,
+    );
   }
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+    throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
 }
 
 /**
@@ -136,11 +164,16 @@ export function csvLines(t: JsTable): string {
   const cells = t.columns.map((c): ((i: number) => string) => {
     const v = c.values;
     switch (c.type) {
-      case "int64": return (i) => String((v as BigInt64Array)[i]);
-      case "float64": return (i) => String((v as Float64Array)[i]);
-      case "bool": return (i) => ((v as Uint8Array)[i] ? "true" : "false");
-      case "date": return (i) => dateText((v as Int32Array)[i]);
-      case "timestamp": return (i) => timestampText((v as BigInt64Array)[i]);
+      case "int64":
+        return (i) => String((v as BigInt64Array)[i]);
+      case "float64":
+        return (i) => String((v as Float64Array)[i]);
+      case "bool":
+        return (i) => ((v as Uint8Array)[i] ? "true" : "false");
+      case "date":
+        return (i) => dateText((v as Int32Array)[i]);
+      case "timestamp":
+        return (i) => timestampText((v as BigInt64Array)[i]);
       case "string": {
         const s = v as JsStrings;
         return (i) => {
@@ -195,7 +228,11 @@ const CODECS = { snappy: Compression.SNAPPY, zstd: Compression.ZSTD, uncompresse
 /** Checks writer options, naming the bad one. */
 export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation): void {
   if (o.compression !== undefined && !(o.compression in CODECS))
-    throw new BasinError("BASIN_PLAN", `compression must be one of ${Object.keys(CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `compression must be one of ${Object.keys(CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`,
+      loc,
+    );
   if (o.rowGroupSize !== undefined && (!Number.isInteger(o.rowGroupSize) || o.rowGroupSize < 1))
     throw new BasinError("BASIN_PLAN", `rowGroupSize must be a positive integer, got ${o.rowGroupSize}`, loc);
 }
@@ -229,14 +266,28 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
  * @example
  * await writeFile(storeChunks(handle), "out.parquet", "parquet", { compression: "zstd" })
  */
-export async function writeFile(src: ChunkSource, path: string, format: OutputFormat, options: WriteParquetOptions = {}, loc?: SourceLocation): Promise<WriteSummary> {
+export async function writeFile(
+  src: ChunkSource,
+  path: string,
+  format: OutputFormat,
+  options: WriteParquetOptions = {},
+  loc?: SourceLocation,
+): Promise<WriteSummary> {
   checkWritable(path, loc);
-  const tmp = join(dirname(path), `.${basename(path)}.partial-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  const tmp = join(
+    dirname(path),
+    `.${basename(path)}.partial-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+  );
   const ws = createWriteStream(tmp);
   const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
   failed.catch(() => undefined);
   try {
-    const write = format === "csv" ? writeCsv(src, ws) : format === "arrow" ? writeArrow(src, ws) : writeParquetFile(src, ws, options);
+    const write =
+      format === "csv"
+        ? writeCsv(src, ws)
+        : format === "arrow"
+          ? writeArrow(src, ws)
+          : writeParquetFile(src, ws, options);
     await Promise.race([write, failed]);
     if (format !== "arrow") ws.end(); // the Arrow writer ends the stream it pipes into
     await Promise.race([once(ws, "finish"), failed]);

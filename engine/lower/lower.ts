@@ -77,15 +77,29 @@ class GraphBuilder {
 
   lower(node: PlanNode): Chain[] {
     switch (node.kind) {
-      case "scanCsv": return this.scanCsv(node);
-      case "scanFile": return this.scanFile(node);
+      case "scanCsv":
+        return this.scanCsv(node);
+      case "scanFile":
+        return this.scanFile(node);
       case "values":
         return node.partitions.map((columns) => ({
           deps: [],
-          steps: [{ kind: "values", schema: node.schema, columns, rows: columns[node.schema[0].name]?.length ?? 0, loc: node.loc }],
+          steps: [
+            {
+              kind: "values",
+              schema: node.schema,
+              columns,
+              rows: columns[node.schema[0].name]?.length ?? 0,
+              loc: node.loc,
+            },
+          ],
         }));
-      case "fromBag": return lowerBag(this, node.bag).map((c) => (node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc })));
-      case "stored": return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
+      case "fromBag":
+        return lowerBag(this, node.bag).map((c) =>
+          node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc }),
+        );
+      case "stored":
+        return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {
         const { predicate } = nativeOf(node);
         return this.lower(node.input).map((c) => append(c, { kind: "filter", predicate, loc: node.loc }));
@@ -96,19 +110,32 @@ class GraphBuilder {
         return this.lower(node.input).map((c) => append(c, { kind: "project", exprs, names, loc: node.loc }));
       }
       case "head": {
-        const deps = this.lower(node.input).map((c) => ({ key: this.close(append(c, { kind: "head", n: node.n, loc: node.loc })), index: 0 }));
+        const deps = this.lower(node.input).map((c) => ({
+          key: this.close(append(c, { kind: "head", n: node.n, loc: node.loc })),
+          index: 0,
+        }));
         return [{ deps, steps: [concatAll(deps.length), { kind: "head", n: node.n, loc: node.loc }] }];
       }
-      case "aggregate": return this.aggregate(node);
-      case "sort": return this.sort(node);
-      case "join": return this.join(node);
-      case "window": return lowerWindow(node, this);
-      case "tail": return lowerTail(this, node);
-      case "distinct": return lowerDistinct(this, node);
-      case "topK": return lowerTopK(this, node);
-      case "sample": return lowerSample(this, node);
-      case "union": return node.inputs.flatMap((input) => this.lower(input));
-      case "stack": return lowerStack(this, node);
+      case "aggregate":
+        return this.aggregate(node);
+      case "sort":
+        return this.sort(node);
+      case "join":
+        return this.join(node);
+      case "window":
+        return lowerWindow(node, this);
+      case "tail":
+        return lowerTail(this, node);
+      case "distinct":
+        return lowerDistinct(this, node);
+      case "topK":
+        return lowerTopK(this, node);
+      case "sample":
+        return lowerSample(this, node);
+      case "union":
+        return node.inputs.flatMap((input) => this.lower(input));
+      case "stack":
+        return lowerStack(this, node);
     }
   }
 
@@ -116,9 +143,16 @@ class GraphBuilder {
     const names = node.fileSchema.map((f) => f.name);
     const { columns, predicate } = nativeOf(node);
     const chains: Chain[] = [];
-    const blocksize = this.minScanBlocks > 1 ? Math.min(node.options.blocksize, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks))) : node.options.blocksize;
+    const blocksize =
+      this.minScanBlocks > 1
+        ? Math.min(node.options.blocksize, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks)))
+        : node.options.blocksize;
     for (const path of node.files) {
-      const csv = { delimiter: node.options.delimiter, header: node.options.header, nullValues: node.options.nullValues };
+      const csv = {
+        delimiter: node.options.delimiter,
+        header: node.options.header,
+        nullValues: node.options.nullValues,
+      };
       let blocks;
       try {
         blocks = csvBlocks(path, blocksize, csv);
@@ -126,7 +160,14 @@ class GraphBuilder {
         throw BasinError.from(e, node.loc);
       }
       for (const b of blocks) {
-        const options = { ...csv, names, types: node.fileSchema.map((f) => f.type), columns, line: b.line, onBadLines: node.options.onBadLines };
+        const options = {
+          ...csv,
+          names,
+          types: node.fileSchema.map((f) => f.type),
+          columns,
+          line: b.line,
+          onBadLines: node.options.onBadLines,
+        };
         const steps: Step[] = [{ kind: "scanCsv", path, start: b.start, end: b.end, options, loc: node.loc }];
         if (predicate) steps.push({ kind: "filter", predicate, loc: node.loc });
         chains.push({ deps: [], steps });
@@ -139,13 +180,35 @@ class GraphBuilder {
     const { columns, predicate } = nativeOf(node);
     let scans: Step[];
     try {
-      scans = node.files.flatMap((path, i) => fileScanSteps(node.format, path, columns, node.options.blocksize, node.rowGroups?.kept[i]));
+      scans = node.files.flatMap((path, i) =>
+        fileScanSteps(node.format, path, columns, node.options.blocksize, node.rowGroups?.kept[i]),
+      );
     } catch (e) {
       throw BasinError.from(e, node.loc);
     }
-    const chains = scans.map((scan): Chain => ({ deps: [], steps: predicate ? [{ ...scan, loc: node.loc }, { kind: "filter", predicate, loc: node.loc }] : [{ ...scan, loc: node.loc }] }));
+    const chains = scans.map((scan): Chain => ({
+      deps: [],
+      steps: predicate
+        ? [
+            { ...scan, loc: node.loc },
+            { kind: "filter", predicate, loc: node.loc },
+          ]
+        : [{ ...scan, loc: node.loc }],
+    }));
     // Every row group pruned away: one empty partition keeps the schema.
-    if (chains.length === 0) chains.push({ deps: [], steps: [{ kind: "values", schema: columns, columns: Object.fromEntries(columns.map((f) => [f.name, []])), rows: 0, loc: node.loc }] });
+    if (chains.length === 0)
+      chains.push({
+        deps: [],
+        steps: [
+          {
+            kind: "values",
+            schema: columns,
+            columns: Object.fromEntries(columns.map((f) => [f.name, []])),
+            rows: 0,
+            loc: node.loc,
+          },
+        ],
+      });
     return chains;
   }
 
@@ -178,9 +241,14 @@ class GraphBuilder {
     const holistic = parts.some((p) => HOLISTIC_AGGS.includes(p.op));
     // Under a memory limit, an input larger than one task may hold is split into as
     // many buckets as it takes for one bucket's states to fit (grace hash).
-    const n = keys.length === 0 ? 1 : this.shuffleParts(aggregateInputBytes(node), Math.min(chains.length, MAX_SHUFFLE_PARTS));
-    const mapped = holistic ? chains : chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc }));
-    const shuffled = mapped.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
+    const n =
+      keys.length === 0 ? 1 : this.shuffleParts(aggregateInputBytes(node), Math.min(chains.length, MAX_SHUFFLE_PARTS));
+    const mapped = holistic
+      ? chains
+      : chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc }));
+    const shuffled = mapped.map((c) =>
+      this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })),
+    );
     return Array.from({ length: n }, (_, r) => ({
       deps: shuffled.map((key) => ({ key, index: n === 1 ? 0 : r })),
       steps: [concatAll(shuffled.length), { kind: "aggregate", keys, aggs, mode: holistic ? "full" : "final", loc }],
@@ -207,12 +275,23 @@ class GraphBuilder {
     const samplesPer = Math.max(SAMPLES_PER_PARTITION, Math.ceil((4 * n) / chains.length));
     const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
     const sorted = chains.map((c) => this.close(append(c, sort)));
-    const samples = sorted.map((key) => this.close({ deps: [dep(key)], steps: [concatAll(1), { kind: "sortBoundaries", keys, parts: samplesPer, loc }] }));
-    const bounds = this.close({ deps: samples.map(dep), steps: [concatAll(samples.length), { kind: "sortBoundaries", keys: keyOnly, parts: n, loc }] });
-    const split = sorted.map((key) =>
-      this.close({ deps: [dep(key), dep(bounds)], steps: [concatAll(1), { kind: "rangePartition", keys, bounds: 1, parts: n, loc }] }),
+    const samples = sorted.map((key) =>
+      this.close({ deps: [dep(key)], steps: [concatAll(1), { kind: "sortBoundaries", keys, parts: samplesPer, loc }] }),
     );
-    return Array.from({ length: n }, (_, r) => ({ deps: split.map((key) => ({ key, index: r })), steps: [concatAll(split.length), sort] }));
+    const bounds = this.close({
+      deps: samples.map(dep),
+      steps: [concatAll(samples.length), { kind: "sortBoundaries", keys: keyOnly, parts: n, loc }],
+    });
+    const split = sorted.map((key) =>
+      this.close({
+        deps: [dep(key), dep(bounds)],
+        steps: [concatAll(1), { kind: "rangePartition", keys, bounds: 1, parts: n, loc }],
+      }),
+    );
+    return Array.from({ length: n }, (_, r) => ({
+      deps: split.map((key) => ({ key, index: r })),
+      steps: [concatAll(split.length), sort],
+    }));
   }
 
   private join(node: Extract<PlanNode, { kind: "join" }>): Chain[] {
@@ -227,7 +306,10 @@ class GraphBuilder {
       const rdeps = right.map((c) => dep(this.close(c)));
       return left.map((c) => {
         const at = c.deps.length;
-        return { deps: [...c.deps, ...rdeps], steps: [...c.steps, { kind: "join", spec, right: rdeps.map((_, i) => at + i), loc }] };
+        return {
+          deps: [...c.deps, ...rdeps],
+          steps: [...c.steps, { kind: "join", spec, right: rdeps.map((_, i) => at + i), loc }],
+        };
       });
     }
     // Hash-partition both sides by key; bucket r of the left meets bucket r of the right.
@@ -283,7 +365,6 @@ export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph
   return options.parts ? { tasks: b.tasks, output, partitioned: true } : { tasks: b.tasks, output };
 }
 
-
 /**
  * Lowers a plan to a graph whose output concatenates its partitions, each with a
  * trailing int64 column `tag` holding the partition's index, so how many rows each
@@ -296,7 +377,12 @@ export function lowerTagged(root: PlanNode, tag: string): { graph: TaskGraph; pa
   const b = new GraphBuilder();
   const cols: NativeExpr[] = root.schema.map((f, j) => ({ kind: "col", index: j, type: f.type }));
   const names = [...root.schema.map((f) => f.name), tag];
-  const chains = b.lower(resolvePlan(root)).map((c, i) => append(c, { kind: "project", exprs: [...cols, { kind: "lit", value: i, type: "int64" }], names }));
-  const output = b.close({ deps: chains.map((c) => ({ key: b.close(c), index: 0 })), steps: [concatAll(chains.length)] });
+  const chains = b
+    .lower(resolvePlan(root))
+    .map((c, i) => append(c, { kind: "project", exprs: [...cols, { kind: "lit", value: i, type: "int64" }], names }));
+  const output = b.close({
+    deps: chains.map((c) => ({ key: b.close(c), index: 0 })),
+    steps: [concatAll(chains.length)],
+  });
   return { graph: { tasks: b.tasks, output }, parts: chains.length };
 }

@@ -77,7 +77,14 @@ class ArrayLowering {
   /** Tasks computing every chunk of `chunks` from a function of its index. */
   private perChunk(chunks: Chunks, make: (idx: number[], shape: number[]) => Dep): Lowered {
     const deps = new Map<string, Dep>();
-    for (const idx of gridIndices(chunks)) deps.set(idx.join(","), make(idx, idx.map((i, d) => chunks[d][i])));
+    for (const idx of gridIndices(chunks))
+      deps.set(
+        idx.join(","),
+        make(
+          idx,
+          idx.map((i, d) => chunks[d][i]),
+        ),
+      );
     return { chunks, dep: (idx) => deps.get(idx.join(","))! };
   }
 
@@ -87,7 +94,19 @@ class ArrayLowering {
       case "generate": {
         const st = node.chunks.map(starts);
         return this.perChunk(node.chunks, (idx, shape) =>
-          this.task(node.gen.kind, [], { op: "generate", gen: node.gen, dtype: node.dtype, shape, offset: idx.map((i, d) => st[d][i]), full: node.shape }, loc),
+          this.task(
+            node.gen.kind,
+            [],
+            {
+              op: "generate",
+              gen: node.gen,
+              dtype: node.dtype,
+              shape,
+              offset: idx.map((i, d) => st[d][i]),
+              full: node.shape,
+            },
+            loc,
+          ),
         );
       }
       case "data": {
@@ -95,8 +114,10 @@ class ArrayLowering {
         const src: Lowered = { chunks: node.shape.map((d) => [d]), dep: () => whole };
         return node.chunks.every((c) => c.length === 1) ? src : this.rechunk(src, node.shape, node.chunks, loc);
       }
-      case "map": return this.lowerMap(node);
-      case "reduce": return this.lowerReduce(node);
+      case "map":
+        return this.lowerMap(node);
+      case "reduce":
+        return this.lowerReduce(node);
       case "transpose": {
         const input = this.lower(node.input);
         return this.perChunk(node.chunks, (idx) => {
@@ -106,9 +127,12 @@ class ArrayLowering {
           return this.task("transpose", [input.dep(inIdx)], { op: "transpose", shape: inShape, axes: node.axes }, loc);
         });
       }
-      case "slice": return this.lowerSlice(node);
-      case "rechunk": return this.rechunk(this.lower(node.input), node.input.shape, node.chunks, loc);
-      case "reshape": return this.lowerReshape(node);
+      case "slice":
+        return this.lowerSlice(node);
+      case "rechunk":
+        return this.rechunk(this.lower(node.input), node.input.shape, node.chunks, loc);
+      case "reshape":
+        return this.lowerReshape(node);
       case "concatenate": {
         const axis = node.axis;
         const parts = node.inputs.map((inp) => {
@@ -151,20 +175,31 @@ class ArrayLowering {
             deps.push(out.get(prev.join(","))!);
             prevShape = prev.map((i, d) => node.chunks[d][i]);
           }
-          out.set(idx.join(","), this.task("cumsum", deps, { op: "cumsum", shape, axis, carry, prevShape, dtype: node.dtype }, loc));
+          out.set(
+            idx.join(","),
+            this.task("cumsum", deps, { op: "cumsum", shape, axis, carry, prevShape, dtype: node.dtype }, loc),
+          );
         }
         return { chunks: node.chunks, dep: (idx) => out.get(idx.join(","))! };
       }
-      case "linalg": return this.lowerLinalg(node);
+      case "linalg":
+        return this.lowerLinalg(node);
       case "mask": {
         // Chunks whole along every axis but the first: their grid order is then C order.
         const target = node.input.chunks.map((c, d) => (d === 0 ? c : [node.input.shape[d]]));
         const input = this.rechunk(this.lower(node.input), node.input.shape, target, loc);
         const m = this.rechunk(this.lower(node.mask), node.mask.shape, target, loc);
-        const deps = gridIndices(input.chunks).map((idx) => this.task("mask", [input.dep(idx), m.dep(idx)], { op: "mask" }, loc));
+        const deps = gridIndices(input.chunks).map((idx) =>
+          this.task("mask", [input.dep(idx), m.dep(idx)], { op: "mask" }, loc),
+        );
         // Lengths are known only after running: a one-chunk result made from the pieces by concat.
         const key = `array-${this.seq++}`;
-        this.tasks.push({ key, group: "array:mask", deps, steps: [{ kind: "concat", inputs: deps.map((_, i) => i), loc }] });
+        this.tasks.push({
+          key,
+          group: "array:mask",
+          deps,
+          steps: [{ kind: "concat", inputs: deps.map((_, i) => i), loc }],
+        });
         return { chunks: node.chunks, dep: () => ({ key, index: 0 }) };
       }
     }
@@ -221,7 +256,12 @@ class ArrayLowering {
         axes.forEach((a, j) => (inIdx[a] = r[j]));
         const shape = inIdx.map((i, d) => input.chunks[d][i]);
         const offset = inIdx.map((i, d) => st[d][i]);
-        return this.task(`${op}-partial`, [input.dep(inIdx)], { op: "partial", red: op, shape, axes, offset, full: node.input.shape }, node.loc);
+        return this.task(
+          `${op}-partial`,
+          [input.dep(inIdx)],
+          { op: "partial", red: op, shape, axes, offset, full: node.input.shape },
+          node.loc,
+        );
       });
       const size = sizeOf(keptShape);
       for (;;) {
@@ -229,7 +269,14 @@ class ArrayLowering {
         const next: Dep[] = [];
         for (let i = 0; i < level.length; i += FAN_IN) {
           const group = level.slice(i, i + FAN_IN);
-          next.push(this.task(`${op}-combine`, group, { op: "combine", red: op, size, final: last ? { ddof: node.ddof, dtype: node.dtype } : undefined }, node.loc));
+          next.push(
+            this.task(
+              `${op}-combine`,
+              group,
+              { op: "combine", red: op, size, final: last ? { ddof: node.ddof, dtype: node.dtype } : undefined },
+              node.loc,
+            ),
+          );
         }
         level = next;
         if (last) return level[0];
@@ -246,7 +293,8 @@ class ArrayLowering {
     const groups = node.index.map((ix, d) => {
       const st = starts(input.chunks[d]);
       const chunkOf = (p: number) => {
-        let lo = 0, hi = input.chunks[d].length - 1;
+        let lo = 0,
+          hi = input.chunks[d].length - 1;
         while (lo < hi) {
           const mid = (lo + hi + 1) >> 1;
           if (st[mid] <= p) lo = mid;
@@ -256,11 +304,12 @@ class ArrayLowering {
       };
       const sel = "at" in ix ? { start: ix.at, step: 1, count: 1 } : ix;
       const out: { chunk: number; start: number; step: number; count: number }[] = [];
-      for (let k = 0; k < sel.count; ) {
+      for (let k = 0; k < sel.count;) {
         const p = sel.start + k * sel.step;
         const c = chunkOf(p);
         // How many further selected positions stay inside chunk c.
-        const lo = st[c], hi = st[c + 1];
+        const lo = st[c],
+          hi = st[c + 1];
         const room = sel.step > 0 ? Math.floor((hi - 1 - p) / sel.step) + 1 : Math.floor((p - lo) / -sel.step) + 1;
         const n = Math.min(room, sel.count - k);
         out.push({ chunk: c, start: p - lo, step: sel.step, count: n });
@@ -274,7 +323,14 @@ class ArrayLowering {
     const full = this.perChunk(fullChunks, (idx, shape) => {
       const gs = idx.map((i, d) => groups[d][i]);
       const inIdx = gs.map((g) => g.chunk);
-      const piece: Piece = { input: 0, shape: inIdx.map((i, d) => input.chunks[d][i]), start: gs.map((g) => g.start), step: gs.map((g) => g.step), count: shape, dst: shape.map(() => 0) };
+      const piece: Piece = {
+        input: 0,
+        shape: inIdx.map((i, d) => input.chunks[d][i]),
+        start: gs.map((g) => g.start),
+        step: gs.map((g) => g.step),
+        count: shape,
+        dst: shape.map(() => 0),
+      };
       if (sizeOf(shape) === 0) return this.task("slice", [], { op: "data", values: new Float64Array(0) }, node.loc);
       return this.task("slice", [input.dep(inIdx)], { op: "assemble", shape, pieces: [piece] }, node.loc);
     });
@@ -304,7 +360,12 @@ class ArrayLowering {
       }
     }
     // General case: gather into one chunk, which the new shape views, then split.
-    const one = this.rechunk(input, node.input.shape, node.input.shape.map((d) => [d]), node.loc);
+    const one = this.rechunk(
+      input,
+      node.input.shape,
+      node.input.shape.map((d) => [d]),
+      node.loc,
+    );
     const single = one.dep(node.input.shape.map(() => 0));
     const viewed: Lowered = { chunks: node.shape.map((d) => [d]), dep: () => single };
     return this.rechunk(viewed, node.shape, node.chunks, node.loc);
@@ -338,22 +399,36 @@ class ArrayLowering {
     const single = (dep: Dep): Lowered => ({ chunks: node.chunks, dep: () => dep });
     if (node.op === "solve") {
       const [a, b] = node.inputs;
-      const whole = (x: ArrayNode) => this.rechunk(this.lower(x), x.shape, x.shape.map((d) => [d]), loc).dep(x.shape.map(() => 0));
+      const whole = (x: ArrayNode) =>
+        this.rechunk(
+          this.lower(x),
+          x.shape,
+          x.shape.map((d) => [d]),
+          loc,
+        ).dep(x.shape.map(() => 0));
       const n = a.shape[0];
       const k = b.shape.length === 1 ? 1 : b.shape[1];
       return single(this.task("solve", [whole(a), whole(b)], { op: "solve", n, k }, loc));
     }
     const t = this.tsqr(node.inputs[0], node.op.startsWith("svd"), loc);
     const { k, n, stacked } = t;
-    const extract = (start: number, count: number) => single(this.task("extract", [t.stage2], { op: "extract", start, count }, loc));
+    const extract = (start: number, count: number) =>
+      single(this.task("extract", [t.stage2], { op: "extract", start, count }, loc));
     switch (node.op) {
       case "qr_r":
-      case "svd_vt": return extract(stacked * k + (node.op === "svd_vt" ? k : 0), k * n);
-      case "svd_s": return extract(stacked * k, k);
+      case "svd_vt":
+        return extract(stacked * k + (node.op === "svd_vt" ? k : 0), k * n);
+      case "svd_s":
+        return extract(stacked * k, k);
       default: {
         const deps = t.blocks.map((b, i) => {
           const [m, ki] = t.sizes[i];
-          return this.task(node.op === "qr_q" ? "qr-q" : "svd-u", [b, t.stage2], { op: "tsqrApply", m, ki, offset: t.offsets[i], k }, loc);
+          return this.task(
+            node.op === "qr_q" ? "qr-q" : "svd-u",
+            [b, t.stage2],
+            { op: "tsqrApply", m, ki, offset: t.offsets[i], k },
+            loc,
+          );
         });
         return { chunks: node.chunks, dep: ([i]) => deps[i] };
       }
@@ -368,10 +443,12 @@ class ArrayLowering {
     return this.perChunk(chunks, (idx, outShape) => {
       // Per axis: the old chunks overlapping this new chunk, with the overlap.
       const spans = idx.map((i, d) => {
-        const lo = newSt[d][i], hi = newSt[d][i + 1];
+        const lo = newSt[d][i],
+          hi = newSt[d][i + 1];
         const out: { chunk: number; from: number; to: number }[] = [];
         input.chunks[d].forEach((_, c) => {
-          const a = Math.max(lo, oldSt[d][c]), b = Math.min(hi, oldSt[d][c + 1]);
+          const a = Math.max(lo, oldSt[d][c]),
+            b = Math.min(hi, oldSt[d][c + 1]);
           if (b > a || (hi === lo && c === 0)) out.push({ chunk: c, from: a, to: Math.max(a, b) });
         });
         return out;
@@ -420,13 +497,20 @@ function expandIdx(idx: number[], removed: number[], nd: number): number[] {
 function children(n: ArrayNode): ArrayNode[] {
   switch (n.kind) {
     case "generate":
-    case "data": return [];
-    case "map": return n.args.filter((a): a is ArrayNode => typeof a !== "number");
-    case "concatenate": return n.inputs;
-    case "matmul": return [n.left, n.right];
-    case "mask": return [n.input, n.mask];
-    case "linalg": return n.inputs;
-    default: return [n.input];
+    case "data":
+      return [];
+    case "map":
+      return n.args.filter((a): a is ArrayNode => typeof a !== "number");
+    case "concatenate":
+      return n.inputs;
+    case "matmul":
+      return [n.left, n.right];
+    case "mask":
+      return [n.input, n.mask];
+    case "linalg":
+      return n.inputs;
+    default:
+      return [n.input];
   }
 }
 
@@ -447,7 +531,14 @@ export function lowerArray(root: ArrayNode): TaskGraph {
     const shape = idx.map((i, d) => l.chunks[d][i]);
     if (sizeOf(shape) === 0) continue;
     deps.push(l.dep(idx));
-    pieces.push({ input: deps.length - 1, shape, start: shape.map(() => 0), step: shape.map(() => 1), count: shape, dst: idx.map((i, d) => st[d][i]) });
+    pieces.push({
+      input: deps.length - 1,
+      shape,
+      start: shape.map(() => 0),
+      step: shape.map(() => 1),
+      count: shape,
+      dst: idx.map((i, d) => st[d][i]),
+    });
   }
   const out = low.task("result", deps, { op: "assemble", shape: root.shape, pieces }, root.loc);
   return pruned(low.tasks, out.key);

@@ -16,7 +16,8 @@ export interface TaskCloser {
 /** Appends ops to a chain, into its last step when that is a bag step too (fusion). */
 function withOps(c: Chain, ops: BagOp[], keyed = false): Chain {
   const last = c.steps[c.steps.length - 1];
-  if (last?.kind === "bag" && !last.keyed) return { deps: c.deps, steps: [...c.steps.slice(0, -1), { ...last, ops: [...last.ops, ...ops], keyed }] };
+  if (last?.kind === "bag" && !last.keyed)
+    return { deps: c.deps, steps: [...c.steps.slice(0, -1), { ...last, ops: [...last.ops, ...ops], keyed }] };
   return append(c, { kind: "bag", ops, keyed, loc: ops[0]?.loc });
 }
 
@@ -35,7 +36,13 @@ function byKey(b: TaskCloser, chains: Chain[], partial: BagOp[], final: BagOp[])
 }
 
 function itemsStep(items: JsonValue[], loc: string | undefined): Step {
-  return { kind: "values", schema: BAG_SCHEMA, columns: { [BAG_SCHEMA[0].name]: items.map((x) => JSON.stringify(x)) }, rows: items.length, loc };
+  return {
+    kind: "values",
+    schema: BAG_SCHEMA,
+    columns: { [BAG_SCHEMA[0].name]: items.map((x) => JSON.stringify(x)) },
+    rows: items.length,
+    loc,
+  };
 }
 
 /**
@@ -47,7 +54,8 @@ function itemsStep(items: JsonValue[], loc: string | undefined): Step {
 export function lowerBag(b: TaskCloser, node: BagNode): Chain[] {
   const loc = node.loc;
   switch (node.kind) {
-    case "items": return node.partitions.map((items) => ({ deps: [], steps: [itemsStep(items, loc)] }));
+    case "items":
+      return node.partitions.map((items) => ({ deps: [], steps: [itemsStep(items, loc)] }));
     case "files": {
       const chains: Chain[] = [];
       for (const path of node.files) {
@@ -57,15 +65,23 @@ export function lowerBag(b: TaskCloser, node: BagNode): Chain[] {
         } catch (e) {
           throw BasinError.from(e, loc);
         }
-        for (const blk of blocks) chains.push({ deps: [], steps: [{ kind: "bagRead", path, start: blk.start, end: blk.end, format: node.format, loc }] });
+        for (const blk of blocks)
+          chains.push({
+            deps: [],
+            steps: [{ kind: "bagRead", path, start: blk.start, end: blk.end, format: node.format, loc }],
+          });
       }
       // Empty files: one empty partition, so that a bag always has one.
       return chains.length > 0 ? chains : [{ deps: [], steps: [itemsStep([], loc)] }];
     }
     case "map":
     case "filter":
-    case "flatMap": return lowerBag(b, node.input).map((c) => withOps(c, [{ op: node.kind, fn: node.fn, loc }]));
-    case "pluck": return lowerBag(b, node.input).map((c) => withOps(c, [{ op: "pluck", key: node.key, default: node.default, loc }]));
+    case "flatMap":
+      return lowerBag(b, node.input).map((c) => withOps(c, [{ op: node.kind, fn: node.fn, loc }]));
+    case "pluck":
+      return lowerBag(b, node.input).map((c) =>
+        withOps(c, [{ op: "pluck", key: node.key, default: node.default, loc }]),
+      );
     case "foldBy":
       return byKey(
         b,
@@ -73,7 +89,8 @@ export function lowerBag(b: TaskCloser, node: BagNode): Chain[] {
         [{ op: "foldPartial", key: node.key, binop: node.binop, initial: node.initial, loc }],
         [{ op: "foldCombine", combine: node.combine, initial: node.combineInitial, loc }],
       );
-    case "groupBy": return byKey(b, lowerBag(b, node.input), [{ op: "pairs", key: node.key, loc }], [{ op: "groupPairs", loc }]);
+    case "groupBy":
+      return byKey(b, lowerBag(b, node.input), [{ op: "pairs", key: node.key, loc }], [{ op: "groupPairs", loc }]);
     case "distinct": {
       const pairs: BagOp = { op: "pairs", key: node.key, loc };
       const first: BagOp = { op: "firstPerKey", loc };
@@ -92,7 +109,9 @@ class BagGraphBuilder implements TaskCloser {
   readonly tasks: Task[] = [];
   private counter = 0;
   close(chain: Chain): string {
-    const group = chain.steps.map((s) => (s.kind === "bag" ? `bag(${s.ops.map((o) => o.op).join(",")})` : s.kind)).join("→");
+    const group = chain.steps
+      .map((s) => (s.kind === "bag" ? `bag(${s.ops.map((o) => o.op).join(",")})` : s.kind))
+      .join("→");
     const key = `${group}-${this.counter++}`;
     this.tasks.push({ key, group, deps: chain.deps, steps: chain.steps });
     return key;
@@ -108,6 +127,9 @@ class BagGraphBuilder implements TaskCloser {
 export function bagGraph(node: BagNode): TaskGraph {
   const b = new BagGraphBuilder();
   const chains = lowerBag(b, node);
-  const last: Chain = chains.length === 1 ? chains[0] : { deps: chains.map((c): Dep => dep(b.close(c))), steps: [concatAll(chains.length)] };
+  const last: Chain =
+    chains.length === 1
+      ? chains[0]
+      : { deps: chains.map((c): Dep => dep(b.close(c))), steps: [concatAll(chains.length)] };
   return { tasks: b.tasks, output: b.close(last) };
 }

@@ -60,8 +60,21 @@ export function lowerTopK(b: ChainBuilder, node: NodeOf<"topK">): Chain[] {
   });
   const pre: Step = { kind: "project", exprs, names, loc };
   const keys = node.keys.map((_, i) => i);
-  const step: Step = { kind: "topK", keys, column: names.indexOf(node.by), k: node.k, descending: node.descending, loc };
-  return reduceByKey(b, node.input, b.lower(node.input).map((c) => append(c, pre)), keys, step);
+  const step: Step = {
+    kind: "topK",
+    keys,
+    column: names.indexOf(node.by),
+    k: node.k,
+    descending: node.descending,
+    loc,
+  };
+  return reduceByKey(
+    b,
+    node.input,
+    b.lower(node.input).map((c) => append(c, pre)),
+    keys,
+    step,
+  );
 }
 
 export function lowerSample(b: ChainBuilder, node: NodeOf<"sample">): Chain[] {
@@ -77,7 +90,13 @@ export function lowerSample(b: ChainBuilder, node: NodeOf<"sample">): Chain[] {
   const key: NativeExpr = { kind: "col", index: w, type: "float64" };
   if (node.n === undefined) {
     // Bernoulli: each row stays when its key is below the fraction; no data moves.
-    const predicate: NativeExpr = { kind: "binary", op: "lt", left: key, right: { kind: "lit", value: node.fraction ?? 0, type: "float64" }, type: "bool" };
+    const predicate: NativeExpr = {
+      kind: "binary",
+      op: "lt",
+      left: key,
+      right: { kind: "lit", value: node.fraction ?? 0, type: "float64" },
+      type: "bool",
+    };
     return keyed.map((c) => append(append(c, { kind: "filter", predicate, loc }), drop));
   }
   // The n rows with the smallest keys: a top-n by key, then back to frame order.

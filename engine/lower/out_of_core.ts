@@ -53,7 +53,8 @@ export function inMemoryBytes(node: PlanNode): number {
  */
 export function shufflePlan(inputBytes: number, inMemory: number, budget: MemoryBudget | undefined): ShufflePlan {
   const part = budget ? partBytes(budget) : Number.POSITIVE_INFINITY;
-  if (!budget || !Number.isFinite(inputBytes) || inputBytes <= part) return { parts: inMemory, outOfCore: false, inputBytes, partBytes: part };
+  if (!budget || !Number.isFinite(inputBytes) || inputBytes <= part)
+    return { parts: inMemory, outOfCore: false, inputBytes, partBytes: part };
   const need = Math.min(MAX_OUT_OF_CORE_PARTS, Math.ceil(inputBytes / part));
   return { parts: Math.max(inMemory, need), outOfCore: true, inputBytes, partBytes: part };
 }
@@ -67,12 +68,17 @@ export function aggregateInputBytes(node: Extract<PlanNode, { kind: "aggregate" 
 /** Estimated bytes a shuffle of `node` moves, for the operators that shuffle (else undefined). */
 export function shuffledBytes(node: PlanNode): number | undefined {
   switch (node.kind) {
-    case "aggregate": return node.keys.length === 0 ? undefined : aggregateInputBytes(node);
-    case "join": return inMemoryBytes(node.left) + inMemoryBytes(node.right);
-    case "sort": return node.limit === undefined ? inMemoryBytes(node.input) : undefined;
+    case "aggregate":
+      return node.keys.length === 0 ? undefined : aggregateInputBytes(node);
+    case "join":
+      return inMemoryBytes(node.left) + inMemoryBytes(node.right);
+    case "sort":
+      return node.limit === undefined ? inMemoryBytes(node.input) : undefined;
     case "distinct":
-    case "topK": return node.keys.length === 0 ? undefined : inMemoryBytes(node.input);
-    default: return undefined;
+    case "topK":
+      return node.keys.length === 0 ? undefined : inMemoryBytes(node.input);
+    default:
+      return undefined;
   }
 }
 
@@ -86,7 +92,8 @@ export function shuffledBytes(node: PlanNode): number | undefined {
 export function outOfCoreNote(node: PlanNode, budget: MemoryBudget | undefined): string {
   const bytes = shuffledBytes(node);
   if (bytes === undefined || !budget) return "";
-  const broadcastFits = node.kind === "join" && node.strategy === "broadcast" && inMemoryBytes(node.right) <= partBytes(budget);
+  const broadcastFits =
+    node.kind === "join" && node.strategy === "broadcast" && inMemoryBytes(node.right) <= partBytes(budget);
   if (broadcastFits) return "";
   const p = shufflePlan(bytes, 1, budget);
   if (!p.outOfCore) return "";

@@ -61,7 +61,13 @@ export function lowerWindow(node: WindowNode, g: WindowGraph): Chain[] {
   };
   const specs: NativeWindow[] = node.windows.map((w, i) => {
     const e = w.expr.kind === "window" ? w.expr : undefined;
-    return { op: resolved[i].op, column: columnOf(resolved[i].arg), n: e?.n ?? 0, minPeriods: e?.minPeriods ?? 0, name: w.name };
+    return {
+      op: resolved[i].op,
+      column: columnOf(resolved[i].arg),
+      n: e?.n ?? 0,
+      minPeriods: e?.minPeriods ?? 0,
+      name: w.name,
+    };
   });
   const keys = resolved[0].over.map(columnOf);
   const width = exprs.length;
@@ -70,7 +76,11 @@ export function lowerWindow(node: WindowNode, g: WindowGraph): Chain[] {
   // The window columns follow column `at`: keep the input's and the windows' columns only.
   const post = (at: number): Step[] => {
     if (at === input.length) return [];
-    const cols: NativeExpr[] = node.schema.map((f, i) => ({ kind: "col", index: i < input.length ? i : at + i - input.length, type: f.type }));
+    const cols: NativeExpr[] = node.schema.map((f, i) => ({
+      kind: "col",
+      index: i < input.length ? i : at + i - input.length,
+      type: f.type,
+    }));
     return [{ kind: "project", exprs: cols, names: node.schema.map((f) => f.name), loc }];
   };
   const chains = g.lower(node.input).map((c) => pre.reduce(append, c));
@@ -82,12 +92,16 @@ export function lowerWindow(node: WindowNode, g: WindowGraph): Chain[] {
     if (chains.length === 1 || (tail === 0 && head === 0)) return chains.map(local);
     const firsts = chains.map((c) => g.close(append(c, { kind: "windowCarry", specs, tail, head, loc })));
     const scan = (output: number, rows: number, fromEnd: boolean) =>
-      g.close({ deps: firsts.map((key) => ({ key, index: output })), steps: [{ kind: "windowScan", specs, rows, fromEnd, loc }] });
+      g.close({
+        deps: firsts.map((key) => ({ key, index: output })),
+        steps: [{ kind: "windowScan", specs, rows, fromEnd, loc }],
+      });
     const before = tail > 0 ? scan(1, tail, true) : undefined;
     const after = head > 0 ? scan(2, head, false) : undefined;
     return firsts.map((key, p) => {
       const deps: Dep[] = [{ key, index: 0 }];
-      const at = (scanKey: string | undefined) => (scanKey === undefined ? undefined : deps.push({ key: scanKey, index: p }) - 1);
+      const at = (scanKey: string | undefined) =>
+        scanKey === undefined ? undefined : deps.push({ key: scanKey, index: p }) - 1;
       const step = window(at(before), at(after));
       return { deps, steps: [step, ...post(width)] };
     });
@@ -98,11 +112,23 @@ export function lowerWindow(node: WindowNode, g: WindowGraph): Chain[] {
   const n = Math.min(P, MAX_SHUFFLE_PARTS);
   const rowKey: SortKey[] = [{ column: width, descending: false, nullsFirst: false }];
   const mapped = chains.map((c, p) =>
-    g.close(append(append(c, { kind: "rowIndex", start: p * PARTITION_STRIDE, name: "__row", loc }), { kind: "hashPartition", keys, parts: n, loc })),
+    g.close(
+      append(append(c, { kind: "rowIndex", start: p * PARTITION_STRIDE, name: "__row", loc }), {
+        kind: "hashPartition",
+        keys,
+        parts: n,
+        loc,
+      }),
+    ),
   );
   // Output range j holds whole input partitions: boundary j is the last index of partition ceil(P(j+1)/n) - 1.
   const bounds = Array.from({ length: n - 1 }, (_, j) => Math.ceil((P * (j + 1)) / n) * PARTITION_STRIDE - 1);
-  const boundsKey = g.close({ deps: [], steps: [{ kind: "values", schema: [{ name: "__row", type: "int64" }], columns: { __row: bounds }, rows: n - 1, loc }] });
+  const boundsKey = g.close({
+    deps: [],
+    steps: [
+      { kind: "values", schema: [{ name: "__row", type: "int64" }], columns: { __row: bounds }, rows: n - 1, loc },
+    ],
+  });
   const buckets = Array.from({ length: n }, (_, r) =>
     g.close({
       deps: [...mapped.map((key) => ({ key, index: r })), dep(boundsKey)],

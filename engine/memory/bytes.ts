@@ -2,9 +2,19 @@
 import { BasinError } from "../common/errors.js";
 
 const UNITS: Record<string, number> = {
-  b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
-  kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
-  k: 1e3, m: 1e6, g: 1e9, t: 1e12,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+  k: 1e3,
+  m: 1e6,
+  g: 1e9,
+  t: 1e12,
 };
 
 /**
@@ -18,7 +28,10 @@ const UNITS: Record<string, number> = {
  */
 export function parseBytes(size: string | number, what: string, total?: number): number {
   const bad = () =>
-    new BasinError("BASIN_PLAN", `${what} must be a size such as "4GB", "512MiB", a number of bytes, or a fraction of memory like 0.5; got ${JSON.stringify(size)}`);
+    new BasinError(
+      "BASIN_PLAN",
+      `${what} must be a size such as "4GB", "512MiB", a number of bytes, or a fraction of memory like 0.5; got ${JSON.stringify(size)}`,
+    );
   let n: number;
   if (typeof size === "number") {
     n = size;

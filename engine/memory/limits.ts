@@ -57,7 +57,10 @@ export function resolveMemory(o: MemoryOptions = {}): MemorySettings {
 function spillCompression(v: unknown): SpillCompression {
   if (v === undefined) return "lz4";
   if (SPILL_COMPRESSIONS.includes(v as SpillCompression)) return v as SpillCompression;
-  throw new BasinError("BASIN_PLAN", `spillCompression must be one of ${SPILL_COMPRESSIONS.map((c) => `"${c}"`).join(", ")}, got ${JSON.stringify(v)}`);
+  throw new BasinError(
+    "BASIN_PLAN",
+    `spillCompression must be one of ${SPILL_COMPRESSIONS.map((c) => `"${c}"`).join(", ")}, got ${JSON.stringify(v)}`,
+  );
 }
 
 /**
@@ -68,5 +71,10 @@ function spillCompression(v: unknown): SpillCompression {
  * applyMemory(resolveMemory({ memoryLimit: "2GB" }));
  */
 export function applyMemory(s: MemorySettings): void {
-  native().configureMemory({ hostLimit: s.hostLimit, diskLimit: s.diskLimit, directory: processSpillDirectory(s.localDirectory), compression: s.spillCompression });
+  native().configureMemory({
+    hostLimit: s.hostLimit,
+    diskLimit: s.diskLimit,
+    directory: processSpillDirectory(s.localDirectory),
+    compression: s.spillCompression,
+  });
 }

@@ -71,11 +71,15 @@ export function processSpillDirectory(base: string): string {
     removeStaleSpillDirectories(root);
     mkdirSync(dir);
   } catch (e) {
-    throw new BasinError("BASIN_SPILL", `cannot make a spill folder in ${root}: ${(e as Error).message}; point localDirectory (--local-directory) at a writable folder`);
+    throw new BasinError(
+      "BASIN_SPILL",
+      `cannot make a spill folder in ${root}: ${(e as Error).message}; point localDirectory (--local-directory) at a writable folder`,
+    );
   }
-  if (mine.size === 0) process.once("exit", () => {
-    for (const d of mine.values()) rmSync(d, { recursive: true, force: true });
-  });
+  if (mine.size === 0)
+    process.once("exit", () => {
+      for (const d of mine.values()) rmSync(d, { recursive: true, force: true });
+    });
   mine.set(root, dir);
   return dir;
 }

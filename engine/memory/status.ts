@@ -15,8 +15,13 @@ export function memoryStatus(s: MemoryStats, gpus: GpuStats[] = []): MemoryStatu
     ...(gpus.length > 0
       ? {
           gpus: gpus.map((g) => ({
-            device: g.device, bytes: g.used, limit: g.limit, cachedColumns: g.cachedColumns,
-            spilledColumns: g.evictions, spilledBytes: g.evictedBytes, broken: g.broken,
+            device: g.device,
+            bytes: g.used,
+            limit: g.limit,
+            cachedColumns: g.cachedColumns,
+            spilledColumns: g.evictions,
+            spilledBytes: g.evictedBytes,
+            broken: g.broken,
           })),
         }
       : {}),

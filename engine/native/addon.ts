@@ -7,7 +7,16 @@ import { fileURLToPath } from "node:url";
 import type { DType } from "../common/types.js";
 import type { ArrayDType, Generator } from "../common/array_plan.js";
 import type { ChunkExpr } from "../graph/array_steps.js";
-import type { AggMode, CsvOptions, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWindow, SortKey } from "../graph/kernel_args.js";
+import type {
+  AggMode,
+  CsvOptions,
+  CsvScanOptions,
+  JoinSpec,
+  NativeAgg,
+  NativeExpr,
+  NativeWindow,
+  SortKey,
+} from "../graph/kernel_args.js";
 import type { Step } from "../graph/tasks.js";
 
 /** A table in the native store, addressed by a handle with a reference count. */
@@ -58,7 +67,11 @@ export interface TakenStrings {
 export interface TakenTable {
   rows: number;
   names: string[];
-  columns: { type: DType; values: Exclude<JsColumn["values"], JsStrings> | TakenStrings; validity: Uint8Array | null }[];
+  columns: {
+    type: DType;
+    values: Exclude<JsColumn["values"], JsStrings> | TakenStrings;
+    validity: Uint8Array | null;
+  }[];
 }
 
 export interface CsvBlock {
@@ -377,7 +390,8 @@ export function decodeStrings(raw: JsStrings, validity: Uint8Array | null): (str
     const all = utf8.decode(raw.chars);
     for (let i = 0; i < n; i++) out[i] = validity && !validity[i] ? null : all.slice(o[i], o[i + 1]);
   } else {
-    for (let i = 0; i < n; i++) out[i] = validity && !validity[i] ? null : utf8.decode(raw.chars.subarray(o[i], o[i + 1]));
+    for (let i = 0; i < n; i++)
+      out[i] = validity && !validity[i] ? null : utf8.decode(raw.chars.subarray(o[i], o[i + 1]));
   }
   return out;
 }

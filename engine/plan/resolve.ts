@@ -2,7 +2,15 @@
 // validates a pipeline when it is written and resolves it to native form when it
 // runs, so what passes validation is exactly what the kernels receive.
 import type { SourceLocation } from "../common/errors.js";
-import { ARITHMETIC_OPS, COMPARISON_OPS, containsAgg, exprToString, type AggOp, type ExprNode, type WindowOp } from "../common/expr.js";
+import {
+  ARITHMETIC_OPS,
+  COMPARISON_OPS,
+  containsAgg,
+  exprToString,
+  type AggOp,
+  type ExprNode,
+  type WindowOp,
+} from "../common/expr.js";
 import { isNumeric, type DType, type Schema } from "../common/types.js";
 import type { NativeExpr, NativeWindowOp } from "../graph/kernel_args.js";
 import { resolveFn } from "./resolve_fn.js";
@@ -43,13 +51,29 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
     case "alias":
       return resolveExpr(e.arg, schema, at);
     case "agg":
-      return fail(`${e.op}() is an aggregation; use it inside agg() or select(), not in ${"filter()/withColumns()"}`, at);
+      return fail(
+        `${e.op}() is an aggregation; use it inside agg() or select(), not in ${"filter()/withColumns()"}`,
+        at,
+      );
     case "window":
-      return fail(`${windowName(e)} is a window function; compute it with withColumns() or select() first, then filter, group or aggregate the new column`, at);
+      return fail(
+        `${windowName(e)} is a window function; compute it with withColumns() or select() first, then filter, group or aggregate the new column`,
+        at,
+      );
     case "cast":
-      return { kind: "cast", arg: resolveExpr(e.arg, schema, at), type: e.to, label: exprToString(e), ...(e.strict === false ? { strict: false } : {}) };
+      return {
+        kind: "cast",
+        arg: resolveExpr(e.arg, schema, at),
+        type: e.to,
+        label: exprToString(e),
+        ...(e.strict === false ? { strict: false } : {}),
+      };
     case "fn":
-      return resolveFn(e, e.args.map((a) => resolveExpr(a, schema, at)), at);
+      return resolveFn(
+        e,
+        e.args.map((a) => resolveExpr(a, schema, at)),
+        at,
+      );
     case "unary": {
       const arg = resolveExpr(e.arg, schema, at);
       if (e.op === "isNull" || e.op === "isNotNull") return { kind: "unary", op: e.op, arg, type: "bool" };
@@ -64,8 +88,13 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
       const arg = resolveExpr(e.arg, schema, at);
       let fill = coerceLiteral(resolveExpr(e.fill, schema, at), arg.type, at);
       let type = arg.type;
-      if (isNumeric(arg.type) && isNumeric(fill.type)) type = arg.type === "float64" || fill.type === "float64" ? "float64" : "int64";
-      else if (fill.type !== arg.type) fail(`fillNull() value must be ${arg.type} like ${exprToString(e.arg)}, but ${describe(e.fill, fill.type)}`, at);
+      if (isNumeric(arg.type) && isNumeric(fill.type))
+        type = arg.type === "float64" || fill.type === "float64" ? "float64" : "int64";
+      else if (fill.type !== arg.type)
+        fail(
+          `fillNull() value must be ${arg.type} like ${exprToString(e.arg)}, but ${describe(e.fill, fill.type)}`,
+          at,
+        );
       fill = coerceLiteral(fill, type, at);
       return { kind: "fillNull", arg, fill, type };
     }
@@ -77,17 +106,27 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
       right = coerceLiteral(right, left.type, at);
       left = coerceLiteral(left, right.type, at);
       if (ARITHMETIC_OPS.includes(e.op)) {
-        for (const [side, r] of [[e.left, left], [e.right, right]] as const)
+        for (const [side, r] of [
+          [e.left, left],
+          [e.right, right],
+        ] as const)
           if (!isNumeric(r.type)) fail(`${e.op}() needs numbers, but ${describe(side, r.type)}`, at);
         const type: DType = e.op === "div" || left.type === "float64" || right.type === "float64" ? "float64" : "int64";
         return { kind: "binary", op: e.op, left, right, type };
       }
       if (COMPARISON_OPS.includes(e.op)) {
         const ok = left.type === right.type || (isNumeric(left.type) && isNumeric(right.type));
-        if (!ok) fail(`${e.op}() compares like with like, but ${describe(e.left, left.type)} and ${describe(e.right, right.type)}`, at);
+        if (!ok)
+          fail(
+            `${e.op}() compares like with like, but ${describe(e.left, left.type)} and ${describe(e.right, right.type)}`,
+            at,
+          );
         return { kind: "binary", op: e.op, left, right, type: "bool" };
       }
-      for (const [side, r] of [[e.left, left], [e.right, right]] as const)
+      for (const [side, r] of [
+        [e.left, left],
+        [e.right, right],
+      ] as const)
         if (r.type !== "bool") fail(`${e.op}() needs bool expressions, but ${describe(side, r.type)}`, at);
       return { kind: "binary", op: e.op, left, right, type: "bool" };
     }
@@ -99,7 +138,8 @@ export function aggType(op: AggOp, t: DType | null, e: ExprNode, loc?: SourceLoc
   if (op === "count" || op === "nunique") return "int64";
   if (t === null) return fail(`${op}() needs a column, as in col("x").${op}()`, loc);
   if (op === "min" || op === "max" || op === "first" || op === "last") return t;
-  if (!isNumeric(t)) fail(`${op}() needs a numeric column, but ${describe(e, t)}; cast it or pick a numeric column`, loc);
+  if (!isNumeric(t))
+    fail(`${op}() needs a numeric column, but ${describe(e, t)}; cast it or pick a numeric column`, loc);
   return op === "sum" ? t : "float64";
 }
 
@@ -120,20 +160,27 @@ export function aggParts(e: ExprNode, name: string, schema: Schema, loc?: Source
   const inner = e.kind === "alias" ? e.arg : e;
   const at = ("loc" in inner && inner.loc) || loc;
   if (inner.kind !== "agg")
-    fail(`agg() takes aggregations such as col("x").sum(), but got ${exprToString(e)}; compute on aggregated columns with withColumns() afterwards`, at);
+    fail(
+      `agg() takes aggregations such as col("x").sum(), but got ${exprToString(e)}; compute on aggregated columns with withColumns() afterwards`,
+      at,
+    );
   if (inner.arg && containsAgg(inner.arg)) fail(`aggregations cannot be nested: ${exprToString(inner)}`, at);
   const argType = inner.arg ? resolveExpr(inner.arg, schema, at).type : null;
-  const parts: AggParts = { op: inner.op, arg: inner.arg, name, type: aggType(inner.op, argType, inner.arg ?? inner, at) };
+  const parts: AggParts = {
+    op: inner.op,
+    arg: inner.arg,
+    name,
+    type: aggType(inner.op, argType, inner.arg ?? inner, at),
+  };
   if (inner.q !== undefined) parts.q = inner.q;
   if (inner.op === "corr") {
-    if (!inner.arg2) return fail("corr() needs two columns, as in corr(\"x\", \"y\")", at);
+    if (!inner.arg2) return fail('corr() needs two columns, as in corr("x", "y")', at);
     if (containsAgg(inner.arg2)) fail(`aggregations cannot be nested: ${exprToString(inner)}`, at);
     parts.arg2 = inner.arg2;
     aggType(inner.op, resolveExpr(inner.arg2, schema, at).type, inner.arg2, at);
   }
   return parts;
 }
-
 
 /** A window function resolved against its input: the kernel's op, input and over keys, and the result type. */
 export interface ResolvedWindow {
@@ -178,9 +225,14 @@ export function resolveWindow(e: ExprNode, schema: Schema, loc?: SourceLocation)
   const arg = resolveExpr(e.arg, schema, at);
   const over = e.over.map((k) => resolveExpr(k, schema, at));
   const rule = WINDOW_TYPES[e.op];
-  if (!rule.accepts(arg.type)) fail(`${windowName(e)} needs ${rule.needs}, but ${describe(e.arg, arg.type)}; cast it or pick another column`, at);
+  if (!rule.accepts(arg.type))
+    fail(`${windowName(e)} needs ${rule.needs}, but ${describe(e.arg, arg.type)}; cast it or pick another column`, at);
   if (e.op === "cumCount") {
-    const notNull: NativeExpr = { kind: "cast", arg: { kind: "unary", op: "isNotNull", arg, type: "bool" }, type: "int64" };
+    const notNull: NativeExpr = {
+      kind: "cast",
+      arg: { kind: "unary", op: "isNotNull", arg, type: "bool" },
+      type: "int64",
+    };
     return { op: "cumSum", arg: notNull, over, type: "int64" };
   }
   return { op: e.op, arg, over, type: e.op === "rollingMean" ? "float64" : arg.type };

@@ -26,8 +26,11 @@ export function coerceLiteral(e: NativeExpr, to: DType, loc: SourceLocation | un
   if (e.kind !== "lit") return e;
   if (e.value === null) return { ...e, type: to };
   if ((to === "date" || to === "timestamp") && typeof e.value === "string") {
-    const ms = Date.parse(e.value.length === 10 ? `${e.value}T00:00:00Z` : e.value.endsWith("Z") ? e.value : `${e.value}Z`);
-    if (Number.isNaN(ms)) fail(`"${e.value}" is not a valid ${to} (write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)`, loc);
+    const ms = Date.parse(
+      e.value.length === 10 ? `${e.value}T00:00:00Z` : e.value.endsWith("Z") ? e.value : `${e.value}Z`,
+    );
+    if (Number.isNaN(ms))
+      fail(`"${e.value}" is not a valid ${to} (write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)`, loc);
     return { kind: "lit", type: to, value: to === "date" ? Math.floor(ms / 86_400_000) : ms * 1000 };
   }
   if (to === "float64" && e.type === "int64") return { ...e, type: "float64" };

@@ -61,11 +61,15 @@ function nativeFor(node: PlanNode): NativeOf[Kind] | undefined {
       return { columns, ...(node.predicate ? { predicate: resolveExpr(node.predicate, scanned, loc) } : {}) };
     }
     case "scanFile": {
-      const columns = (node.columns ?? node.fileSchema.map((f) => f.name)).map((n) => node.fileSchema[fieldIndex(node.fileSchema, n)]);
+      const columns = (node.columns ?? node.fileSchema.map((f) => f.name)).map(
+        (n) => node.fileSchema[fieldIndex(node.fileSchema, n)],
+      );
       return { columns, ...(node.predicate ? { predicate: resolveExpr(node.predicate, columns, loc) } : {}) };
     }
-    case "filter": return { predicate: resolveExpr(node.predicate, node.input.schema, loc) };
-    case "project": return { exprs: node.exprs.map((e) => ({ name: e.name, expr: resolveExpr(e.expr, node.input.schema, loc) })) };
+    case "filter":
+      return { predicate: resolveExpr(node.predicate, node.input.schema, loc) };
+    case "project":
+      return { exprs: node.exprs.map((e) => ({ name: e.name, expr: resolveExpr(e.expr, node.input.schema, loc) })) };
     case "aggregate": {
       const input = node.input.schema;
       const keys = node.keys.map((k) => ({ name: k.name, expr: resolveExpr(k.expr, input, loc) }));
@@ -81,25 +85,40 @@ function nativeFor(node: PlanNode): NativeOf[Kind] | undefined {
       });
       return { keys, aggs };
     }
-    case "sort": return { order: node.keys.map((k) => ({ column: fieldIndex(node.input.schema, k.name), descending: k.descending, nullsFirst: k.nullsFirst })) };
+    case "sort":
+      return {
+        order: node.keys.map((k) => ({
+          column: fieldIndex(node.input.schema, k.name),
+          descending: k.descending,
+          nullsFirst: k.nullsFirst,
+        })),
+      };
     case "join": {
-      const L = node.left.schema, R = node.right.schema;
+      const L = node.left.schema,
+        R = node.right.schema;
       return {
         spec: {
           how: node.how,
           leftKeys: node.leftOn.map((n) => fieldIndex(L, n)),
           rightKeys: node.rightOn.map((n) => fieldIndex(R, n)),
           output: node.output.map((o) =>
-            o.side === "key" ? { side: "key", column: o.source, name: o.name } : { side: o.side, column: fieldIndex(o.side === "left" ? L : R, o.source), name: o.name },
+            o.side === "key"
+              ? { side: "key", column: o.source, name: o.name }
+              : { side: o.side, column: fieldIndex(o.side === "left" ? L : R, o.source), name: o.name },
           ),
         },
       };
     }
-    case "window": return { windows: node.windows.map((w) => resolveWindow(w.expr, node.input.schema, loc)) };
-    case "distinct": return { columns: node.keys.map((k) => fieldIndex(node.input.schema, k, loc)) };
-    case "topK": return { keys: node.keys.map((k) => ({ name: k.name, expr: resolveExpr(k.expr, node.input.schema, loc) })) };
-    case "stack": return { blocks: node.blocks.map((block) => block.map((e) => resolveExpr(e.expr, node.input.schema, loc))) };
-    default: return undefined;
+    case "window":
+      return { windows: node.windows.map((w) => resolveWindow(w.expr, node.input.schema, loc)) };
+    case "distinct":
+      return { columns: node.keys.map((k) => fieldIndex(node.input.schema, k, loc)) };
+    case "topK":
+      return { keys: node.keys.map((k) => ({ name: k.name, expr: resolveExpr(k.expr, node.input.schema, loc) })) };
+    case "stack":
+      return { blocks: node.blocks.map((block) => block.map((e) => resolveExpr(e.expr, node.input.schema, loc))) };
+    default:
+      return undefined;
   }
 }
 
@@ -124,7 +143,11 @@ export function resolvePlan(root: PlanNode): ResolvedNode {
  */
 export function nativeOf<K extends Kind>(node: NodeOf<K>): NativeOf[K] {
   const resolved = node as ResolvedNode;
-  if (!resolved.native) throw new BasinError("BASIN_INTERNAL", `a ${resolved.kind} node reached lowering unresolved; lower what resolvePlan returns`);
+  if (!resolved.native)
+    throw new BasinError(
+      "BASIN_INTERNAL",
+      `a ${resolved.kind} node reached lowering unresolved; lower what resolvePlan returns`,
+    );
   const native = resolved.native;
   return native as NativeOf[K];
 }

@@ -16,7 +16,11 @@ import { resolveWindow } from "./resolve.js";
  * const { input, exprs } = planWindows(df.node, [{ name: "cs", expr: col("x").cumSum().node }]);
  * // input: Window [cumSum(col("x")) as __window0] over df.node; exprs: col("__window0") as cs
  */
-export function planWindows(input: PlanNode, exprs: NamedExpr[], loc: SourceLocation | undefined): { input: PlanNode; exprs: NamedExpr[] } {
+export function planWindows(
+  input: PlanNode,
+  exprs: NamedExpr[],
+  loc: SourceLocation | undefined,
+): { input: PlanNode; exprs: NamedExpr[] } {
   const taken = new Set([...input.schema.map((f) => f.name), ...exprs.map((e) => e.name)]);
   let counter = 0;
   const fresh = (): string => {

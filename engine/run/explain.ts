@@ -8,7 +8,11 @@ import { optimize } from "../plan/optimizer.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 
 function list(exprs: NamedExpr[]): string {
-  return exprs.map((e) => (e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`)).join(", ");
+  return exprs
+    .map((e) =>
+      e.expr.kind === "col" && e.expr.name === e.name ? exprToString(e.expr) : `${exprToString(e.expr)} as ${e.name}`,
+    )
+    .join(", ");
 }
 
 const FORMAT_NAMES = { parquet: "Parquet", json: "Json", arrow: "Arrow" } as const;
@@ -25,31 +29,49 @@ function line(node: PlanNode): string {
       const files = node.files.length === 1 ? basename(node.files[0]) : `${node.files.length} files`;
       const cols = node.columns ? ` columns=[${node.columns.join(", ")}]` : "";
       const pred = node.predicate ? ` predicate=${exprToString(node.predicate)}` : "";
-      const groups = node.rowGroups ? ` row groups: ${node.rowGroups.kept.reduce((n, k) => n + k.length, 0)} of ${node.rowGroups.total}` : "";
+      const groups = node.rowGroups
+        ? ` row groups: ${node.rowGroups.kept.reduce((n, k) => n + k.length, 0)} of ${node.rowGroups.total}`
+        : "";
       return `Scan${FORMAT_NAMES[node.format]} ${files}${cols}${pred}${groups}`;
     }
-    case "values": return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
-    case "fromBag": return `FromBag ${node.bag.kind} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
-    case "stored": return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
-    case "project": return `Project ${list(node.exprs)}`;
-    case "filter": return `Filter ${exprToString(node.predicate)}`;
-    case "aggregate": return `Aggregate keys=[${list(node.keys)}] aggs=[${node.aggs.map((a) => `${exprToString(a.expr)}`).join(", ")}]`;
-    case "head": return `Head ${node.n}`;
-    case "window": return `Window ${list(node.windows)}`;
+    case "values":
+      return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+    case "fromBag":
+      return `FromBag ${node.bag.kind} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+    case "stored":
+      return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+    case "project":
+      return `Project ${list(node.exprs)}`;
+    case "filter":
+      return `Filter ${exprToString(node.predicate)}`;
+    case "aggregate":
+      return `Aggregate keys=[${list(node.keys)}] aggs=[${node.aggs.map((a) => `${exprToString(a.expr)}`).join(", ")}]`;
+    case "head":
+      return `Head ${node.n}`;
+    case "window":
+      return `Window ${list(node.windows)}`;
     case "sort": {
-      const keys = node.keys.map((k) => `${k.name} ${k.descending ? "desc" : "asc"}${k.nullsFirst ? " nulls first" : ""}`).join(", ");
+      const keys = node.keys
+        .map((k) => `${k.name} ${k.descending ? "desc" : "asc"}${k.nullsFirst ? " nulls first" : ""}`)
+        .join(", ");
       return `Sort [${keys}]${node.limit !== undefined ? ` top ${node.limit}` : ""}`;
     }
     case "join": {
       const on = node.leftOn.map((l, i) => (l === node.rightOn[i] ? l : `${l} = ${node.rightOn[i]}`)).join(", ");
       return `Join ${node.how} on [${on}]${node.strategy ? ` strategy=${node.strategy}` : ""}`;
     }
-    case "tail": return `Tail ${node.n}`;
-    case "distinct": return `Distinct on [${node.keys.join(", ")}] keep=${node.keep}`;
-    case "topK": return `TopK ${node.k} by ${node.by} ${node.descending ? "desc" : "asc"}${node.keys.length ? ` per [${list(node.keys)}]` : ""}`;
-    case "sample": return `Sample ${node.n !== undefined ? `n=${node.n}` : `fraction=${node.fraction}`} seed=${node.seed}`;
-    case "union": return `Union ${node.inputs.length} inputs`;
-    case "stack": return `Stack ${node.blocks.length} blocks of [${node.schema.map((f) => f.name).join(", ")}]`;
+    case "tail":
+      return `Tail ${node.n}`;
+    case "distinct":
+      return `Distinct on [${node.keys.join(", ")}] keep=${node.keep}`;
+    case "topK":
+      return `TopK ${node.k} by ${node.by} ${node.descending ? "desc" : "asc"}${node.keys.length ? ` per [${list(node.keys)}]` : ""}`;
+    case "sample":
+      return `Sample ${node.n !== undefined ? `n=${node.n}` : `fraction=${node.fraction}`} seed=${node.seed}`;
+    case "union":
+      return `Union ${node.inputs.length} inputs`;
+    case "stack":
+      return `Stack ${node.blocks.length} blocks of [${node.schema.map((f) => f.name).join(", ")}]`;
   }
 }
 

@@ -26,7 +26,8 @@ export interface Persisted {
  */
 export async function persistNode(node: PlanNode, options: PersistOptions, loc?: SourceLocation): Promise<Persisted> {
   const parts = options.partitions ?? Math.max(1, options.cluster?.workerSlots || 4);
-  if (!Number.isInteger(parts) || parts < 1) throw new BasinError("BASIN_PLAN", `persist() needs partitions to be a positive integer, got ${parts}`, loc);
+  if (!Number.isInteger(parts) || parts < 1)
+    throw new BasinError("BASIN_PLAN", `persist() needs partitions to be a positive integer, got ${parts}`, loc);
   // The result's own partitions, concatenated into `parts` groups by parallel tasks
   // (or, when there are fewer, each split into row ranges by the task that makes it).
   const { refs: handles } = await computeGroups({ version: PLAN_VERSION, root: node }, options, parts);

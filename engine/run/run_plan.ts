@@ -67,15 +67,19 @@ export type RunResultOf<P extends RunnablePlan> = {
 export async function runPlan<P extends RunnablePlan>(p: P, options: ComputeOptions = {}): Promise<RunResultOf<P>> {
   const run = p as RunnablePlan;
   switch (run.kind) {
-    case "frame": return (await takeParts(await computeParts(run.plan, options))) as RunResultOf<P>;
-    case "array": return (await runArray(run.node, options)) as RunResultOf<P>;
+    case "frame":
+      return (await takeParts(await computeParts(run.plan, options))) as RunResultOf<P>;
+    case "array":
+      return (await runArray(run.node, options)) as RunResultOf<P>;
     case "taggedFrame": {
       const { graph, parts } = lowerTagged(optimize(run.plan.root, options.optimize), run.tag);
       const table = await runGraph(graph, "arrays", options, (h) => native().tableToJs(h));
       return { table, parts } as RunResultOf<P>;
     }
-    case "bag": return (await runGraph(bagGraph(run.node), "bags", options, decodeItems)) as RunResultOf<P>;
-    case "delayed": return (await runGraph(run.graph, "delayed calls", options, decodeOutcomes)) as RunResultOf<P>;
+    case "bag":
+      return (await runGraph(bagGraph(run.node), "bags", options, decodeItems)) as RunResultOf<P>;
+    case "delayed":
+      return (await runGraph(run.graph, "delayed calls", options, decodeOutcomes)) as RunResultOf<P>;
   }
 }
 
@@ -106,8 +110,16 @@ export async function takeParts({ refs, skippedLines, tasks }: StoredParts): Pro
 }
 
 /** Runs a graph a collection built; `read` decodes its one result, which is released after. */
-async function runGraph<T>(graph: TaskGraph, what: string, options: ComputeOptions, read: (h: Handle) => T): Promise<T> {
-  const { refs } = await clusterOf(options).runGraph(graph, what, { onProgress: options.onProgress, signal: options.signal });
+async function runGraph<T>(
+  graph: TaskGraph,
+  what: string,
+  options: ComputeOptions,
+  read: (h: Handle) => T,
+): Promise<T> {
+  const { refs } = await clusterOf(options).runGraph(graph, what, {
+    onProgress: options.onProgress,
+    signal: options.signal,
+  });
   try {
     return read(refs[0]);
   } finally {
@@ -118,18 +130,29 @@ async function runGraph<T>(graph: TaskGraph, what: string, options: ComputeOptio
 /** float64 elements as the typed array of `dtype`. */
 export function toTyped(values: Float64Array, dtype: ArrayDType): ArrayData {
   switch (dtype) {
-    case "float64": return values;
-    case "float32": return Float32Array.from(values);
-    case "int32": return Int32Array.from(values);
-    case "bool": return Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0));
-    case "int64": return BigInt64Array.from(values, (v) => BigInt(v));
+    case "float64":
+      return values;
+    case "float32":
+      return Float32Array.from(values);
+    case "int32":
+      return Int32Array.from(values);
+    case "bool":
+      return Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0));
+    case "int64":
+      return BigInt64Array.from(values, (v) => BigInt(v));
   }
 }
 
 /** Lowers, runs and fetches an array plan. */
 async function runArray(node: ArrayNode, options: ComputeOptions): Promise<ArrayResult> {
-  const values = await runGraph(lowerArray(node), "arrays", options, (h) => native().tableToJs(h).columns[0].values as Float64Array);
+  const values = await runGraph(
+    lowerArray(node),
+    "arrays",
+    options,
+    (h) => native().tableToJs(h).columns[0].values as Float64Array,
+  );
   const shape = node.kind === "mask" ? [values.length] : [...node.shape];
-  if (sizeOf(shape) !== values.length) throw new Error(`internal: result has ${values.length} elements for shape ${shape}`);
+  if (sizeOf(shape) !== values.length)
+    throw new Error(`internal: result has ${values.length} elements for shape ${shape}`);
   return { data: toTyped(values, node.dtype), shape, dtype: node.dtype };
 }

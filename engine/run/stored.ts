@@ -79,6 +79,15 @@ export function computeGroups(plan: Plan, options: ComputeOptions, groups: numbe
 
 async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?: number): Promise<StoredParts> {
   if (plan.version !== PLAN_VERSION)
-    throw new BasinError("BASIN_PLAN", `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`);
-  return clusterOf(options).runFrame(plan, { optimize: options.optimize, onProgress: options.onProgress, signal: options.signal, parts, groups });
+    throw new BasinError(
+      "BASIN_PLAN",
+      `this plan has version ${plan.version}, but this Basin reads version ${PLAN_VERSION}; rebuild it with this Basin`,
+    );
+  return clusterOf(options).runFrame(plan, {
+    optimize: options.optimize,
+    onProgress: options.onProgress,
+    signal: options.signal,
+    parts,
+    groups,
+  });
 }

@@ -29,10 +29,14 @@ export function cellAt(c: JsColumn, i: number): Value {
       const b = (v as BigInt64Array)[i];
       return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
     }
-    case "timestamp": return new Date(Number((v as BigInt64Array)[i] / 1000n));
-    case "date": return new Date((v as Int32Array)[i] * 86_400_000);
-    case "bool": return (v as Uint8Array)[i] !== 0;
-    case "float64": return (v as Float64Array)[i];
+    case "timestamp":
+      return new Date(Number((v as BigInt64Array)[i] / 1000n));
+    case "date":
+      return new Date((v as Int32Array)[i] * 86_400_000);
+    case "bool":
+      return (v as Uint8Array)[i] !== 0;
+    case "float64":
+      return (v as Float64Array)[i];
     case "string": {
       const s = v as JsStrings;
       return utf8.decode(s.chars.subarray(s.offsets[i], s.offsets[i + 1]));

@@ -2,7 +2,15 @@ import type { SourceLocation } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
 import { computeParts, type ComputeOptions } from "./stored.js";
 import { native, type Handle } from "../native/addon.js";
-import { checkParquetOptions, checkWritable, storeChunks, writeFile, type OutputFormat, type WriteParquetOptions, type WriteSummary } from "../io/write.js";
+import {
+  checkParquetOptions,
+  checkWritable,
+  storeChunks,
+  writeFile,
+  type OutputFormat,
+  type WriteParquetOptions,
+  type WriteSummary,
+} from "../io/write.js";
 import { BasinError } from "../common/errors.js";
 
 /** Options of `DataFrame.writeParquet`: how to write, and how to compute. */
@@ -15,8 +23,19 @@ export interface WriteParquetFrameOptions extends WriteParquetOptions, ComputeOp
  * @example
  * await writeFrame(df.toPlan(), "out.parquet", "parquet", { compression: "zstd" }, loc)
  */
-export async function writeFrame(plan: Plan, path: string, format: OutputFormat, options: WriteParquetFrameOptions, loc: SourceLocation | undefined): Promise<WriteSummary> {
-  if (typeof path !== "string" || path === "") throw new BasinError("BASIN_PLAN", `write${format === "csv" ? "Csv" : format === "arrow" ? "Arrow" : "Parquet"}() needs a file path`, loc);
+export async function writeFrame(
+  plan: Plan,
+  path: string,
+  format: OutputFormat,
+  options: WriteParquetFrameOptions,
+  loc: SourceLocation | undefined,
+): Promise<WriteSummary> {
+  if (typeof path !== "string" || path === "")
+    throw new BasinError(
+      "BASIN_PLAN",
+      `write${format === "csv" ? "Csv" : format === "arrow" ? "Arrow" : "Parquet"}() needs a file path`,
+      loc,
+    );
   if (format === "parquet") checkParquetOptions(options, loc);
   checkWritable(path, loc);
   let refs;
@@ -35,7 +54,13 @@ export async function writeFrame(plan: Plan, path: string, format: OutputFormat,
  * @example
  * const { rows } = await writeStored(parts.refs, "out.csv", "csv");
  */
-export async function writeStored(refs: Handle[], path: string, format: OutputFormat, options: WriteParquetOptions = {}, loc?: SourceLocation): Promise<WriteSummary> {
+export async function writeStored(
+  refs: Handle[],
+  path: string,
+  format: OutputFormat,
+  options: WriteParquetOptions = {},
+  loc?: SourceLocation,
+): Promise<WriteSummary> {
   try {
     return await writeFile(storeChunks(refs), path, format, options, loc);
   } finally {

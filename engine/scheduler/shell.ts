@@ -56,15 +56,22 @@ export class GraphRun {
   ) {
     this.state = new SchedulerState(graph);
     this.result = new Promise<Ref[]>((resolve, reject) => (this.settle = { resolve, reject }));
-    const onAbort = () => this.feed({ type: "cancel", reason: String(options.signal?.reason ?? "aborted"), stimulusId: this.stimulus("cancel") });
+    const onAbort = () =>
+      this.feed({
+        type: "cancel",
+        reason: String(options.signal?.reason ?? "aborted"),
+        stimulusId: this.stimulus("cancel"),
+      });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.result.finally(() => options.signal?.removeEventListener("abort", onAbort)).catch(() => {});
   }
 
   start(): void {
-    for (const w of this.executor.workers()) this.feed({ type: "workerAdded", worker: w, stimulusId: this.stimulus("add") });
+    for (const w of this.executor.workers())
+      this.feed({ type: "workerAdded", worker: w, stimulusId: this.stimulus("add") });
     this.feed({ type: "start", stimulusId: this.stimulus("start") });
-    if (this.options.signal?.aborted) this.feed({ type: "cancel", reason: "aborted before start", stimulusId: this.stimulus("cancel") });
+    if (this.options.signal?.aborted)
+      this.feed({ type: "cancel", reason: "aborted before start", stimulusId: this.stimulus("cancel") });
   }
 
   stimulus(what: string): string {
@@ -82,7 +89,8 @@ export class GraphRun {
     this.feeding = true;
     try {
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-        if (next.type === "taskFinished" || next.type === "taskErred" || next.type === "workerLost") this.running.delete(next.worker);
+        if (next.type === "taskFinished" || next.type === "taskErred" || next.type === "workerLost")
+          this.running.delete(next.worker);
         for (const i of this.state.handle(next)) this.apply(i);
         const over = this.executor.overMemory?.() ?? false;
         if (over !== this.overMemory) {
@@ -110,7 +118,11 @@ export class GraphRun {
           this.options.onProgress?.({ group: i.group, done: i.done, total: i.total });
         } catch (err) {
           // The caller's callback failing must not stall the run: cancel it, saying why.
-          this.feed({ type: "cancel", reason: `onProgress threw: ${(err as Error)?.message ?? String(err)}`, stimulusId: this.stimulus("cancel") });
+          this.feed({
+            type: "cancel",
+            reason: `onProgress threw: ${(err as Error)?.message ?? String(err)}`,
+            stimulusId: this.stimulus("cancel"),
+          });
         }
         break;
       case "finished":

@@ -52,9 +52,18 @@ export class SchedulerState {
     const order = graphOrder(graph);
     for (const t of graph.tasks) {
       this.tasks.set(t.key, {
-        key: t.key, group: t.group, deps: t.deps, dependents: [], status: "waiting",
-        priority: order.get(t.key) ?? 0, waitingOn: new Set(t.deps.map((d) => d.key)).size,
-        pendingDependents: 0, outputs: [], nbytes: 0, failures: 0, gpu: gpuAffinity(t.steps),
+        key: t.key,
+        group: t.group,
+        deps: t.deps,
+        dependents: [],
+        status: "waiting",
+        priority: order.get(t.key) ?? 0,
+        waitingOn: new Set(t.deps.map((d) => d.key)).size,
+        pendingDependents: 0,
+        outputs: [],
+        nbytes: 0,
+        failures: 0,
+        gpu: gpuAffinity(t.steps),
       });
       const g = this.groups.get(t.group) ?? { done: 0, total: 0 };
       g.total++;
@@ -81,7 +90,8 @@ export class SchedulerState {
     switch (e.type) {
       case "start":
         this.started = true;
-        for (const [group, g] of this.groups) out.push({ type: "progress", group, done: g.done, total: g.total, stimulusId: id });
+        for (const [group, g] of this.groups)
+          out.push({ type: "progress", group, done: g.done, total: g.total, stimulusId: id });
         for (const t of this.tasks.values()) if (t.waitingOn === 0) this.markReady(t);
         break;
       case "workerAdded":
@@ -100,7 +110,11 @@ export class SchedulerState {
           t.worker = undefined;
           if (t.failures >= ALLOWED_FAILURES) {
             t.status = "erred";
-            this.fail(out, id, t.key, { name: "BasinError", code: "BASIN_WORKER", message: `task ${t.key} was running on a worker that died, ${t.failures} times; giving up on it (last: ${e.reason})` });
+            this.fail(out, id, t.key, {
+              name: "BasinError",
+              code: "BASIN_WORKER",
+              message: `task ${t.key} was running on a worker that died, ${t.failures} times; giving up on it (last: ${e.reason})`,
+            });
           } else {
             this.markReady(t);
           }
@@ -153,7 +167,11 @@ export class SchedulerState {
         break;
       case "cancel":
         if (this.status === "running")
-          this.fail(out, id, undefined, { name: "BasinError", code: "BASIN_CANCELLED", message: `the run was cancelled (${e.reason})` });
+          this.fail(out, id, undefined, {
+            name: "BasinError",
+            code: "BASIN_CANCELLED",
+            message: `the run was cancelled (${e.reason})`,
+          });
         break;
     }
     if (this.status === "running" && this.started) this.assign(out, id);

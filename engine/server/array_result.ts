@@ -21,8 +21,10 @@ export function arrayTable(r: ArrayResult): JsTable {
   const names = r.shape.length < 2 ? ["value"] : Array.from({ length: cols }, (_, j) => String(j));
   const columns: JsColumn[] = names.map((_, j) => {
     const at = (i: number) => Number(r.data[i * cols + j]);
-    if (r.dtype === "bool") return { type: "bool", values: Uint8Array.from({ length: rows }, (_, i) => (at(i) ? 1 : 0)), validity: null };
-    if (r.dtype === "int64" || r.dtype === "int32") return { type: "int64", values: BigInt64Array.from({ length: rows }, (_, i) => BigInt(at(i))), validity: null };
+    if (r.dtype === "bool")
+      return { type: "bool", values: Uint8Array.from({ length: rows }, (_, i) => (at(i) ? 1 : 0)), validity: null };
+    if (r.dtype === "int64" || r.dtype === "int32")
+      return { type: "int64", values: BigInt64Array.from({ length: rows }, (_, i) => BigInt(at(i))), validity: null };
     return { type: "float64", values: Float64Array.from({ length: rows }, (_, i) => at(i)), validity: null };
   });
   return { rows, names, columns };
@@ -32,8 +34,10 @@ export function arrayTable(r: ArrayResult): JsTable {
 export function arrayHeatmap(r: ArrayResult): ArrayHeatmap | undefined {
   if (r.shape.length !== 2 || r.data.length === 0) return undefined;
   const [n, m] = r.shape;
-  const rows = Math.min(n, HEATMAP_SIDE), cols = Math.min(m, HEATMAP_SIDE);
-  const sums = new Float64Array(rows * cols), counts = new Float64Array(rows * cols);
+  const rows = Math.min(n, HEATMAP_SIDE),
+    cols = Math.min(m, HEATMAP_SIDE);
+  const sums = new Float64Array(rows * cols),
+    counts = new Float64Array(rows * cols);
   for (let i = 0; i < n; i++) {
     const bi = Math.floor((i * rows) / n);
     for (let j = 0; j < m; j++) {
@@ -46,5 +50,11 @@ export function arrayHeatmap(r: ArrayResult): ArrayHeatmap | undefined {
   }
   const values = Array.from(sums, (s, c) => (counts[c] > 0 ? s / counts[c] : null));
   const finite = values.filter((v): v is number => v !== null);
-  return { rows, cols, values, min: finite.length ? Math.min(...finite) : 0, max: finite.length ? Math.max(...finite) : 0 };
+  return {
+    rows,
+    cols,
+    values,
+    min: finite.length ? Math.min(...finite) : 0,
+    max: finite.length ? Math.max(...finite) : 0,
+  };
 }

@@ -32,7 +32,8 @@ export async function hostEngineOverIpc(folder: string): Promise<void> {
   const send = process.send?.bind(process);
   if (!send) throw new Error("engine_process: start it with child_process.fork (it talks over the IPC channel)");
   const root = resolve(folder);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new Error(`${folder}: no such folder to open as the workspace`);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new Error(`${folder}: no such folder to open as the workspace`);
   // Pipelines name their data relative to the workspace, as under `basin serve`.
   process.chdir(root);
   const post = (msg: unknown) => {

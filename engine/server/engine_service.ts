@@ -7,7 +7,20 @@ import type { Cluster } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { ArrayResult } from "../run/run_plan.js";
 import { BasinError } from "../common/errors.js";
-import type { ArrayInfo, ClusterStatus, ColumnProfile, EngineClient, EngineEvent, ExportFormat, ExportSummary, Page, ResultFilter, ResultInfo, ResultSort, WorkspaceInfo } from "../common/rpc.js";
+import type {
+  ArrayInfo,
+  ClusterStatus,
+  ColumnProfile,
+  EngineClient,
+  EngineEvent,
+  ExportFormat,
+  ExportSummary,
+  Page,
+  ResultFilter,
+  ResultInfo,
+  ResultSort,
+  WorkspaceInfo,
+} from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
 import { arrayHeatmap, arrayTable } from "./array_result.js";
 import { native } from "../native/addon.js";
@@ -76,14 +89,30 @@ export class EngineService implements EngineClient {
         try {
           await runPipeline(
             file,
-            { cluster: this.options.cluster, source: typeof source === "string" ? source : undefined, isolate: true, signal: ac.signal, onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }) },
+            {
+              cluster: this.options.cluster,
+              source: typeof source === "string" ? source : undefined,
+              isolate: true,
+              signal: ac.signal,
+              onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }),
+            },
             (r) => {
               if (r.kind === "array") kept.push(this.keepArray(r.node, r.array, runId));
               else if (r.kind === "frame") {
                 tasks += r.parts.tasks;
-                if (r.parts.skippedLines > 0) this.options.emit({ type: "log", level: "warn", text: `${path}${r.name === undefined ? "" : ` (${r.name})`}: skipped ${r.parts.skippedLines} malformed line(s)` });
+                if (r.parts.skippedLines > 0)
+                  this.options.emit({
+                    type: "log",
+                    level: "warn",
+                    text: `${path}${r.name === undefined ? "" : ` (${r.name})`}: skipped ${r.parts.skippedLines} malformed line(s)`,
+                  });
                 // Kept as the result's parts: a result larger than the memory limit stays spillable.
-                kept.push(this.results.keep(r.parts.refs, runId, { name: r.name, kind: r.plan.root.kind === "fromBag" && r.plan.root.raw ? "bag" : undefined }));
+                kept.push(
+                  this.results.keep(r.parts.refs, runId, {
+                    name: r.name,
+                    kind: r.plan.root.kind === "fromBag" && r.plan.root.raw ? "bag" : undefined,
+                  }),
+                );
               }
             },
           );
@@ -92,7 +121,14 @@ export class EngineService implements EngineClient {
           throw e;
         }
         const [result, ...shown] = kept;
-        this.options.emit({ type: "runFinished", runId, result, ...(shown.length > 0 ? { shown } : {}), elapsedMs: elapsedMs(), tasks });
+        this.options.emit({
+          type: "runFinished",
+          runId,
+          result,
+          ...(shown.length > 0 ? { shown } : {}),
+          elapsedMs: elapsedMs(),
+          tasks,
+        });
       } catch (e) {
         this.options.emit({ type: "runFailed", runId, error: BasinError.from(e).toJSON(), elapsedMs: elapsedMs() });
       } finally {
@@ -106,7 +142,12 @@ export class EngineService implements EngineClient {
   private keepArray(node: ArrayNode, r: ArrayResult, runId: string): ResultInfo {
     const ref = native().tableFromJs(arrayTable(r));
     const heatmap = arrayHeatmap(r);
-    const array: ArrayInfo = { shape: r.shape, dtype: r.dtype, chunks: node.kind === "mask" ? [[r.shape[0]]] : node.chunks.map((c) => [...c]), ...(heatmap ? { heatmap } : {}) };
+    const array: ArrayInfo = {
+      shape: r.shape,
+      dtype: r.dtype,
+      chunks: node.kind === "mask" ? [[r.shape[0]]] : node.chunks.map((c) => [...c]),
+      ...(heatmap ? { heatmap } : {}),
+    };
     return this.results.keep(ref, runId, { kind: "array", array });
   }
 

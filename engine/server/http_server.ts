@@ -48,7 +48,8 @@ const COOKIE = "basin_token";
 
 function sameToken(given: string | null | undefined, token: string): boolean {
   if (!given) return false;
-  const a = Buffer.from(given), b = Buffer.from(token);
+  const a = Buffer.from(given),
+    b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -62,7 +63,10 @@ function cookieToken(req: IncomingMessage): string | undefined {
 
 /** The renderer's build output, next to the engine in dist/. */
 function defaultAssets(): string {
-  return resolve(new URL(".", import.meta.url).pathname, import.meta.url.endsWith(".js") ? "../../renderer" : "../../dist/renderer");
+  return resolve(
+    new URL(".", import.meta.url).pathname,
+    import.meta.url.endsWith(".js") ? "../../renderer" : "../../dist/renderer",
+  );
 }
 
 /**
@@ -82,10 +86,21 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   };
   const { remote } = options;
   const engine = remote ?? new EngineService({ root: options.root, cluster: options.cluster, emit: broadcast });
-  const unsubscribe = remote ? [remote.onEvent(broadcast), remote.onConnection((s) => {
-    if (s === "closed") broadcast({ type: "log", level: "warn", text: "the connection to the remote Basin engine dropped; it reconnects by itself, and requests fail until then" });
-    if (s === "open") broadcast({ type: "log", level: "info", text: "connected to the remote Basin engine again" });
-  })] : [];
+  const unsubscribe = remote
+    ? [
+        remote.onEvent(broadcast),
+        remote.onConnection((s) => {
+          if (s === "closed")
+            broadcast({
+              type: "log",
+              level: "warn",
+              text: "the connection to the remote Basin engine dropped; it reconnects by itself, and requests fail until then",
+            });
+          if (s === "open")
+            broadcast({ type: "log", level: "info", text: "connected to the remote Basin engine again" });
+        }),
+      ]
+    : [];
   let origin = "";
 
   const refuse = (res: ServerResponse, status: number, text: string) => {
@@ -97,11 +112,20 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? "/", origin);
     const query = url.searchParams.get("token");
     if (!sameToken(query, token) && !sameToken(cookieToken(req), token))
-      return refuse(res, 403, "Basin: this page needs the token printed by `basin serve`; open the full URL it printed");
+      return refuse(
+        res,
+        403,
+        "Basin: this page needs the token printed by `basin serve`; open the full URL it printed",
+      );
     if (req.method !== "GET") return refuse(res, 405, "Basin: only GET is served here");
     const file = assetFile(assets, url.pathname);
     if (!file) {
-      if (url.pathname === "/" || url.pathname === "/index.html") return refuse(res, 500, `Basin: the workbench is not built (no ${join(assets, "index.html")}); run \`npm run build\``);
+      if (url.pathname === "/" || url.pathname === "/index.html")
+        return refuse(
+          res,
+          500,
+          `Basin: the workbench is not built (no ${join(assets, "index.html")}); run \`npm run build\``,
+        );
       return refuse(res, 404, "Basin: not found");
     }
     res.writeHead(200, {
@@ -120,7 +144,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const allowed = [origin, origin.replace("127.0.0.1", "localhost")];
     const okToken = sameToken(url.searchParams.get("token"), token) || sameToken(cookieToken(req), token);
     if (!okToken || !allowed.includes(req.headers.origin ?? "")) {
-      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nBasin: ${okToken ? "wrong Origin" : "token missing or wrong"}\r\n`);
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nBasin: ${okToken ? "wrong Origin" : "token missing or wrong"}\r\n`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {

@@ -7,7 +7,15 @@ import { DataFrame } from "../api/dataframe.js";
 import { computeParts, computeStored, type ComputeOptions } from "../run/stored.js";
 import { withResident } from "../memory/resident.js";
 import { BasinError } from "../common/errors.js";
-import type { ColumnProfile, ExportFormat, Page, ResultFilter, ResultInfo, ResultSort, WireValue } from "../common/rpc.js";
+import type {
+  ColumnProfile,
+  ExportFormat,
+  Page,
+  ResultFilter,
+  ResultInfo,
+  ResultSort,
+  WireValue,
+} from "../common/rpc.js";
 import { storeChunks, writeFile, type WriteSummary } from "../io/write.js";
 import type { Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
@@ -46,11 +54,20 @@ export class ResultStore {
    * Takes ownership of `ref` (a table in the store), or of a result's parts in order,
    * and gives it an id (and the name `show()` gave it).
    */
-  keep(ref: Handle | Handle[], source: string, what: { name?: string; kind?: ResultInfo["kind"]; array?: ResultInfo["array"] } = {}): ResultInfo {
+  keep(
+    ref: Handle | Handle[],
+    source: string,
+    what: { name?: string; kind?: ResultInfo["kind"]; array?: ResultInfo["array"] } = {},
+  ): ResultInfo {
     const refs = Array.isArray(ref) ? ref : [ref];
     const t = native().tableInfo(refs[0]);
     const rows = refs.map((h) => native().tableRows(h));
-    const info: ResultInfo = { id: `result-${++this.counter}`, schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })), rows: rows.reduce((a, b) => a + b, 0), source };
+    const info: ResultInfo = {
+      id: `result-${++this.counter}`,
+      schema: t.names.map((name, i): Field => ({ name, type: t.types[i] })),
+      rows: rows.reduce((a, b) => a + b, 0),
+      source,
+    };
     if (what.name !== undefined) info.name = what.name;
     if (what.kind) info.kind = what.kind;
     if (what.array) info.array = what.array;
@@ -62,7 +79,8 @@ export class ResultStore {
   async page(id: string, offset: number, limit: number, columns?: string[]): Promise<Page> {
     const { info, refs, rows } = this.get(id);
     if (!Number.isInteger(offset) || offset < 0) fail(`page offset must be a non-negative integer, got ${offset}`);
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_ROWS) fail(`page limit must be an integer in 0..${MAX_PAGE_ROWS}, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_ROWS)
+      fail(`page limit must be an integer in 0..${MAX_PAGE_ROWS}, got ${limit}`);
     const names = columns ?? info.schema.map((f) => f.name);
     for (const n of names) if (!info.schema.some((f) => f.name === n)) fail(`result ${id} has no column "${n}"`);
     const start = Math.min(offset, info.rows);
@@ -71,7 +89,8 @@ export class ResultStore {
     // so that releasing the result meanwhile is safe.
     const touched: { h: Handle; from: number; n: number }[] = [];
     for (let i = 0, at = 0; i < refs.length; at += rows[i++]) {
-      const from = Math.max(start, at), to = Math.min(end, at + rows[i]);
+      const from = Math.max(start, at),
+        to = Math.min(end, at + rows[i]);
       if (to > from) touched.push({ h: refs[i], from: from - at, n: to - from });
     }
     if (touched.length === 0) touched.push({ h: refs[0], from: 0, n: 0 });
@@ -95,7 +114,10 @@ export class ResultStore {
     let df = this.frame(id);
     for (const f of filters) df = df.filter(filterExpr(df, f));
     if (sort.length > 0)
-      df = df.sort(sort.map((s) => s.column), { descending: sort.map((s) => s.descending) });
+      df = df.sort(
+        sort.map((s) => s.column),
+        { descending: sort.map((s) => s.descending) },
+      );
     const { refs } = await computeParts(df.toPlan(), this.compute);
     return this.keep(refs, id, { kind: this.get(id).info.kind });
   }
@@ -104,13 +126,31 @@ export class ResultStore {
     const df = this.frame(id);
     const field = df.schema.find((f) => f.name === column) ?? fail(`result ${id} has no column "${column}"`);
     const c = col(column);
-    const stats = (await df.agg(count().alias("rows"), c.count().alias("n"), c.min().alias("min"), c.max().alias("max")).compute(this.compute)).toRows()[0];
-    const rows = Number(stats.rows), nonNull = Number(stats.n);
+    const stats = (
+      await df
+        .agg(count().alias("rows"), c.count().alias("n"), c.min().alias("min"), c.max().alias("max"))
+        .compute(this.compute)
+    ).toRows()[0];
+    const rows = Number(stats.rows),
+      nonNull = Number(stats.n);
     const ends = await this.ends(df, column);
-    const profile: ColumnProfile = { column, type: field.type, rows, nulls: rows - nonNull, min: ends[0], max: ends[1] };
+    const profile: ColumnProfile = {
+      column,
+      type: field.type,
+      rows,
+      nulls: rows - nonNull,
+      min: ends[0],
+      max: ends[1],
+    };
     if (nonNull === 0) return profile;
     if (field.type === "string" || field.type === "bool") {
-      const top = await df.filter(c.isNotNull()).groupBy(column).agg(count().alias("count")).sort(["count", column], { descending: [true, false] }).head(TOP_VALUES).compute(this.compute);
+      const top = await df
+        .filter(c.isNotNull())
+        .groupBy(column)
+        .agg(count().alias("count"))
+        .sort(["count", column], { descending: [true, false] })
+        .head(TOP_VALUES)
+        .compute(this.compute);
       const values = top.column(column) as (string | boolean)[];
       profile.top = values.map((value, i) => ({ value, count: Number(top.column("count")[i]) }));
     } else {
@@ -124,7 +164,8 @@ export class ResultStore {
    * writer. The table is retained meanwhile, so releasing the result mid-write is safe.
    */
   async export(id: string, file: string, format: ExportFormat): Promise<WriteSummary> {
-    if (format !== "csv" && format !== "parquet") fail(`export format must be "csv" or "parquet", got ${JSON.stringify(format)}`);
+    if (format !== "csv" && format !== "parquet")
+      fail(`export format must be "csv" or "parquet", got ${JSON.stringify(format)}`);
     const { refs } = this.get(id);
     for (const h of refs) native().retain(h);
     try {
@@ -150,12 +191,19 @@ export class ResultStore {
   }
 
   private get(id: string): Kept {
-    return this.kept.get(id) ?? fail(`no result "${id}": it was released or the engine restarted; run the pipeline again`);
+    return (
+      this.kept.get(id) ?? fail(`no result "${id}": it was released or the engine restarted; run the pipeline again`)
+    );
   }
 
   private frame(id: string): DataFrame {
     const { info, refs } = this.get(id);
-    return new DataFrame({ kind: "stored", handles: refs, bytes: info.rows * info.schema.length * 8, schema: info.schema });
+    return new DataFrame({
+      kind: "stored",
+      handles: refs,
+      bytes: info.rows * info.schema.length * 8,
+      schema: info.schema,
+    });
   }
 
   /** min and max in wire form (exact for every type, via a one-row page of an aggregate). */
@@ -174,13 +222,18 @@ export class ResultStore {
   private async histogram(df: DataFrame, column: string): Promise<{ edges: number[]; counts: number[] }> {
     const x = df.select(col(column).cast("float64").alias("x")).filter(col("x").isNotNull());
     const r = (await x.agg(col("x").min().alias("lo"), col("x").max().alias("hi")).compute(this.compute)).toRows()[0];
-    const lo = Number(r.lo), hi = Number(r.hi);
+    const lo = Number(r.lo),
+      hi = Number(r.hi);
     const bins = hi > lo ? HISTOGRAM_BINS : 1;
     const width = hi > lo ? (hi - lo) / bins : 1;
     const y = col("x").sub(lo).div(width); // >= 0, so y - (y mod 1) is its floor
-    const counted = await x.groupBy(y.sub(y.mod(1)).cast("int64").alias("bin")).agg(count().alias("n")).compute(this.compute);
+    const counted = await x
+      .groupBy(y.sub(y.mod(1)).cast("int64").alias("bin"))
+      .agg(count().alias("n"))
+      .compute(this.compute);
     const counts = new Array<number>(bins).fill(0);
-    const bin = counted.column("bin"), n = counted.column("n");
+    const bin = counted.column("bin"),
+      n = counted.column("n");
     // The maximum lands on the right edge: it belongs to the last bin.
     for (let i = 0; i < counted.numRows; i++) counts[Math.min(Number(bin[i]), bins - 1)] += Number(n[i]);
     return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), counts };
@@ -191,7 +244,8 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
   const field = df.schema.find((x) => x.name === f.column) ?? fail(`no column "${f.column}" to filter on`);
   const c = col(f.column);
   switch (f.kind) {
-    case "isNull": return c.isNull();
+    case "isNull":
+      return c.isNull();
     case "range": {
       if (f.min === undefined && f.max === undefined) fail(`a range filter on "${f.column}" needs min or max`);
       const lo = f.min === undefined || f.min === null ? null : c.ge(f.min);

@@ -6,7 +6,19 @@ import { BasinError } from "../common/errors.js";
 import type { EngineClient, EngineMethod, RpcRequest, RpcResponse } from "../common/rpc.js";
 
 /** The methods a transport may call (EngineClient's, nothing else of the object). */
-export const ENGINE_METHODS: readonly EngineMethod[] = ["workspace", "readFile", "writeFile", "run", "cancel", "page", "view", "profile", "release", "cluster", "exportResult"];
+export const ENGINE_METHODS: readonly EngineMethod[] = [
+  "workspace",
+  "readFile",
+  "writeFile",
+  "run",
+  "cancel",
+  "page",
+  "view",
+  "profile",
+  "release",
+  "cluster",
+  "exportResult",
+];
 
 /**
  * Calls the requested method; resolves to its response, or to a serialized
@@ -20,8 +32,10 @@ export async function dispatch(engine: EngineClient, message: unknown): Promise<
   const req = (typeof message === "object" && message !== null ? message : {}) as Partial<RpcRequest>;
   const id = typeof req.id === "number" ? req.id : -1;
   try {
-    if (typeof message !== "object" || message === null) throw new BasinError("BASIN_PLAN", "a request must be a JSON object { id, method, params }");
-    if (!ENGINE_METHODS.includes(req.method as EngineMethod)) throw new BasinError("BASIN_PLAN", `unknown engine method "${String(req.method)}"`);
+    if (typeof message !== "object" || message === null)
+      throw new BasinError("BASIN_PLAN", "a request must be a JSON object { id, method, params }");
+    if (!ENGINE_METHODS.includes(req.method as EngineMethod))
+      throw new BasinError("BASIN_PLAN", `unknown engine method "${String(req.method)}"`);
     if (!Array.isArray(req.params)) throw new BasinError("BASIN_PLAN", `${req.method}: params must be an array`);
     const method = engine[req.method as EngineMethod] as (...args: unknown[]) => Promise<unknown>;
     return { id, result: (await method.apply(engine, req.params)) ?? null };

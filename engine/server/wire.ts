@@ -26,15 +26,23 @@ function column(c: JsColumn, rows: number): WireValue[] {
       continue;
     }
     switch (c.type) {
-      case "int64": out[i] = int64((c.values as BigInt64Array)[i]); break;
+      case "int64":
+        out[i] = int64((c.values as BigInt64Array)[i]);
+        break;
       case "float64": {
         const v = (c.values as Float64Array)[i];
         out[i] = Number.isFinite(v) ? v : String(v); // JSON has no NaN or Infinity
         break;
       }
-      case "bool": out[i] = (c.values as Uint8Array)[i] !== 0; break;
-      case "date": out[i] = new Date((c.values as Int32Array)[i] * DAY_MS).toISOString().slice(0, 10); break;
-      case "timestamp": out[i] = isoTimestamp((c.values as BigInt64Array)[i]); break;
+      case "bool":
+        out[i] = (c.values as Uint8Array)[i] !== 0;
+        break;
+      case "date":
+        out[i] = new Date((c.values as Int32Array)[i] * DAY_MS).toISOString().slice(0, 10);
+        break;
+      case "timestamp":
+        out[i] = isoTimestamp((c.values as BigInt64Array)[i]);
+        break;
     }
   }
   return out;

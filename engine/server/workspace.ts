@@ -51,7 +51,9 @@ export class Workspace {
     try {
       return readFileSync(this.path(rel), "utf8");
     } catch (e) {
-      throw BasinError.from(e instanceof BasinError ? e : new BasinError("BASIN_IO", `${rel}: ${(e as Error).message}`));
+      throw BasinError.from(
+        e instanceof BasinError ? e : new BasinError("BASIN_IO", `${rel}: ${(e as Error).message}`),
+      );
     }
   }
 

@@ -21,7 +21,11 @@ export type DriverReply = ({ ok: true } & PipelinePlans) | { ok: false; error: S
  */
 export async function planPipeline(path: string, source?: string, signal?: AbortSignal): Promise<Plan> {
   const { plan } = await planPipelineResults(path, source, signal);
-  if (!plan) throw new BasinError("BASIN_PLAN", `${path}: the default export is an array; run it in the workbench or with basin run`);
+  if (!plan)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${path}: the default export is an array; run it in the workbench or with basin run`,
+    );
   return plan;
 }
 
@@ -34,7 +38,9 @@ export async function planPipeline(path: string, source?: string, signal?: Abort
 export function planPipelineResults(path: string, source?: string, signal?: AbortSignal): Promise<PipelinePlans> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new BasinError("BASIN_CANCELLED", "the run was cancelled"));
-    const worker = new Worker(builtScript("session/driver_worker.js"), { workerData: { path, source } satisfies DriverRequest });
+    const worker = new Worker(builtScript("session/driver_worker.js"), {
+      workerData: { path, source } satisfies DriverRequest,
+    });
     let settled = false;
     const settle = (f: () => void) => {
       if (settled) return;
@@ -43,10 +49,21 @@ export function planPipelineResults(path: string, source?: string, signal?: Abor
       void worker.terminate();
       f();
     };
-    const onAbort = () => settle(() => reject(new BasinError("BASIN_CANCELLED", "the run was cancelled while the pipeline file was evaluated")));
+    const onAbort = () =>
+      settle(() =>
+        reject(new BasinError("BASIN_CANCELLED", "the run was cancelled while the pipeline file was evaluated")),
+      );
     signal?.addEventListener("abort", onAbort);
-    worker.once("message", (r: DriverReply) => settle(() => (r.ok ? resolve({ plan: r.plan, array: r.array, shown: r.shown }) : reject(BasinError.fromJSON(r.error)))));
+    worker.once("message", (r: DriverReply) =>
+      settle(() =>
+        r.ok ? resolve({ plan: r.plan, array: r.array, shown: r.shown }) : reject(BasinError.fromJSON(r.error)),
+      ),
+    );
     worker.once("error", (e) => settle(() => reject(BasinError.from(e))));
-    worker.once("exit", (code) => settle(() => reject(new BasinError("BASIN_INTERNAL", `the pipeline driver exited (code ${code}) without a plan`))));
+    worker.once("exit", (code) =>
+      settle(() =>
+        reject(new BasinError("BASIN_INTERNAL", `the pipeline driver exited (code ${code}) without a plan`)),
+      ),
+    );
   });
 }

@@ -34,12 +34,19 @@ export interface EvaluatedPipeline extends PipelinePlans {
  * @example
  * const { plan, shown } = await evaluatePipeline("examples/taxi.ts");
  */
-export async function evaluatePipeline(path: string, source?: string, options: { tables?: boolean } = {}): Promise<EvaluatedPipeline> {
+export async function evaluatePipeline(
+  path: string,
+  source?: string,
+  options: { tables?: boolean } = {},
+): Promise<EvaluatedPipeline> {
   takeShown(); // a pipeline's shown frames are its own, not an earlier one's
   const value = await loadPipeline(path, source);
   const shown = takeShown();
   if (value instanceof NDArray) return { array: value.node, shown };
   if (value instanceof DataFrame || value instanceof Bag) return { plan: value.toPlan(), shown };
   if (options.tables && value instanceof Table) return { table: value, shown };
-  throw new BasinError("BASIN_PLAN", `${path}: the default export must be a DataFrame, a Bag or an array (end the file with \`export default <frame>\`), got ${typeof value}`);
+  throw new BasinError(
+    "BASIN_PLAN",
+    `${path}: the default export must be a DataFrame, a Bag or an array (end the file with \`export default <frame>\`), got ${typeof value}`,
+  );
 }

@@ -25,7 +25,9 @@ function shown(file: string): string {
 
 function syntaxError(m: Message, file: string): BasinError {
   // esbuild reports paths relative to absWorkingDir ("/").
-  const at = m.location ? `${shown(resolve("/", m.location.file))}:${m.location.line}:${m.location.column + 1}` : shown(file);
+  const at = m.location
+    ? `${shown(resolve("/", m.location.file))}:${m.location.line}:${m.location.column + 1}`
+    : shown(file);
   return new BasinError("BASIN_SYNTAX", `${m.text} (fix the pipeline file and run again)`, at);
 }
 
@@ -38,7 +40,8 @@ function syntaxError(m: Message, file: string): BasinError {
  */
 export async function loadPipeline(path: string, source?: string): Promise<unknown> {
   const file = resolve(path);
-  if (source === undefined && !existsSync(file)) throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
+  if (source === undefined && !existsSync(file))
+    throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
   process.setSourceMapsEnabled(true);
   let code: string;
   try {
@@ -78,4 +81,3 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
     throw new BasinError("BASIN_PLAN", `${shown(file)} has no default export; end it with \`export default <frame>\``);
   return mod.default;
 }
-

@@ -45,10 +45,19 @@ export interface RunPipelineOptions extends Omit<ComputeOptions, "cluster"> {
  *   if (r.kind === "frame") for (const h of r.parts.refs) native().release(h);
  * });
  */
-export async function runPipeline(path: string, options: RunPipelineOptions, receive: (result: PipelineResult) => void | Promise<void>): Promise<void> {
+export async function runPipeline(
+  path: string,
+  options: RunPipelineOptions,
+  receive: (result: PipelineResult) => void | Promise<void>,
+): Promise<void> {
   const { cluster, source, isolate, before, onProgress, ...compute } = options;
-  const planned: EvaluatedPipeline = isolate ? await planPipelineResults(path, source, compute.signal) : await evaluatePipeline(path, source, { tables: true });
-  const progress = (name: string | undefined) => (onProgress && name !== undefined ? (e: ProgressEvent) => onProgress({ ...e, group: `${name}: ${e.group}` }) : onProgress);
+  const planned: EvaluatedPipeline = isolate
+    ? await planPipelineResults(path, source, compute.signal)
+    : await evaluatePipeline(path, source, { tables: true });
+  const progress = (name: string | undefined) =>
+    onProgress && name !== undefined
+      ? (e: ProgressEvent) => onProgress({ ...e, group: `${name}: ${e.group}` })
+      : onProgress;
   if (planned.table) await receive({ kind: "table", table: planned.table });
   if (planned.array) {
     before?.({ kind: "array", node: planned.array }, undefined);

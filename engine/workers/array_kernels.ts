@@ -9,7 +9,11 @@ import { statCount, type Piece } from "../graph/array_steps.js";
  * Calls `f` once per row (run along the last axis) of `shape` in C order, with the
  * row's start offset in each of the buffers whose strides are given.
  */
-export function forEachRow(shape: readonly number[], strides: readonly (readonly number[])[], f: (offs: number[], len: number) => void): void {
+export function forEachRow(
+  shape: readonly number[],
+  strides: readonly (readonly number[])[],
+  f: (offs: number[], len: number) => void,
+): void {
   const nd = shape.length;
   const offs = strides.map(() => 0);
   if (nd === 0) return f(offs, 1);
@@ -47,13 +51,15 @@ export function assemble(shape: number[], pieces: Piece[], inputs: Float64Array[
   for (const p of pieces) {
     const ps = stridesOf(p.shape);
     const ss = ps.map((s, d) => s * p.step[d]);
-    let sBase = 0, dBase = 0;
+    let sBase = 0,
+      dBase = 0;
     for (let d = 0; d < ps.length; d++) sBase += p.start[d] * ps[d];
     for (let d = 0; d < shape.length; d++) dBase += p.dst[d] * os[d];
     const src = inputs[p.input];
     const inner = ss.length ? ss[ss.length - 1] : 0;
     forEachRow(p.count, [ss, os], (o, len) => {
-      const s0 = sBase + o[0], d0 = dBase + o[1];
+      const s0 = sBase + o[0],
+        d0 = dBase + o[1];
       if (inner === 1 && dInner === 1) out.set(src.subarray(s0, s0 + len), d0);
       else for (let i = 0; i < len; i++) out[d0 + i * dInner] = src[s0 + i * inner];
     });
@@ -64,7 +70,8 @@ export function assemble(shape: number[], pieces: Piece[], inputs: Float64Array[
 /** Whether (v, i) beats (bv, bi) for argmin (`min`) or argmax: NaN first, then the lower position on ties. */
 function argBetter(v: number, i: number, bv: number, bi: number, min: boolean): boolean {
   if (bi < 0) return true;
-  const vn = v !== v, bn = bv !== bv;
+  const vn = v !== v,
+    bn = bv !== bv;
   if (vn || bn) return vn && (!bn || i < bi);
   if (v === bv) return i < bi;
   return min ? v < bv : v > bv;
@@ -74,7 +81,14 @@ function argBetter(v: number, i: number, bv: number, bi: number, min: boolean): 
  * Per-chunk statistics of a reduction: `statCount(red)` blocks of the kept shape
  * (reduced axes of length 1), one after another.
  */
-export function partial(red: ReduceOp, x: Float64Array, shape: number[], axes: number[], offset: number[], full: number[]): Float64Array {
+export function partial(
+  red: ReduceOp,
+  x: Float64Array,
+  shape: number[],
+  axes: number[],
+  offset: number[],
+  full: number[],
+): Float64Array {
   const kept = shape.map((d, i) => (axes.includes(i) ? 1 : d));
   const m = sizeOf(kept);
   const ks = stridesOf(kept).map((s, i) => (axes.includes(i) ? 0 : s));
@@ -87,7 +101,8 @@ export function partial(red: ReduceOp, x: Float64Array, shape: number[], axes: n
   const out = new Float64Array(statCount(red) * m);
   if (red === "sum" || red === "mean" || red === "var" || red === "std") {
     forEachRow(shape, [xs, ks], (o, len) => {
-      const x0 = o[0], k0 = o[1];
+      const x0 = o[0],
+        k0 = o[1];
       if (kin === 0) {
         let s = 0;
         for (let i = 0; i < len; i++) s += x[x0 + i * xin];
@@ -101,7 +116,8 @@ export function partial(red: ReduceOp, x: Float64Array, shape: number[], axes: n
       out.fill(count, 0, m);
       for (let j = 0; j < m; j++) out[m + j] = sums[j] / count;
       forEachRow(shape, [xs, ks], (o, len) => {
-        const x0 = o[0], k0 = o[1];
+        const x0 = o[0],
+          k0 = o[1];
         for (let i = 0; i < len; i++) {
           const d = x[x0 + i * xin] - out[m + k0 + i * kin];
           out[2 * m + k0 + i * kin] += d * d;
@@ -114,9 +130,12 @@ export function partial(red: ReduceOp, x: Float64Array, shape: number[], axes: n
     out.fill(red === "min" ? Infinity : -Infinity);
     const isMin = red === "min";
     forEachRow(shape, [xs, ks], (o, len) => {
-      const x0 = o[0], k0 = o[1];
+      const x0 = o[0],
+        k0 = o[1];
       for (let i = 0; i < len; i++) {
-        const v = x[x0 + i * xin], k = k0 + i * kin, acc = out[k];
+        const v = x[x0 + i * xin],
+          k = k0 + i * kin,
+          acc = out[k];
         if (v !== v || (isMin ? v < acc : v > acc)) out[k] = acc !== acc ? acc : v;
       }
     });
@@ -132,9 +151,13 @@ export function partial(red: ReduceOp, x: Float64Array, shape: number[], axes: n
   const isMin = red === "argmin";
   const gin = last >= 0 ? gs[last] : 0;
   forEachRow(shape, [xs, ks, gs], (o, len) => {
-    const x0 = o[0], k0 = o[1], g0 = base + o[2];
+    const x0 = o[0],
+      k0 = o[1],
+      g0 = base + o[2];
     for (let i = 0; i < len; i++) {
-      const k = k0 + i * kin, g = g0 + i * gin, v = x[x0 + i * xin];
+      const k = k0 + i * kin,
+        g = g0 + i * gin,
+        v = x[x0 + i * xin];
       if (argBetter(v, g, out[k], out[m + k], isMin)) {
         out[k] = v;
         out[m + k] = g;
@@ -145,7 +168,12 @@ export function partial(red: ReduceOp, x: Float64Array, shape: number[], axes: n
 }
 
 /** Combines partials of `size` output elements; with `final`, gives the reduction's values. */
-export function combine(red: ReduceOp, size: number, parts: Float64Array[], final?: { ddof: number; dtype: ArrayDType }): Float64Array {
+export function combine(
+  red: ReduceOp,
+  size: number,
+  parts: Float64Array[],
+  final?: { ddof: number; dtype: ArrayDType },
+): Float64Array {
   const m = size;
   const acc = parts[0].slice();
   for (const p of parts.slice(1)) {
@@ -158,7 +186,8 @@ export function combine(red: ReduceOp, size: number, parts: Float64Array[], fina
       case "max": {
         const isMin = red === "min";
         for (let i = 0; i < m; i++) {
-          const a = acc[i], v = p[i];
+          const a = acc[i],
+            v = p[i];
           if (a !== a) continue;
           if (v !== v || (isMin ? v < a : v > a)) acc[i] = v;
         }
@@ -167,7 +196,8 @@ export function combine(red: ReduceOp, size: number, parts: Float64Array[], fina
       case "var":
       case "std":
         for (let i = 0; i < m; i++) {
-          const na = acc[i], nb = p[i];
+          const na = acc[i],
+            nb = p[i];
           const n = na + nb;
           if (nb === 0) continue;
           const delta = p[m + i] - acc[m + i];
@@ -191,8 +221,12 @@ export function combine(red: ReduceOp, size: number, parts: Float64Array[], fina
   switch (red) {
     case "sum":
     case "min":
-    case "max": out = acc; break;
-    case "mean": out = acc.subarray(0, m).map((s, i) => s / acc[m + i]); break;
+    case "max":
+      out = acc;
+      break;
+    case "mean":
+      out = acc.subarray(0, m).map((s, i) => s / acc[m + i]);
+      break;
     case "var":
     case "std":
       out = new Float64Array(m);
@@ -202,7 +236,9 @@ export function combine(red: ReduceOp, size: number, parts: Float64Array[], fina
       }
       break;
     case "argmin":
-    case "argmax": out = acc.slice(m); break;
+    case "argmax":
+      out = acc.slice(m);
+      break;
   }
   return narrow(out, final.dtype);
 }
@@ -211,7 +247,8 @@ export function combine(red: ReduceOp, size: number, parts: Float64Array[], fina
 export function matmul(m: number, n: number, ks: number[], blocks: Float64Array[]): Float64Array {
   const c = new Float64Array(m * n);
   ks.forEach((k, p) => {
-    const a = blocks[2 * p], b = blocks[2 * p + 1];
+    const a = blocks[2 * p],
+      b = blocks[2 * p + 1];
     for (let i = 0; i < m; i++) {
       const ci = i * n;
       for (let q = 0; q < k; q++) {
@@ -225,16 +262,23 @@ export function matmul(m: number, n: number, ks: number[], blocks: Float64Array[
 }
 
 /** Cumulative sum along `axis`, plus the last slice of the previous chunk's output when given. */
-export function cumsum(x: Float64Array, shape: number[], axis: number, prev?: { values: Float64Array; shape: number[] }): Float64Array {
+export function cumsum(
+  x: Float64Array,
+  shape: number[],
+  axis: number,
+  prev?: { values: Float64Array; shape: number[] },
+): Float64Array {
   const out = x.slice();
   const len = shape[axis];
-  let outer = 1, inner = 1;
+  let outer = 1,
+    inner = 1;
   for (let d = 0; d < axis; d++) outer *= shape[d];
   for (let d = axis + 1; d < shape.length; d++) inner *= shape[d];
   for (let o = 0; o < outer; o++) {
     if (prev && len > 0) {
       const pl = prev.shape[axis];
-      const pb = (o * pl + pl - 1) * inner, b = o * len * inner;
+      const pb = (o * pl + pl - 1) * inner,
+        b = o * len * inner;
       for (let j = 0; j < inner; j++) out[b + j] += prev.values[pb + j];
     }
     for (let i = 1; i < len; i++) {

@@ -13,7 +13,11 @@ export function readChunk(h: Handle): Float64Array {
 
 /** A new chunk table holding `values`. */
 export function writeChunk(values: Float64Array): Handle {
-  return native().tableFromJs({ rows: values.length, names: ["v"], columns: [{ type: "float64", values, validity: null }] });
+  return native().tableFromJs({
+    rows: values.length,
+    names: ["v"],
+    columns: [{ type: "float64", values, validity: null }],
+  });
 }
 
 /**
@@ -25,13 +29,22 @@ export function writeChunk(values: Float64Array): Handle {
 export function runArrayStep(step: ArrayStep, inputs: Handle[]): Handle {
   const read = (i: number) => readChunk(inputs[i]);
   switch (step.op) {
-    case "generate": return native().arrayGenerate(step.gen, step.dtype, step.shape, step.offset, step.full);
-    case "data": return writeChunk(step.values);
-    case "map": return native().arrayMap(step.expr, inputs, step.shape);
+    case "generate":
+      return native().arrayGenerate(step.gen, step.dtype, step.shape, step.offset, step.full);
+    case "data":
+      return writeChunk(step.values);
+    case "map":
+      return native().arrayMap(step.expr, inputs, step.shape);
     case "assemble": {
       const [p] = step.pieces;
       // A piece that is its whole input, as is: share the chunk instead of copying it.
-      if (step.pieces.length === 1 && p.step.every((s) => s === 1) && p.start.every((s) => s === 0) && sizeOf(p.count) === sizeOf(p.shape) && sizeOf(p.shape) === sizeOf(step.shape)) {
+      if (
+        step.pieces.length === 1 &&
+        p.step.every((s) => s === 1) &&
+        p.start.every((s) => s === 0) &&
+        sizeOf(p.count) === sizeOf(p.shape) &&
+        sizeOf(p.shape) === sizeOf(step.shape)
+      ) {
         native().retain(inputs[p.input]);
         return inputs[p.input];
       }
@@ -40,19 +53,43 @@ export function runArrayStep(step: ArrayStep, inputs: Handle[]): Handle {
       const arrays = inputs.map((_, i) => used.get(i) ?? new Float64Array(0));
       return writeChunk(K.assemble(step.shape, step.pieces, arrays));
     }
-    case "transpose": return native().arrayTranspose(inputs[0], step.shape, step.axes);
-    case "partial": return writeChunk(K.partial(step.red, read(0), step.shape, step.axes, step.offset, step.full));
-    case "combine": return writeChunk(K.combine(step.red, step.size, inputs.map((_, i) => read(i)), step.final));
-    case "matmul": return native().arrayMatmul(step.m, step.n, step.ks, inputs, step.dtype);
+    case "transpose":
+      return native().arrayTranspose(inputs[0], step.shape, step.axes);
+    case "partial":
+      return writeChunk(K.partial(step.red, read(0), step.shape, step.axes, step.offset, step.full));
+    case "combine":
+      return writeChunk(
+        K.combine(
+          step.red,
+          step.size,
+          inputs.map((_, i) => read(i)),
+          step.final,
+        ),
+      );
+    case "matmul":
+      return native().arrayMatmul(step.m, step.n, step.ks, inputs, step.dtype);
     case "cumsum": {
       const prev = step.carry ? { values: read(1), shape: step.prevShape! } : undefined;
       return writeChunk(K.narrow(K.cumsum(read(0), step.shape, step.axis, prev), step.dtype));
     }
-    case "mask": return writeChunk(K.maskSelect(read(0), read(1)));
-    case "qr": return writeChunk(L.qrBlock(read(0), step.m, step.n));
-    case "tsqr": return writeChunk(L.tsqrStack(step.blocks, step.n, step.svd, inputs.map((_, i) => read(i))));
-    case "tsqrApply": return writeChunk(L.tsqrApply(read(0), read(1), step.m, step.ki, step.offset, step.k));
-    case "extract": return writeChunk(read(0).slice(step.start, step.start + step.count));
-    case "solve": return writeChunk(L.solve(read(0), read(1), step.n, step.k));
+    case "mask":
+      return writeChunk(K.maskSelect(read(0), read(1)));
+    case "qr":
+      return writeChunk(L.qrBlock(read(0), step.m, step.n));
+    case "tsqr":
+      return writeChunk(
+        L.tsqrStack(
+          step.blocks,
+          step.n,
+          step.svd,
+          inputs.map((_, i) => read(i)),
+        ),
+      );
+    case "tsqrApply":
+      return writeChunk(L.tsqrApply(read(0), read(1), step.m, step.ki, step.offset, step.k));
+    case "extract":
+      return writeChunk(read(0).slice(step.start, step.start + step.count));
+    case "solve":
+      return writeChunk(L.solve(read(0), read(1), step.n, step.k));
   }
 }

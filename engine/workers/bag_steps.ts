@@ -4,7 +4,16 @@
 // and recompute-on-worker-loss work for bags unchanged, and the store's hash
 // partitioning does their shuffles. Inside a task the items are plain JS values: a
 // chain of map/filter/... decodes once and encodes once.
-import { BAG_ITEM_COLUMN, BAG_KEY_COLUMN, type BagOp, type FnSpec, type JsonValue, type KeySpec, type Maybe, type Reducer } from "../common/bag.js";
+import {
+  BAG_ITEM_COLUMN,
+  BAG_KEY_COLUMN,
+  type BagOp,
+  type FnSpec,
+  type JsonValue,
+  type KeySpec,
+  type Maybe,
+  type Reducer,
+} from "../common/bag.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import { columnsTable, convert, lineAt, withFile } from "../io/ndjson.js";
@@ -41,7 +50,10 @@ export function readBagLines(path: string, start: number, end: number, format: "
       try {
         out.push(JSON.parse(line) as JsonValue);
       } catch (e) {
-        throw new BasinError("BASIN_PARSE", `${path}:${lineAt(fd, start) + i}: not valid JSON (${(e as Error).message}): ${line.length > 60 ? `${line.slice(0, 60)}…` : line}; every line must be one JSON value`);
+        throw new BasinError(
+          "BASIN_PARSE",
+          `${path}:${lineAt(fd, start) + i}: not valid JSON (${(e as Error).message}): ${line.length > 60 ? `${line.slice(0, 60)}…` : line}; every line must be one JSON value`,
+        );
       }
     }
     return out;
@@ -62,13 +74,21 @@ export function encodeItems(items: JsonValue[], keyed: boolean): Handle {
   const item = { type: "string" as const, values: texts, validity: null };
   if (!keyed) return native().tableFromJs({ rows: items.length, names: [BAG_ITEM_COLUMN], columns: [item] });
   const keys = items.map((x) => JSON.stringify((x as JsonValue[])[0]));
-  return native().tableFromJs({ rows: items.length, names: [BAG_KEY_COLUMN, BAG_ITEM_COLUMN], columns: [{ type: "string", values: keys, validity: null }, item] });
+  return native().tableFromJs({
+    rows: items.length,
+    names: [BAG_KEY_COLUMN, BAG_ITEM_COLUMN],
+    columns: [{ type: "string", values: keys, validity: null }, item],
+  });
 }
 
 /** A user function's result as an item: JSON has no `undefined` (or functions), so those are errors, not silent nulls. */
 function asItem(v: unknown, spec: FnSpec, what: string, input: unknown, loc: SourceLocation | undefined): JsonValue {
   if (v === undefined || typeof v === "function" || typeof v === "symbol" || typeof v === "bigint")
-    throw new BasinError("BASIN_FUNCTION", `${what} function ${JSON.stringify(spec.name)} returned ${typeof v} for item ${show(input)}; bag items must be JSON values (return null for "nothing")`, loc);
+    throw new BasinError(
+      "BASIN_FUNCTION",
+      `${what} function ${JSON.stringify(spec.name)} returned ${typeof v} for item ${show(input)}; bag items must be JSON values (return null for "nothing")`,
+      loc,
+    );
   return v as JsonValue;
 }
 
@@ -78,7 +98,11 @@ function keyFn(spec: KeySpec, what: string, loc: SourceLocation | undefined): (x
     const f = spec.field;
     return (x) => {
       if (typeof x !== "object" || x === null || !(f in x))
-        throw new BasinError("BASIN_FUNCTION", `${what}: item ${show(x)} has no ${typeof f === "number" ? `index ${f}` : `field ${JSON.stringify(f)}`}`, loc);
+        throw new BasinError(
+          "BASIN_FUNCTION",
+          `${what}: item ${show(x)} has no ${typeof f === "number" ? `index ${f}` : `field ${JSON.stringify(f)}`}`,
+          loc,
+        );
       return (x as Record<string | number, JsonValue>)[f];
     };
   }
@@ -87,14 +111,23 @@ function keyFn(spec: KeySpec, what: string, loc: SourceLocation | undefined): (x
   return (x) => asItem(callUser(f, fn, `${what} key`, loc, [x]), fn, `${what} key`, x, loc);
 }
 
-function reducer(r: Reducer, what: string, loc: SourceLocation | undefined): (acc: JsonValue, x: JsonValue) => JsonValue {
-  if ("builtin" in r) return r.builtin === "count" ? (acc) => (acc as number) + 1 : (a, b) => (a as number) + (b as number);
+function reducer(
+  r: Reducer,
+  what: string,
+  loc: SourceLocation | undefined,
+): (acc: JsonValue, x: JsonValue) => JsonValue {
+  if ("builtin" in r)
+    return r.builtin === "count" ? (acc) => (acc as number) + 1 : (a, b) => (a as number) + (b as number);
   const f = compileFn(r.fn);
   return (acc, x) => asItem(callUser(f, r.fn, what, loc, [acc, x]), r.fn, what, x, loc);
 }
 
 /** Folds values into [key, acc] pairs per key (first appearance order); without `initial` a key's first value starts it. */
-function foldPairs(pairs: Iterable<[JsonValue, JsonValue]>, f: (acc: JsonValue, x: JsonValue) => JsonValue, initial: Maybe | undefined): JsonValue[] {
+function foldPairs(
+  pairs: Iterable<[JsonValue, JsonValue]>,
+  f: (acc: JsonValue, x: JsonValue) => JsonValue,
+  initial: Maybe | undefined,
+): JsonValue[] {
   const acc = new Map<string, [JsonValue, JsonValue]>();
   for (const [k, v] of pairs) {
     const ks = JSON.stringify(k);
@@ -108,10 +141,12 @@ function foldPairs(pairs: Iterable<[JsonValue, JsonValue]>, f: (acc: JsonValue, 
 /** Orders JSON values: numbers, then strings, then the rest by their JSON text. */
 function compare(a: JsonValue, b: JsonValue): number {
   const rank = (v: JsonValue) => (typeof v === "number" ? 0 : typeof v === "string" ? 1 : 2);
-  const ra = rank(a), rb = rank(b);
+  const ra = rank(a),
+    rb = rank(b);
   if (ra !== rb) return ra - rb;
   if (ra === 0) return (a as number) - (b as number);
-  const sa = ra === 1 ? (a as string) : JSON.stringify(a), sb = ra === 1 ? (b as string) : JSON.stringify(b);
+  const sa = ra === 1 ? (a as string) : JSON.stringify(a),
+    sb = ra === 1 ? (b as string) : JSON.stringify(b);
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
@@ -131,7 +166,12 @@ function runOp(items: JsonValue[], op: BagOp): JsonValue[] {
       const out: JsonValue[] = [];
       for (const x of items) {
         const r = callUser(f, op.fn, "flatMap", loc, [x]);
-        if (!Array.isArray(r)) throw new BasinError("BASIN_FUNCTION", `flatMap function ${JSON.stringify(op.fn.name)} returned ${show(r)} for item ${show(x)}; it must return an array`, loc);
+        if (!Array.isArray(r))
+          throw new BasinError(
+            "BASIN_FUNCTION",
+            `flatMap function ${JSON.stringify(op.fn.name)} returned ${show(r)} for item ${show(x)}; it must return an array`,
+            loc,
+          );
         for (const y of r) out.push(asItem(y, op.fn, "flatMap", x, loc));
       }
       return out;
@@ -141,14 +181,23 @@ function runOp(items: JsonValue[], op: BagOp): JsonValue[] {
       return items.map((x) => {
         if (typeof x === "object" && x !== null && k in x) return (x as Record<string | number, JsonValue>)[k];
         if (op.default) return op.default.value;
-        throw new BasinError("BASIN_FUNCTION", `pluck: item ${show(x)} has no ${typeof k === "number" ? `index ${k}` : `field ${JSON.stringify(k)}`}; give a default: pluck(${JSON.stringify(k)}, { default: null })`, loc);
+        throw new BasinError(
+          "BASIN_FUNCTION",
+          `pluck: item ${show(x)} has no ${typeof k === "number" ? `index ${k}` : `field ${JSON.stringify(k)}`}; give a default: pluck(${JSON.stringify(k)}, { default: null })`,
+          loc,
+        );
       });
     }
     case "foldPartial": {
       const key = keyFn(op.key, "foldBy", loc);
-      return foldPairs(items.map((x): [JsonValue, JsonValue] => [key(x), x]), reducer(op.binop, "foldBy binop", loc), op.initial);
+      return foldPairs(
+        items.map((x): [JsonValue, JsonValue] => [key(x), x]),
+        reducer(op.binop, "foldBy binop", loc),
+        op.initial,
+      );
     }
-    case "foldCombine": return foldPairs(items as [JsonValue, JsonValue][], reducer(op.combine, "foldBy combine", loc), op.initial);
+    case "foldCombine":
+      return foldPairs(items as [JsonValue, JsonValue][], reducer(op.combine, "foldBy combine", loc), op.initial);
     case "pairs": {
       const key = keyFn(op.key, "key", loc);
       return items.map((x) => [key(x), x]);
@@ -198,13 +247,21 @@ export function itemsToTable(items: JsonValue[], schema: Field[], loc: SourceLoc
   const values: unknown[][] = schema.map(() => new Array<unknown>(items.length));
   items.forEach((x, row) => {
     if (typeof x !== "object" || x === null || Array.isArray(x))
-      throw new BasinError("BASIN_CAST", `toDataFrame: item ${show(x)} is not an object; map the items to objects like { ${schema[0].name}: … } first`, loc);
+      throw new BasinError(
+        "BASIN_CAST",
+        `toDataFrame: item ${show(x)} is not an object; map the items to objects like { ${schema[0].name}: … } first`,
+        loc,
+      );
     schema.forEach((f, c) => {
       const v = (x as Record<string, JsonValue>)[f.name];
       if (v === null || v === undefined) return void (values[c][row] = null);
       const cell = convert(v, f.type);
       if (cell === undefined || (f.type === "string" && typeof v !== "string"))
-        throw new BasinError("BASIN_CAST", `toDataFrame: field "${f.name}" of item ${show(x)} is ${show(v)}, not ${f.type}; fix the items or the types`, loc);
+        throw new BasinError(
+          "BASIN_CAST",
+          `toDataFrame: field "${f.name}" of item ${show(x)} is ${show(v)}, not ${f.type}; fix the items or the types`,
+          loc,
+        );
       values[c][row] = cell;
     });
   });

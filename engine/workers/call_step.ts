@@ -17,7 +17,11 @@ export function encodeOutcome(o: CallOutcome): Handle {
   const bytes = serialize(o);
   const chars = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const values: JsStrings = { offsets: Float64Array.of(0, chars.length), chars, ascii: false };
-  return native().tableFromJs({ rows: 1, names: [VALUE_COLUMN], columns: [{ type: "string", values, validity: null }] });
+  return native().tableFromJs({
+    rows: 1,
+    names: [VALUE_COLUMN],
+    columns: [{ type: "string", values, validity: null }],
+  });
 }
 
 /** The outcomes in a table of them (one per row). */
@@ -25,7 +29,8 @@ export function decodeOutcomes(h: Handle): CallOutcome[] {
   const t = native().tableToJs(h);
   const raw = t.columns[0].values as JsStrings;
   const out: CallOutcome[] = [];
-  for (let i = 0; i < t.rows; i++) out.push(deserialize(raw.chars.subarray(raw.offsets[i], raw.offsets[i + 1])) as CallOutcome);
+  for (let i = 0; i < t.rows; i++)
+    out.push(deserialize(raw.chars.subarray(raw.offsets[i], raw.offsets[i + 1])) as CallOutcome);
   return out;
 }
 
@@ -45,10 +50,20 @@ export function runCall(call: DelayedCall, inputs: Handle[], loc: SourceLocation
   });
   let outcome: CallOutcome;
   try {
-    const r = callUser(compileFn(call.fn), call.fn, "delayed", loc, call.args.map((a) => build(a, deps)));
+    const r = callUser(
+      compileFn(call.fn),
+      call.fn,
+      "delayed",
+      loc,
+      call.args.map((a) => build(a, deps)),
+    );
     if (r instanceof Promise) {
       r.catch(() => {}); // not awaited: the worker runs tasks synchronously
-      throw new BasinError("BASIN_FUNCTION", `delayed function ${JSON.stringify(call.fn.name)} returned a Promise; delayed functions run synchronously on worker threads, so make it a plain (not async) function`, loc);
+      throw new BasinError(
+        "BASIN_FUNCTION",
+        `delayed function ${JSON.stringify(call.fn.name)} returned a Promise; delayed functions run synchronously on worker threads, so make it a plain (not async) function`,
+        loc,
+      );
     }
     outcome = { ok: true, value: r };
   } catch (e) {
@@ -58,7 +73,11 @@ export function runCall(call: DelayedCall, inputs: Handle[], loc: SourceLocation
   try {
     return encodeOutcome(outcome);
   } catch (e) {
-    const err = new BasinError("BASIN_FUNCTION", `delayed function ${JSON.stringify(call.fn.name)} returned a value that cannot be passed between threads (${(e as Error).message}); return plain data`, loc);
+    const err = new BasinError(
+      "BASIN_FUNCTION",
+      `delayed function ${JSON.stringify(call.fn.name)} returned a value that cannot be passed between threads (${(e as Error).message}); return plain data`,
+      loc,
+    );
     if (!call.catchErrors) throw err;
     return encodeOutcome({ ok: false, error: err.toJSON() });
   }

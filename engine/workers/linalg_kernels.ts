@@ -41,7 +41,14 @@ export function tsqrStack(blocks: [number, number][], n: number, svd: boolean, p
 }
 
 /** Block Q_i (first m·ki elements of `block`) times rows [offset, offset + ki) of W (first elements of `stage2`, k columns). */
-export function tsqrApply(block: Float64Array, stage2: Float64Array, m: number, ki: number, offset: number, k: number): Float64Array {
+export function tsqrApply(
+  block: Float64Array,
+  stage2: Float64Array,
+  m: number,
+  ki: number,
+  offset: number,
+  k: number,
+): Float64Array {
   return matmul(m, k, [ki], [block.subarray(0, m * ki), stage2.subarray(offset * k, (offset + ki) * k)]);
 }
 
@@ -49,6 +56,9 @@ export function tsqrApply(block: Float64Array, stage2: Float64Array, m: number, 
 export function solve(a: Float64Array, b: Float64Array, n: number, k: number): Float64Array {
   const x = native().linalgSolve(a, n, b, k);
   if (typeof x === "number")
-    throw new BasinError("BASIN_PLAN", `linalg.solve: the ${n}×${n} matrix is singular (no usable pivot in column ${x}); check the system for dependent rows, or use a least-squares method`);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.solve: the ${n}×${n} matrix is singular (no usable pivot in column ${x}); check the system for dependent rows, or use a least-squares method`,
+    );
   return x;
 }

@@ -21,18 +21,30 @@ export interface StepsResult {
   skippedLines: number;
 }
 
-function valuesTable(schema: Field[], columns: Record<string, (number | string | boolean | null)[]>, rows: number): JsTable {
+function valuesTable(
+  schema: Field[],
+  columns: Record<string, (number | string | boolean | null)[]>,
+  rows: number,
+): JsTable {
   const cols: JsColumn[] = schema.map((f) => {
     const v = columns[f.name];
     const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
     switch (f.type) {
       case "int64":
       case "timestamp":
-        return { type: f.type, values: BigInt64Array.from(v, (x) => BigInt(x === null ? 0 : Math.trunc(x as number))), validity };
-      case "float64": return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
-      case "bool": return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
-      case "date": return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
-      case "string": return { type: f.type, values: v as (string | null)[], validity };
+        return {
+          type: f.type,
+          values: BigInt64Array.from(v, (x) => BigInt(x === null ? 0 : Math.trunc(x as number))),
+          validity,
+        };
+      case "float64":
+        return { type: f.type, values: Float64Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "bool":
+        return { type: f.type, values: Uint8Array.from(v, (x) => (x ? 1 : 0)), validity };
+      case "date":
+        return { type: f.type, values: Int32Array.from(v, (x) => (x === null ? 0 : (x as number))), validity };
+      case "string":
+        return { type: f.type, values: v as (string | null)[], validity };
     }
   });
   return { rows, names: schema.map((f) => f.name), columns: cols };
@@ -103,10 +115,18 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           replace([r.handle]);
           break;
         }
-        case "scanParquet": replace([scanParquet(step.path, step.rowGroups, step.columns)]); break;
-        case "scanJson": replace([scanJson(step.path, step.start, step.end, step.columns)]); break;
-        case "scanArrow": replace([scanArrow(step.path, step.ranges, step.columns)]); break;
-        case "values": replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]); break;
+        case "scanParquet":
+          replace([scanParquet(step.path, step.rowGroups, step.columns)]);
+          break;
+        case "scanJson":
+          replace([scanJson(step.path, step.start, step.end, step.columns)]);
+          break;
+        case "scanArrow":
+          replace([scanArrow(step.path, step.ranges, step.columns)]);
+          break;
+        case "values":
+          replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]);
+          break;
         case "stored":
           addon.retain(step.handle);
           replace([step.handle]);
@@ -115,19 +135,39 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           for (const h of inputs) addon.retain(h);
           replace([...inputs]);
           break;
-        case "concat": replace([addon.concat(step.inputs.map((i) => inputs[i]))]); break;
-        case "filter": replace([addon.filter(current[0], step.predicate)]); break;
-        case "project": replace([addon.evalExprs(current[0], step.exprs, step.names)]); break;
-        case "aggregate": replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]); break;
-        case "head": replace([addon.slice(current[0], 0, step.n)]); break;
-        case "hashPartition": replace(addon.hashPartition(current[0], step.keys, step.parts)); break;
-        case "split": replace(splitRows(current[0], step.parts)); break;
+        case "concat":
+          replace([addon.concat(step.inputs.map((i) => inputs[i]))]);
+          break;
+        case "filter":
+          replace([addon.filter(current[0], step.predicate)]);
+          break;
+        case "project":
+          replace([addon.evalExprs(current[0], step.exprs, step.names)]);
+          break;
+        case "aggregate":
+          replace([addon.groupByAgg(current[0], step.keys, step.aggs, step.mode)]);
+          break;
+        case "head":
+          replace([addon.slice(current[0], 0, step.n)]);
+          break;
+        case "hashPartition":
+          replace(addon.hashPartition(current[0], step.keys, step.parts));
+          break;
+        case "split":
+          replace(splitRows(current[0], step.parts));
+          break;
         case "sort": {
           const h = current[0];
-          replace([gpu !== undefined && addon.gpuSortable(gpu, h, step.keys) ? addon.gpuSort(gpu, h, step.keys) : addon.sortTable(h, step.keys)]);
+          replace([
+            gpu !== undefined && addon.gpuSortable(gpu, h, step.keys)
+              ? addon.gpuSort(gpu, h, step.keys)
+              : addon.sortTable(h, step.keys),
+          ]);
           break;
         }
-        case "sortBoundaries": replace([addon.sortBoundaries(current[0], step.keys, step.parts)]); break;
+        case "sortBoundaries":
+          replace([addon.sortBoundaries(current[0], step.keys, step.parts)]);
+          break;
         case "rangePartition": {
           const parts = addon.rangePartition(current[0], step.keys, inputs[step.bounds]);
           // Fewer distinct keys than parts give fewer boundaries: pad with empty parts.
@@ -154,12 +194,20 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           replace([table, tail, head]);
           break;
         }
-        case "windowScan": replace(addon.windowScan(inputs, step.specs, step.rows, step.fromEnd)); break;
-        case "rowIndex": replace([addon.rowIndex(current[0], step.start, step.name)]); break;
+        case "windowScan":
+          replace(addon.windowScan(inputs, step.specs, step.rows, step.fromEnd));
+          break;
+        case "rowIndex":
+          replace([addon.rowIndex(current[0], step.start, step.name)]);
+          break;
         case "join": {
           const left = current[0];
           const onGpu = (right: Handle) => gpu !== undefined && addon.gpuJoinable(gpu, left, right, step.spec);
-          replace([withInputs(step.right, (right) => (onGpu(right) ? addon.gpuJoin(gpu!, left, right, step.spec) : addon.hashJoin(left, right, step.spec)))]);
+          replace([
+            withInputs(step.right, (right) =>
+              onGpu(right) ? addon.gpuJoin(gpu!, left, right, step.spec) : addon.hashJoin(left, right, step.spec),
+            ),
+          ]);
           break;
         }
         case "tail": {
@@ -167,14 +215,30 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           replace([addon.slice(current[0], Math.max(0, rows - step.n), Math.min(rows, step.n))]);
           break;
         }
-        case "distinct": replace([addon.distinctRows(current[0], step.keys)]); break;
-        case "topK": replace([addon.topKRows(current[0], step.keys, step.column, step.k, step.descending)]); break;
-        case "sampleKeys": replace([addon.sampleKeys(current[0], step.seed, step.part)]); break;
-        case "bagRead": replace([encodeItems(readBagLines(step.path, step.start, step.end, step.format), false)]); break;
-        case "bag": replace([encodeItems(runBagOps(decodeItems(current[0]), step.ops), step.keyed)]); break;
-        case "bagToTable": replace([itemsToTable(decodeItems(current[0]), step.schema, step.loc)]); break;
-        case "call": replace([runCall(step.call, inputs, step.loc)]); break;
-        case "array": replace([runArrayStep(step.step, inputs)]); break;
+        case "distinct":
+          replace([addon.distinctRows(current[0], step.keys)]);
+          break;
+        case "topK":
+          replace([addon.topKRows(current[0], step.keys, step.column, step.k, step.descending)]);
+          break;
+        case "sampleKeys":
+          replace([addon.sampleKeys(current[0], step.seed, step.part)]);
+          break;
+        case "bagRead":
+          replace([encodeItems(readBagLines(step.path, step.start, step.end, step.format), false)]);
+          break;
+        case "bag":
+          replace([encodeItems(runBagOps(decodeItems(current[0]), step.ops), step.keyed)]);
+          break;
+        case "bagToTable":
+          replace([itemsToTable(decodeItems(current[0]), step.schema, step.loc)]);
+          break;
+        case "call":
+          replace([runCall(step.call, inputs, step.loc)]);
+          break;
+        case "array":
+          replace([runArrayStep(step.step, inputs)]);
+          break;
         case "stack": {
           const h = current[0];
           const parts: Handle[] = [];

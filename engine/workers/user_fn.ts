@@ -35,7 +35,13 @@ export function compileFn(spec: FnSpec): UserFn {
  * Calls a user function; what it throws becomes a BasinError naming the function,
  * what it was doing and where the pipeline set it up.
  */
-export function callUser(f: UserFn, spec: FnSpec, what: string, loc: SourceLocation | undefined, args: unknown[]): unknown {
+export function callUser(
+  f: UserFn,
+  spec: FnSpec,
+  what: string,
+  loc: SourceLocation | undefined,
+  args: unknown[],
+): unknown {
   try {
     return f(...args);
   } catch (e) {

@@ -18,7 +18,14 @@ port.on("message", (msg: TaskMessage) => {
   let reply: ResultMessage;
   try {
     const r = runSteps(msg.steps, msg.inputs, gpu);
-    reply = { key: msg.key, ok: true, outputs: r.outputs, rows: r.rows, skippedLines: r.skippedLines, ms: performance.now() - t0 };
+    reply = {
+      key: msg.key,
+      ok: true,
+      outputs: r.outputs,
+      rows: r.rows,
+      skippedLines: r.skippedLines,
+      ms: performance.now() - t0,
+    };
   } catch (e) {
     reply = { key: msg.key, ok: false, error: BasinError.from(e).toJSON() };
   }

@@ -10,15 +10,24 @@ import type { ArrayHeatmap, ArrayInfo } from "../../engine/common/rpc.js";
  */
 export function describeArray(a: ArrayInfo): string {
   const shape = `(${a.shape.join(", ")}${a.shape.length === 1 ? "," : ""})`;
-  const chunks = a.chunks.map((c) => `(${c.length > 6 ? `${c.slice(0, 5).join(", ")}, … ${c.length} chunks` : c.join(", ")})`).join(" × ");
+  const chunks = a.chunks
+    .map((c) => `(${c.length > 6 ? `${c.slice(0, 5).join(", ")}, … ${c.length} chunks` : c.join(", ")})`)
+    .join(" × ");
   return `${a.dtype} array ${shape}${chunks ? `, chunks ${chunks}` : ""}`;
 }
 
 /** A dark-blue → teal → yellow ramp (viridis-like) at t in [0, 1]. */
 function ramp(t: number): [number, number, number] {
-  const stops: [number, number, number][] = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const stops: [number, number, number][] = [
+    [68, 1, 84],
+    [59, 82, 139],
+    [33, 145, 140],
+    [94, 201, 98],
+    [253, 231, 37],
+  ];
   const x = Math.min(Math.max(t, 0), 1) * (stops.length - 1);
-  const i = Math.min(Math.floor(x), stops.length - 2), f = x - i;
+  const i = Math.min(Math.floor(x), stops.length - 2),
+    f = x - i;
   const [a, b] = [stops[i], stops[i + 1]];
   return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)) as [number, number, number];
 }

@@ -14,7 +14,8 @@ function value(text: string, type: DType): WireValue {
     if (t !== "true" && t !== "false") throw new Error(`"${t}" is not true or false`);
     return t === "true";
   }
-  if ((type === "date" || type === "timestamp") && Number.isNaN(Date.parse(t))) throw new Error(`"${t}" is not a date (use YYYY-MM-DD)`);
+  if ((type === "date" || type === "timestamp") && Number.isNaN(Date.parse(t)))
+    throw new Error(`"${t}" is not a date (use YYYY-MM-DD)`);
   return t;
 }
 
@@ -32,14 +33,25 @@ export function parseFilter(column: string, type: DType, text: string): ResultFi
   const range = /^(.*?)\.\.(.*)$/.exec(t);
   if (range && type !== "string") {
     const [, lo, hi] = range;
-    if (lo.trim() === "" && hi.trim() === "") throw new Error("a range needs a lower or an upper end: 5..10, 5.., ..10");
-    return { column, kind: "range", ...(lo.trim() ? { min: value(lo, type) } : {}), ...(hi.trim() ? { max: value(hi, type) } : {}) };
+    if (lo.trim() === "" && hi.trim() === "")
+      throw new Error("a range needs a lower or an upper end: 5..10, 5.., ..10");
+    return {
+      column,
+      kind: "range",
+      ...(lo.trim() ? { min: value(lo, type) } : {}),
+      ...(hi.trim() ? { max: value(hi, type) } : {}),
+    };
   }
   const op = /^(>=|<=|=|>|<)?\s*(.*)$/.exec(t)!;
   const v = value(op[2], type);
   switch (op[1]) {
-    case ">=": case ">": return { column, kind: "range", min: v };
-    case "<=": case "<": return { column, kind: "range", max: v };
-    default: return { column, kind: "range", min: v, max: v };
+    case ">=":
+    case ">":
+      return { column, kind: "range", min: v };
+    case "<=":
+    case "<":
+      return { column, kind: "range", max: v };
+    default:
+      return { column, kind: "range", min: v, max: v };
   }
 }

@@ -8,7 +8,7 @@ import type { WireValue } from "../../engine/common/rpc.js";
 export function formatBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let i = 0;
-  while (n >= 1024 && i < units.length - 1) (n /= 1024), i++;
+  while (n >= 1024 && i < units.length - 1) ((n /= 1024), i++);
   return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
 }
 
@@ -28,7 +28,11 @@ export function formatCell(v: WireValue | undefined): string {
  * formatMs(1234) // "1.23 s"
  */
 export function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms < 1000
+    ? `${Math.round(ms)} ms`
+    : ms < 60_000
+      ? `${(ms / 1000).toFixed(2)} s`
+      : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 /** Tab-separated text of rows of cells, as spreadsheets paste it. */

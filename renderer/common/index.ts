@@ -10,5 +10,12 @@ export { describeArray, heatmapRgba } from "./array_display.js";
 export { bagItemViews, BAG_PREVIEW_ITEMS, BAG_ITEM_MAX_CHARS, type BagItemView } from "./bag_items.js";
 export { RpcClient, type ConnectionState, type WorkbenchClient } from "./rpc_client.js";
 export { PortEngineClient, type PortLike } from "./port_client.js";
-export { chooseTransport, createClient, receiveBridgePort, PORT_MESSAGE, type DesktopBridge, type Transport } from "./transport.js";
+export {
+  chooseTransport,
+  createClient,
+  receiveBridgePort,
+  PORT_MESSAGE,
+  type DesktopBridge,
+  type Transport,
+} from "./transport.js";
 export { exportPathFor, resultLabel } from "./result_tabs.js";

@@ -15,7 +15,14 @@ export interface Layout {
 
 export const LAYOUT_KEY = "basin.layout.v1";
 
-export const DEFAULT_LAYOUT: Layout = { sidebarWidth: 240, panelHeight: 320, openFiles: [], activeFile: undefined, bottomTab: "results", theme: "dark" };
+export const DEFAULT_LAYOUT: Layout = {
+  sidebarWidth: 240,
+  panelHeight: 320,
+  openFiles: [],
+  activeFile: undefined,
+  bottomTab: "results",
+  theme: "dark",
+};
 
 const TABS: readonly BottomTab[] = ["results", "plot", "problems", "output", "cluster"];
 

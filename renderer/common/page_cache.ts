@@ -23,7 +23,13 @@ export interface PageCacheOptions {
  * @example
  * blocksFor(250, 300, 1000, 100, 0) // [{ offset: 200, limit: 100 }, { offset: 300, limit: 100 }]
  */
-export function blocksFor(first: number, last: number, rows: number, blockRows: number, overscan: number): BlockRequest[] {
+export function blocksFor(
+  first: number,
+  last: number,
+  rows: number,
+  blockRows: number,
+  overscan: number,
+): BlockRequest[] {
   if (rows <= 0 || last < first) return [];
   const lo = Math.max(0, Math.floor(Math.max(0, first) / blockRows) - overscan);
   const hi = Math.min(Math.ceil(rows / blockRows) - 1, Math.floor(Math.min(last, rows - 1) / blockRows) + overscan);
@@ -50,7 +56,10 @@ export class PageCache {
   private readonly blocks = new Map<number, WireValue[][]>();
   private readonly inFlight = new Set<number>();
 
-  constructor(readonly rows: number, options: PageCacheOptions = {}) {
+  constructor(
+    readonly rows: number,
+    options: PageCacheOptions = {},
+  ) {
     this.blockRows = options.blockRows ?? 256;
     this.maxBlocks = Math.max(1, options.maxBlocks ?? 64);
     this.overscan = options.overscanBlocks ?? 1;

@@ -20,6 +20,11 @@ export function exportPathFor(pipeline: string | undefined, r: Pick<ResultInfo, 
   const slash = file.lastIndexOf("/");
   const dir = file.slice(0, slash + 1);
   const stem = file.slice(slash + 1).replace(/\.[cm]?[jt]sx?$/, "") || "result";
-  const suffix = r.name ? `-${r.name.trim().replace(/[^\p{L}\p{N}._-]+/gu, "-").replace(/^-+|-+$/g, "")}` : "";
+  const suffix = r.name
+    ? `-${r.name
+        .trim()
+        .replace(/[^\p{L}\p{N}._-]+/gu, "-")
+        .replace(/^-+|-+$/g, "")}`
+    : "";
   return `${dir}${stem}${suffix === "-" ? "" : suffix}.${format}`;
 }

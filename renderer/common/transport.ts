@@ -38,8 +38,14 @@ export function chooseTransport(page: PageLike): Transport {
 
 /** The part of `window` that receives the port. */
 export interface MessageTarget {
-  addEventListener(type: "message", listener: (ev: { source?: unknown; data: unknown; ports?: readonly PortLike[] }) => void): void;
-  removeEventListener(type: "message", listener: (ev: { source?: unknown; data: unknown; ports?: readonly PortLike[] }) => void): void;
+  addEventListener(
+    type: "message",
+    listener: (ev: { source?: unknown; data: unknown; ports?: readonly PortLike[] }) => void,
+  ): void;
+  removeEventListener(
+    type: "message",
+    listener: (ev: { source?: unknown; data: unknown; ports?: readonly PortLike[] }) => void,
+  ): void;
 }
 
 /**
@@ -69,5 +75,7 @@ export function receiveBridgePort(target: MessageTarget, bridge: DesktopBridge):
  */
 export function createClient(page: PageLike & MessageTarget): WorkbenchClient {
   const t = chooseTransport(page);
-  return t.kind === "port" ? new PortEngineClient(receiveBridgePort(page, t.bridge)) : new WsEngineClient({ url: t.url });
+  return t.kind === "port"
+    ? new PortEngineClient(receiveBridgePort(page, t.bridge))
+    : new WsEngineClient({ url: t.url });
 }

@@ -22,6 +22,7 @@ export function scrollHeightFor(virtual: number, max = MAX_SCROLL_PX): number {
  * scrollRatio(240_000_000, 8_000_000, 600) // ≈ 30
  */
 export function scrollRatio(virtual: number, real: number, viewport: number): number {
-  const realMax = real - viewport, virtualMax = virtual - viewport;
+  const realMax = real - viewport,
+    virtualMax = virtual - viewport;
   return realMax > 0 && virtualMax > realMax ? virtualMax / realMax : 1;
 }

@@ -86,7 +86,9 @@ export class WsEngineClient extends RpcClient {
       if (this.socket !== ws) return;
       this.socket = undefined;
       this.queued.length = 0;
-      this.dropped("the connection to the engine dropped before it answered (did `basin serve` stop or restart?); it reconnects by itself — try again");
+      this.dropped(
+        "the connection to the engine dropped before it answered (did `basin serve` stop or restart?); it reconnects by itself — try again",
+      );
       if (this.closedByUser) return;
       this.setState("closed");
       this.timer = setTimeout(() => this.connect(), this.delay);

@@ -35,13 +35,43 @@ const TABS: { id: BottomTab; label: string }[] = [
 export function App({ client }: { client: WorkbenchClient }) {
   const { logs, log } = useLog();
   const { layout, update } = useLayout();
-  const { files, host, dirty, opened, filesRef, editorRef, activeModel, refresh, open, close, save, newFile } = useWorkspace(client, { activeFile: layout.activeFile, log, update });
-  const { results, base, shown, sort, filters, filterError, viewBusy, exported, setExported, selectResult, replaceResults, forgetResults, exportShown, onSort, onFilter } = useResults(client, { log, refresh, update });
-  const { run, runRef, problems, runActive, stop, showProblem, failRun } = useRun(client, { activeFile: layout.activeFile, log, update, opened, filesRef, open, editorRef, replaceResults, setExported });
+  const { files, host, dirty, opened, filesRef, editorRef, activeModel, refresh, open, close, save, newFile } =
+    useWorkspace(client, { activeFile: layout.activeFile, log, update });
+  const {
+    results,
+    base,
+    shown,
+    sort,
+    filters,
+    filterError,
+    viewBusy,
+    exported,
+    setExported,
+    selectResult,
+    replaceResults,
+    forgetResults,
+    exportShown,
+    onSort,
+    onFilter,
+  } = useResults(client, { log, refresh, update });
+  const { run, runRef, problems, runActive, stop, showProblem, failRun } = useRun(client, {
+    activeFile: layout.activeFile,
+    log,
+    update,
+    opened,
+    filesRef,
+    open,
+    editorRef,
+    replaceResults,
+    setExported,
+  });
   const connection = useConnection(client, { refresh, log, forgetResults, failRun });
   useShortcuts({ save, run: runActive });
 
-  const gridStyle = useMemo(() => ({ gridTemplateColumns: `${layout.sidebarWidth}px 4px 1fr`, gridTemplateRows: `1fr` }), [layout.sidebarWidth]);
+  const gridStyle = useMemo(
+    () => ({ gridTemplateColumns: `${layout.sidebarWidth}px 4px 1fr`, gridTemplateRows: `1fr` }),
+    [layout.sidebarWidth],
+  );
 
   return (
     <div className="app" style={gridStyle}>
@@ -52,37 +82,106 @@ export function App({ client }: { client: WorkbenchClient }) {
             <pre>{client.crashMessage}</pre>
             <p className="muted">Your files are safe: unsaved editor changes stay here.</p>
             {client.restartEngine && (
-              <button className="btn primary" onClick={() => client.restartEngine?.()} data-testid="restart-engine">Restart engine</button>
+              <button className="btn primary" onClick={() => client.restartEngine?.()} data-testid="restart-engine">
+                Restart engine
+              </button>
             )}
           </div>
         </div>
       )}
-      <FileTree files={files} host={host} active={layout.activeFile} dirty={dirty} onOpen={(p) => void open(p)} onNew={() => void newFile()} onRefresh={() => void refresh()} />
-      <Splitter direction="vertical" size={layout.sidebarWidth} min={120} max={700} onResize={(n) => update((l) => ({ ...l, sidebarWidth: n }))} />
+      <FileTree
+        files={files}
+        host={host}
+        active={layout.activeFile}
+        dirty={dirty}
+        onOpen={(p) => void open(p)}
+        onNew={() => void newFile()}
+        onRefresh={() => void refresh()}
+      />
+      <Splitter
+        direction="vertical"
+        size={layout.sidebarWidth}
+        min={120}
+        max={700}
+        onResize={(n) => update((l) => ({ ...l, sidebarWidth: n }))}
+      />
       <div className="main" style={{ gridTemplateRows: `auto 1fr 4px ${layout.panelHeight}px` }}>
         <div className="topbar">
           <div className="tabs" role="tablist">
             {layout.openFiles.map((f) => (
-              <div key={f} className={`tab${f === layout.activeFile ? " active" : ""}`} onClick={() => update((l) => ({ ...l, activeFile: f }))} title={f} data-tab={f} role="tab">
+              <div
+                key={f}
+                className={`tab${f === layout.activeFile ? " active" : ""}`}
+                onClick={() => update((l) => ({ ...l, activeFile: f }))}
+                title={f}
+                data-tab={f}
+                role="tab"
+              >
                 <span>{f.split("/").pop()}</span>
-                {dirty.has(f) ? <span className="dirty-dot" title="unsaved changes">●</span> : null}
-                <button className="tab-close" onClick={(e) => (e.stopPropagation(), close(f))} aria-label={`close ${f}`}>×</button>
+                {dirty.has(f) ? (
+                  <span className="dirty-dot" title="unsaved changes">
+                    ●
+                  </span>
+                ) : null}
+                <button
+                  className="tab-close"
+                  onClick={(e) => (e.stopPropagation(), close(f))}
+                  aria-label={`close ${f}`}
+                >
+                  ×
+                </button>
               </div>
             ))}
           </div>
           <span className="grow" />
-          <button className="icon-btn" title="Toggle light/dark theme" onClick={() => update((l) => ({ ...l, theme: l.theme === "dark" ? "light" : "dark" }))} data-testid="theme">{layout.theme === "dark" ? "☾" : "☀"}</button>
+          <button
+            className="icon-btn"
+            title="Toggle light/dark theme"
+            onClick={() => update((l) => ({ ...l, theme: l.theme === "dark" ? "light" : "dark" }))}
+            data-testid="theme"
+          >
+            {layout.theme === "dark" ? "☾" : "☀"}
+          </button>
         </div>
         <div className="editor-area">
-          {layout.activeFile ? null : <div className="welcome">Open a pipeline from the explorer, or create one with +. <br />Ctrl/Cmd+Enter runs it; Ctrl/Cmd+S saves.</div>}
-          <EditorPane model={activeModel} theme={layout.theme} onSave={() => void save()} onRun={() => void runActive()} onReady={(ed) => (editorRef.current = ed)} />
+          {layout.activeFile ? null : (
+            <div className="welcome">
+              Open a pipeline from the explorer, or create one with +. <br />
+              Ctrl/Cmd+Enter runs it; Ctrl/Cmd+S saves.
+            </div>
+          )}
+          <EditorPane
+            model={activeModel}
+            theme={layout.theme}
+            onSave={() => void save()}
+            onRun={() => void runActive()}
+            onReady={(ed) => (editorRef.current = ed)}
+          />
         </div>
-        <Splitter direction="horizontal" size={layout.panelHeight} min={80} max={2000} invert onResize={(n) => update((l) => ({ ...l, panelHeight: n }))} />
+        <Splitter
+          direction="horizontal"
+          size={layout.panelHeight}
+          min={80}
+          max={2000}
+          invert
+          onResize={(n) => update((l) => ({ ...l, panelHeight: n }))}
+        />
         <div className="panel">
-          <RunBar run={run} canRun={!!activeModel && connection === "open"} connection={connection} onRun={() => void runActive()} onStop={stop} />
+          <RunBar
+            run={run}
+            canRun={!!activeModel && connection === "open"}
+            connection={connection}
+            onRun={() => void runActive()}
+            onStop={stop}
+          />
           <div className="panel-tabs" role="tablist">
             {TABS.map((t) => (
-              <button key={t.id} className={`panel-tab${layout.bottomTab === t.id ? " active" : ""}`} onClick={() => update((l) => ({ ...l, bottomTab: t.id }))} data-panel={t.id}>
+              <button
+                key={t.id}
+                className={`panel-tab${layout.bottomTab === t.id ? " active" : ""}`}
+                onClick={() => update((l) => ({ ...l, bottomTab: t.id }))}
+                data-panel={t.id}
+              >
                 {t.label}
                 {t.id === "problems" && problems.length > 0 ? <span className="badge">{problems.length}</span> : null}
               </button>
@@ -96,22 +195,58 @@ export function App({ client }: { client: WorkbenchClient }) {
                     <div className="result-tabs" role="tablist" data-testid="result-tabs">
                       {results.length > 1 &&
                         results.map((r) => (
-                          <button key={r.id} className={`result-tab${r.id === base.id ? " active" : ""}`} onClick={() => r.id !== base.id && selectResult(r)} data-result-tab={resultLabel(r)} role="tab" title={`${r.rows.toLocaleString("en-US")} rows`}>
+                          <button
+                            key={r.id}
+                            className={`result-tab${r.id === base.id ? " active" : ""}`}
+                            onClick={() => r.id !== base.id && selectResult(r)}
+                            data-result-tab={resultLabel(r)}
+                            role="tab"
+                            title={`${r.rows.toLocaleString("en-US")} rows`}
+                          >
                             {resultLabel(r)}
                           </button>
                         ))}
                     </div>
                     <span className="grow" />
-                    {exported && <span className="muted" data-testid="exported">saved {exported}</span>}
-                    <button className="btn small" onClick={() => void exportShown("csv", runRef.current?.file)} title="Export these rows (sorted and filtered as shown) as CSV into the workspace" data-testid="export-csv">Export CSV</button>
-                    <button className="btn small" onClick={() => void exportShown("parquet", runRef.current?.file)} title="Export these rows (sorted and filtered as shown) as Parquet into the workspace" data-testid="export-parquet">Export Parquet</button>
+                    {exported && (
+                      <span className="muted" data-testid="exported">
+                        saved {exported}
+                      </span>
+                    )}
+                    <button
+                      className="btn small"
+                      onClick={() => void exportShown("csv", runRef.current?.file)}
+                      title="Export these rows (sorted and filtered as shown) as CSV into the workspace"
+                      data-testid="export-csv"
+                    >
+                      Export CSV
+                    </button>
+                    <button
+                      className="btn small"
+                      onClick={() => void exportShown("parquet", runRef.current?.file)}
+                      title="Export these rows (sorted and filtered as shown) as Parquet into the workspace"
+                      data-testid="export-parquet"
+                    >
+                      Export Parquet
+                    </button>
                   </div>
                   {base.array && <ArrayHeader array={base.array} />}
                   <div className="results-host">
                     {shown.kind === "bag" ? (
                       <BagView client={client} result={shown} onError={(m) => log("error", m)} />
                     ) : (
-                      <ResultsTable client={client} result={shown} baseRows={base.rows} sort={sort} filters={filters} filterError={filterError} busy={viewBusy} onSort={onSort} onFilter={onFilter} onError={(m) => log("error", m)} />
+                      <ResultsTable
+                        client={client}
+                        result={shown}
+                        baseRows={base.rows}
+                        sort={sort}
+                        filters={filters}
+                        filterError={filterError}
+                        busy={viewBusy}
+                        onSort={onSort}
+                        onFilter={onFilter}
+                        onError={(m) => log("error", m)}
+                      />
                     )}
                   </div>
                 </div>

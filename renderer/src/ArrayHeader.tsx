@@ -17,7 +17,14 @@ export function ArrayHeader({ array }: { array: ArrayInfo }) {
       <span data-testid="array-description">{describeArray(array)}</span>
       {h && (
         <>
-          <canvas ref={canvas} width={h.cols} height={h.rows} className="array-heatmap" data-testid="array-heatmap" title={`block means, ${h.min} … ${h.max}`} />
+          <canvas
+            ref={canvas}
+            width={h.cols}
+            height={h.rows}
+            className="array-heatmap"
+            data-testid="array-heatmap"
+            title={`block means, ${h.min} … ${h.max}`}
+          />
           <span className="muted">{`${h.min.toPrecision(4)} … ${h.max.toPrecision(4)}`}</span>
         </>
       )}

@@ -29,7 +29,8 @@ export function BagView({ client, result, onError }: BagViewProps) {
   return (
     <div className="bag-view" data-result-kind="bag">
       <div className="bag-status">
-        Bag of {result.rows.toLocaleString("en-US")} items{result.rows > items.length ? `, first ${items.length} shown` : ""}
+        Bag of {result.rows.toLocaleString("en-US")} items
+        {result.rows > items.length ? `, first ${items.length} shown` : ""}
       </div>
       <ol className="bag-items">
         {items.map((it) => (

@@ -26,10 +26,22 @@ export function ClusterPanel({ client }: { client: EngineClient }) {
   return (
     <div className="cluster" data-testid="cluster">
       <div className="cluster-stats">
-        <div className="stat"><div className="stat-v">{status.workers.length}</div><div className="stat-k">{status.kind} workers</div></div>
-        <div className="stat"><div className="stat-v">{busy}</div><div className="stat-k">busy</div></div>
-        <div className="stat"><div className="stat-v">{formatBytes(status.store.bytes)}</div><div className="stat-k">store ({status.store.tables} tables)</div></div>
-        <div className="stat"><div className="stat-v">{formatBytes(status.store.peakBytes)}</div><div className="stat-k">peak</div></div>
+        <div className="stat">
+          <div className="stat-v">{status.workers.length}</div>
+          <div className="stat-k">{status.kind} workers</div>
+        </div>
+        <div className="stat">
+          <div className="stat-v">{busy}</div>
+          <div className="stat-k">busy</div>
+        </div>
+        <div className="stat">
+          <div className="stat-v">{formatBytes(status.store.bytes)}</div>
+          <div className="stat-k">store ({status.store.tables} tables)</div>
+        </div>
+        <div className="stat">
+          <div className="stat-v">{formatBytes(status.store.peakBytes)}</div>
+          <div className="stat-k">peak</div>
+        </div>
       </div>
       {status.dask && (
         <div className="muted" data-testid="dask-scheduler">
@@ -38,12 +50,16 @@ export function ClusterPanel({ client }: { client: EngineClient }) {
       )}
       {status.slurm && (
         <div className="muted" data-testid="slurm-jobs">
-          SLURM jobs {status.slurm.jobs.map((j) => `${j.id} ${j.state.toLowerCase()}${j.scheduler ? " (scheduler)" : ""}`).join(" · ") || "none"}
+          SLURM jobs{" "}
+          {status.slurm.jobs
+            .map((j) => `${j.id} ${j.state.toLowerCase()}${j.scheduler ? " (scheduler)" : ""}`)
+            .join(" · ") || "none"}
         </div>
       )}
       {status.memory?.gpus?.map((g) => (
         <div key={g.device} className={g.broken ? "error-text" : "muted"} data-testid={`gpu-${g.device}`}>
-          GPU {g.device}: {formatBytes(g.bytes)} / {formatBytes(g.limit)} on the device, {g.cachedColumns} cached columns
+          GPU {g.device}: {formatBytes(g.bytes)} / {formatBytes(g.limit)} on the device, {g.cachedColumns} cached
+          columns
           {g.spilledColumns > 0 && `, ${g.spilledColumns} spilled to host (${formatBytes(g.spilledBytes)})`}
           {g.broken && ` · unusable, running on the CPU: ${g.broken}`}
         </div>
@@ -53,7 +69,12 @@ export function ClusterPanel({ client }: { client: EngineClient }) {
           <div key={w.name} className={`worker${w.busy ? " busy" : ""}`} title={w.busy ? "running a task" : "idle"}>
             <span className="worker-dot" />
             {w.name} <span className="muted">{w.kind}</span>
-            {w.memoryLimit !== undefined && <span className="muted"> {formatBytes(w.memory ?? 0)} / {formatBytes(w.memoryLimit)}</span>}
+            {w.memoryLimit !== undefined && (
+              <span className="muted">
+                {" "}
+                {formatBytes(w.memory ?? 0)} / {formatBytes(w.memoryLimit)}
+              </span>
+            )}
             {w.tasks !== undefined && <span className="muted"> · {w.tasks} tasks</span>}
           </div>
         ))}

@@ -3,7 +3,13 @@
 import { useEffect, useRef } from "react";
 import { monaco } from "./monaco_setup.js";
 
-export function EditorPane(props: { model: monaco.editor.ITextModel | undefined; theme: "dark" | "light"; onSave(): void; onRun(): void; onReady(editor: monaco.editor.IStandaloneCodeEditor): void }) {
+export function EditorPane(props: {
+  model: monaco.editor.ITextModel | undefined;
+  theme: "dark" | "light";
+  onSave(): void;
+  onRun(): void;
+  onReady(editor: monaco.editor.IStandaloneCodeEditor): void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<monaco.editor.IStandaloneCodeEditor | undefined>(undefined);
   const actions = useRef(props);

@@ -51,10 +51,16 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
         const isText = page.values[0].some((v) => typeof v === "string" && numeric(v) === null);
         xs = page.values[0].map((v, i) => (isText ? i : (numeric(v) ?? i)));
         data = [xs as number[], page.values[1].map(numeric)];
-        setNote(`${kind} of ${yCol} by ${xCol}: first ${page.values[0].length.toLocaleString("en-US")} of ${result.rows.toLocaleString("en-US")} rows`);
+        setNote(
+          `${kind} of ${yCol} by ${xCol}: first ${page.values[0].length.toLocaleString("en-US")} of ${result.rows.toLocaleString("en-US")} rows`,
+        );
       }
       plot.current?.destroy();
-      const axis = { stroke: props.dark ? "#c8ccd4" : "#333", grid: { stroke: props.dark ? "#2c313a" : "#e6e6e6" }, ticks: { stroke: props.dark ? "#2c313a" : "#e6e6e6" } };
+      const axis = {
+        stroke: props.dark ? "#c8ccd4" : "#333",
+        grid: { stroke: props.dark ? "#2c313a" : "#e6e6e6" },
+        ticks: { stroke: props.dark ? "#2c313a" : "#e6e6e6" },
+      };
       const bars = kind === "bar" || kind === "histogram";
       const opts: uPlot.Options = {
         width: el.clientWidth || 600,
@@ -95,18 +101,40 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
   return (
     <div className="plot-panel" data-testid="plot">
       <div className="plot-bar">
-        <label>Plot <select value={kind} onChange={(e) => setKind(e.target.value as PlotKind)} aria-label="plot kind">
-          <option value="line">line</option><option value="scatter">scatter</option><option value="bar">bar</option><option value="histogram">histogram</option>
-        </select></label>
+        <label>
+          Plot{" "}
+          <select value={kind} onChange={(e) => setKind(e.target.value as PlotKind)} aria-label="plot kind">
+            <option value="line">line</option>
+            <option value="scatter">scatter</option>
+            <option value="bar">bar</option>
+            <option value="histogram">histogram</option>
+          </select>
+        </label>
         {kind !== "histogram" && (
-          <label>x <select value={xCol} onChange={(e) => setX(e.target.value)} aria-label="x column">
-            {result.schema.map((f) => <option key={f.name} value={f.name}>{f.name}</option>)}
-          </select></label>
+          <label>
+            x{" "}
+            <select value={xCol} onChange={(e) => setX(e.target.value)} aria-label="x column">
+              {result.schema.map((f) => (
+                <option key={f.name} value={f.name}>
+                  {f.name}
+                </option>
+              ))}
+            </select>
+          </label>
         )}
-        <label>{kind === "histogram" ? "column" : "y"} <select value={yCol} onChange={(e) => setY(e.target.value)} aria-label="y column">
-          {plottable.map((f) => <option key={f.name} value={f.name}>{f.name}</option>)}
-        </select></label>
-        <button className="btn" onClick={savePng}>Save PNG</button>
+        <label>
+          {kind === "histogram" ? "column" : "y"}{" "}
+          <select value={yCol} onChange={(e) => setY(e.target.value)} aria-label="y column">
+            {plottable.map((f) => (
+              <option key={f.name} value={f.name}>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button className="btn" onClick={savePng}>
+          Save PNG
+        </button>
         <span className="muted">{note}</span>
       </div>
       <div className="plot-host" ref={host} />

@@ -7,8 +7,13 @@ export function ProfileBadge({ profile }: { profile: ColumnProfile | "loading" |
   if (profile === undefined) return <span className="profile" />;
   if (profile === "loading") return <span className="profile profile-loading" title="profiling…" />;
   const nullPct = profile.rows ? (100 * profile.nulls) / profile.rows : 0;
-  const lines = [`${profile.rows.toLocaleString("en-US")} rows, ${profile.nulls.toLocaleString("en-US")} null (${nullPct.toFixed(1)}%)`, `min ${formatCell(profile.min)}`, `max ${formatCell(profile.max)}`];
-  if (profile.top) for (const t of profile.top.slice(0, 5)) lines.push(`${formatCell(t.value)}: ${t.count.toLocaleString("en-US")}`);
+  const lines = [
+    `${profile.rows.toLocaleString("en-US")} rows, ${profile.nulls.toLocaleString("en-US")} null (${nullPct.toFixed(1)}%)`,
+    `min ${formatCell(profile.min)}`,
+    `max ${formatCell(profile.max)}`,
+  ];
+  if (profile.top)
+    for (const t of profile.top.slice(0, 5)) lines.push(`${formatCell(t.value)}: ${t.count.toLocaleString("en-US")}`);
   const counts = profile.histogram?.counts ?? profile.top?.map((t) => t.count) ?? [];
   const peak = Math.max(1, ...counts);
   return (

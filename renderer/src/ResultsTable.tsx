@@ -2,7 +2,13 @@
 // page() as they scroll into view, columns (react-table) sized and resizable,
 // headers that sort in the engine, a filter row, per-column profiles that load
 // after the first rows, and cell selection with Ctrl/Cmd+C.
-import { columnResizingFeature, columnSizingFeature, tableFeatures, useTable, type ColumnDef } from "@tanstack/react-table";
+import {
+  columnResizingFeature,
+  columnSizingFeature,
+  tableFeatures,
+  useTable,
+  type ColumnDef,
+} from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from "react";
 import type { ColumnProfile, EngineClient, ResultInfo, ResultSort, WireValue } from "../../engine/common/rpc.js";
@@ -48,7 +54,13 @@ export function ResultsTable(props: ResultsTableProps) {
   const names = useMemo(() => result.schema.map((f) => f.name), [result]);
 
   const columns = useMemo<ColumnDef<typeof features, Row>[]>(
-    () => result.schema.map((f) => ({ id: f.name, header: f.name, size: Math.min(320, Math.max(110, f.name.length * 9 + 60)), minSize: 60 })),
+    () =>
+      result.schema.map((f) => ({
+        id: f.name,
+        header: f.name,
+        size: Math.min(320, Math.max(110, f.name.length * 9 + 60)),
+        minSize: 60,
+      })),
     [result],
   );
   const table = useTable({ features, columns, data: [] as Row[], columnResizeMode: "onChange" });
@@ -143,8 +155,10 @@ export function ResultsTable(props: ResultsTableProps) {
 
   const copy = useCallback(async () => {
     if (!sel) return;
-    const r0 = Math.min(sel.row, sel.row2), r1 = Math.max(sel.row, sel.row2);
-    const c0 = Math.min(sel.col, sel.col2), c1 = Math.max(sel.col, sel.col2);
+    const r0 = Math.min(sel.row, sel.row2),
+      r1 = Math.max(sel.row, sel.row2);
+    const c0 = Math.min(sel.col, sel.col2),
+      c1 = Math.max(sel.col, sel.col2);
     const rows: WireValue[][] = [];
     const cols = names.slice(c0, c1 + 1);
     for (let off = r0; off <= r1; off += 10_000) {
@@ -175,7 +189,11 @@ export function ResultsTable(props: ResultsTableProps) {
   const offset = virtualizer.scrollOffset ?? 0;
   const realTop = scroller.current?.scrollTop ?? 0;
   const inSel = (r: number, c: number) =>
-    sel !== undefined && r >= Math.min(sel.row, sel.row2) && r <= Math.max(sel.row, sel.row2) && c >= Math.min(sel.col, sel.col2) && c <= Math.max(sel.col, sel.col2);
+    sel !== undefined &&
+    r >= Math.min(sel.row, sel.row2) &&
+    r <= Math.max(sel.row, sel.row2) &&
+    c >= Math.min(sel.col, sel.col2) &&
+    c <= Math.max(sel.col, sel.col2);
 
   return (
     <div className="results" tabIndex={0} onKeyDown={onKeyDown} data-testid="results">
@@ -183,12 +201,20 @@ export function ResultsTable(props: ResultsTableProps) {
         <div style={{ height: scrollHeightFor(virtualHeight), width: totalWidth, position: "relative" }}>
           <div className="results-head" style={{ width: totalWidth }}>
             <div className="tr">
-              <div className="th rownum" style={{ width: numWidth }}>#</div>
+              <div className="th rownum" style={{ width: numWidth }}>
+                #
+              </div>
               {headers.map((h, i) => {
                 const f = result.schema[i];
                 const s = props.sort?.column === f.name ? (props.sort.descending ? "▼" : "▲") : "";
                 return (
-                  <div key={h.id} className="th" style={{ width: widths[i] }} title={`${f.name}: ${f.type} — click to sort`} data-column={f.name}>
+                  <div
+                    key={h.id}
+                    className="th"
+                    style={{ width: widths[i] }}
+                    title={`${f.name}: ${f.type} — click to sort`}
+                    data-column={f.name}
+                  >
                     <button className="th-sort" onClick={() => props.onSort(f.name)}>
                       <span className="th-name">{f.name}</span>
                       <span className="th-sortmark">{s}</span>
@@ -201,7 +227,13 @@ export function ResultsTable(props: ResultsTableProps) {
               })}
             </div>
             <div className="tr filter-row">
-              <div className="th rownum" style={{ width: numWidth }} title="filter: 5..10, >= 5, < 2024-01-01, = NYC, null">⌕</div>
+              <div
+                className="th rownum"
+                style={{ width: numWidth }}
+                title="filter: 5..10, >= 5, < 2024-01-01, = NYC, null"
+              >
+                ⌕
+              </div>
               {result.schema.map((f, i) => (
                 <div key={f.name} className="th" style={{ width: widths[i] }}>
                   <FilterInput column={f.name} value={props.filters[f.name] ?? ""} onCommit={props.onFilter} />
@@ -213,8 +245,15 @@ export function ResultsTable(props: ResultsTableProps) {
             const top = it.start - offset + realTop;
             const loaded = cache.has(it.index);
             return (
-              <div key={it.key} className={`tr row${it.index % 2 ? " odd" : ""}`} style={{ transform: `translateY(${top}px)`, width: totalWidth }} data-row={it.index}>
-                <div className="td rownum" style={{ width: numWidth }}>{it.index + 1}</div>
+              <div
+                key={it.key}
+                className={`tr row${it.index % 2 ? " odd" : ""}`}
+                style={{ transform: `translateY(${top}px)`, width: totalWidth }}
+                data-row={it.index}
+              >
+                <div className="td rownum" style={{ width: numWidth }}>
+                  {it.index + 1}
+                </div>
                 {names.map((_, c) => {
                   const v = cache.cell(it.index, c);
                   return (
@@ -222,7 +261,13 @@ export function ResultsTable(props: ResultsTableProps) {
                       key={c}
                       className={`td${v === null ? " null" : ""}${typeof v === "number" ? " num" : ""}${inSel(it.index, c) ? " selected" : ""}`}
                       style={{ width: widths[c] }}
-                      onMouseDown={(e) => setSel(e.shiftKey && sel ? { ...sel, row2: it.index, col2: c } : { row: it.index, col: c, row2: it.index, col2: c })}
+                      onMouseDown={(e) =>
+                        setSel(
+                          e.shiftKey && sel
+                            ? { ...sel, row2: it.index, col2: c }
+                            : { row: it.index, col: c, row2: it.index, col2: c },
+                        )
+                      }
                     >
                       {loaded ? formatCell(v) : <span className="loading-cell" />}
                     </div>
@@ -235,13 +280,18 @@ export function ResultsTable(props: ResultsTableProps) {
       </div>
       <div className="results-status">
         <span data-testid="row-count">
-          {result.rows.toLocaleString("en-US")} rows{result.rows !== props.baseRows ? ` of ${props.baseRows.toLocaleString("en-US")}` : ""}
+          {result.rows.toLocaleString("en-US")} rows
+          {result.rows !== props.baseRows ? ` of ${props.baseRows.toLocaleString("en-US")}` : ""}
         </span>
         <span>{result.schema.length} columns</span>
         {props.busy && <span className="spinner-text">updating view…</span>}
         {props.filterError && <span className="error-text">{props.filterError}</span>}
         <span className="grow" />
-        {sel && <span>row {Math.min(sel.row, sel.row2) + 1} · {names[Math.min(sel.col, sel.col2)]} — Ctrl+C copies</span>}
+        {sel && (
+          <span>
+            row {Math.min(sel.row, sel.row2) + 1} · {names[Math.min(sel.col, sel.col2)]} — Ctrl+C copies
+          </span>
+        )}
       </div>
     </div>
   );

@@ -13,7 +13,13 @@ export interface RunState {
   tasks?: number;
 }
 
-export function RunBar(props: { run: RunState | undefined; canRun: boolean; connection: string; onRun(): void; onStop(): void }) {
+export function RunBar(props: {
+  run: RunState | undefined;
+  canRun: boolean;
+  connection: string;
+  onRun(): void;
+  onStop(): void;
+}) {
   const { run } = props;
   const running = run?.status === "running" || run?.status === "starting";
   const [now, setNow] = useState(Date.now());
@@ -25,11 +31,27 @@ export function RunBar(props: { run: RunState | undefined; canRun: boolean; conn
   const elapsed = run ? (run.elapsedMs ?? now - run.startedAt) : 0;
   return (
     <div className="runbar">
-      <button className="btn primary" onClick={props.onRun} disabled={!props.canRun || running} title="Run the active file (Ctrl/Cmd+Enter)" data-testid="run">▶ Run</button>
-      <button className="btn" onClick={props.onStop} disabled={!running} title="Stop the run" data-testid="stop">■ Stop</button>
+      <button
+        className="btn primary"
+        onClick={props.onRun}
+        disabled={!props.canRun || running}
+        title="Run the active file (Ctrl/Cmd+Enter)"
+        data-testid="run"
+      >
+        ▶ Run
+      </button>
+      <button className="btn" onClick={props.onStop} disabled={!running} title="Stop the run" data-testid="stop">
+        ■ Stop
+      </button>
       {run && (
         <span className={`run-status ${run.status}`} data-testid="run-status">
-          {run.status === "done" ? `✓ ${run.file} · ${formatMs(elapsed)} · ${run.tasks ?? 0} tasks` : run.status === "failed" ? `✕ failed after ${formatMs(elapsed)}` : run.status === "cancelled" ? `stopped after ${formatMs(elapsed)}` : `running ${run.file} · ${formatMs(elapsed)}`}
+          {run.status === "done"
+            ? `✓ ${run.file} · ${formatMs(elapsed)} · ${run.tasks ?? 0} tasks`
+            : run.status === "failed"
+              ? `✕ failed after ${formatMs(elapsed)}`
+              : run.status === "cancelled"
+                ? `stopped after ${formatMs(elapsed)}`
+                : `running ${run.file} · ${formatMs(elapsed)}`}
         </span>
       )}
       <div className="progress-groups">
@@ -38,13 +60,23 @@ export function RunBar(props: { run: RunState | undefined; canRun: boolean; conn
           Object.values(run.progress).map((p) => (
             <div key={p.group} className="progress-group" title={`${p.group}: ${p.done}/${p.total}`}>
               <span className="pg-name">{p.group}</span>
-              <span className="pg-bar"><span style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} /></span>
-              <span className="pg-num">{p.done}/{p.total}</span>
+              <span className="pg-bar">
+                <span style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} />
+              </span>
+              <span className="pg-num">
+                {p.done}/{p.total}
+              </span>
             </div>
           ))}
       </div>
       <span className="grow" />
-      <span className={`conn ${props.connection}`} title={`engine connection: ${props.connection}`} data-testid="connection">● {props.connection === "open" ? "engine" : props.connection}</span>
+      <span
+        className={`conn ${props.connection}`}
+        title={`engine connection: ${props.connection}`}
+        data-testid="connection"
+      >
+        ● {props.connection === "open" ? "engine" : props.connection}
+      </span>
     </div>
   );
 }

@@ -1,7 +1,14 @@
 // A drag handle between two panels; reports the new size of the panel it controls.
 import type { PointerEvent } from "react";
 
-export function Splitter(props: { direction: "vertical" | "horizontal"; size: number; min: number; max: number; invert?: boolean; onResize(size: number): void }) {
+export function Splitter(props: {
+  direction: "vertical" | "horizontal";
+  size: number;
+  min: number;
+  max: number;
+  invert?: boolean;
+  onResize(size: number): void;
+}) {
   const start = (e: PointerEvent<HTMLDivElement>) => {
     e.preventDefault();
     const el = e.currentTarget;

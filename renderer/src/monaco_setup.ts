@@ -39,8 +39,14 @@ export function loadBasinTypings(): Promise<void> {
     const res = await fetch("basin-types.json");
     if (!res.ok) throw new Error(`basin-types.json: HTTP ${res.status}; rebuild the workbench with \`npm run build\``);
     const files = (await res.json()) as Record<string, string>;
-    const libs = Object.entries(files).map(([path, content]) => ({ filePath: `file:///node_modules/basin/${path}`, content }));
-    libs.push({ filePath: "file:///node_modules/basin/package.json", content: JSON.stringify({ name: "basin", types: "./api/index.d.ts" }) });
+    const libs = Object.entries(files).map(([path, content]) => ({
+      filePath: `file:///node_modules/basin/${path}`,
+      content,
+    }));
+    libs.push({
+      filePath: "file:///node_modules/basin/package.json",
+      content: JSON.stringify({ name: "basin", types: "./api/index.d.ts" }),
+    });
     libs.push({ filePath: "file:///node_modules/basin/index.d.ts", content: `export * from "./api/index.js";\n` });
     libs.push({ filePath: "file:///node_modules/@types/basin-pipeline-globals/index.d.ts", content: PIPELINE_GLOBALS });
     ts.typescriptDefaults.setExtraLibs(libs);
@@ -48,8 +54,18 @@ export function loadBasinTypings(): Promise<void> {
   return typings;
 }
 
-monaco.editor.defineTheme("basin-dark", { base: "vs-dark", inherit: true, rules: [], colors: { "editor.background": "#1b1d23" } });
-monaco.editor.defineTheme("basin-light", { base: "vs", inherit: true, rules: [], colors: { "editor.background": "#ffffff" } });
+monaco.editor.defineTheme("basin-dark", {
+  base: "vs-dark",
+  inherit: true,
+  rules: [],
+  colors: { "editor.background": "#1b1d23" },
+});
+monaco.editor.defineTheme("basin-light", {
+  base: "vs",
+  inherit: true,
+  rules: [],
+  colors: { "editor.background": "#ffffff" },
+});
 
 /** The model URI of a workspace file: under file:/// so `basin` resolves from /node_modules. */
 export function modelUri(path: string): monaco.Uri {

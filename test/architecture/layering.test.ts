@@ -21,7 +21,9 @@ interface Source {
 
 function importsOf(text: string): Import[] {
   const out: Import[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s(type\s)?[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g))
+  for (const m of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\s(type\s)?[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
+  ))
     out.push({ spec: m[2] ?? m[3], typeOnly: m[1] !== undefined });
   return out;
 }
@@ -33,7 +35,10 @@ function target(file: string, spec: string): string {
 }
 
 function read(glob: string | string[]): Source[] {
-  return globSync(glob, { cwd: ROOT, ignore: ["**/*.d.ts"] }).map((file) => ({ file, text: readFileSync(resolve(ROOT, file), "utf8") }));
+  return globSync(glob, { cwd: ROOT, ignore: ["**/*.d.ts"] }).map((file) => ({
+    file,
+    text: readFileSync(resolve(ROOT, file), "utf8"),
+  }));
 }
 
 type Rule = (from: string, to: string) => string | undefined;
@@ -43,27 +48,70 @@ const under = (t: string, ...dirs: string[]) => dirs.some((d) => t === d || t.st
 
 /** Every rule, by the files it applies to. */
 const RULES: { files: RegExp; rule: Rule }[] = [
-  { files: /^engine\//, rule: (_, t) => (/^(react|react-dom|electron|monaco-editor)(\/|$)/.test(t) || under(t, "renderer") ? "engine code runs in Node, without UI" : undefined) },
+  {
+    files: /^engine\//,
+    rule: (_, t) =>
+      /^(react|react-dom|electron|monaco-editor)(\/|$)/.test(t) || under(t, "renderer")
+        ? "engine code runs in Node, without UI"
+        : undefined,
+  },
   {
     files: /^(engine|renderer)\/common\//,
-    rule: (_, t) => (NODE_BUILTIN.test(t) ? "common code must run in the renderer too" : under(t, "engine", "renderer") && !/^(engine|renderer)\/common\//.test(t) ? "common may only import common" : undefined),
+    rule: (_, t) =>
+      NODE_BUILTIN.test(t)
+        ? "common code must run in the renderer too"
+        : under(t, "engine", "renderer") && !/^(engine|renderer)\/common\//.test(t)
+          ? "common may only import common"
+          : undefined,
   },
   {
     files: /^renderer\//,
-    rule: (_, t) => (NODE_BUILTIN.test(t) ? "the renderer never imports Node" : under(t, "engine") && !under(t, "engine/common") ? "the renderer talks to the engine only through engine/common" : undefined),
+    rule: (_, t) =>
+      NODE_BUILTIN.test(t)
+        ? "the renderer never imports Node"
+        : under(t, "engine") && !under(t, "engine/common")
+          ? "the renderer talks to the engine only through engine/common"
+          : undefined,
   },
   // Collections only build plans: running, lowering and scheduling them is engine/run's.
-  { files: /^engine\/api\//, rule: (_, t) => (under(t, "engine/lower", "engine/workers", "engine/scheduler") ? "api builds plans; it runs them through engine/run, never lower/workers/scheduler directly" : undefined) },
-  { files: /^engine\/cluster\//, rule: (_, t) => (under(t, "engine/api", "engine/run", "engine/session", "engine/server", "engine/cli") ? "a cluster runs plans and graphs; it never reaches up to the layers that use it" : undefined) },
+  {
+    files: /^engine\/api\//,
+    rule: (_, t) =>
+      under(t, "engine/lower", "engine/workers", "engine/scheduler")
+        ? "api builds plans; it runs them through engine/run, never lower/workers/scheduler directly"
+        : undefined,
+  },
+  {
+    files: /^engine\/cluster\//,
+    rule: (_, t) =>
+      under(t, "engine/api", "engine/run", "engine/session", "engine/server", "engine/cli")
+        ? "a cluster runs plans and graphs; it never reaches up to the layers that use it"
+        : undefined,
+  },
   // The addon's typings sit below lowering: task and step types come from engine/graph.
-  { files: /^engine\/native\//, rule: (_, t) => (under(t, "engine/lower", "engine/plan", "engine/scheduler", "engine/workers", "engine/api", "engine/run") ? "the native typings import only common/ and graph/" : undefined) },
-  { files: /^engine\/graph\//, rule: (_, t) => (under(t, "engine") && !under(t, "engine/common", "engine/graph") ? "graph/ holds plain types every layer below the planner shares; it imports only common/" : undefined) },
+  {
+    files: /^engine\/native\//,
+    rule: (_, t) =>
+      under(t, "engine/lower", "engine/plan", "engine/scheduler", "engine/workers", "engine/api", "engine/run")
+        ? "the native typings import only common/ and graph/"
+        : undefined,
+  },
+  {
+    files: /^engine\/graph\//,
+    rule: (_, t) =>
+      under(t, "engine") && !under(t, "engine/common", "engine/graph")
+        ? "graph/ holds plain types every layer below the planner shares; it imports only common/"
+        : undefined,
+  },
   {
     files: /^electron\//,
     rule: (_, t) =>
       under(t, "renderer") && !under(t, "renderer/common")
         ? "electron glues: the renderer's React code is bundled, never imported"
-        : under(t, "engine") && !under(t, "engine/common") && t !== "engine/server/assets.ts" && t !== "engine/server/csp.ts"
+        : under(t, "engine") &&
+            !under(t, "engine/common") &&
+            t !== "engine/server/assets.ts" &&
+            t !== "engine/server/csp.ts"
           ? "electron glues: the engine runs in its own process (only engine/common and the server's asset helpers are shared)"
           : undefined,
   },
@@ -87,7 +135,15 @@ function violations(sources: Source[]): string[] {
 /** Value imports between the given files (type-only imports are erased, so they cannot order module loading). */
 function fileEdges(sources: Source[]): Map<string, string[]> {
   const files = new Set(sources.map((s) => s.file));
-  return new Map(sources.map(({ file, text }) => [file, importsOf(text).filter((i) => !i.typeOnly).map((i) => target(file, i.spec)).filter((t) => files.has(t))]));
+  return new Map(
+    sources.map(({ file, text }) => [
+      file,
+      importsOf(text)
+        .filter((i) => !i.typeOnly)
+        .map((i) => target(file, i.spec))
+        .filter((t) => files.has(t)),
+    ]),
+  );
 }
 
 /** The same, between engine's top-level folders ("engine/run" → "engine/cluster"). */
@@ -155,8 +211,14 @@ describe("layering", () => {
       { file: "engine/server/bad.ts", text: `import React from "react";` },
     ];
     const found = violations(wrong);
-    for (const w of wrong) expect(found.some((v) => v.startsWith(`${w.file} imports`)), w.file).toBe(true);
-    expect(violations([{ file: "engine/run/fine.ts", text: `import { lowerPlan } from "../lower/lower.js";` }])).toEqual([]);
+    for (const w of wrong)
+      expect(
+        found.some((v) => v.startsWith(`${w.file} imports`)),
+        w.file,
+      ).toBe(true);
+    expect(
+      violations([{ file: "engine/run/fine.ts", text: `import { lowerPlan } from "../lower/lower.js";` }]),
+    ).toEqual([]);
   });
 
   it("keeps every file of engine/, renderer/ and electron/ to the rules", () => {
@@ -184,7 +246,9 @@ describe("layering", () => {
       readdirSync(resolve(ROOT, dir), { withFileTypes: true })
         .filter((d) => d.isDirectory())
         .flatMap((d) => [`${dir}/${d.name}`, ...folders(`${dir}/${d.name}`)]);
-    const missing = folders("engine").map((f) => f.slice("engine/".length)).filter((f) => !map.includes(`${f}/`));
+    const missing = folders("engine")
+      .map((f) => f.slice("engine/".length))
+      .filter((f) => !map.includes(`${f}/`));
     expect(missing).toEqual([]);
   });
 });

@@ -14,9 +14,18 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "basin-array-server-"));
   // x[i, j] = i * 7 + j over a 300 × 7 grid with ragged chunks, plus a NaN column mean test below.
-  writeFileSync(join(dir, "grid.ts"), `import { array } from "basin";\nconst x = array.arange(0, 2100, 1, { chunks: 400 }).reshape([300, 7]).rechunk([64, 3]);\nexport default x.mul(2).sub(x);\n`);
-  writeFileSync(join(dir, "vec.ts"), `import { array } from "basin";\nexport default array.linspace(0, 1, 5).gt(0.5);\n`);
-  writeFileSync(join(dir, "bad.ts"), `import { array } from "basin";\nconst a = array.ones([3, 2]);\nexport default a.add(array.ones([4]));\n`);
+  writeFileSync(
+    join(dir, "grid.ts"),
+    `import { array } from "basin";\nconst x = array.arange(0, 2100, 1, { chunks: 400 }).reshape([300, 7]).rechunk([64, 3]);\nexport default x.mul(2).sub(x);\n`,
+  );
+  writeFileSync(
+    join(dir, "vec.ts"),
+    `import { array } from "basin";\nexport default array.linspace(0, 1, 5).gt(0.5);\n`,
+  );
+  writeFileSync(
+    join(dir, "bad.ts"),
+    `import { array } from "basin";\nconst a = array.ones([3, 2]);\nexport default a.add(array.ones([4]));\n`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -29,7 +38,14 @@ describe("array results in the engine server", () => {
     if (e.type !== "runFinished") throw new Error(JSON.stringify(e));
     const r: ResultInfo = e.result;
     expect(r.kind).toBe("array");
-    expect(r.array).toMatchObject({ shape: [300, 7], dtype: "int64", chunks: [[64, 64, 64, 64, 44], [3, 3, 1]] });
+    expect(r.array).toMatchObject({
+      shape: [300, 7],
+      dtype: "int64",
+      chunks: [
+        [64, 64, 64, 64, 44],
+        [3, 3, 1],
+      ],
+    });
     expect(r.schema.map((f) => [f.name, f.type])).toEqual(Array.from({ length: 7 }, (_, j) => [String(j), "int64"]));
     expect(r.rows).toBe(300);
     const page = await served.client.call<Page>("page", r.id, 290, 10);
@@ -65,7 +81,13 @@ describe("array results in the engine server", () => {
 describe("arrayHeatmap", () => {
   it("averages blocks, skipping NaN, and marks blocks without a finite value", () => {
     const data = new Float64Array([1, NaN, 3, NaN]);
-    expect(arrayHeatmap({ data, shape: [2, 2], dtype: "float64" })).toEqual({ rows: 2, cols: 2, values: [1, null, 3, null], min: 1, max: 3 });
+    expect(arrayHeatmap({ data, shape: [2, 2], dtype: "float64" })).toEqual({
+      rows: 2,
+      cols: 2,
+      values: [1, null, 3, null],
+      min: 1,
+      max: 3,
+    });
     expect(arrayHeatmap({ data, shape: [4], dtype: "float64" })).toBeUndefined();
   });
 });

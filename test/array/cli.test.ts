@@ -10,11 +10,15 @@ import { expectSameArray, numpy } from "../helpers/numpy.js";
 let dir: string;
 beforeAll(() => {
   dir = makeTempDir("basin-array-cli-");
-  writeText(dir, "seed.ts", [
-    'import { array } from "basin";',
-    "const x = array.arange(30, undefined, 1, { chunks: 7 }).reshape([5, 6]).astype(\"float64\").get(\":\", \"1:\");",
-    "export default x.add(x.T.matmul(x).get(\":5\", \":5\")).sub(x.mean({ axis: 0 }));",
-  ].join("\n"));
+  writeText(
+    dir,
+    "seed.ts",
+    [
+      'import { array } from "basin";',
+      'const x = array.arange(30, undefined, 1, { chunks: 7 }).reshape([5, 6]).astype("float64").get(":", "1:");',
+      'export default x.add(x.T.matmul(x).get(":5", ":5")).sub(x.mean({ axis: 0 }));',
+    ].join("\n"),
+  );
   writeText(dir, "frame.ts", 'import { fromColumns } from "basin";\nexport default fromColumns({ a: [1, 2] });\n');
 });
 afterAll(() => removeDir(dir));
@@ -25,7 +29,13 @@ describe("basin run with an array pipeline", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("wrote an array of shape (5, 5)");
     const got = decodeNpy(readFileSync(join(dir, "r.npy")), "r.npy");
-    const exp = numpy([{ name: "seed", inputs: {}, code: "(lambda x: x + (x.T @ x)[:5, :5] - x.mean(axis=0))(np.arange(30).reshape(5, 6).astype(np.float64)[:, 1:])" }]).get("seed")!;
+    const exp = numpy([
+      {
+        name: "seed",
+        inputs: {},
+        code: "(lambda x: x + (x.T @ x)[:5, :5] - x.mean(axis=0))(np.arange(30).reshape(5, 6).astype(np.float64)[:, 1:])",
+      },
+    ]).get("seed")!;
     expectSameArray(got, exp, "cli seed");
   });
 

@@ -25,7 +25,11 @@ function floats(shape: number[], seed: number, special = false): NpyArray {
 function ints(shape: number[], seed: number, lo = -5, hi = 6): NpyArray {
   const r = seededRandom(seed);
   const n = shape.reduce((a, b) => a * b, 1);
-  return { data: BigInt64Array.from({ length: n }, () => BigInt(lo + Math.floor(r() * (hi - lo)))), shape, dtype: "int64" };
+  return {
+    data: BigInt64Array.from({ length: n }, () => BigInt(lo + Math.floor(r() * (hi - lo)))),
+    shape,
+    dtype: "int64",
+  };
 }
 
 const IN = {
@@ -71,24 +75,62 @@ const CASES: Case[] = [
   { name: "not", code: "~(a < 0)", build: ({ a }) => a.lt(0).not() },
   { name: "where", code: "np.where(n > 0, n, c)", build: ({ n, c }) => array.where(n.gt(0), n, c) },
   { name: "where scalar", code: "np.where(a > 0, a, 0.0)", build: ({ a }) => array.where(a.gt(0), a, 0) },
-  { name: "math", code: "np.sqrt(np.abs(n)) + np.exp(-np.abs(a)) + np.log(np.abs(a) + 1)", build: ({ n, a }) => n.abs().sqrt().add(a.abs().neg().exp()).add(a.abs().add(1).log()) },
-  { name: "trig", code: "np.sin(a) * np.cos(a) - np.tan(a / 10)", build: ({ a }) => a.sin().mul(a.cos()).sub(a.div(10).tan()) },
-  { name: "rounding", code: "np.floor(n) + np.ceil(a) + np.sign(n)", build: ({ n, a }) => n.floor().add(a.ceil()).add(n.sign()) },
+  {
+    name: "math",
+    code: "np.sqrt(np.abs(n)) + np.exp(-np.abs(a)) + np.log(np.abs(a) + 1)",
+    build: ({ n, a }) => n.abs().sqrt().add(a.abs().neg().exp()).add(a.abs().add(1).log()),
+  },
+  {
+    name: "trig",
+    code: "np.sin(a) * np.cos(a) - np.tan(a / 10)",
+    build: ({ a }) => a.sin().mul(a.cos()).sub(a.div(10).tan()),
+  },
+  {
+    name: "rounding",
+    code: "np.floor(n) + np.ceil(a) + np.sign(n)",
+    build: ({ n, a }) => n.floor().add(a.ceil()).add(n.sign()),
+  },
   { name: "isnan isinf", code: "np.isnan(n) | np.isinf(n)", build: ({ n }) => n.isnan().or(n.isinf()) },
-  { name: "maximum minimum", code: "np.maximum(n, a) - np.minimum(a, 0)", build: ({ n, a }) => n.maximum(a).sub(a.minimum(0)) },
+  {
+    name: "maximum minimum",
+    code: "np.maximum(n, a) - np.minimum(a, 0)",
+    build: ({ n, a }) => n.maximum(a).sub(a.minimum(0)),
+  },
   { name: "astype int32", code: "(a * 3).astype(np.int32)", build: ({ a }) => a.mul(3).astype("int32") },
-  { name: "astype float32", code: "a.astype(np.float32) * np.float32(1.5)", build: ({ a }) => a.astype("float32").mul(1.5), rtol: 1e-6 },
-  { name: "int to float32", code: "i.astype(np.int32).astype(np.float32) / np.float32(3)", build: ({ i }) => i.astype("int32").astype("float32").div(3), rtol: 1e-6 },
+  {
+    name: "astype float32",
+    code: "a.astype(np.float32) * np.float32(1.5)",
+    build: ({ a }) => a.astype("float32").mul(1.5),
+    rtol: 1e-6,
+  },
+  {
+    name: "int to float32",
+    code: "i.astype(np.int32).astype(np.float32) / np.float32(3)",
+    build: ({ i }) => i.astype("int32").astype("float32").div(3),
+    rtol: 1e-6,
+  },
   // reductions
   { name: "sum all", code: "a.sum()", build: ({ a }) => a.sum() },
   { name: "sum axis 0", code: "a.sum(axis=0)", build: ({ a }) => a.sum({ axis: 0 }) },
-  { name: "sum axis 1 keepdims", code: "a.sum(axis=1, keepdims=True)", build: ({ a }) => a.sum({ axis: 1, keepdims: true }) },
+  {
+    name: "sum axis 1 keepdims",
+    code: "a.sum(axis=1, keepdims=True)",
+    build: ({ a }) => a.sum({ axis: 1, keepdims: true }),
+  },
   { name: "int sum", code: "i.sum(axis=0)", build: ({ i }) => i.sum({ axis: 0 }) },
   { name: "bool sum", code: "(a > 0).sum(axis=1)", build: ({ a }) => a.gt(0).sum({ axis: 1 }) },
   { name: "mean", code: "a.mean(axis=-1)", build: ({ a }) => a.mean({ axis: -1 }) },
   { name: "int mean", code: "i.mean()", build: ({ i }) => i.mean() },
-  { name: "min max", code: "a.min(axis=0) + a.max(axis=0)", build: ({ a }) => a.min({ axis: 0 }).add(a.max({ axis: 0 })) },
-  { name: "min max nan", code: "n.min(axis=1) - n.max(axis=1)", build: ({ n }) => n.min({ axis: 1 }).sub(n.max({ axis: 1 })) },
+  {
+    name: "min max",
+    code: "a.min(axis=0) + a.max(axis=0)",
+    build: ({ a }) => a.min({ axis: 0 }).add(a.max({ axis: 0 })),
+  },
+  {
+    name: "min max nan",
+    code: "n.min(axis=1) - n.max(axis=1)",
+    build: ({ n }) => n.min({ axis: 1 }).sub(n.max({ axis: 1 })),
+  },
   { name: "int max", code: "i.max(axis=1)", build: ({ i }) => i.max({ axis: 1 }) },
   { name: "var", code: "a.var(axis=0)", build: ({ a }) => a.var({ axis: 0 }) },
   { name: "var all", code: "a.var()", build: ({ a }) => a.var() },
@@ -100,7 +142,11 @@ const CASES: Case[] = [
   { name: "argmin nan", code: "n.argmin(axis=1)", build: ({ n }) => n.argmin({ axis: 1 }) },
   { name: "int argmax ties", code: "i.argmax(axis=0)", build: ({ i }) => i.argmax({ axis: 0 }) },
   { name: "3-d sum axes", code: "d.sum(axis=(0, 2))", build: ({ d }) => d.sum({ axis: [0, 2] }) },
-  { name: "3-d mean keepdims", code: "d.mean(axis=(1, 2), keepdims=True)", build: ({ d }) => d.mean({ axis: [1, 2], keepdims: true }) },
+  {
+    name: "3-d mean keepdims",
+    code: "d.mean(axis=(1, 2), keepdims=True)",
+    build: ({ d }) => d.mean({ axis: [1, 2], keepdims: true }),
+  },
   { name: "3-d argmin flat", code: "d.argmin()", build: ({ d }) => d.argmin() },
   { name: "3-d std", code: "d.std(axis=1)", build: ({ d }) => d.std({ axis: 1 }) },
   // layout
@@ -123,9 +169,17 @@ const CASES: Case[] = [
   { name: "rechunk", code: "a + 1", build: ({ a }) => a.rechunk([2, 3]).add(1) },
   { name: "rechunk mixed", code: "a + a", build: ({ a }) => a.rechunk([3, -1]).add(a.rechunk(2)) },
   { name: "concatenate 0", code: "np.concatenate([a, a * 2])", build: ({ a }) => array.concatenate([a, a.mul(2)]) },
-  { name: "concatenate 1", code: "np.concatenate([a, c, i], axis=1)", build: ({ a, c, i }) => array.concatenate([a, c, i], { axis: 1 }) },
+  {
+    name: "concatenate 1",
+    code: "np.concatenate([a, c, i], axis=1)",
+    build: ({ a, c, i }) => array.concatenate([a, c, i], { axis: 1 }),
+  },
   { name: "stack", code: "np.stack([a, n], axis=1)", build: ({ a, n }) => array.stack([a, n], { axis: 1 }) },
-  { name: "stack end", code: "np.stack([b, v, b], axis=-1)", build: ({ b, v }) => array.stack([b, v, b], { axis: -1 }) },
+  {
+    name: "stack end",
+    code: "np.stack([b, v, b], axis=-1)",
+    build: ({ b, v }) => array.stack([b, v, b], { axis: -1 }),
+  },
   { name: "cumsum 0", code: "np.cumsum(a, axis=0)", build: ({ a }) => a.cumsum({ axis: 0 }) },
   { name: "cumsum 1", code: "np.cumsum(a, axis=1)", build: ({ a }) => a.cumsum({ axis: 1 }) },
   { name: "cumsum flat int", code: "np.cumsum(i)", build: ({ i }) => i.cumsum() },
@@ -166,7 +220,10 @@ describe("arrays match NumPy", () => {
   for (const [label, chunks] of CHUNKINGS)
     it.each(CASES.map((c) => [c.name, c] as const))(`%s (${label})`, async (_name, c) => {
       const y = c.build(inputs(chunks));
-      for (const [where, cluster] of clusters) expectSameArray(await y.compute({ cluster }), expected.get(c.name)!, `${c.name}, ${label}, ${where}`, { rtol: c.rtol });
+      for (const [where, cluster] of clusters)
+        expectSameArray(await y.compute({ cluster }), expected.get(c.name)!, `${c.name}, ${label}, ${where}`, {
+          rtol: c.rtol,
+        });
     });
 });
 
@@ -180,24 +237,36 @@ describe("creation matches NumPy", () => {
     ["arange float", "np.arange(1, 2, 0.25)", () => array.arange(1, 2, 0.25, { chunks: 3 })],
     ["arange negative step", "np.arange(5, -5, -3)", () => array.arange(5, -5, -3, { chunks: 1 })],
     ["linspace", "np.linspace(0, 1, 11)", () => array.linspace(0, 1, 11, { chunks: 4 })],
-    ["linspace no endpoint", "np.linspace(-2, 3, 7, endpoint=False)", () => array.linspace(-2, 3, 7, { endpoint: false, chunks: 2 })],
+    [
+      "linspace no endpoint",
+      "np.linspace(-2, 3, 7, endpoint=False)",
+      () => array.linspace(-2, 3, 7, { endpoint: false, chunks: 2 }),
+    ],
     ["0-d sum of empty", "np.zeros((0, 3)).sum()", () => array.zeros([0, 3]).sum()],
   ];
   it.each(made)("%s", async (name, code, build) => {
     const exp = numpy([{ name, inputs: {}, code }]).get(name)!;
-    for (const [where, cluster] of clusters) expectSameArray(await build().compute({ cluster }), exp, `${name}, ${where}`);
+    for (const [where, cluster] of clusters)
+      expectSameArray(await build().compute({ cluster }), exp, `${name}, ${where}`);
   });
 });
 
 describe("random arrays", () => {
   it("are the same for any chunking and any cluster", async () => {
-    const mk = (chunks: ChunksSpec) => [array.random.random([9, 7], { seed: 5, chunks }), array.random.normal([9, 7], { seed: 5, chunks, loc: 1, scale: 2 }), array.random.integers(-3, 9, [9, 7], { seed: 5, chunks })];
+    const mk = (chunks: ChunksSpec) => [
+      array.random.random([9, 7], { seed: 5, chunks }),
+      array.random.normal([9, 7], { seed: 5, chunks, loc: 1, scale: 2 }),
+      array.random.integers(-3, 9, [9, 7], { seed: 5, chunks }),
+    ];
     const ref = await Promise.all(mk("auto").map((x) => x.compute({ cluster: clusters[0][1] })));
     for (const chunks of [1, 4, [2, 3]] as ChunksSpec[])
-      for (const [i, x] of mk(chunks).entries()) expect((await x.compute({ cluster: clusters[1][1] })).data).toEqual(ref[i].data);
+      for (const [i, x] of mk(chunks).entries())
+        expect((await x.compute({ cluster: clusters[1][1] })).data).toEqual(ref[i].data);
     expect(ref[2].dtype).toBe("int64");
     const seeds = await array.random.random([20], { seed: 6 }).compute({ cluster: clusters[0][1] });
-    expect(seeds.data).not.toEqual((await array.random.random([20], { seed: 5 }).compute({ cluster: clusters[0][1] })).data);
+    expect(seeds.data).not.toEqual(
+      (await array.random.random([20], { seed: 5 }).compute({ cluster: clusters[0][1] })).data,
+    );
   });
 
   it("have the distributions asked for", async () => {
@@ -205,7 +274,11 @@ describe("random arrays", () => {
     const u = array.random.random([200, 100], { seed: 1, chunks: 50 });
     const z = array.random.normal([200, 100], { seed: 2, chunks: 64, loc: 3, scale: 2 });
     const k = array.random.integers(0, 10, [20000], { seed: 3 });
-    const stats = await Promise.all([u.mean(), u.min(), u.max(), z.mean(), z.std(), k.min(), k.max(), k.eq(9).mean()].map((x) => x.compute({ cluster })));
+    const stats = await Promise.all(
+      [u.mean(), u.min(), u.max(), z.mean(), z.std(), k.min(), k.max(), k.eq(9).mean()].map((x) =>
+        x.compute({ cluster }),
+      ),
+    );
     const [mu, lo, hi, zm, zs, kmin, kmax, k9] = stats.map((s) => Number(s.data[0]));
     expect(Math.abs(mu - 0.5)).toBeLessThan(0.01);
     expect(lo).toBeGreaterThanOrEqual(0);

@@ -13,7 +13,10 @@ const N = 200;
 const t = makeTrips(N, 11);
 const PARTS = [0, 1, N - 4, 0, 3];
 const frame = () =>
-  fromColumns({ rid: t.rid, k: t.k, city: t.city, v: t.v, f: t.f, flag: t.flag }, { partitions: PARTS, types: { rid: "int64", k: "int64", v: "int64", f: "float64", flag: "bool" } });
+  fromColumns(
+    { rid: t.rid, k: t.k, city: t.city, v: t.v, f: t.f, flag: t.flag },
+    { partitions: PARTS, types: { rid: "int64", k: "int64", v: "int64", f: "float64", flag: "bool" } },
+  );
 
 /** The reference matrix: rows where `keep`, the named columns, null → NaN. */
 function matrix(cols: (keyof typeof t)[], keep: (i: number) => boolean = () => true): NpyArray {
@@ -49,7 +52,13 @@ describe("DataFrame.toArray / array.fromDataFrame", () => {
 
   it("defaults to every numeric column, and feeds array operations like NumPy's", async () => {
     const ref = matrix(["rid", "k", "v", "f", "flag"]);
-    const exp = numpy([{ name: "centered", inputs: { a: ref }, code: "np.where(np.isnan(a), 0, a) - np.where(np.isnan(a), 0, a).mean(axis=0)" }]).get("centered")!;
+    const exp = numpy([
+      {
+        name: "centered",
+        inputs: { a: ref },
+        code: "np.where(np.isnan(a), 0, a) - np.where(np.isnan(a), 0, a).mean(axis=0)",
+      },
+    ]).get("centered")!;
     for (const [where, cluster] of clusters) {
       const x = await array.fromDataFrame(frame(), { cluster });
       expect(x.shape).toEqual([N, 5]);
@@ -62,7 +71,9 @@ describe("DataFrame.toArray / array.fromDataFrame", () => {
     const keep = (i: number) => t.v[i] !== null && (t.v[i] as number) > 0;
     const ref = matrix(["v", "f"], keep);
     for (const [where, cluster] of clusters) {
-      const x = await frame().filter(col("v").gt(0)).toArray({ columns: ["v", "f"], cluster });
+      const x = await frame()
+        .filter(col("v").gt(0))
+        .toArray({ columns: ["v", "f"], cluster });
       expect(x.chunks[0].reduce((a, b) => a + b, 0)).toBe(ref.shape[0]);
       expect(x.chunks[0].length).toBe(PARTS.length);
       expectSameArray(await x.compute({ cluster }), ref, `filtered ${where}`);
@@ -71,7 +82,10 @@ describe("DataFrame.toArray / array.fromDataFrame", () => {
 
   it("rejects non-numeric and unknown columns, naming them and the line", async () => {
     const err = async (p: Promise<unknown>) => {
-      const e = await p.then(() => undefined, (x: unknown) => x);
+      const e = await p.then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect(e).toBeInstanceOf(BasinError);
       expect((e as BasinError).code).toBe("BASIN_PLAN");
       expect((e as BasinError).location).toMatch(new RegExp(`^${THIS}:\\d+:`));

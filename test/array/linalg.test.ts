@@ -20,7 +20,8 @@ function floats(shape: number[], seed: number): NpyArray {
 
 /** m × n of rank `rank` (a product of random factors), plus `noise`. */
 function lowRank(m: number, n: number, rank: number, seed: number, noise = 0): NpyArray {
-  const b = floats([m, rank], seed).data as Float64Array, c = floats([rank, n], seed + 1).data as Float64Array;
+  const b = floats([m, rank], seed).data as Float64Array,
+    c = floats([rank, n], seed + 1).data as Float64Array;
   const e = floats([m, n], seed + 2).data as Float64Array;
   const out = new Float64Array(m * n);
   for (let i = 0; i < m; i++)
@@ -44,7 +45,17 @@ const V = floats([6], 7);
 for (let i = 0; i < 6; i++) (M.data as Float64Array)[i * 7] += 3; // well conditioned
 
 const CHUNKINGS: [string, ChunksSpec, ChunksSpec][] = [
-  ["odd row chunks, columns split", [[1, 7, 0, 16, 13], [2, 3]], [[2, 2], [5, 18]]],
+  [
+    "odd row chunks, columns split",
+    [
+      [1, 7, 0, 16, 13],
+      [2, 3],
+    ],
+    [
+      [2, 2],
+      [5, 18],
+    ],
+  ],
   ["chunks of 1 row", [1, -1], [1, 1]],
   ["one chunk", -1, -1],
 ];
@@ -64,7 +75,8 @@ function expectSmall(inputs: Record<string, NpyArray>, code: string, tol: number
   for (const [i, v] of vals.entries()) expect(v, `${label}: check ${i} of ${code}`).toBeLessThanOrEqual(tol);
 }
 
-const all = (xs: NDArray[], cluster: LocalCluster): Promise<ArrayResult[]> => Promise.all(xs.map((x) => x.compute({ cluster })));
+const all = (xs: NDArray[], cluster: LocalCluster): Promise<ArrayResult[]> =>
+  Promise.all(xs.map((x) => x.compute({ cluster })));
 
 describe("linalg.qr (TSQR)", () => {
   for (const [label, chunks] of CHUNKINGS)
@@ -77,7 +89,8 @@ describe("linalg.qr (TSQR)", () => {
         expectSmall(
           { a: A, q: qv, r: rv },
           "np.array([np.abs(q @ r - a).max(), np.abs(q.T @ q - np.eye(5)).max(), np.abs(np.tril(r, -1)).max(), np.abs(np.abs(r) - np.abs(np.linalg.qr(a)[1])).max()])",
-          1e-12, `qr ${label} ${where}`,
+          1e-12,
+          `qr ${label} ${where}`,
         );
       }
     });
@@ -85,8 +98,16 @@ describe("linalg.qr (TSQR)", () => {
   it("of a short-wide matrix gives square Q and wide R", async () => {
     const { q, r } = array.linalg.qr(of(WIDE, [[1, 3], 5]));
     const [qv, rv] = await all([q, r], clusters[1][1]);
-    expect([qv.shape, rv.shape]).toEqual([[4, 4], [4, 23]]);
-    expectSmall({ a: WIDE, q: qv, r: rv }, "np.array([np.abs(q @ r - a).max(), np.abs(q.T @ q - np.eye(4)).max(), np.abs(np.tril(r, -1)).max()])", 1e-12, "qr wide");
+    expect([qv.shape, rv.shape]).toEqual([
+      [4, 4],
+      [4, 23],
+    ]);
+    expectSmall(
+      { a: WIDE, q: qv, r: rv },
+      "np.array([np.abs(q @ r - a).max(), np.abs(q.T @ q - np.eye(4)).max(), np.abs(np.tril(r, -1)).max()])",
+      1e-12,
+      "qr wide",
+    );
   });
 });
 
@@ -96,7 +117,11 @@ describe("linalg.svd (TSQR + Jacobi)", () => {
   for (const [label, chunks, wideChunks] of CHUNKINGS)
     it(`tall, short-wide and rank-deficient match numpy.linalg.svd (${label})`, async () => {
       for (const [where, cluster] of clusters) {
-        for (const [name, x, ch, k] of [["tall", A, chunks, 5], ["wide", WIDE, wideChunks, 4], ["rank 3", DEFICIENT, chunks === -1 ? -1 : [[1, 0, 12, 17], 4], 6]] as const) {
+        for (const [name, x, ch, k] of [
+          ["tall", A, chunks, 5],
+          ["wide", WIDE, wideChunks, 4],
+          ["rank 3", DEFICIENT, chunks === -1 ? -1 : [[1, 0, 12, 17], 4], 6],
+        ] as const) {
           const { u, s, vt } = array.linalg.svd(of(x, ch));
           const [uv, sv, vtv] = await all([u, s, vt], cluster);
           expectSmall({ a: x, u: uv, s: sv, vt: vtv }, CHECK(k), 1e-12, `svd ${name} ${label} ${where}`);
@@ -109,14 +134,25 @@ describe("linalg.svd (TSQR + Jacobi)", () => {
     const { s } = array.linalg.svd(x);
     const sv = await s.compute({ cluster: clusters[0][1] });
     expect(sv.dtype).toBe("float32");
-    expectSmall({ a: A, s: sv }, "np.abs(s - np.linalg.svd(a.astype(np.float32), compute_uv=False))", 1e-5, "svd float32");
+    expectSmall(
+      { a: A, s: sv },
+      "np.abs(s - np.linalg.svd(a.astype(np.float32), compute_uv=False))",
+      1e-5,
+      "svd float32",
+    );
   });
 });
 
 describe("linalg.svdCompressed (randomized)", () => {
   it("recovers a low-rank matrix's leading triplets, for any chunking and worker count", async () => {
     const ref: number[][] = [];
-    for (const chunks of [[[1, 50, 0, 69], [13, 27]], 17] as ChunksSpec[])
+    for (const chunks of [
+      [
+        [1, 50, 0, 69],
+        [13, 27],
+      ],
+      17,
+    ] as ChunksSpec[])
       for (const [where, cluster] of clusters) {
         const { u, s, vt } = array.linalg.svdCompressed(of(LOW, chunks), 6, { nPowerIter: 1, seed: 3 });
         expect([u.shape, s.shape, vt.shape]).toEqual([[120, 6], [6], [6, 40]]);
@@ -124,7 +160,8 @@ describe("linalg.svdCompressed (randomized)", () => {
         expectSmall(
           { a: LOW, u: uv, s: sv, vt: vtv },
           "np.array([np.abs(u @ np.diag(s) @ vt - a).max(), np.abs(u.T @ u - np.eye(6)).max(), np.abs(vt @ vt.T - np.eye(6)).max(), np.abs(s - np.linalg.svd(a, compute_uv=False)[:6]).max()])",
-          1e-7, `svdCompressed ${JSON.stringify(chunks)} ${where}`,
+          1e-7,
+          `svdCompressed ${JSON.stringify(chunks)} ${where}`,
         );
         ref.push(Array.from(sv.data as Float64Array));
       }
@@ -135,23 +172,39 @@ describe("linalg.svdCompressed (randomized)", () => {
     const x = array.random.random([300, 60], { seed: 9, chunks: [70, 25] });
     const { s } = array.linalg.svdCompressed(x, 3, { nPowerIter: 3, seed: 1 });
     const [xv, sv] = await all([x, s], clusters[1][1]);
-    expectSmall({ a: xv, s: sv }, "np.abs(s - np.linalg.svd(a, compute_uv=False)[:3]) / np.linalg.svd(a, compute_uv=False)[:3]", 2e-2, "svdCompressed power");
+    expectSmall(
+      { a: xv, s: sv },
+      "np.abs(s - np.linalg.svd(a, compute_uv=False)[:3]) / np.linalg.svd(a, compute_uv=False)[:3]",
+      2e-2,
+      "svdCompressed power",
+    );
   });
 });
 
 describe("linalg.solve (LU)", () => {
   it("matches numpy.linalg.solve for matrix and vector right-hand sides", async () => {
     for (const [where, cluster] of clusters) {
-      const a = of(M, [[1, 5], [4, 2]]);
+      const a = of(M, [
+        [1, 5],
+        [4, 2],
+      ]);
       const [x, xv] = await all([array.linalg.solve(a, of(B, [[3, 3], 1])), array.linalg.solve(a, of(V, 4))], cluster);
       expect([x.shape, xv.shape]).toEqual([[6, 3], [6]]);
-      expectSmall({ a: M, b: B, v: V, x, y: xv }, "np.array([np.abs(x - np.linalg.solve(a, b)).max(), np.abs(a @ x - b).max(), np.abs(y - np.linalg.solve(a, v)).max()])", 1e-12, `solve ${where}`);
+      expectSmall(
+        { a: M, b: B, v: V, x, y: xv },
+        "np.array([np.abs(x - np.linalg.solve(a, b)).max(), np.abs(a @ x - b).max(), np.abs(y - np.linalg.solve(a, v)).max()])",
+        1e-12,
+        `solve ${where}`,
+      );
     }
   });
 
   it("of a singular matrix fails the compute naming the problem and the line", async () => {
     const a = array.fromTypedArray(new Float64Array([1, 2, 2, 4]), { shape: [2, 2] });
-    const err = await array.linalg.solve(a, array.ones([2])).compute({ cluster: clusters[1][1] }).catch((e: unknown) => e);
+    const err = await array.linalg
+      .solve(a, array.ones([2]))
+      .compute({ cluster: clusters[1][1] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BasinError);
     expect((err as BasinError).detail).toContain("singular");
     expect((err as BasinError).location).toMatch(new RegExp(`^${THIS}:\\d+:`));

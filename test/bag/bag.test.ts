@@ -39,7 +39,8 @@ const RECS = makeRecs(N);
 /** Empty, one-item and uneven partitions. */
 const PARTS = [0, 1, N - 104, 0, 3, 100];
 
-const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0);
+const byJson = (a: unknown, b: unknown) =>
+  JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0;
 const sorted = <T>(xs: T[]) => [...xs].sort(byJson);
 
 function refGroup<T, K>(xs: T[], key: (x: T) => K): [K, T[]][] {
@@ -72,16 +73,32 @@ describe.each([1, 4])("bags on %i worker(s)", (workers) => {
       RECS.map((r) => ({ id: r.id, twice: r.n * 2, upper: r.name.toUpperCase() })),
     );
     expect(await run(recs().filter((r) => r.meta.ok && r.n > 5))).toEqual(RECS.filter((r) => r.meta.ok && r.n > 5));
-    expect(await run(recs().flatMap((r) => r.tags.map((t) => `${r.id}:${t}`)))).toEqual(RECS.flatMap((r) => r.tags.map((t) => `${r.id}:${t}`)));
+    expect(await run(recs().flatMap((r) => r.tags.map((t) => `${r.id}:${t}`)))).toEqual(
+      RECS.flatMap((r) => r.tags.map((t) => `${r.id}:${t}`)),
+    );
     expect(await run(recs().pluck("city"))).toEqual(RECS.map((r) => r.city));
     // A chain fuses into one step per partition; values passed with `with`.
-    const k = 3, off = -1;
-    const got = await run(recs().filter((r) => r.city !== null).map((r) => r.n * k + off, { with: { k, off } }).filter((x) => x % 2 === 0));
-    expect(got).toEqual(RECS.filter((r) => r.city !== null).map((r) => r.n * 3 - 1).filter((x) => x % 2 === 0));
+    const k = 3,
+      off = -1;
+    const got = await run(
+      recs()
+        .filter((r) => r.city !== null)
+        .map((r) => r.n * k + off, { with: { k, off } })
+        .filter((x) => x % 2 === 0),
+    );
+    expect(got).toEqual(
+      RECS.filter((r) => r.city !== null)
+        .map((r) => r.n * 3 - 1)
+        .filter((x) => x % 2 === 0),
+    );
   });
 
   it("helper functions passed with `with` run on the workers too", async () => {
-    const norm = (s: string) => s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+    const norm = (s: string) =>
+      s
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .toLowerCase();
     expect(await run(recs().map((r) => norm(r.name), { with: { norm } }))).toEqual(RECS.map((r) => norm(r.name)));
   });
 
@@ -93,18 +110,31 @@ describe.each([1, 4])("bags on %i worker(s)", (workers) => {
   });
 
   it("foldBy with initial and combine, and without (first item starts the fold)", async () => {
-    const got = await run(recs().foldBy("city", (acc: number, r) => acc + r.n, { initial: 0, combine: (a, b) => a + b }));
+    const got = await run(
+      recs().foldBy("city", (acc: number, r) => acc + r.n, { initial: 0, combine: (a, b) => a + b }),
+    );
     const ref = refGroup(RECS, (r) => r.city).map(([k, rs]) => [k, rs.reduce((a, r) => a + r.n, 0)]);
     expect(sorted(got)).toEqual(sorted(ref));
     // No initial: max per name over numbers, binop also merging partials.
-    const maxes = await run(recs().map((r) => [r.name, r.n]).foldBy((p) => p[0], (a: (string | number)[], b) => ((a[1] as number) >= (b[1] as number) ? a : b)));
+    const maxes = await run(
+      recs()
+        .map((r) => [r.name, r.n])
+        .foldBy(
+          (p) => p[0],
+          (a: (string | number)[], b) => ((a[1] as number) >= (b[1] as number) ? a : b),
+        ),
+    );
     const refMax = refGroup(RECS, (r) => r.name).map(([k, rs]) => [k, [k, Math.max(...rs.map((r) => r.n))]]);
     expect(sorted(maxes)).toEqual(sorted(refMax));
   });
 
   it("frequencies, distinct and topK", async () => {
     const words = RECS.flatMap((r) => r.tags);
-    const got = await run(recs().flatMap((r) => r.tags).frequencies());
+    const got = await run(
+      recs()
+        .flatMap((r) => r.tags)
+        .frequencies(),
+    );
     expect(sorted(got)).toEqual(sorted(refGroup(words, (w) => w).map(([w, ws]) => [w, ws.length])));
     expect(sorted(await run(recs().pluck("name").distinct()))).toEqual(sorted([...new Set(RECS.map((r) => r.name))]));
     // distinct by key keeps the first item of each key in bag order
@@ -114,7 +144,9 @@ describe.each([1, 4])("bags on %i worker(s)", (workers) => {
     const top = await run(recs().topK(7, "n"));
     expect(top).toEqual([...RECS].sort((a, b) => b.n - a.n || a.id - b.id).slice(0, 7));
     const bottom = await run(recs().topK(5, (r) => r.meta.score ?? 1e9, { descending: false }));
-    expect(bottom).toEqual([...RECS].sort((a, b) => (a.meta.score ?? 1e9) - (b.meta.score ?? 1e9) || a.id - b.id).slice(0, 5));
+    expect(bottom).toEqual(
+      [...RECS].sort((a, b) => (a.meta.score ?? 1e9) - (b.meta.score ?? 1e9) || a.id - b.id).slice(0, 5),
+    );
     expect(await run(recs().topK(0, "n"))).toEqual([]);
   });
 
@@ -127,7 +159,8 @@ describe.each([1, 4])("bags on %i worker(s)", (workers) => {
   });
 
   it("readText and readJson read lines across files and partitions", async () => {
-    const a = join(dir, "a.txt"), b = join(dir, "b.txt");
+    const a = join(dir, "a.txt"),
+      b = join(dir, "b.txt");
     const linesA = RECS.slice(0, 150).map((r) => `${r.id} ${r.name}`);
     writeFileSync(a, linesA.join("\r\n") + "\r\n"); // CRLF
     writeFileSync(b, "東京 last line without a break\n\nafter a blank");
@@ -139,7 +172,9 @@ describe.each([1, 4])("bags on %i worker(s)", (workers) => {
     writeFileSync(j, RECS.map((r) => JSON.stringify(r)).join("\n\n") + "\n");
     const json = bag.readJson<Rec>(j, { blocksize: 1000 });
     expect(await run(json)).toEqual(RECS);
-    expect(sorted(await run(json.pluck("city").frequencies()))).toEqual(sorted(refGroup(RECS, (r) => r.city).map(([k, rs]) => [k, rs.length])));
+    expect(sorted(await run(json.pluck("city").frequencies()))).toEqual(
+      sorted(refGroup(RECS, (r) => r.city).map(([k, rs]) => [k, rs.length])),
+    );
   });
 
   it("toDataFrame makes a frame of the items' fields", async () => {

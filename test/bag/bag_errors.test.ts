@@ -38,8 +38,14 @@ describe("bag errors", () => {
         const { a, ...rest } = x;
         let t = 0;
         for (const [k, v] of Object.entries(rest)) t += k.length + String(v).length;
-        function sq(n: number): number { return n * n; }
-        try { JSON.parse("{"); } catch (err) { t += (err as Error).message.length > 0 ? 1 : 0; }
+        function sq(n: number): number {
+          return n * n;
+        }
+        try {
+          JSON.parse("{");
+        } catch (err) {
+          t += (err as Error).message.length > 0 ? 1 : 0;
+        }
         return [a, t, sq(a), Math.max(a, 1), [1, 2].map((y) => y + a)];
       }),
     ).not.toThrow();
@@ -50,19 +56,32 @@ describe("bag errors", () => {
 
   it("key functions, foldBy functions and `with` values are checked the same way", () => {
     const k = "s";
-    expect(thrown(() => items().groupBy((x) => x[k as "s"])).detail).toContain('the key function of groupBy (function "anonymous") uses "k"');
+    expect(thrown(() => items().groupBy((x) => x[k as "s"])).detail).toContain(
+      'the key function of groupBy (function "anonymous") uses "k"',
+    );
     const zero = 0;
-    expect(thrown(() => items().foldBy("s", (acc: number, x) => acc + x.a + zero)).detail).toContain('the binop of foldBy (function "anonymous") uses "zero"');
-    expect(thrown(() => items().map((x) => x, { with: { d: new Date(0) } })).detail).toContain("with.d is a Date; values passed with `with` must be JSON values");
+    expect(thrown(() => items().foldBy("s", (acc: number, x) => acc + x.a + zero)).detail).toContain(
+      'the binop of foldBy (function "anonymous") uses "zero"',
+    );
+    expect(thrown(() => items().map((x) => x, { with: { d: new Date(0) } })).detail).toContain(
+      "with.d is a Date; values passed with `with` must be JSON values",
+    );
     expect(thrown(() => items().map(Math.sqrt as never)).detail).toContain("built-in or bound function");
     expect(thrown(() => bag.fromItems([1, { x: undefined }])).detail).toContain("items[1].x is undefined");
-    expect(thrown(() => bag.fromItems([1, 2], { partitions: [1, 2] })).detail).toContain("must be non-negative integers adding up to 2");
+    expect(thrown(() => bag.fromItems([1, 2], { partitions: [1, 2] })).detail).toContain(
+      "must be non-negative integers adding up to 2",
+    );
     expect(thrown(() => items().topK(-1)).detail).toContain("non-negative integer k");
-    expect(thrown(() => items().toDataFrame({ a: "int32" as never })).detail).toContain('type "int32" for "a" is not a Basin type');
+    expect(thrown(() => items().toDataFrame({ a: "int32" as never })).detail).toContain(
+      'type "int32" for "a" is not a Basin type',
+    );
   });
 
   it("a function that throws in a task fails the run naming the function and the pipeline line", async () => {
-    const b = items().map(function parse(x) { return (x as unknown as { q: { r: number } }).q.r; }); // @throws
+    function parse(x: unknown): number {
+      return (x as { q: { r: number } }).q.r;
+    }
+    const b = items().map(parse); // @throws
     const e = await rejected(b.compute({ cluster }));
     expect(e.code).toBe("BASIN_FUNCTION");
     expect(e.location).toBe(loc("throws", "map("));
@@ -70,8 +89,24 @@ describe("bag errors", () => {
   });
 
   it("results that are not JSON, flatMap without an array, pluck of a missing field", async () => {
-    expect((await rejected(items().map((x) => (x.a > 1 ? undefined : x)).compute({ cluster }))).detail).toContain("returned undefined for item");
-    expect((await rejected(items().flatMap((x) => x.a as never).compute({ cluster }))).detail).toContain("it must return an array");
+    expect(
+      (
+        await rejected(
+          items()
+            .map((x) => (x.a > 1 ? undefined : x))
+            .compute({ cluster }),
+        )
+      ).detail,
+    ).toContain("returned undefined for item");
+    expect(
+      (
+        await rejected(
+          items()
+            .flatMap((x) => x.a as never)
+            .compute({ cluster }),
+        )
+      ).detail,
+    ).toContain("it must return an array");
     const e = await rejected(items().pluck("s").compute({ cluster }));
     expect(e.detail).toContain('pluck: item {"a":3} has no field "s"; give a default');
     expect(await items().pluck("s", { default: null }).compute({ cluster })).toEqual(["Zürich", "東京", null]);
@@ -87,7 +122,9 @@ describe("bag errors", () => {
     const e = await rejected(bag.readJson(f, { blocksize: 8 }).compute({ cluster })); // @badjson
     expect(e.code).toBe("BASIN_PARSE");
     expect(e.location).toBe(loc("badjson", "readJson("));
-    expect(e.detail).toMatch(new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: not valid JSON .*: \\{"a": 2,\\}`));
+    expect(e.detail).toMatch(
+      new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: not valid JSON .*: \\{"a": 2,\\}`),
+    );
     expect(thrown(() => bag.readText(join(dir, "nope-*.txt"))).code).toBe("BASIN_IO");
   });
 });

@@ -9,13 +9,23 @@ import { servedWorkspace } from "../helpers/served.js";
 
 let dir: string;
 
-const ITEMS = Array.from({ length: 300 }, (_, i) => ({ id: i, city: ["Zürich", "東京", "naïve"][i % 3], tags: i % 4 === 0 ? [] : ["a", { b: i }] }));
+const ITEMS = Array.from({ length: 300 }, (_, i) => ({
+  id: i,
+  city: ["Zürich", "東京", "naïve"][i % 3],
+  tags: i % 4 === 0 ? [] : ["a", { b: i }],
+}));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "basin-bag-server-"));
   writeFileSync(join(dir, "items.ndjson"), ITEMS.map((x) => JSON.stringify(x)).join("\n"));
-  writeFileSync(join(dir, "bag.ts"), `import { bag } from "basin";\nexport default bag.readJson<{ id: number; city: string }>("${dir}/items.ndjson", { blocksize: 1000 }).filter((x) => x.id % 2 === 0);\n`);
-  writeFileSync(join(dir, "throws.ts"), `import { bag } from "basin";\nconst b = bag.fromItems([1, 2, 3]);\nexport default b.map(function boom(x: number) { if (x > 2) throw new Error("too big"); return x; });\n`);
+  writeFileSync(
+    join(dir, "bag.ts"),
+    `import { bag } from "basin";\nexport default bag.readJson<{ id: number; city: string }>("${dir}/items.ndjson", { blocksize: 1000 }).filter((x) => x.id % 2 === 0);\n`,
+  );
+  writeFileSync(
+    join(dir, "throws.ts"),
+    `import { bag } from "basin";\nconst b = bag.fromItems([1, 2, 3]);\nexport default b.map(function boom(x: number) { if (x > 2) throw new Error("too big"); return x; });\n`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,7 +44,12 @@ describe("bag results in the engine server", () => {
     const page = await served.client.call<Page>("page", r.id, 0, 1000);
     expect(page.values[0].map((s) => JSON.parse(s as string))).toEqual(expected);
     // views keep the kind, so a filtered bag still shows as items
-    const v = await served.client.call<ResultInfo>("view", r.id, [], [{ column: "item", kind: "contains", text: "東京" }]);
+    const v = await served.client.call<ResultInfo>(
+      "view",
+      r.id,
+      [],
+      [{ column: "item", kind: "contains", text: "東京" }],
+    );
     expect(v.kind).toBe("bag");
     expect(v.rows).toBe(expected.filter((x) => x.city === "東京").length);
     await served.client.call("release", v.id);

@@ -1,10 +1,22 @@
 // The benchmark's report: totals of first and best runs, and the worst ratio of each
 // Basin column to the fastest peer — the numbers the targets are read from.
 import { describe, expect, it } from "vitest";
-import { fastestPeerLines, renderTable, totalRow, type Outcome, type RatioSpec, type ResultRow } from "../../bench/report.js";
+import {
+  fastestPeerLines,
+  renderTable,
+  totalRow,
+  type Outcome,
+  type RatioSpec,
+  type ResultRow,
+} from "../../bench/report.js";
 
 const t = (seconds: number, best?: number): Outcome => ({ kind: "time", seconds, best });
-const row = (label: string, o: Record<string, Outcome>): ResultRow => ({ label, description: "", outcomes: new Map(Object.entries(o)), check: "ok" });
+const row = (label: string, o: Record<string, Outcome>): ResultRow => ({
+  label,
+  description: "",
+  outcomes: new Map(Object.entries(o)),
+  check: "ok",
+});
 const specs: RatioSpec[] = [
   { header: "basin/duckdb", numerator: "basin", denominators: ["duckdb+scan", "duckdb"], loadDenominators: ["duckdb"] },
   { header: "basin/polars", numerator: "basin", denominators: ["polars+scan", "polars"], loadDenominators: ["polars"] },

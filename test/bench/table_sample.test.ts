@@ -15,12 +15,15 @@ describe("sortAndStrideTable", () => {
       b: Array.from({ length: n }, (_, i) => i % 3 === 0),
     });
 
-  it.each([1, 7, 50])("keeps every %ith row of the rows sorted by keys, then the other columns (nulls and NaN first)", async (stride) => {
-    const t = await frame().compute();
-    const oracle = sortRows(normalizeRows(t.toRows()), ["s", "k"], ["b", "x"]);
-    const got = sortAndStrideTable(t, ["s", "k", "b", "x"], stride);
-    expect(got).toEqual(oracle.filter((_, i) => i % stride === 0));
-  });
+  it.each([1, 7, 50])(
+    "keeps every %ith row of the rows sorted by keys, then the other columns (nulls and NaN first)",
+    async (stride) => {
+      const t = await frame().compute();
+      const oracle = sortRows(normalizeRows(t.toRows()), ["s", "k"], ["b", "x"]);
+      const got = sortAndStrideTable(t, ["s", "k", "b", "x"], stride);
+      expect(got).toEqual(oracle.filter((_, i) => i % stride === 0));
+    },
+  );
 
   it("samples an empty and a one-row answer", async () => {
     expect(sortAndStrideTable(await frame().head(0).compute(), ["k"], 3)).toEqual([]);

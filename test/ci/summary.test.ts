@@ -10,11 +10,23 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const dir = makeTempDir("basin-ci-summary-");
 afterAll(() => removeDir(dir));
 
-function summarize(files: { name: string; tests: string[] }[], status = 0, strict = true): { code: number | null; lines: string[] } {
+function summarize(
+  files: { name: string; tests: string[] }[],
+  status = 0,
+  strict = true,
+): { code: number | null; lines: string[] } {
   const report = join(dir, "report.json");
-  const testResults = files.map((f) => ({ name: join(ROOT, f.name), status: "passed", assertionResults: f.tests.map((s, i) => ({ status: s, fullName: `${f.name} test ${i}` })) }));
+  const testResults = files.map((f) => ({
+    name: join(ROOT, f.name),
+    status: "passed",
+    assertionResults: f.tests.map((s, i) => ({ status: s, fullName: `${f.name} test ${i}` })),
+  }));
   writeFileSync(report, JSON.stringify({ testResults }));
-  const r = spawnSync(process.execPath, [".ci/summary.mjs", report, String(status)], { cwd: ROOT, encoding: "utf8", env: { ...process.env, BASIN_TEST_STRICT: strict ? "1" : "0" } });
+  const r = spawnSync(process.execPath, [".ci/summary.mjs", report, String(status)], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, BASIN_TEST_STRICT: strict ? "1" : "0" },
+  });
   return { code: r.status, lines: r.stdout.trim().split("\n") };
 }
 
@@ -31,9 +43,13 @@ describe("CI summary", () => {
   it("counts a skip elsewhere as failed in strict mode, even in a file whose name says gpu", () => {
     const r = summarize([{ name: "test/memory/gpu_spill.test.ts", tests: ["passed", "skipped"] }]);
     expect(r.lines.at(-1)).toBe("1 passed, 1 failed, 0 skipped");
-    expect(r.lines.some((l) => l.includes("skipped in strict mode counts as failed: ") && l.includes("gpu_spill"))).toBe(true);
+    expect(
+      r.lines.some((l) => l.includes("skipped in strict mode counts as failed: ") && l.includes("gpu_spill")),
+    ).toBe(true);
     expect(r.code).toBe(1);
-    expect(summarize([{ name: "test/memory/gpu_spill.test.ts", tests: ["passed", "skipped"] }], 0, false).lines.at(-1)).toBe("1 passed, 0 failed, 1 skipped");
+    expect(
+      summarize([{ name: "test/memory/gpu_spill.test.ts", tests: ["passed", "skipped"] }], 0, false).lines.at(-1),
+    ).toBe("1 passed, 0 failed, 1 skipped");
   });
 
   it("fails when vitest failed outside any test", () => {

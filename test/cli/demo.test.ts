@@ -20,7 +20,14 @@ describe("basin demo", () => {
     expect(errorLines(r.stderr)).toEqual([]);
     expect(r.stderr).toMatch(/(generated|reusing) 1,000,000 sample trips in .*basin-demo/);
     const t = parseTable(r.stdout);
-    expect(t.names).toEqual(["payment_type", "pickup_borough", "trips", "mean_tip_fraction", "median_fare", "total_miles"]);
+    expect(t.names).toEqual([
+      "payment_type",
+      "pickup_borough",
+      "trips",
+      "mean_tip_fraction",
+      "median_fare",
+      "total_miles",
+    ]);
     expect(t.types).toEqual(["string", "string", "int64", "float64", "float64", "float64"]);
     // 4 payment types × 8 boroughs, every pair present in a million trips.
     expect(t.footer).toBe("32 rows × 6 columns");

@@ -24,7 +24,11 @@ describe("basin info", () => {
     // The addon's own count (0 where there is no GPU driver), not a hard-coded number.
     expect(info.gpus).toBe(build.gpus);
     expect(Number.isInteger(info.gpus) && (info.gpus as number) >= 0).toBe(true);
-    expect(info.native).toEqual({ cuda: build.cuda, napiVersion: build.napiVersion, flavour: build.cuda ? "cuda" : "cpu" });
+    expect(info.native).toEqual({
+      cuda: build.cuda,
+      napiVersion: build.napiVersion,
+      flavour: build.cuda ? "cuda" : "cpu",
+    });
     expect(info.node).toBe(process.version);
     expect(info.defaultWorkers).toBe(availableParallelism());
     const free = info.freeMemoryBytes as number;
@@ -56,7 +60,13 @@ describe("basin info and run with GPUs", () => {
   it("--json has cuda: whether it is compiled in, driver and runtime versions, and each GPU", async () => {
     const r = await runBasin(["info", "--json"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
-    const cuda = JSON.parse(r.stdout).cuda as { compiled: boolean; driverVersion: number; runtimeVersion: number; note: string; devices: unknown[] };
+    const cuda = JSON.parse(r.stdout).cuda as {
+      compiled: boolean;
+      driverVersion: number;
+      runtimeVersion: number;
+      note: string;
+      devices: unknown[];
+    };
     expect(cuda).toEqual(native().gpuInfo());
     expect(cuda.devices.length).toBe(native().buildInfo().gpus);
   });
@@ -68,7 +78,11 @@ describe("basin info and run with GPUs", () => {
     writeFileSync(file, p);
     const r = await runBasin(["run", file, "--gpus", String(missing)], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`error \\[BASIN_PLAN\\]: GPU ${missing} asked for, but this machine has .*check --gpus and CUDA_VISIBLE_DEVICES`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `error \\[BASIN_PLAN\\]: GPU ${missing} asked for, but this machine has .*check --gpus and CUDA_VISIBLE_DEVICES`,
+      ),
+    );
   });
 
   it("--gpus with something other than all, none or device numbers is refused", async () => {

@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { ProgressBar } from "../../engine/cli/progress.js";
 
 function stream(isTTY: boolean, columns?: number): NodeJS.WriteStream & { text: string } {
-  const s = { isTTY, columns, text: "", write(chunk: string) { s.text += chunk; return true; } };
+  const s = {
+    isTTY,
+    columns,
+    text: "",
+    write(chunk: string) {
+      s.text += chunk;
+      return true;
+    },
+  };
   return s as unknown as NodeJS.WriteStream & { text: string };
 }
 

@@ -5,7 +5,17 @@ import { tableFromIPC, Type } from "apache-arrow";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alignmentProblems, csvField, errorLines, makeTempDir, parseTable, removeDir, rng, runBasin, writeText } from "../helpers/cli.js";
+import {
+  alignmentProblems,
+  csvField,
+  errorLines,
+  makeTempDir,
+  parseTable,
+  removeDir,
+  rng,
+  runBasin,
+  writeText,
+} from "../helpers/cli.js";
 
 // ---------- data ----------
 
@@ -59,7 +69,8 @@ export default readCsv("data.csv", { blocksize: "16KB" })
 
 const NAMES = ["city", "n", "sum_v", "mean_f", "max_fv", "min_v", "n_f"];
 const TYPES = ["string", "int64", "int64", "float64", "float64", "int64", "int64"];
-const DUCK_TYPES = "{'city': 'VARCHAR', 'n': 'BIGINT', 'sum_v': 'BIGINT', 'mean_f': 'DOUBLE', 'max_fv': 'DOUBLE', 'min_v': 'BIGINT', 'n_f': 'BIGINT'}";
+const DUCK_TYPES =
+  "{'city': 'VARCHAR', 'n': 'BIGINT', 'sum_v': 'BIGINT', 'mean_f': 'DOUBLE', 'max_fv': 'DOUBLE', 'min_v': 'BIGINT', 'n_f': 'BIGINT'}";
 
 function oracleSql(csv: string): string {
   return `SELECT city, count(*) AS n, sum(v) AS sum_v, avg(f) AS mean_f, max(f * 2 + v) AS max_fv, min(v) AS min_v, count(f) AS n_f
@@ -97,7 +108,8 @@ function expectSameRows(actual: Cell[][], expected: Cell[][], floatCols: number[
   const e = [...expected].sort(byKey);
   for (let r = 0; r < e.length; r++) {
     for (let c = 0; c < e[r].length; c++) {
-      const x = a[r][c], y = e[r][c];
+      const x = a[r][c],
+        y = e[r][c];
       if (floatCols.includes(c) && typeof x === "number" && typeof y === "number") {
         if (!closeTo(x, y)) expect.fail(`row ${JSON.stringify(e[r][0])} column ${NAMES[c]}: ${x} != ${y}`);
       } else {
@@ -170,7 +182,10 @@ describe("basin run", () => {
     expect(r.stderr).toContain(`wrote ${oracle.length} rows to out.csv`);
     const csv = join(dir, "out.csv");
     expect(readFileSync(csv, "utf8").split("\n")[0]).toBe(NAMES.join(","));
-    const back = await query(con, `SELECT * FROM read_csv('${csv}', header = true, delim = ',', quote = '"', escape = '"', columns = ${DUCK_TYPES})`);
+    const back = await query(
+      con,
+      `SELECT * FROM read_csv('${csv}', header = true, delim = ',', quote = '"', escape = '"', columns = ${DUCK_TYPES})`,
+    );
     expectSameRows(back, oracle, [3, 4]);
     expect(readdirSync(dir).filter((f) => f.includes(".partial"))).toEqual([]);
   });
@@ -233,9 +248,13 @@ export default readCsv("data.csv", { blocksize: "8KB" })
     const lines = ["id,label"];
     for (let i = 0; i < 1000; i++) lines.push(`${i},${csvField(i % 3 === 0 ? "東京" : `r${i}`)}`);
     writeText(dir, "thousand.csv", lines.join("\n") + "\n");
-    writeText(dir, "big.ts", `import { readCsv, col } from "basin";
+    writeText(
+      dir,
+      "big.ts",
+      `import { readCsv, col } from "basin";
 export default readCsv("thousand.csv", { blocksize: 1000 }).withColumns({ sq: col("id").mul(col("id")) });
-`);
+`,
+    );
     const r = await runBasin(["run", "big.ts"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const t = parseTable(r.stdout);
@@ -267,14 +286,21 @@ export default readCsv("thousand.csv", { blocksize: 1000 }).withColumns({ sq: co
     const sub = join(dir, "nested", "deeper");
     mkdirSync(sub, { recursive: true });
     writeText(sub, "settings.ts", `export const threshold: number = 500_000;\n`);
-    writeText(sub, "p.ts", `import { readCsv, col, count } from "basin";
+    writeText(
+      sub,
+      "p.ts",
+      `import { readCsv, col, count } from "basin";
 import { threshold } from "./settings.ts";
 export default readCsv("data.csv").filter(col("v").gt(threshold)).agg(count().alias("n"), col("v").max().alias("top"));
-`);
+`,
+    );
     const r = await runBasin(["run", join("nested", "deeper", "p.ts")], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const t = parseTable(r.stdout);
-    const [[n, top]] = await query(con, `SELECT count(*), max(v) FROM read_csv('${join(dir, "data.csv")}', header = true, columns = {'id': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE'}) WHERE v > 500000`);
+    const [[n, top]] = await query(
+      con,
+      `SELECT count(*), max(v) FROM read_csv('${join(dir, "data.csv")}', header = true, columns = {'id': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE'}) WHERE v > 500000`,
+    );
     expect(t.rows).toEqual([[String(n), String(top)]]);
     // The run leaves nothing behind in the user's folders.
     expect(readdirSync(sub).sort()).toEqual(["p.ts", "settings.ts"]);
@@ -283,12 +309,16 @@ export default readCsv("data.csv").filter(col("v").gt(threshold)).agg(count().al
   });
 
   it("prints each show() frame after the default export, under its name, checked against DuckDB; --output writes only the default export", async () => {
-    writeText(dir, "shown.ts", `import { readCsv, col, count, show } from "basin";
+    writeText(
+      dir,
+      "shown.ts",
+      `import { readCsv, col, count, show } from "basin";
 const trips = readCsv("data.csv");
 show(trips.filter(col("v").gt(900_000)).agg(count().alias("n")), "big v");
 show(trips.agg(col("f").min().alias("lo")));
 export default trips.agg(count().alias("rows"));
-`);
+`,
+    );
     const r = await runBasin(["run", "shown.ts"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const [main, big, second] = r.stdout.split(/\n\n(?=[^\n]+:\n)/);

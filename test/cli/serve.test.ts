@@ -10,7 +10,10 @@ describe("basin serve", () => {
     const dir = makeTempDir();
     writeText(dir, "data.csv", "a,b\n1,x\n2,y\n");
     writeText(dir, "p.ts", 'import { readCsv } from "basin";\nexport default readCsv("data.csv");\n');
-    const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0"], { cwd: "/", env: { ...process.env, BASIN_WORKERS: "1" } });
+    const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0"], {
+      cwd: "/",
+      env: { ...process.env, BASIN_WORKERS: "1" },
+    });
     try {
       const { url } = await printedUrl(child, 20_000);
       expect(url.searchParams.get("token")!.length).toBeGreaterThanOrEqual(32);
@@ -18,7 +21,9 @@ describe("basin serve", () => {
       expect((await client.call<{ files: string[] }>("workspace")).files).toEqual(["data.csv", "p.ts"]);
       // A relative data path in the pipeline resolves inside the workspace.
       const { runId } = await client.call<{ runId: string }>("run", "p.ts");
-      const done = await client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId);
+      const done = await client.waitFor(
+        (e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId,
+      );
       expect(done.type === "runFinished" && done.result.rows).toBe(2);
       client.close();
       const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));

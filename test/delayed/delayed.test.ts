@@ -2,7 +2,17 @@
 // TypeScript, on a 1-worker and a 4-worker cluster; parallelism measured with tasks
 // that block their thread (Atomics.wait: no CPU, so a busy machine does not matter).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasinError, bag, closeDefaultCluster, compute, computeWith, configureDefaultCluster, delayed, LocalCluster, submit } from "../../engine/api/index.js";
+import {
+  BasinError,
+  bag,
+  closeDefaultCluster,
+  compute,
+  computeWith,
+  configureDefaultCluster,
+  delayed,
+  LocalCluster,
+  submit,
+} from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { WORDS } from "../helpers/data.js";
 import { thrown, rejected, sourceLocator } from "../helpers/errors.js";
@@ -10,7 +20,7 @@ import { thrown, rejected, sourceLocator } from "../helpers/errors.js";
 const loc = sourceLocator(import.meta.url);
 // Plain functions: called directly as the reference, and as delayed tasks.
 const makePart = (seed: number, n: number): { word: string; v: number }[] => {
-  let s = seed * 2654435761 % 4294967296;
+  let s = (seed * 2654435761) % 4294967296;
   const words = ["Zürich", "東京", "naïve", "🙂 smile", "plain"];
   return Array.from({ length: n }, () => {
     s = (s * 1664525 + 1013904223) % 4294967296;
@@ -27,7 +37,10 @@ const merge = (counts: Record<string, number>[]): Record<string, number> => {
   for (const c of counts) for (const [k, n] of Object.entries(c)) out[k] = (out[k] ?? 0) + n;
   return out;
 };
-const stats = (part: { v: number }[], scale: number) => ({ sum: part.reduce((a, r) => a + r.v, 0) * scale, vs: Float64Array.from(part, (r) => r.v * scale) });
+const stats = (part: { v: number }[], scale: number) => ({
+  sum: part.reduce((a, r) => a + r.v, 0) * scale,
+  vs: Float64Array.from(part, (r) => r.v * scale),
+});
 
 describe.each([1, 4])("delayed on %i worker(s)", (workers) => {
   let cluster: LocalCluster;
@@ -45,7 +58,13 @@ describe.each([1, 4])("delayed on %i worker(s)", (workers) => {
     const counts = parts.map((p) => delayed(countWords)(p));
     const total = delayed(merge)(counts);
     const scaled = delayed(stats)(parts[4], 2);
-    const [t, s, nested, plain] = await computeWith({ cluster }, total, scaled, { first: parts[2], both: [counts[2], "x"] }, 42);
+    const [t, s, nested, plain] = await computeWith(
+      { cluster },
+      total,
+      scaled,
+      { first: parts[2], both: [counts[2], "x"] },
+      42,
+    );
     const refParts = sizes.map((n, i) => makePart(i, n));
     expect(t).toEqual(merge(refParts.map(countWords)));
     expect(s.sum).toBe(stats(refParts[4], 2).sum);
@@ -102,11 +121,18 @@ describe("futures", () => {
     );
     const results = await Promise.allSettled(futs.map((f) => f.result()));
     expect(performance.now() - t0).toBeLessThan(750);
-    expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as BasinError).detail))).toEqual([1, 4, 'delayed function "anonymous" threw Error: three is bad, ünïcode', 16]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as BasinError).detail))).toEqual([
+      1,
+      4,
+      'delayed function "anonymous" threw Error: three is bad, ünïcode',
+      16,
+    ]);
     expect(futs.every((f) => f.done)).toBe(true);
     // a future's value feeds another call; delayed values may be arguments too
     const sq = await futs[1].result();
-    expect(await submit((a: number, b: number[]) => a + b.length, sq, delayed((n: number) => [n, n])(1)).result()).toBe(6);
+    expect(await submit((a: number, b: number[]) => a + b.length, sq, delayed((n: number) => [n, n])(1)).result()).toBe(
+      6,
+    );
     expect(await compute(delayed(countWords)(makePart(1, 10)))).toEqual([countWords(makePart(1, 10))]);
   });
 });
@@ -117,12 +143,18 @@ describe("delayed errors at the call site", () => {
     const e = thrown(() => delayed((x: number) => x + offset)); // @capture
     expect(e.code).toBe("BASIN_PLAN");
     expect(e.location).toBe(loc("capture", "delayed("));
-    expect(e.detail).toContain('the function passed to delayed (function "anonymous") uses "offset" from outside the function');
+    expect(e.detail).toContain(
+      'the function passed to delayed (function "anonymous") uses "offset" from outside the function',
+    );
     expect(() => delayed((x: number) => x + offset, { with: { offset } })).not.toThrow();
     const id = delayed((x: unknown) => x);
     expect(thrown(() => id(() => 1)).detail).toContain("argument 1 of anonymous is a function");
     expect(thrown(() => id(bag.fromItems([1]))).detail).toContain("is a Bag; compute it first");
-    class Point { constructor(readonly x: number) {} }
-    expect(thrown(() => id({ p: [new Point(1)] })).detail).toContain("argument 1 of anonymous.p[0] is a Point, which would lose its class");
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    expect(thrown(() => id({ p: [new Point(1)] })).detail).toContain(
+      "argument 1 of anonymous.p[0] is a Point, which would lose its class",
+    );
   });
 });

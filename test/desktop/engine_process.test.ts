@@ -51,7 +51,11 @@ function state(c: WorkbenchClient, want: ConnectionState, ms = 30_000): Promise<
 }
 
 async function runToEnd(path: string): Promise<Extract<EngineEvent, { type: "runFinished" }>> {
-  const done = until(client, (e): e is Extract<EngineEvent, { type: "runFinished" | "runFailed" }> => e.type === "runFinished" || e.type === "runFailed");
+  const done = until(
+    client,
+    (e): e is Extract<EngineEvent, { type: "runFinished" | "runFailed" }> =>
+      e.type === "runFinished" || e.type === "runFailed",
+  );
   const { runId } = await client.run(path);
   const e = await done;
   if (e.type !== "runFinished") throw new Error(`run failed: ${JSON.stringify(e)}`);
@@ -72,11 +76,14 @@ async function allRows(id: string, rows: number): Promise<unknown[][]> {
 beforeAll(async () => {
   if (!existsSync(SCRIPT)) throw new Error(`${SCRIPT} is not built: run \`npm run build\``);
   dir = writeTripsCsv(makeTrips(ROWS, 5), 3);
-  writeFileSync(join(dir, "trips.ts"), `import { readCsv, col, show } from "basin";
+  writeFileSync(
+    join(dir, "trips.ts"),
+    `import { readCsv, col, show } from "basin";
 const t = readCsv("*.csv", { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] });
 show(t.groupBy("city").agg(col("v").sum().alias("v")), "by city");
 export default t.filter(col("v").gt(0));
-`);
+`,
+  );
   host = new EngineHost({ script: SCRIPT, root: dir, onStderr: () => {} });
   const channel = new MessageChannel();
   windowPort = channel.port1;
@@ -103,7 +110,11 @@ describe("desktop engine process", { timeout: 90_000 }, () => {
     expect(fin.shown?.map((r) => r.name)).toEqual(["by city"]);
     const expected = await duck.rows("SELECT * FROM t WHERE v > 0 ORDER BY rid");
     const got = (await allRows(fin.result.id, fin.result.rows)).sort((a, b) => Number(a[0]) - Number(b[0]));
-    expectSameRows(got.map((r) => r.map((v, i) => (i === 6 && typeof v === "string" ? new Date(v) : v))), expected, "default export");
+    expectSameRows(
+      got.map((r) => r.map((v, i) => (i === 6 && typeof v === "string" ? new Date(v) : v))),
+      expected,
+      "default export",
+    );
     const byCity = await allRows(fin.shown![0].id, fin.shown![0].rows);
     expectSameRows(byCity, await duck.rows("SELECT city, sum(v) FROM t GROUP BY city"), "show(by city)");
     const cluster = await client.cluster();
@@ -124,8 +135,12 @@ describe("desktop engine process", { timeout: 90_000 }, () => {
     expect(client.crashMessage).toMatch(/engine process was killed \(SIGKILL\)[\s\S]*Restart it/);
     const err = (await waiting) as BasinError;
     expect(err).toBeInstanceOf(BasinError);
-    expect(err.message).toMatch(/^page: the engine process was killed \(SIGKILL\) before it answered; restart the engine/);
-    await expect(client.workspace()).rejects.toThrow(/workspace: the engine process is not running; restart the engine/);
+    expect(err.message).toMatch(
+      /^page: the engine process was killed \(SIGKILL\) before it answered; restart the engine/,
+    );
+    await expect(client.workspace()).rejects.toThrow(
+      /workspace: the engine process is not running; restart the engine/,
+    );
 
     client.restartEngine();
     await state(client, "open");
@@ -141,11 +156,23 @@ describe("desktop engine process", { timeout: 90_000 }, () => {
     const fin = await runToEnd("trips.ts");
     const csv = await client.exportResult(fin.result.id, "exports/positive.csv", "csv"); // a new folder is created, as Save does
     expect(csv).toMatchObject({ path: "exports/positive.csv", rows: fin.result.rows });
-    expectSameRows(await duck.rows(`SELECT * FROM read_csv('${join(dir, "exports/positive.csv")}', header=true, columns=${TRIPS_SQL_COLUMNS})`), await duck.rows("SELECT * FROM t WHERE v > 0"), "exported csv");
-    await expect(client.exportResult(fin.result.id, "exports", "csv")).rejects.toThrow(/exports: it is a folder; name a file inside it/);
+    expectSameRows(
+      await duck.rows(
+        `SELECT * FROM read_csv('${join(dir, "exports/positive.csv")}', header=true, columns=${TRIPS_SQL_COLUMNS})`,
+      ),
+      await duck.rows("SELECT * FROM t WHERE v > 0"),
+      "exported csv",
+    );
+    await expect(client.exportResult(fin.result.id, "exports", "csv")).rejects.toThrow(
+      /exports: it is a folder; name a file inside it/,
+    );
     const out = await client.exportResult(fin.shown![0].id, "by_city.parquet", "parquet");
     expect(out).toMatchObject({ path: "by_city.parquet", rows: fin.shown![0].rows });
-    expectSameRows(await duck.rows(`SELECT * FROM '${join(dir, "by_city.parquet")}'`), await duck.rows("SELECT city, sum(v) FROM t GROUP BY city"), "exported parquet");
+    expectSameRows(
+      await duck.rows(`SELECT * FROM '${join(dir, "by_city.parquet")}'`),
+      await duck.rows("SELECT city, sum(v) FROM t GROUP BY city"),
+      "exported parquet",
+    );
     for (const r of [fin.result, ...fin.shown!]) await client.release(r.id);
   });
 

@@ -10,13 +10,24 @@ import { describe, expect, it } from "vitest";
 import { allowedUrl, APP_ORIGIN, DESKTOP_CSP, windowOptions } from "../../electron/window_options.js";
 import { contentSecurityPolicy } from "../../engine/server/csp.js";
 import { PortEngineClient, type PortLike } from "../../renderer/common/port_client.js";
-import { chooseTransport, createClient, PORT_MESSAGE, receiveBridgePort, type MessageTarget } from "../../renderer/common/transport.js";
+import {
+  chooseTransport,
+  createClient,
+  PORT_MESSAGE,
+  receiveBridgePort,
+  type MessageTarget,
+} from "../../renderer/common/transport.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
 /** The CSP's directives by name. */
 function directives(csp: string): Record<string, string[]> {
-  return Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  return Object.fromEntries(
+    csp
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v]),
+  );
 }
 
 describe("desktop window", () => {
@@ -50,14 +61,21 @@ describe("desktop window", () => {
   it("loads only the app's own pages (offline)", () => {
     expect(allowedUrl(`${APP_ORIGIN}/index.html`)).toBe(true);
     expect(allowedUrl(`${APP_ORIGIN}/ts.worker.js`)).toBe(true);
-    for (const url of ["https://cdn.jsdelivr.net/npm/monaco-editor", "http://127.0.0.1:8080/", "file:///etc/passwd", "basin://other/x", "ws://127.0.0.1:1/"]) expect(allowedUrl(url), url).toBe(false);
+    for (const url of [
+      "https://cdn.jsdelivr.net/npm/monaco-editor",
+      "http://127.0.0.1:8080/",
+      "file:///etc/passwd",
+      "basin://other/x",
+      "ws://127.0.0.1:1/",
+    ])
+      expect(allowedUrl(url), url).toBe(false);
   });
 
   it("main.ts builds its window from windowOptions() and serves pages with the desktop CSP", () => {
     const main = readFileSync(join(ROOT, "electron/main.ts"), "utf8");
     expect(main).toMatch(/new BrowserWindow\(windowOptions\(PRELOAD\)\)/);
     expect(main).toMatch(/"content-security-policy": DESKTOP_CSP/);
-    expect(main).toMatch(/onBeforeRequest\([^)]*\) => callback\(\{ cancel: !allowedUrl/);
+    expect(main).toMatch(/onBeforeRequest\([^)]*\) =>\s*callback\(\{ cancel: !allowedUrl/);
     expect(main).toMatch(/setWindowOpenHandler\(\(\) => \(\{ action: "deny" \}\)\)/);
   });
 
@@ -75,7 +93,10 @@ describe("renderer transport", () => {
 
   it("uses the WebSocket with the page's token in a browser, the port where the preload exposed window.basin", () => {
     expect(chooseTransport({ location })).toEqual({ kind: "ws", url: "ws://127.0.0.1:8123/?token=a%2Bb" });
-    expect(chooseTransport({ location: { host: "localhost:1", search: "" } })).toEqual({ kind: "ws", url: "ws://localhost:1/?token=" });
+    expect(chooseTransport({ location: { host: "localhost:1", search: "" } })).toEqual({
+      kind: "ws",
+      url: "ws://localhost:1/?token=",
+    });
     expect(chooseTransport({ location, basin: { connect: "not a function" } }).kind).toBe("ws");
     const bridge = { connect: () => {} };
     expect(chooseTransport({ location, basin: bridge })).toEqual({ kind: "port", bridge });
@@ -93,9 +114,11 @@ describe("renderer transport", () => {
         // What preload.ts does when the main process sends the port: post it to the window.
         connect: () =>
           setTimeout(() => {
-            for (const l of [...listeners]) l({ source: {}, data: PORT_MESSAGE, ports: [channel.port2 as unknown as PortLike] }); // another frame: ignored
+            for (const l of [...listeners])
+              l({ source: {}, data: PORT_MESSAGE, ports: [channel.port2 as unknown as PortLike] }); // another frame: ignored
             for (const l of [...listeners]) l({ source: page, data: "something else", ports: [] });
-            for (const l of [...listeners]) l({ source: page, data: PORT_MESSAGE, ports: [channel.port1 as unknown as PortLike] });
+            for (const l of [...listeners])
+              l({ source: page, data: PORT_MESSAGE, ports: [channel.port1 as unknown as PortLike] });
           }, 5),
       },
     };
@@ -110,7 +133,19 @@ describe("renderer transport", () => {
       sent = e.data;
       other.port2.postMessage({ id: (e.data as { id: number }).id, result: { root: "/w", files: ["a.ts"] } });
     };
-    const page2 = { ...page, basin: { connect: () => setTimeout(() => [...listeners].forEach((l) => l({ source: page2, data: PORT_MESSAGE, ports: [other.port1 as unknown as PortLike] })), 5) } };
+    const page2 = {
+      ...page,
+      basin: {
+        connect: () =>
+          setTimeout(
+            () =>
+              [...listeners].forEach((l) =>
+                l({ source: page2, data: PORT_MESSAGE, ports: [other.port1 as unknown as PortLike] }),
+              ),
+            5,
+          ),
+      },
+    };
     const client = createClient(page2);
     expect(client).toBeInstanceOf(PortEngineClient);
     try {
@@ -118,11 +153,14 @@ describe("renderer transport", () => {
       expect(sent).toMatchObject({ method: "workspace", params: [] });
       // The main process reports a crash and, after a restart request, that the engine runs again.
       other.port2.onmessage = (e) => {
-        if ((e.data as { control?: string }).control === "restartEngine") other.port2.postMessage({ engineProcess: { state: "running" } });
+        if ((e.data as { control?: string }).control === "restartEngine")
+          other.port2.postMessage({ engineProcess: { state: "running" } });
       };
       const states: string[] = [];
       client.onConnection((s) => states.push(s));
-      other.port2.postMessage({ engineProcess: { state: "crashed", message: "The engine process was killed (SIGKILL)." } });
+      other.port2.postMessage({
+        engineProcess: { state: "crashed", message: "The engine process was killed (SIGKILL)." },
+      });
       await expect.poll(() => client.state).toBe("crashed");
       expect(client.crashMessage).toMatch(/SIGKILL/);
       client.restartEngine!();
@@ -139,13 +177,23 @@ describe("npm start", () => {
   const start = join(ROOT, "scripts/start_electron.mjs");
 
   it("says to use `npx basin serve` when no Electron binary is installed", () => {
-    expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start).toBe("node scripts/build.mjs && node scripts/start_electron.mjs");
+    expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start).toBe(
+      "node scripts/build.mjs && node scripts/start_electron.mjs",
+    );
     // Without BASIN_ELECTRON the `electron` package decides; here (and in CI) it is not installed.
-    const envs = existsSync(join(ROOT, "node_modules/electron")) ? [{ BASIN_ELECTRON: "/nonexistent/electron" }] : [{}, { BASIN_ELECTRON: "/nonexistent/electron" }];
+    const envs = existsSync(join(ROOT, "node_modules/electron"))
+      ? [{ BASIN_ELECTRON: "/nonexistent/electron" }]
+      : [{}, { BASIN_ELECTRON: "/nonexistent/electron" }];
     for (const env of envs) {
-      const r = spawnSync(process.execPath, [start], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: "utf8" });
+      const r = spawnSync(process.execPath, [start], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, ...env },
+        encoding: "utf8",
+      });
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/Basin desktop cannot start: (the `electron` package is not installed|BASIN_ELECTRON=\/nonexistent\/electron does not exist)/);
+      expect(r.stderr).toMatch(
+        /Basin desktop cannot start: (the `electron` package is not installed|BASIN_ELECTRON=\/nonexistent\/electron does not exist)/,
+      );
       expect(r.stderr).toContain("npx basin serve [folder]");
     }
   });
@@ -156,7 +204,11 @@ describe("npm start", () => {
       const fake = join(dir, "electron");
       writeFileSync(fake, `#!/bin/sh\necho "electron $*"\nexit 3\n`);
       chmodSync(fake, 0o755);
-      const r = spawnSync(process.execPath, [start, "my-folder"], { cwd: ROOT, env: { PATH: process.env.PATH, BASIN_ELECTRON: fake }, encoding: "utf8" });
+      const r = spawnSync(process.execPath, [start, "my-folder"], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, BASIN_ELECTRON: fake },
+        encoding: "utf8",
+      });
       expect(r.stdout.trim()).toBe(`electron ${join(ROOT, "dist/electron/main.js")} my-folder`);
       expect(r.status).toBe(3);
     } finally {

@@ -33,14 +33,27 @@ beforeAll(async () => {
   writeText(remoteWs, "p.ts", PIPELINE);
   writeText(localWs, "local-only.ts", "export default 1;\n");
   profile = {
-    kind: "ssh", name: "box", host: "127.0.0.1", port: sshd.port, user: process.env.USER ?? "root", keyPath: sshd.clientKey, knownHosts: sshd.knownHosts,
-    basin: `BASIN_WORKERS=1 ${process.execPath} ${BASIN_BIN}`, workspace: remoteWs,
+    kind: "ssh",
+    name: "box",
+    host: "127.0.0.1",
+    port: sshd.port,
+    user: process.env.USER ?? "root",
+    keyPath: sshd.clientKey,
+    knownHosts: sshd.knownHosts,
+    basin: `BASIN_WORKERS=1 ${process.execPath} ${BASIN_BIN}`,
+    workspace: remoteWs,
   };
   engine = await RemoteEngine.connect(profile);
   server = await serve({ root: localWs, remote: engine, assets: join(ROOT, "dist/renderer") });
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+    ],
   });
   page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
   page.setDefaultTimeout(30_000);
@@ -59,7 +72,9 @@ describe("workbench on a remote engine", { timeout: 90_000 }, () => {
   it("the explorer lists and names the host's workspace; Ctrl+S saves on the host; Ctrl+Enter runs there", async () => {
     await page.goto(server.url);
     await page.waitForSelector('[data-path="p.ts"]');
-    expect(await page.locator("[data-path]").evaluateAll((els) => els.map((e) => e.getAttribute("data-path")))).toEqual(["data.csv", "p.ts"]);
+    expect(await page.locator("[data-path]").evaluateAll((els) => els.map((e) => e.getAttribute("data-path")))).toEqual(
+      ["data.csv", "p.ts"],
+    );
     expect(await page.locator(".workspace-host").textContent()).toContain(`${engine.where}:${remoteWs}`);
     await page.click('[data-path="p.ts"]');
     await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("readCsv"));
@@ -67,10 +82,16 @@ describe("workbench on a remote engine", { timeout: 90_000 }, () => {
     await page.keyboard.press("Control+End");
     await page.keyboard.insertText("// edited in the browser\n");
     await page.keyboard.press("Control+S");
-    await expect.poll(() => readFileSync(join(remoteWs, "p.ts"), "utf8"), POLL).toBe(`${PIPELINE}// edited in the browser\n`);
+    await expect
+      .poll(() => readFileSync(join(remoteWs, "p.ts"), "utf8"), POLL)
+      .toBe(`${PIPELINE}// edited in the browser\n`);
     expect(existsSync(join(localWs, "p.ts"))).toBe(false);
     await page.keyboard.press("Control+Enter");
-    await page.waitForFunction(() => /✓ p\.ts/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""), undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => /✓ p\.ts/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""),
+      undefined,
+      { timeout: 30_000 },
+    );
     await expect.poll(() => page.locator('[data-row="2"] .td').nth(2).textContent(), POLL).toBe("z"); // the host's data.csv, third row
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "remote-workbench.png") });

@@ -91,7 +91,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, "dist/renderer/index.html"))) execFileSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: "inherit" });
+  if (!existsSync(join(ROOT, "dist/renderer/index.html")))
+    execFileSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: "inherit" });
   mkdirSync(ARTIFACTS, { recursive: true });
   dir = mkdtempSync(join(tmpdir(), "basin-e2e-"));
   writeFileSync(join(dir, "small.ts"), SMALL);
@@ -104,9 +105,18 @@ beforeAll(async () => {
   server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+    ],
   });
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
+  const context = await browser.newContext({
+    viewport: { width: 1400, height: 900 },
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
   page = await context.newPage();
   page.setDefaultTimeout(30_000);
   page.on("pageerror", (e) => console.error("page error:", e.message));
@@ -120,11 +130,19 @@ afterAll(async () => {
 });
 
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
-const cellText = (row: number, col: number) => page.locator(`[data-row="${row}"] .td`).nth(col + 1).textContent();
+const cellText = (row: number, col: number) =>
+  page
+    .locator(`[data-row="${row}"] .td`)
+    .nth(col + 1)
+    .textContent();
 
 async function runAndWait(status: RegExp, timeout = 30_000): Promise<void> {
   await page.keyboard.press("Control+Enter");
-  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""), status.source, { timeout });
+  await page.waitForFunction(
+    (re) => new RegExp(re).test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""),
+    status.source,
+    { timeout },
+  );
 }
 
 describe("workbench in the browser", { timeout: 120_000 }, () => {
@@ -157,7 +175,10 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await shot("results-small");
     // Select two rows × two columns and copy them as TSV.
     await page.locator('[data-row="0"] .td').nth(2).click();
-    await page.locator('[data-row="1"] .td').nth(3).click({ modifiers: ["Shift"] });
+    await page
+      .locator('[data-row="1"] .td')
+      .nth(3)
+      .click({ modifiers: ["Shift"] });
     await page.keyboard.press("Control+C");
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), POLL).toBe("NYC\t10.5\nZürich\t47.5");
     // Ctrl+S saves: the dot goes away.
@@ -173,7 +194,9 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.keyboard.press("ArrowUp");
     await page.keyboard.press("Control+Shift+K"); // delete that line again
     await page.waitForFunction(() => !document.querySelector(".view-lines")?.textContent?.includes("wrong"));
-    await page.waitForFunction(() => !document.querySelector(".monaco-editor .squiggly-error"), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => !document.querySelector(".monaco-editor .squiggly-error"), undefined, {
+      timeout: 30_000,
+    });
   });
 
   it(`scrolls a ${BIG_ROWS.toLocaleString("en-US")}-row result to its last row, paging only what is visible`, async () => {
@@ -188,7 +211,10 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     const last = page.locator(`[data-row="${BIG_ROWS - 1}"]`);
     // Scrolled to the bottom (again on each poll: on a loaded machine one scroll event may land before the grid listens).
     await expect
-      .poll(async () => (await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight)), last.count()), POLL)
+      .poll(
+        async () => (await page.$eval(".results-scroller", (el) => (el.scrollTop = el.scrollHeight)), last.count()),
+        POLL,
+      )
       .toBe(1);
     await expect.poll(() => cellText(BIG_ROWS - 1, 0), POLL).toBe(String(BIG_ROWS - 1));
     await expect.poll(() => cellText(BIG_ROWS - 1, 3), POLL).toBe("1249.5");
@@ -201,13 +227,17 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
   it("sorts by a column and filters in the engine", async () => {
     await page.click('.th[data-column="b"] .th-sort'); // ascending
     await page.click('.th[data-column="b"] .th-sort'); // descending
-    await expect.poll(() => page.locator('.th[data-column="b"] .th-sortmark').textContent(), { timeout: 60_000 }).toBe("▼");
+    await expect
+      .poll(() => page.locator('.th[data-column="b"] .th-sortmark').textContent(), { timeout: 60_000 })
+      .toBe("▼");
     await page.waitForFunction(() => !document.querySelector(".spinner-text"), undefined, { timeout: 60_000 });
     await expect.poll(() => cellText(0, 2), { timeout: 30_000 }).toBe("2499");
     const filter = page.getByLabel("filter a");
     await filter.fill("10..11");
     await filter.press("Enter");
-    await expect.poll(() => page.textContent('[data-testid="row-count"]'), { timeout: 60_000 }).toContain("5,000 rows of 10,000,000");
+    await expect
+      .poll(() => page.textContent('[data-testid="row-count"]'), { timeout: 60_000 })
+      .toContain("5,000 rows of 10,000,000");
     await expect.poll(() => cellText(0, 2), POLL).toBe("2499");
     await expect.poll(() => cellText(1, 2), POLL).toBe("2499");
     await expect.poll(() => cellText(2, 2), POLL).toBe("2498");
@@ -254,9 +284,15 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("while"));
     await page.click(".monaco-editor .view-lines");
     await page.keyboard.press("Control+Enter");
-    await page.waitForFunction(() => /running/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /running/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""),
+    );
     await page.click('[data-testid="stop"]');
-    await page.waitForFunction(() => /stopped/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => /stopped/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""),
+      undefined,
+      { timeout: 20_000 },
+    );
   });
 
   it("shows the cluster and keeps the layout across a reload", async () => {
@@ -277,7 +313,9 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     expect(grown).toBeGreaterThan(before + 100);
     await page.reload();
     await page.waitForSelector('[data-tab="loops.ts"].active');
-    expect(await page.locator(".tab").allTextContents()).toEqual(["small.ts×", "big.ts×", "loops.ts×"].map((t) => expect.stringContaining(t.slice(0, -1))));
+    expect(await page.locator(".tab").allTextContents()).toEqual(
+      ["small.ts×", "big.ts×", "loops.ts×"].map((t) => expect.stringContaining(t.slice(0, -1))),
+    );
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
     await page.waitForSelector('[data-testid="cluster"]');
     expect((await page.locator(".panel").boundingBox())!.height).toBeCloseTo(grown, 0);
@@ -296,7 +334,9 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     page.once("dialog", (d) => void d.accept("exports/first.csv"));
     await page.click('[data-testid="export-csv"]');
     await expect.poll(() => page.textContent('[data-testid="exported"]'), POLL).toContain("exports/first.csv");
-    expect(readFileSync(join(dir, "exports/first.csv"), "utf8")).toBe("n,city\n0,Zürich\n1,東京\n2,\n3,Zürich\n4,東京\n");
+    expect(readFileSync(join(dir, "exports/first.csv"), "utf8")).toBe(
+      "n,city\n0,Zürich\n1,東京\n2,\n3,Zürich\n4,東京\n",
+    );
     await page.waitForSelector('[data-path="exports/first.csv"]'); // the explorer lists it
     // The named result in its tab, exported as Parquet under the suggested name.
     await page.click('[data-result-tab="by city"]');
@@ -318,13 +358,20 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.click(".monaco-editor .view-lines");
     await page.click('[data-panel="results"]');
     await runAndWait(/✓/);
-    await expect.poll(() => page.textContent('[data-testid="array-description"]'), POLL).toMatch(/^int64 array \(300, 200\), chunks/);
+    await expect
+      .poll(() => page.textContent('[data-testid="array-description"]'), POLL)
+      .toMatch(/^int64 array \(300, 200\), chunks/);
     await page.waitForSelector('[data-testid="array-heatmap"]');
     // The canvas holds the engine's 128 × 128 block means: its corners differ (the array grows along both axes).
     const corners = await page.evaluate(() => {
       const c = document.querySelector('[data-testid="array-heatmap"]') as HTMLCanvasElement;
       const ctx = c.getContext("2d")!;
-      return [c.width, c.height, [...ctx.getImageData(0, 0, 1, 1).data], [...ctx.getImageData(c.width - 1, c.height - 1, 1, 1).data]];
+      return [
+        c.width,
+        c.height,
+        [...ctx.getImageData(0, 0, 1, 1).data],
+        [...ctx.getImageData(c.width - 1, c.height - 1, 1, 1).data],
+      ];
     });
     expect(corners.slice(0, 2)).toEqual([128, 128]);
     expect(corners[2]).not.toEqual(corners[3]);
@@ -339,7 +386,9 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("Date.now"));
     await page.click(".monaco-editor .view-lines");
     await page.keyboard.press("Control+Enter");
-    await page.waitForFunction(() => /running/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /running/.test(document.querySelector('[data-testid="run-status"]')?.textContent ?? ""),
+    );
     await page.reload();
     await page.waitForSelector('[data-tab="slow.ts"].active');
     await expect.poll(() => page.textContent('[data-testid="connection"]'), POLL).toContain("engine");
@@ -365,11 +414,15 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
       await desktop.addInitScript(FAKE_DESKTOP);
       await desktop.goto(server.url);
       await desktop.waitForSelector('[data-path="desktop.ts"]'); // listed by the port's engine, not the server's
-      expect(await desktop.evaluate(() => (window as unknown as { __engineRequests: string[] }).__engineRequests)).toContain("workspace");
+      expect(
+        await desktop.evaluate(() => (window as unknown as { __engineRequests: string[] }).__engineRequests),
+      ).toContain("workspace");
       await expect.poll(() => desktop.textContent('[data-testid="connection"]'), POLL).toContain("engine");
       await desktop.evaluate(() => (window as unknown as { __crashEngine(): void }).__crashEngine());
       await desktop.waitForSelector('[data-testid="engine-crashed"]');
-      expect(await desktop.textContent('[data-testid="engine-crashed"]')).toMatch(/The engine stopped.*killed \(SIGKILL\)/s);
+      expect(await desktop.textContent('[data-testid="engine-crashed"]')).toMatch(
+        /The engine stopped.*killed \(SIGKILL\)/s,
+      );
       await desktop.screenshot({ path: join(ARTIFACTS, "engine-crashed.png") });
       await desktop.click('[data-testid="restart-engine"]');
       await desktop.waitForSelector('[data-testid="engine-crashed"]', { state: "detached" });

@@ -8,13 +8,29 @@ import { describeExprCases } from "../helpers/expr_cases.js";
 const ROWS = 1500;
 const DAY = 86_400_000;
 const r = seededRandom(31);
-const cols = { id: [] as number[], v: [] as (number | null)[], f: [] as (number | null)[], s: [] as (string | null)[], d: [] as (Date | null)[], flag: [] as (boolean | null)[], raw: [] as (string | null)[] };
+const cols = {
+  id: [] as number[],
+  v: [] as (number | null)[],
+  f: [] as (number | null)[],
+  s: [] as (string | null)[],
+  d: [] as (Date | null)[],
+  flag: [] as (boolean | null)[],
+  raw: [] as (string | null)[],
+};
 const RAW = ["12", "-7", "3.5", "1e3", "abc", "", "true", "2024-02-29", "2024-02-30", " 4", "0"];
 for (let i = 0; i < ROWS; i++) {
   cols.id.push(i);
   cols.v.push(r() < 0.1 ? null : Math.floor(r() * 400) - 200);
   // Halves and values near them exercise round(); zeros and negatives the math domains.
-  cols.f.push(r() < 0.1 ? null : r() < 0.3 ? (Math.floor(r() * 40) - 20) / 2 : r() < 0.1 ? 0 : Math.round((r() * 200 - 100) * 1e4) / 1e4);
+  cols.f.push(
+    r() < 0.1
+      ? null
+      : r() < 0.3
+        ? (Math.floor(r() * 40) - 20) / 2
+        : r() < 0.1
+          ? 0
+          : Math.round((r() * 200 - 100) * 1e4) / 1e4,
+  );
   cols.s.push(r() < 0.08 ? null : WORDS[Math.floor(r() * WORDS.length)]);
   cols.d.push(r() < 0.1 ? null : new Date((19_700 + Math.floor(r() * 40)) * DAY));
   cols.flag.push(r() < 0.1 ? null : r() < 0.5);
@@ -25,12 +41,21 @@ const types = { id: "int64", v: "int64", f: "float64", s: "string", d: "date", f
 describeExprCases("conditionals, membership, math and casts", cols, types, [
   {
     name: "when/then/otherwise with mixed int and float values",
-    basin: (t) => t.select("id", when(col("v").gt(100)).then(col("f")).when(col("v").lt(0)).then(-1).otherwise(col("v")).alias("a")),
+    basin: (t) =>
+      t.select(
+        "id",
+        when(col("v").gt(100)).then(col("f")).when(col("v").lt(0)).then(-1).otherwise(col("v")).alias("a"),
+      ),
     sql: "SELECT id, CASE WHEN v > 100 THEN f WHEN v < 0 THEN -1 ELSE v END FROM t",
   },
   {
     name: "when without otherwise is null; a null condition counts as false",
-    basin: (t) => t.select("id", when(col("flag")).then("yes").alias("a"), when(col("flag").not()).then(col("s")).otherwise("—").alias("b")),
+    basin: (t) =>
+      t.select(
+        "id",
+        when(col("flag")).then("yes").alias("a"),
+        when(col("flag").not()).then(col("s")).otherwise("—").alias("b"),
+      ),
     sql: "SELECT id, CASE WHEN flag THEN 'yes' END, CASE WHEN NOT flag THEN s ELSE '—' END FROM t",
   },
   {
@@ -40,32 +65,74 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
   },
   {
     name: "between is inclusive, with SQL nulls",
-    basin: (t) => t.select("id", col("v").between(-10, 10).alias("a"), col("f").between(col("v"), 50).alias("b"), col("d").between("1970-01-10", "1970-01-20").alias("c"), col("s").between("a", "Z").alias("e")),
+    basin: (t) =>
+      t.select(
+        "id",
+        col("v").between(-10, 10).alias("a"),
+        col("f").between(col("v"), 50).alias("b"),
+        col("d").between("1970-01-10", "1970-01-20").alias("c"),
+        col("s").between("a", "Z").alias("e"),
+      ),
     sql: "SELECT id, v BETWEEN -10 AND 10, f BETWEEN v AND 50, d BETWEEN DATE '1970-01-10' AND DATE '1970-01-20', s BETWEEN 'a' AND 'Z' FROM t",
   },
-  { name: "filter with between", basin: (t) => t.filter(col("v").between(0, 50)).select("id", "v"), sql: "SELECT id, v FROM t WHERE v BETWEEN 0 AND 50" },
+  {
+    name: "filter with between",
+    basin: (t) => t.filter(col("v").between(0, 50)).select("id", "v"),
+    sql: "SELECT id, v FROM t WHERE v BETWEEN 0 AND 50",
+  },
   {
     name: "isIn over ints, floats, strings, dates and bools",
     basin: (t) =>
-      t.select("id", col("v").isIn([1, 2, 3, -5, 2.5]).alias("a"), col("f").isIn([0, 1.5, -2, 7]).alias("b"), col("s").isIn(["Zürich", "東京", "🙂 smile"]).alias("c"),
-        col("d").isIn(["1970-01-05", "1970-01-06"]).alias("e"), col("flag").isIn([true]).alias("g")),
+      t.select(
+        "id",
+        col("v").isIn([1, 2, 3, -5, 2.5]).alias("a"),
+        col("f").isIn([0, 1.5, -2, 7]).alias("b"),
+        col("s").isIn(["Zürich", "東京", "🙂 smile"]).alias("c"),
+        col("d").isIn(["1970-01-05", "1970-01-06"]).alias("e"),
+        col("flag").isIn([true]).alias("g"),
+      ),
     sql: "SELECT id, v IN (1, 2, 3, -5), f IN (0, 1.5, -2, 7), s IN ('Zürich', '東京', '🙂 smile'), d IN (DATE '1970-01-05', DATE '1970-01-06'), flag IN (true) FROM t",
   },
   {
     name: "isIn with a null in the list: not found is null",
-    basin: (t) => t.select("id", col("v").isIn([1, 2, null]).alias("a"), col("s").isIn([null, "naïve"]).alias("b"), col("v").isIn([]).alias("c")),
+    basin: (t) =>
+      t.select(
+        "id",
+        col("v").isIn([1, 2, null]).alias("a"),
+        col("s").isIn([null, "naïve"]).alias("b"),
+        col("v").isIn([]).alias("c"),
+      ),
     sql: "SELECT id, v IN (1, 2, NULL), s IN (NULL, 'naïve'), CASE WHEN v IS NULL THEN NULL ELSE false END FROM t",
   },
   {
     name: "abs and round half away from zero",
-    basin: (t) => t.select("id", col("v").abs().alias("a"), col("f").abs().alias("b"), col("f").round().alias("c"), col("f").round(1).alias("e"), col("f").round(-1).alias("g"), col("v").round(-1).alias("h"), col("v").round(2).alias("i")),
+    basin: (t) =>
+      t.select(
+        "id",
+        col("v").abs().alias("a"),
+        col("f").abs().alias("b"),
+        col("f").round().alias("c"),
+        col("f").round(1).alias("e"),
+        col("f").round(-1).alias("g"),
+        col("v").round(-1).alias("h"),
+        col("v").round(2).alias("i"),
+      ),
     sql: "SELECT id, abs(v), abs(f), round(f), round(f, 1), round(f, -1), round(v, -1), round(v, 2) FROM t",
   },
   {
     name: "sqrt, log, exp, pow; null outside the domain",
     basin: (t) =>
-      t.select("id", col("f").sqrt().alias("a"), col("f").log().alias("b"), col("f").log(10).alias("c"), col("v").log(2).alias("c2"), col("f").div(10).exp().alias("e"),
-        col("f").pow(2).alias("g"), col("v").pow(col("f").div(50)).alias("h"), col("v").exp().alias("i")),
+      t.select(
+        "id",
+        col("f").sqrt().alias("a"),
+        col("f").log().alias("b"),
+        col("f").log(10).alias("c"),
+        col("v").log(2).alias("c2"),
+        col("f").div(10).exp().alias("e"),
+        col("f").pow(2).alias("g"),
+        col("v").pow(col("f").div(50)).alias("h"),
+        col("v").exp().alias("i"),
+      ),
     sql: `SELECT id, CASE WHEN f >= 0 THEN sqrt(f) END, CASE WHEN f > 0 THEN ln(f) END, CASE WHEN f > 0 THEN log10(f) END, CASE WHEN v > 0 THEN log2(v) END,
             exp(f / 10), pow(f, 2), CASE WHEN isfinite(pow(v, f / 50)) THEN pow(v, f / 50) END, CASE WHEN isfinite(exp(v)) THEN exp(v) END FROM t`,
   },
@@ -73,13 +140,19 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
     // Numbers parse strictly: no surrounding spaces, and integers without "3.5" or "1e3" (DuckDB's TRY_CAST accepts those).
     name: "casts from strings with strict false give null",
     basin: (t) =>
-      t.select("id", col("raw").cast("int64", { strict: false }).alias("a"), col("raw").cast("float64", { strict: false }).alias("b"), col("raw").cast("date", { strict: false }).alias("c"),
-        col("raw").cast("bool", { strict: false }).alias("e")),
+      t.select(
+        "id",
+        col("raw").cast("int64", { strict: false }).alias("a"),
+        col("raw").cast("float64", { strict: false }).alias("b"),
+        col("raw").cast("date", { strict: false }).alias("c"),
+        col("raw").cast("bool", { strict: false }).alias("e"),
+      ),
     sql: "SELECT id, CASE WHEN regexp_matches(raw, '^-?[0-9]+$') THEN raw::BIGINT END, CASE WHEN raw = trim(raw) THEN TRY_CAST(raw AS DOUBLE) END, TRY_CAST(raw AS DATE), CASE WHEN raw IN ('true', '0') THEN raw = 'true' END FROM t",
   },
   {
     name: "math on literals broadcasts",
-    basin: (t) => t.select("id", lit(2).pow(10).alias("a"), lit(-3.5).round().alias("b"), col("v").add(lit(16).sqrt()).alias("c")),
+    basin: (t) =>
+      t.select("id", lit(2).pow(10).alias("a"), lit(-3.5).round().alias("b"), col("v").add(lit(16).sqrt()).alias("c")),
     sql: "SELECT id, 1024.0 AS a, -4.0 AS b, v + 4.0 AS c FROM t",
   },
 ]);

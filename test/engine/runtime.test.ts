@@ -9,7 +9,8 @@ import { makeTrips, writeTripsCsv } from "../helpers/data.js";
 import { tableRows } from "../helpers/oracle.js";
 
 let dir: string;
-const frame = () => readCsv(`${dir}/*.csv`, { blocksize: 1024 }).groupBy("city").agg(count().alias("n"), col("f").median().alias("md"));
+const frame = () =>
+  readCsv(`${dir}/*.csv`, { blocksize: 1024 }).groupBy("city").agg(count().alias("n"), col("f").median().alias("md"));
 
 beforeAll(() => {
   dir = writeTripsCsv(makeTrips(3000, 5), 3);
@@ -56,7 +57,10 @@ describe("a running pipeline", () => {
         if (e.done > 0) throw new Error("callback broke");
       },
     });
-    await expect(run).rejects.toMatchObject({ code: "BASIN_CANCELLED", message: expect.stringContaining("callback broke") });
+    await expect(run).rejects.toMatchObject({
+      code: "BASIN_CANCELLED",
+      message: expect.stringContaining("callback broke"),
+    });
     expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
   });
 
@@ -74,31 +78,43 @@ describe("a running pipeline", () => {
     });
     expect(killed).toBe(true);
     expect(tableRows(t)).toEqual(expected);
-    expect(native().storeStats(), "tables made by the killed threads are freed").toMatchObject({ handles: 0, buffers: 0 });
+    expect(native().storeStats(), "tables made by the killed threads are freed").toMatchObject({
+      handles: 0,
+      buffers: 0,
+    });
     expect(cluster.pool.names.length).toBe(2);
   });
 
   it("runs concurrent computes one after another, each with its own answer", async () => {
-    const [a, b] = await Promise.all([frame().compute({ cluster }), readCsv(`${dir}/*.csv`).agg(count().alias("n")).compute({ cluster })]);
+    const [a, b] = await Promise.all([
+      frame().compute({ cluster }),
+      readCsv(`${dir}/*.csv`).agg(count().alias("n")).compute({ cluster }),
+    ]);
     expect(a.numRows).toBeGreaterThan(1);
     expect(b.toRows()).toEqual([{ n: 3000 }]);
   });
 });
 
 describe("a script that computes", () => {
-  it.each([[[]], [["--max-old-space-size=2048"]]])("exits by itself afterwards (node flags %j): idle workers never keep the process alive", async (flags: string[]) => {
-    const api = new URL("../../dist/engine/api/index.js", import.meta.url).href;
-    const script = `import { fromColumns, col } from ${JSON.stringify(api)};
+  it.each([[[]], [["--max-old-space-size=2048"]]])(
+    "exits by itself afterwards (node flags %j): idle workers never keep the process alive",
+    async (flags: string[]) => {
+      const api = new URL("../../dist/engine/api/index.js", import.meta.url).href;
+      const script = `import { fromColumns, col } from ${JSON.stringify(api)};
       const t = await fromColumns({ a: [1, 2, 3] }, { partitions: 2 }).filter(col("a").gt(1)).compute();
       console.log(t.numRows);`;
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = execFile(process.execPath, [...flags, "--input-type=module", "-e", script], { timeout: 15_000 }, (err, stdout) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: stdout }),
-      );
-      child.stdin?.end();
-    });
-    expect(r).toEqual({ code: 0, out: "2\n" });
-  });
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          [...flags, "--input-type=module", "-e", script],
+          { timeout: 15_000 },
+          (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: stdout }),
+        );
+        child.stdin?.end();
+      });
+      expect(r).toEqual({ code: 0, out: "2\n" });
+    },
+  );
 });
 
 describe("an error while running", () => {

@@ -17,13 +17,22 @@ const STATS = ["count", "null_count", "mean", "std", "min", "25%", "50%", "75%",
 async function describeSql(): Promise<unknown[][]> {
   const num = (s: string, c: string) =>
     ({
-      count: `count(${c})`, null_count: `count(*) - count(${c})`, mean: `avg(${c})`, std: `stddev_samp(${c})`, min: `min(${c})`,
-      "25%": `quantile_cont(${c}, 0.25)`, "50%": `quantile_cont(${c}, 0.5)`, "75%": `quantile_cont(${c}, 0.75)`, max: `max(${c})`,
+      count: `count(${c})`,
+      null_count: `count(*) - count(${c})`,
+      mean: `avg(${c})`,
+      std: `stddev_samp(${c})`,
+      min: `min(${c})`,
+      "25%": `quantile_cont(${c}, 0.25)`,
+      "50%": `quantile_cont(${c}, 0.5)`,
+      "75%": `quantile_cont(${c}, 0.75)`,
+      max: `max(${c})`,
     })[s]!;
   const days = "(day - DATE '1970-01-01')";
   const rows: unknown[][] = [];
   for (const s of STATS) {
-    const [r] = await fx.duck.rows(`SELECT ${NUMERIC.map((c) => `(${num(s, c)})::DOUBLE`).join(", ")}, ${num(s, days)}::DOUBLE FROM t`);
+    const [r] = await fx.duck.rows(
+      `SELECT ${NUMERIC.map((c) => `(${num(s, c)})::DOUBLE`).join(", ")}, ${num(s, days)}::DOUBLE FROM t`,
+    );
     const d = r[NUMERIC.length] as number | null;
     // Day numbers back to dates, rounding half to even like the cast.
     const even = (x: number) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
@@ -37,12 +46,23 @@ async function describeSql(): Promise<unknown[][]> {
 const cases: TripsCase[] = [
   {
     name: "quantile per skewed int key: interior, 0 and 1",
-    basin: (t) => t.groupBy("k").agg(col("f").quantile(0.1).alias("a"), col("v").quantile(0.9).alias("b"), col("f").quantile(0).alias("c"), col("v").quantile(1).alias("d")),
+    basin: (t) =>
+      t
+        .groupBy("k")
+        .agg(
+          col("f").quantile(0.1).alias("a"),
+          col("v").quantile(0.9).alias("b"),
+          col("f").quantile(0).alias("c"),
+          col("v").quantile(1).alias("d"),
+        ),
     sql: "SELECT k, quantile_cont(f, 0.1), quantile_cont(v, 0.9), quantile_cont(f, 0.0), quantile_cont(v, 1.0)::DOUBLE FROM t GROUP BY k",
   },
   {
     name: "quantile of an expression per unicode string key, with median alongside",
-    basin: (t) => t.groupBy("city").agg(col("v").mul(col("f")).quantile(0.37).alias("q"), col("f").median().alias("m"), col("v").sum().alias("s")),
+    basin: (t) =>
+      t
+        .groupBy("city")
+        .agg(col("v").mul(col("f")).quantile(0.37).alias("q"), col("f").median().alias("m"), col("v").sum().alias("s")),
     sql: "SELECT city, quantile_cont(v * f, 0.37), median(f), sum(v) FROM t GROUP BY city",
   },
   {
@@ -50,18 +70,28 @@ const cases: TripsCase[] = [
     basin: (t) => t.select(col("f").quantile(0.75).alias("a"), col("v").quantile(0.5).alias("b")),
     sql: "SELECT quantile_cont(f, 0.75), quantile_cont(v, 0.5) FROM t",
   },
-  { name: "quantile over no rows is null", basin: (t) => t.filter(col("v").gt(5000)).select(col("f").quantile(0.3).alias("a")), sql: "SELECT quantile_cont(f, 0.3) FROM t WHERE v > 5000" },
+  {
+    name: "quantile over no rows is null",
+    basin: (t) => t.filter(col("v").gt(5000)).select(col("f").quantile(0.3).alias("a")),
+    sql: "SELECT quantile_cont(f, 0.3) FROM t WHERE v > 5000",
+  },
   {
     name: "corr per group (q9's shape): nulls skip pairs, constant groups are NaN, no pairs null",
-    basin: (t) => t.groupBy("k", "flag").agg(corr("v", "f").alias("r"), corr("rid", "v").alias("r2"), corr("k", "f").alias("r3")),
+    basin: (t) =>
+      t.groupBy("k", "flag").agg(corr("v", "f").alias("r"), corr("rid", "v").alias("r2"), corr("k", "f").alias("r3")),
     sql: "SELECT k, flag, corr(v, f), corr(rid, v), corr(k, f) FROM t GROUP BY k, flag",
   },
   {
     name: "corr of expressions with a large offset stays accurate",
-    basin: (t) => t.groupBy("city").agg(corr(col("f").add(1e6), col("v").mul(3)).alias("r"), col("f").count().alias("n")),
+    basin: (t) =>
+      t.groupBy("city").agg(corr(col("f").add(1e6), col("v").mul(3)).alias("r"), col("f").count().alias("n")),
     sql: "SELECT city, corr(f + 1e6, v * 3), count(f) FROM t GROUP BY city",
   },
-  { name: "corr over the whole frame", basin: (t) => t.agg(corr("v", "f").alias("r"), corr("f", "f").alias("self")), sql: "SELECT corr(v, f), corr(f, f) FROM t" },
+  {
+    name: "corr over the whole frame",
+    basin: (t) => t.agg(corr("v", "f").alias("r"), corr("f", "f").alias("self")),
+    sql: "SELECT corr(v, f), corr(f, f) FROM t",
+  },
   { name: "describe()", basin: (t) => t.describe(), sql: describeSql, ordered: true },
   {
     name: "corr() matrix of the numeric columns",
@@ -75,10 +105,25 @@ describeTripsCases(fx, cases, { exactAcrossWorkers: false });
 
 describe("result types", () => {
   it("quantile and corr are float64; describe has a string statistic column first; corr() a string column first", () => {
-    const df = fromColumns({ a: [1, 2, 3], b: [0.5, 1, null], s: ["x", "y", "z"], d: [new Date(0), null, new Date(86_400_000)] }, { types: { d: "date" } });
-    expect(df.agg(col("a").quantile(0.5).alias("q"), corr("a", "b").alias("r")).schema).toEqual([{ name: "q", type: "float64" }, { name: "r", type: "float64" }]);
-    expect(df.describe().schema).toEqual([{ name: "statistic", type: "string" }, { name: "a", type: "float64" }, { name: "b", type: "float64" }, { name: "d", type: "string" }]);
-    expect(df.corr().schema).toEqual([{ name: "column", type: "string" }, { name: "a", type: "float64" }, { name: "b", type: "float64" }]);
+    const df = fromColumns(
+      { a: [1, 2, 3], b: [0.5, 1, null], s: ["x", "y", "z"], d: [new Date(0), null, new Date(86_400_000)] },
+      { types: { d: "date" } },
+    );
+    expect(df.agg(col("a").quantile(0.5).alias("q"), corr("a", "b").alias("r")).schema).toEqual([
+      { name: "q", type: "float64" },
+      { name: "r", type: "float64" },
+    ]);
+    expect(df.describe().schema).toEqual([
+      { name: "statistic", type: "string" },
+      { name: "a", type: "float64" },
+      { name: "b", type: "float64" },
+      { name: "d", type: "string" },
+    ]);
+    expect(df.corr().schema).toEqual([
+      { name: "column", type: "string" },
+      { name: "a", type: "float64" },
+      { name: "b", type: "float64" },
+    ]);
   });
 
   it("combines corr partial states across many partitions to the single-partition answer", async () => {

@@ -26,7 +26,8 @@ afterAll(async () => {
   expect(s.buffers).toBe(0);
 });
 
-const frame = () => fromColumns({ s: ["Zürich", "東京", null, "a"], n: [1, 2, null, 4], x: [0.5, 1.5, 2.5, null] }, { partitions: 2 });
+const frame = () =>
+  fromColumns({ s: ["Zürich", "東京", null, "a"], n: [1, 2, null, 4], x: [0.5, 1.5, 2.5, null] }, { partitions: 2 });
 
 describe("pipeline errors, in-process", () => {
   it("summing a string column: BASIN_PLAN naming the type, located at the .sum() call", () => {

@@ -7,7 +7,7 @@ import { errorLines, makeTempDir, removeDir, runBasin, writeText, type CliResult
 
 let dir: string;
 
-const GOOD = "id,name,v,f\n1,Zürich,10,1.5\n2,東京,,2.5\n3,\"a,b\",30,\n4,y,40,4.5\n";
+const GOOD = 'id,name,v,f\n1,Zürich,10,1.5\n2,東京,,2.5\n3,"a,b",30,\n4,y,40,4.5\n';
 
 beforeAll(() => {
   dir = makeTempDir();
@@ -41,7 +41,9 @@ function expectOneError(r: CliResult, code: string): string {
   expect(lines[0]).toMatch(new RegExp(`^error \\[${code}\\]: `));
   expect(r.stdout).toBe("");
   expect(r.stderr).not.toMatch(/^\s+at /m);
-  expect(r.stderr, "the location must be the user's file, not Basin's source").not.toMatch(/engine\/|dist\/|node_modules|data:text\/javascript/);
+  expect(r.stderr, "the location must be the user's file, not Basin's source").not.toMatch(
+    /engine\/|dist\/|node_modules|data:text\/javascript/,
+  );
   return lines[0];
 }
 
@@ -72,7 +74,7 @@ export default trips.filter(col("v").gt(0));
     expect(line).toContain(`${join(dir, "ragged.csv")}:4:`);
     expect(line).toMatch(/expected 3 fields, found 2/);
     expect(line).toContain("onBadLines");
-    expect(line).toContain(`ragged.ts:${at(src, "readCsv(\"ragged")}: `);
+    expect(line).toContain(`ragged.ts:${at(src, 'readCsv("ragged')}: `);
   });
 
   it('(b) with onBadLines: "skip" the run succeeds without the bad rows and reports how many were skipped', async () => {
@@ -81,7 +83,10 @@ export default trips.filter(col("v").gt(0));
     expect(r.code, r.stderr).toBe(0);
     expect(errorLines(r.stderr)).toEqual([]);
     expect(r.stderr).toMatch(/skipped 2 malformed line/);
-    const ids = r.stdout.split("\n").slice(3, -2).map((l) => l.trim().split(/\s+/)[0]);
+    const ids = r.stdout
+      .split("\n")
+      .slice(3, -2)
+      .map((l) => l.trim().split(/\s+/)[0]);
     expect(ids).toEqual(["1", "2", "4", "6"]);
     expect(r.stdout).toContain("4 rows × 3 columns");
     expect(r.stdout).not.toContain("extra");
@@ -111,7 +116,10 @@ export default trips.filter(col("v").gt(0));
     expect(line).toContain(`${join(dir, "late.csv")}:5:3: `);
     expect(line).toMatch(/"x5".*int64.*dtypes: \{ v: "string" \}/);
     // The hint works: with the dtype the same file reads.
-    const ok = await run("late_ok.ts", `import { readCsv } from "basin";\nexport default readCsv("late.csv", { sampleBytes: 12, dtypes: { v: "string" } });\n`);
+    const ok = await run(
+      "late_ok.ts",
+      `import { readCsv } from "basin";\nexport default readCsv("late.csv", { sampleBytes: 12, dtypes: { v: "string" } });\n`,
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^\s*4\s+x5$/m);
   });

@@ -14,7 +14,14 @@ afterAll(async () => {
 });
 
 const frame = () =>
-  fromColumns({ s: ["2024-01-05", "05/01/2024", null, "x"], fare: [1.5, 2, null, 4], d: [new Date("2024-01-05T00:00:00Z"), null, null, null] }, { partitions: 2, types: { d: "date" } });
+  fromColumns(
+    {
+      s: ["2024-01-05", "05/01/2024", null, "x"],
+      fare: [1.5, 2, null, 4],
+      d: [new Date("2024-01-05T00:00:00Z"), null, null, null],
+    },
+    { partitions: 2, types: { d: "date" } },
+  );
 
 describe("type errors when the pipeline is written", () => {
   it("a string function on a float column names the column and its type, at the call", () => {
@@ -53,22 +60,36 @@ describe("type errors when the pipeline is written", () => {
   });
 
   it("a bad duration, a sub-day floor of a date, an unknown diff unit", () => {
-    expect(thrown(() => frame().select(col("d").dt.offsetBy("15x"))).detail).toMatch(/"15x" is not a duration.*us, ms, s, m, h, d, w/);
-    expect(thrown(() => frame().select(col("d").dt.floor("1h"))).detail).toMatch(/of a date needs whole days.*cast the date to timestamp/);
+    expect(thrown(() => frame().select(col("d").dt.offsetBy("15x"))).detail).toMatch(
+      /"15x" is not a duration.*us, ms, s, m, h, d, w/,
+    );
+    expect(thrown(() => frame().select(col("d").dt.floor("1h"))).detail).toMatch(
+      /of a date needs whole days.*cast the date to timestamp/,
+    );
     expect(thrown(() => frame().select(col("d").dt.floor("0s"))).detail).toMatch(/positive duration/);
-    expect(thrown(() => frame().select(col("d").dt.diff(col("d"), "fortnight" as never))).detail).toMatch(/unknown unit "fortnight"; use one of day, hour/);
-    expect(thrown(() => frame().select(col("d").dt.diff(col("fare"), "day"))).detail).toMatch(/col\("fare"\) is float64/);
+    expect(thrown(() => frame().select(col("d").dt.diff(col("d"), "fortnight" as never))).detail).toMatch(
+      /unknown unit "fortnight"; use one of day, hour/,
+    );
+    expect(thrown(() => frame().select(col("d").dt.diff(col("fare"), "day"))).detail).toMatch(
+      /col\("fare"\) is float64/,
+    );
   });
 
   it("when() values of different types, and a non-bool condition", () => {
     const e = thrown(() => frame().select(when(col("fare").gt(2)).then("big").otherwise(col("fare"))));
     expect(e.detail).toMatch(/one type.*"big" is string, col\("fare"\) is float64/);
-    expect(thrown(() => frame().select(when(col("fare")).then(1))).detail).toMatch(/needs a bool condition, but col\("fare"\) is float64/);
+    expect(thrown(() => frame().select(when(col("fare")).then(1))).detail).toMatch(
+      /needs a bool condition, but col\("fare"\) is float64/,
+    );
   });
 
   it("isIn values of the wrong type, str options of the wrong kind", () => {
-    expect(thrown(() => frame().select(col("fare").isIn(["a"]))).detail).toMatch(/isIn\(\) values must be float64 like col\("fare"\), but "a" is string/);
-    expect(thrown(() => frame().select(col("d").isIn(["2024-13-45"]))).detail).toMatch(/"2024-13-45" is not a valid date/);
+    expect(thrown(() => frame().select(col("fare").isIn(["a"]))).detail).toMatch(
+      /isIn\(\) values must be float64 like col\("fare"\), but "a" is string/,
+    );
+    expect(thrown(() => frame().select(col("d").isIn(["2024-13-45"]))).detail).toMatch(
+      /"2024-13-45" is not a valid date/,
+    );
     expect(thrown(() => frame().select(col("s").str.slice(0, -1))).detail).toMatch(/length of at least 0/);
     expect(thrown(() => frame().select(col("fare").log(1))).detail).toMatch(/positive base other than 1/);
   });
@@ -83,18 +104,26 @@ describe("values that do not parse fail the compute", () => {
     expect(e.detail).toMatch(/cannot parse "(05\/01\/2024|x)" in col\("s"\) as a date with format "%Y-%m-%d"/);
     expect(e.detail).toContain("{ strict: false }");
     expect(e.location).toBe(loc("todate", "select("));
-    const t = await frame().select(col("s").str.toDate("%Y-%m-%d", { strict: false }).alias("d")).compute();
+    const t = await frame()
+      .select(col("s").str.toDate("%Y-%m-%d", { strict: false }).alias("d"))
+      .compute();
     expect(t.column("d")).toEqual([new Date("2024-01-05T00:00:00Z"), null, null, null]);
   });
 
   it("cast: BASIN_CAST naming the value and the cast expression; strict: false gives null", async () => {
-    const e = await rejected(frame().withColumns({ n: col("s").cast("int64") }).compute());
+    const e = await rejected(
+      frame()
+        .withColumns({ n: col("s").cast("int64") })
+        .compute(),
+    );
     expect(e.code).toBe("BASIN_CAST");
     expect(e.detail).toMatch(/cannot cast "(2024-01-05|x)" to int64 in cast\(col\("s"\) as int64\)/);
     expect(e.detail).toContain("{ strict: false }");
     const b = await rejected(frame().select(col("s").cast("bool")).compute());
     expect(b.detail).toMatch(/cannot cast "(2024-01-05|x)" to bool/);
-    const t = await frame().select(col("s").cast("date", { strict: false })).compute();
+    const t = await frame()
+      .select(col("s").cast("date", { strict: false }))
+      .compute();
     expect(t.column("s")).toEqual([new Date("2024-01-05T00:00:00Z"), null, null, null]);
   });
 });

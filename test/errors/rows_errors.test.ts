@@ -9,7 +9,8 @@ const loc = sourceLocator(import.meta.url);
 /** Every error here is found when the pipeline is written. */
 const planError = (fn: () => unknown) => thrown(fn, "BASIN_PLAN");
 
-const frame = () => fromColumns({ k: [1, 2, null, 2], s: ["Zürich", "東京", null, "a"], v: [0.5, 1.5, 2.5, null] }, { partitions: 2 });
+const frame = () =>
+  fromColumns({ k: [1, 2, null, 2], s: ["Zürich", "東京", null, "a"], v: [0.5, 1.5, 2.5, null] }, { partitions: 2 });
 
 describe("row operation errors", () => {
   it("an unknown column in a subset lists the columns, located at the call", () => {
@@ -34,7 +35,9 @@ describe("row operation errors", () => {
     expect(e.detail).toMatch(/^concat\(\) column "k" is int64 in frames\[0\] but string in frames\[1\]; cast one/);
     expect(e.location).toBe(loc("concat", "concat("));
     expect(planError(() => concat([a, a.drop("v")])).detail).toMatch(/frames\[1\] lacks column "v" of frames\[0\]/);
-    expect(planError(() => concat([a, a.withColumns({ extra: col("k") })])).detail).toMatch(/frames\[1\] has a column "extra" that frames\[0\] lacks/);
+    expect(planError(() => concat([a, a.withColumns({ extra: col("k") })])).detail).toMatch(
+      /frames\[1\] has a column "extra" that frames\[0\] lacks/,
+    );
     expect(planError(() => concat([])).detail).toMatch(/non-empty array/);
     expect(planError(() => concat([a], { how: "horizontal" as "vertical" })).detail).toMatch(/how must be "vertical"/);
   });
@@ -45,7 +48,9 @@ describe("row operation errors", () => {
     expect(e.location).toBe(loc("quantile", "quantile("));
     expect(planError(() => col("v").quantile(-0.1)).detail).toMatch(/got -0.1/);
     expect(planError(() => col("v").quantile(Number.NaN)).detail).toMatch(/got NaN/);
-    expect(planError(() => col("v").quantile(0.5, { method: "nearest" as "linear" })).detail).toMatch(/method must be "linear"/);
+    expect(planError(() => col("v").quantile(0.5, { method: "nearest" as "linear" })).detail).toMatch(
+      /method must be "linear"/,
+    );
     const s = planError(() => frame().agg(col("s").quantile(0.5).alias("q")));
     expect(s.detail).toMatch(/quantile\(\) needs a numeric column.*"s".*string/);
   });
@@ -62,7 +67,9 @@ describe("row operation errors", () => {
   it("rename onto an existing name names both columns", () => {
     const df = frame();
     const e = planError(() => df.rename({ k: "v" })); // @rename
-    expect(e.detail).toBe('cannot rename "k" to "v": the frame would have two columns named "v"; drop or rename the other one first');
+    expect(e.detail).toBe(
+      'cannot rename "k" to "v": the frame would have two columns named "v"; drop or rename the other one first',
+    );
     expect(e.location).toBe(loc("rename", "rename("));
     expect(planError(() => df.rename({ nope: "x" })).detail).toContain('column "nope" does not exist');
     expect(planError(() => df.rename({ k: "" })).detail).toMatch(/non-empty new name for "k"/);
@@ -76,11 +83,17 @@ describe("row operation errors", () => {
     const c = planError(() => df.agg(corr("k", "s").alias("r"))); // @corr
     expect(c.detail).toMatch(/corr\(\) needs a numeric column.*"s".*string/);
     expect(c.location).toBe(loc("corr", "corr("));
-    expect(planError(() => df.withColumns({ count: col("k") }).valueCounts(["count", "s"])).detail).toMatch(/names its result column "count"/);
-    expect(planError(() => df.select("s").describe()).detail).toMatch(/describe\(\) needs a numeric or date column; the columns are s/);
+    expect(planError(() => df.withColumns({ count: col("k") }).valueCounts(["count", "s"])).detail).toMatch(
+      /names its result column "count"/,
+    );
+    expect(planError(() => df.select("s").describe()).detail).toMatch(
+      /describe\(\) needs a numeric or date column; the columns are s/,
+    );
     expect(planError(() => df.select("s").corr()).detail).toMatch(/corr\(\) needs a numeric column/);
     expect(planError(() => df.drop("k", "s", "v")).detail).toMatch(/no columns/);
     expect(planError(() => df.tail(-1)).detail).toMatch(/tail\(\) needs a non-negative integer/);
-    expect(planError(() => df.unique("k", { keep: "last" as "first" })).detail).toMatch(/keep must be "first" or "any"/);
+    expect(planError(() => df.unique("k", { keep: "last" as "first" })).detail).toMatch(
+      /keep must be "first" or "any"/,
+    );
   });
 });

@@ -10,7 +10,16 @@ import { fromColumns, LocalCluster } from "../../engine/api/index.js";
 import { formatInfo, machineInfo } from "../../engine/cli/info.js";
 import { native } from "../../engine/native/addon.js";
 import { parseOptions, runBench } from "../../bench/run.js";
-import { GPU_CASES, runCase, runFaultChecks, runSpillCheck, runStickyFaultCheck, specialFrame, tripsFrame, type CheckOutcome } from "./gpu_cases.js";
+import {
+  GPU_CASES,
+  runCase,
+  runFaultChecks,
+  runSpillCheck,
+  runStickyFaultCheck,
+  specialFrame,
+  tripsFrame,
+  type CheckOutcome,
+} from "./gpu_cases.js";
 
 const out = process.env.OUT ?? ".gpu-out";
 mkdirSync(out, { recursive: true });
@@ -22,9 +31,23 @@ function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
   const k = 100;
   const id1 = Array.from({ length: rows }, (_, i) => `id${String(1 + ((i * 2654435761) % k)).padStart(3, "0")}`);
   const v1 = BigInt64Array.from({ length: rows }, (_, i) => BigInt(1 + (i % 5)));
-  const h = addon.tableFromJs({ rows, names: ["id1", "v1"], columns: [{ type: "string", values: id1, validity: null }, { type: "int64", values: v1, validity: null }] });
+  const h = addon.tableFromJs({
+    rows,
+    names: ["id1", "v1"],
+    columns: [
+      { type: "string", values: id1, validity: null },
+      { type: "int64", values: v1, validity: null },
+    ],
+  });
   try {
-    const steps = [{ kind: "aggregate" as const, keys: [0], aggs: [{ op: "sum" as const, column: 1, name: "v1" }], mode: "partial" as const }];
+    const steps = [
+      {
+        kind: "aggregate" as const,
+        keys: [0],
+        aggs: [{ op: "sum" as const, column: 1, name: "v1" }],
+        mode: "partial" as const,
+      },
+    ];
     addon.release(addon.gpuRun(0, h, steps)); // uploads and caches the columns
     let best = Infinity;
     for (let r = 0; r < 5; r++) {
@@ -41,7 +64,9 @@ function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
 
 /** The benchmark (BENCH_ARGS: bench/run.ts options) into $OUT/bench.md. */
 async function bench(): Promise<number> {
-  const args = (process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2").split(" ");
+  const args = (
+    process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2"
+  ).split(" ");
   const section = await runBench({ ...parseOptions(args), dataDir: join(out, "..", "bench-data") });
   writeFileSync(join(out, "bench.md"), section);
   log(section);
@@ -69,7 +94,9 @@ async function main(): Promise<number> {
       const o = await runCase(c, gpu, cpu, trips, special);
       const ok = o.diff === null && (!c.onGpu || o.chains > 0);
       if (!ok) failed++;
-      log(`${ok ? "PASS" : "FAIL"} ${c.name} (${o.chains} GPU chains, ${(performance.now() - t0).toFixed(0)} ms)${o.diff ? `: ${o.diff}` : ""}`);
+      log(
+        `${ok ? "PASS" : "FAIL"} ${c.name} (${o.chains} GPU chains, ${(performance.now() - t0).toFixed(0)} ms)${o.diff ? `: ${o.diff}` : ""}`,
+      );
       results.cases.push({ ...o, ok });
     } catch (e) {
       failed++;
@@ -93,7 +120,9 @@ async function main(): Promise<number> {
   const dev = info.cuda.devices[0];
   const gbs = q1.bytes / q1.seconds / 1e9;
   results.q1 = { rows, ...q1, gbs, peakGBs: dev.bandwidthGBs, fraction: gbs / dev.bandwidthGBs };
-  log(`q1 chain on ${rows} rows: ${(q1.seconds * 1000).toFixed(1)} ms, ${gbs.toFixed(0)} GB/s of ${dev.bandwidthGBs.toFixed(0)} GB/s peak (${((100 * gbs) / dev.bandwidthGBs).toFixed(1)}%)`);
+  log(
+    `q1 chain on ${rows} rows: ${(q1.seconds * 1000).toFixed(1)} ms, ${gbs.toFixed(0)} GB/s of ${dev.bandwidthGBs.toFixed(0)} GB/s peak (${((100 * gbs) / dev.bandwidthGBs).toFixed(1)}%)`,
+  );
 
   if (process.env.BENCH !== "0") await bench();
   // Last: the GPU is unusable in this process afterwards.

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster, type DataFrame } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
-import { GPU_CASES, runCase, runFaultChecks, runSpillCheck, runStickyFaultCheck, specialFrame, tripsFrame } from "./gpu_cases.js";
+import {
+  GPU_CASES,
+  runCase,
+  runFaultChecks,
+  runSpillCheck,
+  runStickyFaultCheck,
+  specialFrame,
+  tripsFrame,
+} from "./gpu_cases.js";
 
 const info = native().gpuInfo();
 const hasGpu = info.devices.length > 0;

@@ -3,7 +3,16 @@
 // on a machine without Node's test tools: every pipeline runs on a cluster whose only
 // worker is a GPU worker and on a CPU cluster, and the answers must match row for row
 // (same order; floats within 1e-9 relative, as atomics add in another order).
-import { col, concat, count, fromColumns, lit, LocalCluster, type DataFrame, type Table } from "../../engine/api/index.js";
+import {
+  col,
+  concat,
+  count,
+  fromColumns,
+  lit,
+  LocalCluster,
+  type DataFrame,
+  type Table,
+} from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTrips } from "../helpers/data.js";
 
@@ -19,7 +28,10 @@ export function tripsFrame(rows: number, seed: number, partitions?: number[]): D
   const t = makeTrips(rows, seed);
   return fromColumns(
     { ...t, day: t.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
-    { partitions: partitions ?? [0, 1, rows - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } },
+    {
+      partitions: partitions ?? [0, 1, rows - 4, 0, 1, 2, 0],
+      types: { k: "int64", v: "int64", f: "float64", day: "date" },
+    },
   );
 }
 
@@ -45,55 +57,127 @@ export const GPU_CASES: GpuCase[] = [
     build: (t) =>
       t.select(
         "rid",
-        col("v").add(col("f")).alias("a"), col("v").sub(3).alias("b"), col("v").mul(col("k")).alias("c"),
-        col("v").div(7).alias("d"), col("v").mod(7).alias("e"), col("f").neg().alias("g"),
-        col("v").div(col("k")).alias("h"), col("v").mod(col("k")).alias("i"), col("f").mod(col("k")).alias("j"),
+        col("v").add(col("f")).alias("a"),
+        col("v").sub(3).alias("b"),
+        col("v").mul(col("k")).alias("c"),
+        col("v").div(7).alias("d"),
+        col("v").mod(7).alias("e"),
+        col("f").neg().alias("g"),
+        col("v").div(col("k")).alias("h"),
+        col("v").mod(col("k")).alias("i"),
+        col("f").mod(col("k")).alias("j"),
         col("v").neg().alias("l"),
       ),
   },
   {
     name: "null tests and fillNull",
     onGpu: true,
-    build: (t) => t.select("rid", col("v").isNull().alias("a"), col("city").isNotNull().alias("b"), col("f").fillNull(0).alias("c"), col("v").fillNull(col("f")).alias("e")),
+    build: (t) =>
+      t.select(
+        "rid",
+        col("v").isNull().alias("a"),
+        col("city").isNotNull().alias("b"),
+        col("f").fillNull(0).alias("c"),
+        col("v").fillNull(col("f")).alias("e"),
+      ),
   },
   {
     name: "casts that cannot fail",
     onGpu: true,
-    build: (t) => t.select("rid", col("v").cast("float64").alias("a"), col("flag").cast("int64").alias("d"), col("day").cast("timestamp").alias("g"), col("f").cast("bool").alias("h")),
+    build: (t) =>
+      t.select(
+        "rid",
+        col("v").cast("float64").alias("a"),
+        col("flag").cast("int64").alias("d"),
+        col("day").cast("timestamp").alias("g"),
+        col("f").cast("bool").alias("h"),
+      ),
   },
-  { name: "float to int cast (CPU fallback)", onGpu: false, build: (t) => t.select("rid", col("f").cast("int64").alias("b")) },
+  {
+    name: "float to int cast (CPU fallback)",
+    onGpu: false,
+    build: (t) => t.select("rid", col("f").cast("int64").alias("b")),
+  },
   {
     name: "math functions (non-finite results are null)",
     onGpu: true,
-    build: (t) => t.select("rid", col("v").abs().alias("a"), col("f").sqrt().alias("b"), col("f").log().alias("c"), col("f").div(100).exp().alias("d"), col("f").pow(2).alias("e"), col("f").abs().alias("g")),
+    build: (t) =>
+      t.select(
+        "rid",
+        col("v").abs().alias("a"),
+        col("f").sqrt().alias("b"),
+        col("f").log().alias("c"),
+        col("f").div(100).exp().alias("d"),
+        col("f").pow(2).alias("e"),
+        col("f").abs().alias("g"),
+      ),
   },
-  { name: "string columns pass through a filter", onGpu: true, build: (t) => t.filter(col("v").ge(0)).select("city", "rid", "day", col("v").mul(2).alias("v2")) },
+  {
+    name: "string columns pass through a filter",
+    onGpu: true,
+    build: (t) => t.filter(col("v").ge(0)).select("city", "rid", "day", col("v").mul(2).alias("v2")),
+  },
   {
     name: "groupBy an int key with every aggregation",
     onGpu: true,
     build: (t) =>
-      t.groupBy("k").agg(
-        col("v").sum().alias("s"), col("f").mean().alias("m"), col("city").min().alias("mn"), col("day").max().alias("mx"),
-        col("v").count().alias("c"), count().alias("n"), col("f").std().alias("sd"), col("v").var().alias("vr"),
-        col("f").median().alias("md"), col("city").nUnique().alias("u"), col("v").first().alias("fv"), col("city").last().alias("lc"),
-        col("f").min().alias("fmin"), col("flag").max().alias("bmax"), col("flag").min().alias("bmin"),
-      ),
+      t
+        .groupBy("k")
+        .agg(
+          col("v").sum().alias("s"),
+          col("f").mean().alias("m"),
+          col("city").min().alias("mn"),
+          col("day").max().alias("mx"),
+          col("v").count().alias("c"),
+          count().alias("n"),
+          col("f").std().alias("sd"),
+          col("v").var().alias("vr"),
+          col("f").median().alias("md"),
+          col("city").nUnique().alias("u"),
+          col("v").first().alias("fv"),
+          col("city").last().alias("lc"),
+          col("f").min().alias("fmin"),
+          col("flag").max().alias("bmax"),
+          col("flag").min().alias("bmin"),
+        ),
   },
   {
     name: "groupBy a unicode string key",
     onGpu: true,
-    build: (t) => t.groupBy("city").agg(col("v").sum().alias("s"), col("f").mean().alias("m"), col("v").min().alias("mn"), col("f").max().alias("mx"), count().alias("n")),
+    build: (t) =>
+      t
+        .groupBy("city")
+        .agg(
+          col("v").sum().alias("s"),
+          col("f").mean().alias("m"),
+          col("v").min().alias("mn"),
+          col("f").max().alias("mx"),
+          count().alias("n"),
+        ),
   },
   {
     name: "groupBy two keys with nulls",
     onGpu: true,
-    build: (t) => t.groupBy("k", "flag").agg(col("v").sum().alias("s"), col("f").var().alias("vr"), col("day").min().alias("d")),
+    build: (t) =>
+      t.groupBy("k", "flag").agg(col("v").sum().alias("s"), col("f").var().alias("vr"), col("day").min().alias("d")),
   },
-  { name: "groupBy a date key", onGpu: true, build: (t) => t.groupBy("day").agg(col("f").sum().alias("s"), count().alias("n")) },
+  {
+    name: "groupBy a date key",
+    onGpu: true,
+    build: (t) => t.groupBy("day").agg(col("f").sum().alias("s"), count().alias("n")),
+  },
   {
     name: "aggregation without keys",
     onGpu: true,
-    build: (t) => t.agg(col("v").sum().alias("s"), col("f").mean().alias("m"), col("f").std().alias("sd"), col("v").min().alias("mn"), col("day").max().alias("mx"), count().alias("n")),
+    build: (t) =>
+      t.agg(
+        col("v").sum().alias("s"),
+        col("f").mean().alias("m"),
+        col("f").std().alias("sd"),
+        col("v").min().alias("mn"),
+        col("day").max().alias("mx"),
+        count().alias("n"),
+      ),
   },
   {
     name: "filter, computed columns and groupBy in one chain",
@@ -105,7 +189,11 @@ export const GPU_CASES: GpuCase[] = [
         .groupBy("big", "city")
         .agg(col("r").mean().alias("rm"), col("r").sum().alias("rs"), count().alias("n")),
   },
-  { name: "groupBy over an empty filter result", onGpu: true, build: (t) => t.filter(col("v").gt(1e9)).groupBy("k").agg(col("v").sum().alias("s")) },
+  {
+    name: "groupBy over an empty filter result",
+    onGpu: true,
+    build: (t) => t.filter(col("v").gt(1e9)).groupBy("k").agg(col("v").sum().alias("s")),
+  },
   {
     name: "float keys: -0 equals 0, NaNs are one group, nulls one group",
     onGpu: true,
@@ -114,27 +202,84 @@ export const GPU_CASES: GpuCase[] = [
   {
     name: "float comparisons and min/max with NaN and infinities",
     onGpu: true,
-    build: (_, s) => s.select(col("x").gt(0).alias("p"), col("x").eq(col("x")).alias("e"), col("x").mul(2).alias("d")).filter(lit(true)),
+    build: (_, s) =>
+      s
+        .select(col("x").gt(0).alias("p"), col("x").eq(col("x")).alias("e"), col("x").mul(2).alias("d"))
+        .filter(lit(true)),
   },
-  { name: "min/max with NaN per group", onGpu: true, build: (_, s) => s.groupBy("g").agg(col("x").min().alias("mn"), col("x").max().alias("mx"), col("x").mean().alias("m")) },
-  { name: "inner join on an int key: duplicates on both sides, nulls never match", onGpu: true, build: (t) => t.join(dims(), { on: "k", how: "inner" }) },
-  { name: "left join keeps unmatched and null-key rows", onGpu: true, build: (t) => t.join(dims(), { on: "k", how: "left" }) },
-  { name: "semi and anti joins", onGpu: true, build: (t) => concat([t.join(dims(), { on: "k", how: "semi" }), t.join(dims(), { on: "k", how: "anti" })]) },
-  { name: "inner join on a date key", onGpu: true, build: (t) => t.join(t.select(col("day"), col("rid").alias("rid2")).filter(col("rid2").lt(50)), { on: "day", how: "inner" }) },
-  { name: "join with an empty right side", onGpu: true, build: (t) => t.join(dims().filter(col("k").gt(1e9)), { on: "k", how: "left" }) },
-  { name: "join on a string key (CPU fallback)", onGpu: false, build: (t) => t.join(t.select("city", col("rid").alias("r2")).filter(col("r2").lt(20)), { on: "city", how: "inner" }) },
+  {
+    name: "min/max with NaN per group",
+    onGpu: true,
+    build: (_, s) =>
+      s.groupBy("g").agg(col("x").min().alias("mn"), col("x").max().alias("mx"), col("x").mean().alias("m")),
+  },
+  {
+    name: "inner join on an int key: duplicates on both sides, nulls never match",
+    onGpu: true,
+    build: (t) => t.join(dims(), { on: "k", how: "inner" }),
+  },
+  {
+    name: "left join keeps unmatched and null-key rows",
+    onGpu: true,
+    build: (t) => t.join(dims(), { on: "k", how: "left" }),
+  },
+  {
+    name: "semi and anti joins",
+    onGpu: true,
+    build: (t) => concat([t.join(dims(), { on: "k", how: "semi" }), t.join(dims(), { on: "k", how: "anti" })]),
+  },
+  {
+    name: "inner join on a date key",
+    onGpu: true,
+    build: (t) =>
+      t.join(t.select(col("day"), col("rid").alias("rid2")).filter(col("rid2").lt(50)), { on: "day", how: "inner" }),
+  },
+  {
+    name: "join with an empty right side",
+    onGpu: true,
+    build: (t) => t.join(dims().filter(col("k").gt(1e9)), { on: "k", how: "left" }),
+  },
+  {
+    name: "join on a string key (CPU fallback)",
+    onGpu: false,
+    build: (t) =>
+      t.join(t.select("city", col("rid").alias("r2")).filter(col("r2").lt(20)), { on: "city", how: "inner" }),
+  },
   { name: "sort by an int key, nulls last, stable", onGpu: true, build: (t) => t.sort("k") },
-  { name: "sort descending with nulls first", onGpu: true, build: (t) => t.sort("f", { descending: true, nullsFirst: true }) },
-  { name: "sort by a date and by a bool key", onGpu: true, build: (t) => concat([t.sort("day", { descending: true }), t.sort("flag")]) },
-  { name: "sort floats: -0 equals 0, NaN after every number", onGpu: true, build: (_, s) => concat([s.sort("x"), s.sort("x", { descending: true })]) },
-  { name: "sort by a string key or two keys (CPU fallback)", onGpu: false, build: (t) => concat([t.sort("city"), t.sort(["k", "v"])]) },
-  { name: "outer join (CPU fallback)", onGpu: false, build: (t) => t.select("rid", "k").join(dims(), { on: "k", how: "outer" }) },
+  {
+    name: "sort descending with nulls first",
+    onGpu: true,
+    build: (t) => t.sort("f", { descending: true, nullsFirst: true }),
+  },
+  {
+    name: "sort by a date and by a bool key",
+    onGpu: true,
+    build: (t) => concat([t.sort("day", { descending: true }), t.sort("flag")]),
+  },
+  {
+    name: "sort floats: -0 equals 0, NaN after every number",
+    onGpu: true,
+    build: (_, s) => concat([s.sort("x"), s.sort("x", { descending: true })]),
+  },
+  {
+    name: "sort by a string key or two keys (CPU fallback)",
+    onGpu: false,
+    build: (t) => concat([t.sort("city"), t.sort(["k", "v"])]),
+  },
+  {
+    name: "outer join (CPU fallback)",
+    onGpu: false,
+    build: (t) => t.select("rid", "k").join(dims(), { on: "k", how: "outer" }),
+  },
 ];
 
 /** A dimension table for joins: keys 0..24 (so some trips keys match nothing), 1 and 7 twice, a null key. */
 function dims(): DataFrame {
   const k = [...Array.from({ length: 25 }, (_, i) => i), 1, 7, null];
-  return fromColumns({ k, label: k.map((x) => (x === null ? "∅" : `d${x}`)) }, { partitions: [10, 0, 18], types: { k: "int64" } });
+  return fromColumns(
+    { k, label: k.map((x) => (x === null ? "∅" : `d${x}`)) },
+    { partitions: [10, 0, 18], types: { k: "int64" } },
+  );
 }
 
 function same(a: unknown, b: unknown): boolean {
@@ -154,10 +299,12 @@ function same(a: unknown, b: unknown): boolean {
  * diffTables(await df.compute({ cluster: gpu }), await df.compute({ cluster: cpu })) // null
  */
 export function diffTables(gpu: Table, cpu: Table): string | null {
-  if (JSON.stringify(gpu.schema) !== JSON.stringify(cpu.schema)) return `schema ${JSON.stringify(gpu.schema)} vs ${JSON.stringify(cpu.schema)}`;
+  if (JSON.stringify(gpu.schema) !== JSON.stringify(cpu.schema))
+    return `schema ${JSON.stringify(gpu.schema)} vs ${JSON.stringify(cpu.schema)}`;
   if (gpu.numRows !== cpu.numRows) return `${gpu.numRows} rows vs ${cpu.numRows}`;
   for (const name of cpu.columnNames) {
-    const g = gpu.column(name), c = cpu.column(name);
+    const g = gpu.column(name),
+      c = cpu.column(name);
     for (let r = 0; r < c.length; r++)
       if (!same(g[r], c[r])) return `column ${name}, row ${r}: GPU ${String(g[r])} vs CPU ${String(c[r])}`;
   }
@@ -175,7 +322,11 @@ export interface CaseOutcome {
 
 /** GPU chains run so far on device 0. */
 export function gpuChains(): number {
-  return native().gpuStats().find((s) => s.device === 0)?.chains ?? 0;
+  return (
+    native()
+      .gpuStats()
+      .find((s) => s.device === 0)?.chains ?? 0
+  );
 }
 
 /**
@@ -184,7 +335,13 @@ export function gpuChains(): number {
  * @example
  * const out = await runCase(GPU_CASES[0], gpu, cpu, tripsFrame(3000, 7), specialFrame());
  */
-export async function runCase(c: GpuCase, gpu: LocalCluster, cpu: LocalCluster, trips: DataFrame, special: DataFrame): Promise<CaseOutcome> {
+export async function runCase(
+  c: GpuCase,
+  gpu: LocalCluster,
+  cpu: LocalCluster,
+  trips: DataFrame,
+  special: DataFrame,
+): Promise<CaseOutcome> {
   const frame = c.build(trips, special);
   const before = gpuChains();
   const onGpu = await frame.compute({ cluster: gpu });
@@ -213,7 +370,9 @@ async function thrown(f: () => unknown): Promise<{ code?: string; message: strin
 async function gpuStillAnswers(): Promise<string | null> {
   const probe = new LocalCluster({ workers: 0, gpus: [0] });
   try {
-    const t = await fromColumns({ a: [1, 2, 3, null] }).agg(col("a").sum().alias("s")).compute({ cluster: probe });
+    const t = await fromColumns({ a: [1, 2, 3, null] })
+      .agg(col("a").sum().alias("s"))
+      .compute({ cluster: probe });
     return t.column("s")[0] === 6 ? null : `sum was ${String(t.column("s")[0])}`;
   } catch (e) {
     return (e as Error).message;
@@ -230,23 +389,43 @@ async function gpuStillAnswers(): Promise<string | null> {
 export async function runFaultChecks(cpu: LocalCluster): Promise<CheckOutcome[]> {
   const out: CheckOutcome[] = [];
   const addon = native();
-  for (const [kind, expect] of [["bad-launch", /GPU 0 \(.+\): a test launch failed: cudaError\w+/], ["oom", /GPU 0 \(.+\): out of device memory allocating .* for a test allocation after spilling/]] as const) {
+  for (const [kind, expect] of [
+    ["bad-launch", /GPU 0 \(.+\): a test launch failed: cudaError\w+/],
+    ["oom", /GPU 0 \(.+\): out of device memory allocating .* for a test allocation after spilling/],
+  ] as const) {
     const e = await thrown(() => addon.gpuFault(0, kind));
     const after = await gpuStillAnswers();
     const ok = e?.code === "BASIN_CUDA" && expect.test(e.message) && after === null;
-    out.push({ name: `${kind}: BASIN_CUDA names the GPU and operation; the GPU works after`, ok, detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok"}` });
+    out.push({
+      name: `${kind}: BASIN_CUDA names the GPU and operation; the GPU works after`,
+      ok,
+      detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok"}`,
+    });
   }
   // A partition bigger than the device limit: the run fails naming the GPU; the worker is replaced.
   const tiny = new LocalCluster({ workers: 0, gpus: [0], deviceMemoryLimit: 1 << 20 });
   try {
     const n = 400_000;
-    const big = fromColumns({ a: Array.from({ length: n }, (_, i) => i % 1000), b: Array.from({ length: n }, (_, i) => i * 0.5) }, { partitions: [n] });
+    const big = fromColumns(
+      { a: Array.from({ length: n }, (_, i) => i % 1000), b: Array.from({ length: n }, (_, i) => i * 0.5) },
+      { partitions: [n] },
+    );
     const e = await thrown(() => big.groupBy("a").agg(col("b").sum().alias("s")).compute({ cluster: tiny }));
     await new Promise((r) => setTimeout(r, 500)); // the failed worker exits; the pool starts another
     const workers = tiny.pool.names;
-    const still = await fromColumns({ a: [1, 2] }).agg(col("a").sum().alias("s")).compute({ cluster: cpu });
-    const ok = e?.code === "BASIN_CUDA" && /GPU 0 \(.+\): out of device memory/.test(e.message) && workers.includes("gpu-0") && still.column("s")[0] === 3;
-    out.push({ name: "out of device memory in a run: BASIN_CUDA, GPU worker replaced, engine keeps running", ok, detail: `${e?.code}: ${e?.message}; workers ${workers.join(",")}` });
+    const still = await fromColumns({ a: [1, 2] })
+      .agg(col("a").sum().alias("s"))
+      .compute({ cluster: cpu });
+    const ok =
+      e?.code === "BASIN_CUDA" &&
+      /GPU 0 \(.+\): out of device memory/.test(e.message) &&
+      workers.includes("gpu-0") &&
+      still.column("s")[0] === 3;
+    out.push({
+      name: "out of device memory in a run: BASIN_CUDA, GPU worker replaced, engine keeps running",
+      ok,
+      detail: `${e?.code}: ${e?.message}; workers ${workers.join(",")}`,
+    });
   } finally {
     await tiny.close();
   }
@@ -262,8 +441,16 @@ export async function runStickyFaultCheck(): Promise<CheckOutcome> {
   const e = await thrown(() => native().gpuFault(0, "illegal-address"));
   const after = await gpuStillAnswers();
   const stats = native().gpuStats()[0];
-  const ok = e?.code === "BASIN_CUDA" && /GPU 0 \(.+\): a test kernel failed: cudaError\w+.*runs on the CPU from now on/.test(e.message) && after === null && stats.broken !== null;
-  return { name: "a sticky CUDA error: BASIN_CUDA, the GPU is marked unusable, its work runs on the CPU", ok, detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok (on the CPU)"}; failures ${stats.failures}` };
+  const ok =
+    e?.code === "BASIN_CUDA" &&
+    /GPU 0 \(.+\): a test kernel failed: cudaError\w+.*runs on the CPU from now on/.test(e.message) &&
+    after === null &&
+    stats.broken !== null;
+  return {
+    name: "a sticky CUDA error: BASIN_CUDA, the GPU is marked unusable, its work runs on the CPU",
+    ok,
+    detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok (on the CPU)"}; failures ${stats.failures}`,
+  };
 }
 
 /**
@@ -274,7 +461,13 @@ export async function runStickyFaultCheck(): Promise<CheckOutcome> {
 export async function runSpillCheck(cpu: LocalCluster): Promise<CheckOutcome> {
   const limit = 16 << 20;
   const n = 2_000_000; // two 8-byte columns: 32 MB, twice the limit
-  const data = fromColumns({ k: Array.from({ length: n }, (_, i) => (i * 7919) % 5000), v: Array.from({ length: n }, (_, i) => (i % 977) * 0.25) }, { partitions: [n] });
+  const data = fromColumns(
+    {
+      k: Array.from({ length: n }, (_, i) => (i * 7919) % 5000),
+      v: Array.from({ length: n }, (_, i) => (i % 977) * 0.25),
+    },
+    { partitions: [n] },
+  );
   const gpu = new LocalCluster({ workers: 0, gpus: [0], deviceMemoryLimit: limit });
   const stored = await data.persist({ cluster: cpu, partitions: 16 });
   try {

@@ -25,11 +25,15 @@ function taskSteps(df: typeof frame): Step[] {
 describe("gpu host logic: which steps a GPU worker runs", () => {
   const addon = native();
   const withTable = <T>(f: (h: number) => T): T => {
-    const h = addon.tableFromJs({ rows: 2, names: ["id", "s", "f"], columns: [
-      { type: "int64", values: BigInt64Array.from([1n, 2n]), validity: null },
-      { type: "string", values: ["x", "y"], validity: null },
-      { type: "float64", values: Float64Array.from([1, 2]), validity: null },
-    ] });
+    const h = addon.tableFromJs({
+      rows: 2,
+      names: ["id", "s", "f"],
+      columns: [
+        { type: "int64", values: BigInt64Array.from([1n, 2n]), validity: null },
+        { type: "string", values: ["x", "y"], validity: null },
+        { type: "float64", values: Float64Array.from([1, 2]), validity: null },
+      ],
+    });
     try {
       return f(h);
     } finally {
@@ -38,14 +42,24 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
   };
 
   it("a numeric filter, computed columns and a partial aggregate run as one GPU chain", () => {
-    const steps = taskSteps(frame.filter(col("f").gt(0).and(col("id").isNotNull())).withColumns({ g: col("f").mul(2) }).groupBy("s").agg(col("g").sum().alias("x"), count().alias("n")));
+    const steps = taskSteps(
+      frame
+        .filter(col("f").gt(0).and(col("id").isNotNull()))
+        .withColumns({ g: col("f").mul(2) })
+        .groupBy("s")
+        .agg(col("g").sum().alias("x"), count().alias("n")),
+    );
     expect(steps.map((s) => s.kind)).toContain("aggregate");
-    const h = addon.tableFromJs({ rows: 0, names: ["id", "s", "f", "b"], columns: [
-      { type: "int64", values: new BigInt64Array(0), validity: null },
-      { type: "string", values: [], validity: null },
-      { type: "float64", values: new Float64Array(0), validity: null },
-      { type: "bool", values: new Uint8Array(0), validity: null },
-    ] });
+    const h = addon.tableFromJs({
+      rows: 0,
+      names: ["id", "s", "f", "b"],
+      columns: [
+        { type: "int64", values: new BigInt64Array(0), validity: null },
+        { type: "string", values: [], validity: null },
+        { type: "float64", values: new Float64Array(0), validity: null },
+        { type: "bool", values: new Uint8Array(0), validity: null },
+      ],
+    });
     let n: number;
     try {
       n = addon.gpuPrefix(0, h, steps);
@@ -57,10 +71,32 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
 
   it("a string comparison, a float-to-int cast and a merge of partial aggregates stay on the CPU", () => {
     withTable((h) => {
-      const str: Step = { kind: "filter", predicate: { kind: "binary", op: "eq", type: "bool", left: { kind: "col", index: 1, type: "string" }, right: { kind: "lit", value: "x", type: "string" } } };
-      const cast: Step = { kind: "project", names: ["c"], exprs: [{ kind: "cast", type: "int64", arg: { kind: "col", index: 2, type: "float64" } }] };
+      const str: Step = {
+        kind: "filter",
+        predicate: {
+          kind: "binary",
+          op: "eq",
+          type: "bool",
+          left: { kind: "col", index: 1, type: "string" },
+          right: { kind: "lit", value: "x", type: "string" },
+        },
+      };
+      const cast: Step = {
+        kind: "project",
+        names: ["c"],
+        exprs: [{ kind: "cast", type: "int64", arg: { kind: "col", index: 2, type: "float64" } }],
+      };
       const merge: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "sum", column: 2, name: "f" }], mode: "merge" };
-      const ok: Step = { kind: "filter", predicate: { kind: "binary", op: "gt", type: "bool", left: { kind: "col", index: 2, type: "float64" }, right: { kind: "lit", value: 1, type: "int64" } } };
+      const ok: Step = {
+        kind: "filter",
+        predicate: {
+          kind: "binary",
+          op: "gt",
+          type: "bool",
+          left: { kind: "col", index: 2, type: "float64" },
+          right: { kind: "lit", value: 1, type: "int64" },
+        },
+      };
       expect(addon.gpuPrefix(0, h, [str])).toBe(0);
       expect(addon.gpuPrefix(0, h, [cast])).toBe(0);
       expect(addon.gpuPrefix(0, h, [merge])).toBe(0);
@@ -71,8 +107,27 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
 
   it("a projection that passes string columns through runs on the GPU; one that makes strings does not", () => {
     withTable((h) => {
-      const pass: Step = { kind: "project", names: ["s", "f2"], exprs: [{ kind: "col", index: 1, type: "string" }, { kind: "binary", op: "mul", type: "float64", left: { kind: "col", index: 2, type: "float64" }, right: { kind: "lit", value: 2, type: "float64" } }] };
-      const make: Step = { kind: "project", names: ["u"], exprs: [{ kind: "fn", name: "upper", args: [{ kind: "col", index: 1, type: "string" }], options: {}, type: "string" }] };
+      const pass: Step = {
+        kind: "project",
+        names: ["s", "f2"],
+        exprs: [
+          { kind: "col", index: 1, type: "string" },
+          {
+            kind: "binary",
+            op: "mul",
+            type: "float64",
+            left: { kind: "col", index: 2, type: "float64" },
+            right: { kind: "lit", value: 2, type: "float64" },
+          },
+        ],
+      };
+      const make: Step = {
+        kind: "project",
+        names: ["u"],
+        exprs: [
+          { kind: "fn", name: "upper", args: [{ kind: "col", index: 1, type: "string" }], options: {}, type: "string" },
+        ],
+      };
       expect(addon.gpuPrefix(0, h, [pass])).toBe(1);
       expect(addon.gpuPrefix(0, h, [make])).toBe(0);
     });
@@ -81,7 +136,8 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
 
 describe("gpu host logic: which joins a GPU worker matches", () => {
   const addon = native();
-  const table = (names: string[], cols: Parameters<typeof addon.tableFromJs>[0]["columns"]) => addon.tableFromJs({ rows: 2, names, columns: cols });
+  const table = (names: string[], cols: Parameters<typeof addon.tableFromJs>[0]["columns"]) =>
+    addon.tableFromJs({ rows: 2, names, columns: cols });
   const int = { type: "int64" as const, values: BigInt64Array.from([1n, 2n]), validity: null };
   const str = { type: "string" as const, values: ["a", "b"], validity: null };
   const flt = { type: "float64" as const, values: Float64Array.from([1, 2]), validity: null };
@@ -90,8 +146,14 @@ describe("gpu host logic: which joins a GPU worker matches", () => {
     const l = table(["k", "s", "f"], [int, str, flt]);
     const r = table(["k", "s", "f"], [int, str, flt]);
     try {
-      const spec = (how: "inner" | "left" | "right" | "outer" | "semi" | "anti", keys: number[]) => ({ how, leftKeys: keys, rightKeys: keys, output: [{ side: "left" as const, column: 0, name: "k" }] });
-      for (const how of ["inner", "left", "semi", "anti"] as const) expect(addon.gpuJoinable(0, l, r, spec(how, [0]))).toBe(info().compiled);
+      const spec = (how: "inner" | "left" | "right" | "outer" | "semi" | "anti", keys: number[]) => ({
+        how,
+        leftKeys: keys,
+        rightKeys: keys,
+        output: [{ side: "left" as const, column: 0, name: "k" }],
+      });
+      for (const how of ["inner", "left", "semi", "anti"] as const)
+        expect(addon.gpuJoinable(0, l, r, spec(how, [0]))).toBe(info().compiled);
       for (const how of ["right", "outer"] as const) expect(addon.gpuJoinable(0, l, r, spec(how, [0]))).toBe(false);
       expect(addon.gpuJoinable(0, l, r, spec("inner", [1]))).toBe(false);
       expect(addon.gpuJoinable(0, l, r, spec("inner", [2]))).toBe(false);
@@ -108,10 +170,14 @@ const info = () => native().gpuInfo();
 describe("gpu host logic: which sorts a GPU worker orders", () => {
   it("one fixed-width key: on the GPU; a string key or several keys: on the CPU", () => {
     const addon = native();
-    const h = addon.tableFromJs({ rows: 2, names: ["k", "s"], columns: [
-      { type: "int64", values: BigInt64Array.from([2n, 1n]), validity: null },
-      { type: "string", values: ["b", "a"], validity: null },
-    ] });
+    const h = addon.tableFromJs({
+      rows: 2,
+      names: ["k", "s"],
+      columns: [
+        { type: "int64", values: BigInt64Array.from([2n, 1n]), validity: null },
+        { type: "string", values: ["b", "a"], validity: null },
+      ],
+    });
     try {
       const key = (column: number) => ({ column, descending: false, nullsFirst: false });
       expect(addon.gpuSortable(0, h, [key(0)])).toBe(info().compiled);
@@ -134,16 +200,24 @@ describe("gpu host logic: options and errors without a GPU", () => {
     expect(parseGpuList("all")).toBe("all");
     expect(parseGpuList("none")).toBe("none");
     expect(parseGpuList("0,2")).toEqual([0, 2]);
-    expect(thrown(() => parseGpuList("gpu0"))).toMatchObject({ code: "BASIN_PLAN", message: expect.stringContaining('--gpus needs "all", "none" or device numbers like 0,2; got "gpu0"') });
+    expect(thrown(() => parseGpuList("gpu0"))).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining('--gpus needs "all", "none" or device numbers like 0,2; got "gpu0"'),
+    });
   });
 
   it("asking for a GPU that is not there fails before any work, naming what the machine has", () => {
     const missing = info.devices.length; // the first index past the last GPU
     expect(thrown(() => resolveGpus({ gpus: [missing] }))).toMatchObject({
       code: "BASIN_PLAN",
-      message: expect.stringMatching(new RegExp(`GPU ${missing} asked for, but this machine has .*check --gpus and CUDA_VISIBLE_DEVICES`)),
+      message: expect.stringMatching(
+        new RegExp(`GPU ${missing} asked for, but this machine has .*check --gpus and CUDA_VISIBLE_DEVICES`),
+      ),
     });
-    expect(thrown(() => resolveGpus({ gpus: [0, 0] }))).toMatchObject({ code: "BASIN_PLAN", message: expect.stringContaining("distinct device numbers") });
+    expect(thrown(() => resolveGpus({ gpus: [0, 0] }))).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining("distinct device numbers"),
+    });
   });
 
   it('"all" GPUs on a machine without one gives CPU workers only', () => {
@@ -156,22 +230,36 @@ describe("gpu host logic: options and errors without a GPU", () => {
 
   it("running a chain on a GPU that cannot run gives BASIN_CUDA, not a crash", () => {
     if (info.devices.length > 0) return;
-    const h = native().tableFromJs({ rows: 1, names: ["a"], columns: [{ type: "int64", values: BigInt64Array.from([1n]), validity: null }] });
+    const h = native().tableFromJs({
+      rows: 1,
+      names: ["a"],
+      columns: [{ type: "int64", values: BigInt64Array.from([1n]), validity: null }],
+    });
     try {
       let e: unknown;
       try {
-        native().gpuRun(0, h, [{ kind: "aggregate", keys: [], aggs: [{ op: "count", column: -1, name: "n" }], mode: "full" }]);
+        native().gpuRun(0, h, [
+          { kind: "aggregate", keys: [], aggs: [{ op: "count", column: -1, name: "n" }], mode: "full" },
+        ]);
       } catch (err) {
         e = err;
       }
-      expect(e).toMatchObject({ code: "BASIN_CUDA", message: expect.stringMatching(info.compiled ? /GPU 0.*failed: cuda\w+/ : /built without CUDA/) });
+      expect(e).toMatchObject({
+        code: "BASIN_CUDA",
+        message: expect.stringMatching(info.compiled ? /GPU 0.*failed: cuda\w+/ : /built without CUDA/),
+      });
     } finally {
       native().release(h);
     }
   });
 
   it("basin info reports whether CUDA is compiled in, the driver and runtime versions, and each GPU", () => {
-    expect(info).toMatchObject({ compiled: expect.any(Boolean), driverVersion: expect.any(Number), runtimeVersion: expect.any(Number), devices: expect.any(Array) });
+    expect(info).toMatchObject({
+      compiled: expect.any(Boolean),
+      driverVersion: expect.any(Number),
+      runtimeVersion: expect.any(Number),
+      devices: expect.any(Array),
+    });
     if (info.devices.length === 0) expect(info.note).not.toBe("");
     expect(native().buildInfo().gpus).toBe(info.devices.length);
   });
@@ -183,9 +271,15 @@ describe("gpu host logic: options and errors without a GPU", () => {
     const p = await frame.persist({ cluster: c, partitions: 3 });
     expect(native().storeStats().handles - before).toBe(3);
     const t = await p.groupBy("s").agg(col("f").sum().alias("x")).sort("s").compute({ cluster: c });
-    expect(t.toRows()).toEqual([{ s: "a", x: 2.5 }, { s: "é", x: -1 }, { s: null, x: null }]);
+    expect(t.toRows()).toEqual([
+      { s: "a", x: 2.5 },
+      { s: "é", x: -1 },
+      { s: null, x: null },
+    ]);
     p.unpersist();
     expect(native().storeStats().handles).toBe(before);
-    expect(await rejected(frame.persist({ cluster: c, partitions: 0 }), "BASIN_PLAN")).toMatchObject({ message: expect.stringContaining("persist() needs partitions to be a positive integer, got 0") });
+    expect(await rejected(frame.persist({ cluster: c, partitions: 0 }), "BASIN_PLAN")).toMatchObject({
+      message: expect.stringContaining("persist() needs partitions to be a positive integer, got 0"),
+    });
   });
 });

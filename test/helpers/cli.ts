@@ -28,7 +28,10 @@ export interface CliResult {
  * @example
  * const r = await runBasin(["run", "p.ts"], { cwd: dir });
  */
-export function runBasin(args: string[], opts: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+export function runBasin(
+  args: string[],
+  opts: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv },
+): Promise<CliResult> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     execFile(
@@ -65,11 +68,18 @@ export function runBasin(args: string[], opts: { cwd: string; timeoutMs?: number
  * const { url } = await printedUrl(spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0"]), 20_000);
  */
 export function printedUrl(child: ChildProcessWithoutNullStreams, ms: number): Promise<{ url: URL; out: string }> {
-  let out = "", err = "";
+  let out = "",
+    err = "";
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed in ${ms} ms: ${out}\n${err}`)), ms);
-    child.once("exit", (code) => (clearTimeout(timer), reject(new Error(`basin serve exited with ${code} before printing a URL: ${out}\n${err}`))));
+    child.once(
+      "exit",
+      (code) => (
+        clearTimeout(timer),
+        reject(new Error(`basin serve exited with ${code} before printing a URL: ${out}\n${err}`))
+      ),
+    );
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(out);
@@ -98,7 +108,6 @@ export function writeText(dir: string, name: string, text: string): string {
 export function errorLines(stderr: string): string[] {
   return stderr.split("\n").filter((l) => /^error \[/.test(l));
 }
-
 
 /** One CSV field with RFC 4180 quoting; null is the empty field. */
 export function csvField(v: string | number | null): string {
@@ -135,7 +144,7 @@ export function parseTable(stdout: string): PrintedTable {
   if (ruleAt < 2) throw new Error(`no table in output:\n${stdout}`);
   const rule = [...lines[ruleAt]];
   const spans: [number, number][] = [];
-  for (let i = 0; i < rule.length; ) {
+  for (let i = 0; i < rule.length;) {
     if (rule[i] !== "─") {
       i++;
       continue;
@@ -147,7 +156,12 @@ export function parseTable(stdout: string): PrintedTable {
   }
   const cut = (line: string) => {
     const cps = cells(line);
-    return spans.map(([a, b], k) => cps.slice(a, k === spans.length - 1 ? cps.length : b).join("").trim());
+    return spans.map(([a, b], k) =>
+      cps
+        .slice(a, k === spans.length - 1 ? cps.length : b)
+        .join("")
+        .trim(),
+    );
   };
   const footer = lines[lines.length - 1];
   return {
@@ -185,14 +199,17 @@ export function alignmentProblems(stdout: string): string[] {
     if (cps.length > rule.length) problems.push(`line ${n + 1} is longer than the rule: ${JSON.stringify(line)}`);
     for (let c = 0; c < ends.length - 1; c++) {
       const gap = cps.slice(ends[c], starts[c + 1]).join("");
-      if (gap.trim() !== "") problems.push(`line ${n + 1}: no gap between columns ${c + 1} and ${c + 2}: ${JSON.stringify(line)}`);
+      if (gap.trim() !== "")
+        problems.push(`line ${n + 1}: no gap between columns ${c + 1} and ${c + 2}: ${JSON.stringify(line)}`);
     }
     types.forEach((t, c) => {
       const numeric = t === "int64" || t === "float64";
       const cell = cps.slice(starts[c], ends[c]);
       if (n === ruleAt - 1 || cell.every((ch) => ch === " " || ch === "…")) return;
-      if (numeric && (cell[cell.length - 1] ?? " ") === " ") problems.push(`line ${n + 1}: numeric column ${c + 1} is not right-aligned: ${JSON.stringify(line)}`);
-      if (!numeric && cell[0] === " ") problems.push(`line ${n + 1}: column ${c + 1} is not left-aligned: ${JSON.stringify(line)}`);
+      if (numeric && (cell[cell.length - 1] ?? " ") === " ")
+        problems.push(`line ${n + 1}: numeric column ${c + 1} is not right-aligned: ${JSON.stringify(line)}`);
+      if (!numeric && cell[0] === " ")
+        problems.push(`line ${n + 1}: column ${c + 1} is not left-aligned: ${JSON.stringify(line)}`);
     });
   });
   return problems;

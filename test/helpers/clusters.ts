@@ -36,7 +36,13 @@ export function twoClusters(): TwoClusters {
  * `frame` on 1 worker gives the `expected` rows, and 4 workers give the same rows
  * (bit for bit unless `exact` is false: float sums may combine in another order).
  */
-export async function expectOnBoth(c: TwoClusters, frame: DataFrame, expected: unknown[][], label: string, options: { ordered?: boolean; exact?: boolean } = {}): Promise<void> {
+export async function expectOnBoth(
+  c: TwoClusters,
+  frame: DataFrame,
+  expected: unknown[][],
+  label: string,
+  options: { ordered?: boolean; exact?: boolean } = {},
+): Promise<void> {
   const a = await frame.compute({ cluster: c.one });
   const b = await frame.compute({ cluster: c.four });
   expectSameRows(tableRows(a), expected, label, options.ordered);

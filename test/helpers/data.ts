@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { seededRandom } from "../../engine/common/random.js";
 import { csvField } from "../../engine/common/csv_field.js";
 
-
 export const WORDS = ["Zürich", "東京", "naïve", "🙂 smile", "a,b", 'say "hi"', "line\nbreak", "plain", "Ωmega"];
 
 export interface Trips {
@@ -46,7 +45,8 @@ export function writeTripsCsv(t: Trips, files: number): string {
   const names = Object.keys(t) as (keyof Trips)[];
   const n = t.rid.length;
   for (let f = 0; f < files; f++) {
-    const lo = Math.floor((n * f) / files), hi = Math.floor((n * (f + 1)) / files);
+    const lo = Math.floor((n * f) / files),
+      hi = Math.floor((n * (f + 1)) / files);
     const lines = [names.join(",")];
     for (let i = lo; i < hi; i++) lines.push(names.map((c) => cell(t[c][i])).join(","));
     writeFileSync(join(dir, `part-${f}.csv`), lines.join("\n") + "\n");
@@ -54,4 +54,5 @@ export function writeTripsCsv(t: Trips, files: number): string {
   return dir;
 }
 
-export const TRIPS_SQL_COLUMNS = "{'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE'}";
+export const TRIPS_SQL_COLUMNS =
+  "{'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE'}";

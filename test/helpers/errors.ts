@@ -42,7 +42,9 @@ export function sourceLocator(fileUrl: string): (tag: string, needle: string) =>
   const file = fileURLToPath(fileUrl);
   const source = readFileSync(file, "utf8").split("\n");
   return (tag, needle) => {
-    const lines = source.map((l, i) => [l, i] as const).filter(([l]) => l.includes(`// @${tag}`) && !l.includes("loc("));
+    const lines = source
+      .map((l, i) => [l, i] as const)
+      .filter(([l]) => l.includes(`// @${tag}`) && !l.includes("loc("));
     if (lines.length !== 1) throw new Error(`tag @${tag} must tag exactly one line`);
     const [text, i] = lines[0];
     const column = text.indexOf(needle);

@@ -12,23 +12,37 @@ export interface ExprCase {
   sql: string;
 }
 
-const SQL_TYPES: Record<DType, string> = { int64: "BIGINT", float64: "DOUBLE", bool: "BOOLEAN", string: "VARCHAR", date: "DATE", timestamp: "TIMESTAMP" };
+const SQL_TYPES: Record<DType, string> = {
+  int64: "BIGINT",
+  float64: "DOUBLE",
+  bool: "BOOLEAN",
+  string: "VARCHAR",
+  date: "DATE",
+  timestamp: "TIMESTAMP",
+};
 
 function sqlLiteral(v: InputValue, type: DType): string {
   if (v === null || v === undefined) return "NULL";
   if (type === "string") return `'${String(v).replaceAll("'", "''")}'`;
-  if (v instanceof Date) return type === "date" ? `DATE '${v.toISOString().slice(0, 10)}'` : `make_timestamp(${v.getTime() * 1000})`;
+  if (v instanceof Date)
+    return type === "date" ? `DATE '${v.toISOString().slice(0, 10)}'` : `make_timestamp(${v.getTime() * 1000})`;
   return String(v);
 }
 
 /** CREATE TABLE `name` in DuckDB holding exactly these columns. */
-export async function loadDuck(duck: Duck, name: string, cols: Record<string, InputValue[]>, types: Record<string, DType>): Promise<void> {
+export async function loadDuck(
+  duck: Duck,
+  name: string,
+  cols: Record<string, InputValue[]>,
+  types: Record<string, DType>,
+): Promise<void> {
   const names = Object.keys(cols);
   await duck.run(`CREATE TABLE ${name} (${names.map((n) => `${n} ${SQL_TYPES[types[n]]}`).join(", ")})`);
   const rows = cols[names[0]].length;
   for (let lo = 0; lo < rows; lo += 500) {
     const values: string[] = [];
-    for (let i = lo; i < Math.min(rows, lo + 500); i++) values.push(`(${names.map((n) => sqlLiteral(cols[n][i], types[n])).join(", ")})`);
+    for (let i = lo; i < Math.min(rows, lo + 500); i++)
+      values.push(`(${names.map((n) => sqlLiteral(cols[n][i], types[n])).join(", ")})`);
     await duck.run(`INSERT INTO ${name} VALUES ${values.join(", ")}`);
   }
 }
@@ -39,7 +53,12 @@ export async function loadDuck(duck: Duck, name: string, cols: Record<string, In
  * @example
  * describeExprCases("strings", { s: ["a", null] }, { s: "string" }, [{ name: "len", basin: (t) => t.select(col("s").str.len()), sql: "SELECT length(s) FROM t" }]);
  */
-export function describeExprCases(title: string, cols: Record<string, InputValue[]>, types: Record<string, DType>, cases: ExprCase[]): void {
+export function describeExprCases(
+  title: string,
+  cols: Record<string, InputValue[]>,
+  types: Record<string, DType>,
+  cases: ExprCase[],
+): void {
   let duck: Duck;
   const clusters = twoClusters();
   const rows = cols[Object.keys(cols)[0]].length;

@@ -3,7 +3,14 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { DType } from "../../engine/common/types.js";
-import { decodeStrings, native, type Handle, type JsColumn, type JsStrings, type JsTable } from "../../engine/native/addon.js";
+import {
+  decodeStrings,
+  native,
+  type Handle,
+  type JsColumn,
+  type JsStrings,
+  type JsTable,
+} from "../../engine/native/addon.js";
 
 /** The DuckDB column types a row field may be appended as. */
 export type RawSql = "BIGINT" | "DOUBLE" | "VARCHAR" | "BOOLEAN" | "INTEGER";
@@ -61,7 +68,11 @@ export const daysToDate = (column: string): string => `DATE '1970-01-01' + ${col
  * @example
  * const h = native().tableFromJs(rowsToJsTable(rows, COLS));
  */
-export function rowsToJsTable<R>(rows: readonly R[], cols: readonly NativeCol<R>[], opts: JsTableOptions = {}): JsTable {
+export function rowsToJsTable<R>(
+  rows: readonly R[],
+  cols: readonly NativeCol<R>[],
+  opts: JsTableOptions = {},
+): JsTable {
   const n = rows.length;
   return {
     rows: n,
@@ -134,7 +145,11 @@ let tableSeq = 0;
  * const view = await loadRowsIntoDuck(con, rows, COLS);
  * const got = await con.runAndReadAll(`SELECT count(*) FROM ${view}`);
  */
-export async function loadRowsIntoDuck<R>(con: DuckDBConnection, rows: readonly R[], cols: readonly NativeCol<R>[]): Promise<string> {
+export async function loadRowsIntoDuck<R>(
+  con: DuckDBConnection,
+  rows: readonly R[],
+  cols: readonly NativeCol<R>[],
+): Promise<string> {
   const seq = ++tableSeq;
   const raw = `raw${seq}`;
   await con.run(`CREATE TABLE ${raw} (${cols.map((c) => `${c.name} ${c.sql}`).join(", ")})`);
@@ -199,8 +214,11 @@ export function trackHandles(): (h: Handle) => Handle {
 /** A native table's cells, row by row: `null` where a cell is not valid, strings decoded. */
 export function cellsOf(t: JsTable): unknown[][] {
   const out: unknown[][] = [];
-  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
-  for (let i = 0; i < t.rows; i++) out.push(t.columns.map((c, j) => (c.validity && !c.validity[i] ? null : values[j][i] ?? null)));
+  const values = t.columns.map((c) =>
+    c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>),
+  );
+  for (let i = 0; i < t.rows; i++)
+    out.push(t.columns.map((c, j) => (c.validity && !c.validity[i] ? null : (values[j][i] ?? null))));
   return out;
 }
 
@@ -213,7 +231,12 @@ export function cellsOf(t: JsTable): unknown[][] {
  * @example
  * expectSameCells(native().tableToJs(h), await duckRows(sql), "q1", (a, b) => a === b);
  */
-export function expectSameCells(got: JsTable, want: unknown[][], label: string, floatEq: (a: number, b: number) => boolean): void {
+export function expectSameCells(
+  got: JsTable,
+  want: unknown[][],
+  label: string,
+  floatEq: (a: number, b: number) => boolean,
+): void {
   const same = (a: unknown, b: unknown, float: boolean): boolean => {
     if (a === null || b === null || a === undefined || b === undefined) return (a ?? null) === (b ?? null);
     if (float) return floatEq(Number(a), Number(b));
@@ -225,6 +248,8 @@ export function expectSameCells(got: JsTable, want: unknown[][], label: string, 
   for (let i = 0; i < g.length; i++)
     for (let j = 0; j < got.columns.length; j++) {
       if (!same(g[i][j], want[i][j], got.columns[j].type === "float64"))
-        throw new Error(`${label}: row ${i} column ${got.names[j]}: got ${String(g[i][j])}, want ${String(want[i][j])}`);
+        throw new Error(
+          `${label}: row ${i} column ${got.names[j]}: got ${String(g[i][j])}, want ${String(want[i][j])}`,
+        );
     }
 }

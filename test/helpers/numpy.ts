@@ -61,7 +61,12 @@ const num = (v: number | bigint) => Number(v);
  * @example
  * expectSameArray(await y.compute(), out.get("t")!, "t");
  */
-export function expectSameArray(actual: NpyArray, expected: NpyArray, label: string, opts: { dtype?: boolean; rtol?: number } = {}): void {
+export function expectSameArray(
+  actual: NpyArray,
+  expected: NpyArray,
+  label: string,
+  opts: { dtype?: boolean; rtol?: number } = {},
+): void {
   expect(actual.shape, `${label}: shape`).toEqual(expected.shape);
   if (opts.dtype !== false) expect(actual.dtype, `${label}: dtype`).toBe(expected.dtype);
   const a = Array.from(actual.data as ArrayLike<number>, num);
@@ -70,8 +75,12 @@ export function expectSameArray(actual: NpyArray, expected: NpyArray, label: str
   for (const v of e) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
   const tol = (opts.rtol ?? 1e-9) * scale;
   for (let i = 0; i < e.length; i++) {
-    const x = a[i], y = e[i];
-    const ok = (Number.isNaN(x) && Number.isNaN(y)) || x === y || (Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= tol);
+    const x = a[i],
+      y = e[i];
+    const ok =
+      (Number.isNaN(x) && Number.isNaN(y)) ||
+      x === y ||
+      (Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= tol);
     if (!ok) expect(`${label}: element ${i} = ${x}`).toBe(`${label}: element ${i} = ${y}`);
   }
 }

@@ -21,10 +21,11 @@ export class RpcClient {
       const msg = JSON.parse(String(data)) as RpcResponse | { event: EngineEvent };
       if ("event" in msg) {
         this.events.push(msg.event);
-        for (const w of [...this.waiters]) if (w.match(msg.event)) {
-          this.waiters.splice(this.waiters.indexOf(w), 1);
-          w.resolve(msg.event);
-        }
+        for (const w of [...this.waiters])
+          if (w.match(msg.event)) {
+            this.waiters.splice(this.waiters.indexOf(w), 1);
+            w.resolve(msg.event);
+          }
       } else this.pending.get(msg.id)?.(msg);
     });
   }
@@ -61,7 +62,11 @@ export class RpcClient {
     const seen = this.events.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching event within ${ms} ms; got ${JSON.stringify(this.events.map((e) => e.type))}`)), ms);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`no matching event within ${ms} ms; got ${JSON.stringify(this.events.map((e) => e.type))}`)),
+        ms,
+      );
       this.waiters.push({ match, resolve: (e) => (clearTimeout(timer), resolve(e)) });
     });
   }

@@ -31,7 +31,10 @@ export function servedWorkspace(root: () => string, workers = 2, waitMs = 60_000
   beforeAll(async () => {
     s.cluster = new LocalCluster({ workers });
     s.server = await serve({ root: root(), cluster: s.cluster });
-    s.client = await RpcClient.connect(`ws://127.0.0.1:${s.server.port}/?token=${s.server.token}`, `http://127.0.0.1:${s.server.port}`);
+    s.client = await RpcClient.connect(
+      `ws://127.0.0.1:${s.server.port}/?token=${s.server.token}`,
+      `http://127.0.0.1:${s.server.port}`,
+    );
   });
   afterAll(async () => {
     s.client?.close();

@@ -39,7 +39,8 @@ export function tripsFixture(options: { rows: number; seed: number; partitions?:
   const partitions = options.partitions ?? [0, 1, rows - 4, 0, 1, 2, 0];
   const fx = { clusters: twoClusters() } as TripsFixture;
   fx.sources = {
-    "readCsv, 3 files in ~2 KB blocks": () => readCsv(`${fx.dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
+    "readCsv, 3 files in ~2 KB blocks": () =>
+      readCsv(`${fx.dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" }, parseDates: ["day"] }),
     "fromColumns with empty and one-row partitions": () =>
       fromColumns(
         { ...fx.data, day: fx.data.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) },
@@ -50,7 +51,9 @@ export function tripsFixture(options: { rows: number; seed: number; partitions?:
     fx.data = makeTrips(rows, seed);
     fx.dir = writeTripsCsv(fx.data, 3);
     fx.duck = await Duck.open();
-    await fx.duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${fx.dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
+    await fx.duck.run(
+      `CREATE TABLE t AS SELECT * FROM read_csv('${fx.dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`,
+    );
   });
   afterAll(() => fx.duck.close());
   return fx;
@@ -61,12 +64,19 @@ export function tripsFixture(options: { rows: number; seed: number; partitions?:
  * give the same rows (bit for bit unless `exactAcrossWorkers` is false: float sums
  * may combine partial results in another order).
  */
-export function describeTripsCases(fx: TripsFixture, cases: TripsCase[], options: { exactAcrossWorkers?: boolean } = {}): void {
+export function describeTripsCases(
+  fx: TripsFixture,
+  cases: TripsCase[],
+  options: { exactAcrossWorkers?: boolean } = {},
+): void {
   describe.each(Object.keys(fx.sources))("%s", (source) => {
     it.each(cases)("$name matches DuckDB, with 1 and 4 workers alike", async (c) => {
       const frame = c.basin(fx.sources[source]());
       const expected = typeof c.sql === "string" ? await fx.duck.rows(c.sql) : await c.sql(fx);
-      await expectOnBoth(fx.clusters, frame, expected, c.name, { ordered: c.ordered, exact: options.exactAcrossWorkers });
+      await expectOnBoth(fx.clusters, frame, expected, c.name, {
+        ordered: c.ordered,
+        exact: options.exactAcrossWorkers,
+      });
     });
   });
 }

@@ -5,7 +5,15 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasinError, closeDefaultCluster, col, fromColumns, readArrow, readJson, readParquet } from "../../engine/api/index.js";
+import {
+  BasinError,
+  closeDefaultCluster,
+  col,
+  fromColumns,
+  readArrow,
+  readJson,
+  readParquet,
+} from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { Duck } from "../helpers/oracle.js";
@@ -18,8 +26,12 @@ let dir: string;
 beforeAll(async () => {
   dir = makeTempDir();
   const duck = await Duck.open();
-  await duck.run(`COPY (SELECT [i, i] AS pair, {'a': i, 'b': 'x'} AS rec, i::BIGINT AS id, (i / 7)::DECIMAL(12, 2) AS price, 'n' || i AS name FROM range(100) t(i)) TO '${dir}/odd.parquet' (FORMAT parquet)`);
-  await duck.run(`COPY (SELECT i::BIGINT AS id, 'x' || i AS s FROM range(5000) t(i)) TO '${dir}/good.parquet' (FORMAT parquet)`);
+  await duck.run(
+    `COPY (SELECT [i, i] AS pair, {'a': i, 'b': 'x'} AS rec, i::BIGINT AS id, (i / 7)::DECIMAL(12, 2) AS price, 'n' || i AS name FROM range(100) t(i)) TO '${dir}/odd.parquet' (FORMAT parquet)`,
+  );
+  await duck.run(
+    `COPY (SELECT i::BIGINT AS id, 'x' || i AS s FROM range(5000) t(i)) TO '${dir}/good.parquet' (FORMAT parquet)`,
+  );
   duck.close();
 });
 
@@ -81,11 +93,21 @@ describe("readParquet", () => {
     expect(e.detail).toContain('column "pair" has Parquet type nested');
     expect(e.detail).toContain("columns: [...]");
     expectHere(e);
-    expect(thrown(() => readParquet(path, { columns: ["id", "price"] })).detail).toContain('column "price" has Parquet type decimal');
+    expect(thrown(() => readParquet(path, { columns: ["id", "price"] })).detail).toContain(
+      'column "price" has Parquet type decimal',
+    );
     // Flat columns after nested ones (which span several column chunks) read right.
-    const t = await readParquet(path, { columns: ["name", "id"] }).filter(col("id").lt(3)).compute();
-    expect(t.toRows()).toEqual([{ name: "n0", id: 0 }, { name: "n1", id: 1 }, { name: "n2", id: 2 }]);
-    expect(thrown(() => readParquet(path, { columns: ["nope"] })).detail).toContain("the columns are: pair, rec, id, price, name");
+    const t = await readParquet(path, { columns: ["name", "id"] })
+      .filter(col("id").lt(3))
+      .compute();
+    expect(t.toRows()).toEqual([
+      { name: "n0", id: 0 },
+      { name: "n1", id: 1 },
+      { name: "n2", id: 2 },
+    ]);
+    expect(thrown(() => readParquet(path, { columns: ["nope"] })).detail).toContain(
+      "the columns are: pair, rec, id, price, name",
+    );
   });
 
   it("a missing file or a glob with no match: BASIN_IO like readCsv", () => {
@@ -173,7 +195,11 @@ describe("writers", () => {
 
   it("bad writer options: BASIN_PLAN naming the option", async () => {
     const bad = { compression: "lz77" } as unknown as { compression: "zstd" };
-    expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), bad))).detail).toContain("compression must be one of snappy, zstd, uncompressed");
-    expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), { rowGroupSize: 0 }))).detail).toContain("rowGroupSize must be a positive integer");
+    expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), bad))).detail).toContain(
+      "compression must be one of snappy, zstd, uncompressed",
+    );
+    expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), { rowGroupSize: 0 }))).detail).toContain(
+      "rowGroupSize must be a positive integer",
+    );
   });
 });

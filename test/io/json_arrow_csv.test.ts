@@ -4,7 +4,13 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordBatchFileWriter, RecordBatchStreamWriter, tableFromArrays, tableFromIPC, type Table as ArrowTable } from "apache-arrow";
+import {
+  RecordBatchFileWriter,
+  RecordBatchStreamWriter,
+  tableFromArrays,
+  tableFromIPC,
+  type Table as ArrowTable,
+} from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { col, count, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
@@ -23,7 +29,9 @@ beforeAll(async () => {
   const csv = writeTripsCsv(makeTrips(ROWS, 5), 1);
   out = mkdtempSync(join(tmpdir(), "basin-io-"));
   duck = await Duck.open();
-  await duck.run(`CREATE TABLE t AS SELECT *, day::TIMESTAMP + to_microseconds(rid * 1000003) AS ts FROM read_csv('${csv}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
+  await duck.run(
+    `CREATE TABLE t AS SELECT *, day::TIMESTAMP + to_microseconds(rid * 1000003) AS ts FROM read_csv('${csv}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`,
+  );
   await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/t.ndjson' (FORMAT json)`);
   await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/t.parquet' (FORMAT parquet)`);
 });
@@ -37,8 +45,26 @@ async function expectDuck(frame: DataFrame, sql: string, label: string, ordered 
 
 describe("readJson (newline-delimited)", () => {
   it("infers types from a sample; ISO dates and timestamps are parsed only when asked", () => {
-    expect(readJson(`${out}/t.ndjson`).schema.map((f) => f.type)).toEqual(["int64", "int64", "string", "int64", "float64", "bool", "string", "string"]);
-    expect(readJson(`${out}/t.ndjson`, { parseDates: ["day", "ts"] }).schema.map((f) => f.type)).toEqual(["int64", "int64", "string", "int64", "float64", "bool", "date", "timestamp"]);
+    expect(readJson(`${out}/t.ndjson`).schema.map((f) => f.type)).toEqual([
+      "int64",
+      "int64",
+      "string",
+      "int64",
+      "float64",
+      "bool",
+      "string",
+      "string",
+    ]);
+    expect(readJson(`${out}/t.ndjson`, { parseDates: ["day", "ts"] }).schema.map((f) => f.type)).toEqual([
+      "int64",
+      "int64",
+      "string",
+      "int64",
+      "float64",
+      "bool",
+      "date",
+      "timestamp",
+    ]);
   });
 
   it("reads what DuckDB's read_json_auto reads, split on newlines into many partitions", async () => {
@@ -54,10 +80,17 @@ describe("readJson (newline-delimited)", () => {
   });
 
   it("reads keys missing from some lines as null, blank lines skipped, and a glob of files", async () => {
-    writeFileSync(join(out, "a-1.ndjson"), '{"id": 1, "name": "東京", "x": 1.5}\n\n{"id": 2}\r\n{"id": 3, "name": null, "x": 2}\n');
+    writeFileSync(
+      join(out, "a-1.ndjson"),
+      '{"id": 1, "name": "東京", "x": 1.5}\n\n{"id": 2}\r\n{"id": 3, "name": null, "x": 2}\n',
+    );
     writeFileSync(join(out, "a-2.ndjson"), '{"id": 4, "name": "🙂", "x": -1}');
     const df = readJson(`${out}/a-*.ndjson`);
-    expect(df.schema).toEqual([{ name: "id", type: "int64" }, { name: "name", type: "string" }, { name: "x", type: "float64" }]);
+    expect(df.schema).toEqual([
+      { name: "id", type: "int64" },
+      { name: "name", type: "string" },
+      { name: "x", type: "float64" },
+    ]);
     await expectDuck(df, `SELECT id, name, x FROM read_json_auto('${out}/a-*.ndjson')`, "ragged keys");
   });
 });
@@ -75,12 +108,21 @@ describe("Arrow IPC", () => {
   it("readArrow reads the file and stream formats with one partition per record batch", async () => {
     const rows = await duck.rows("SELECT rid, city, f FROM t ORDER BY rid");
     const whole = arrowFrom(rows);
-    const batches = [0, 1, 1000, 2500, ROWS].flatMap((lo, i, a) => (i + 1 < a.length ? whole.slice(lo, a[i + 1]).batches : []));
-    const files = { "file.arrow": RecordBatchFileWriter.writeAll(batches).toUint8Array(true), "stream.arrows": RecordBatchStreamWriter.writeAll(batches).toUint8Array(true) };
+    const batches = [0, 1, 1000, 2500, ROWS].flatMap((lo, i, a) =>
+      i + 1 < a.length ? whole.slice(lo, a[i + 1]).batches : [],
+    );
+    const files = {
+      "file.arrow": RecordBatchFileWriter.writeAll(batches).toUint8Array(true),
+      "stream.arrows": RecordBatchStreamWriter.writeAll(batches).toUint8Array(true),
+    };
     for (const [name, bytes] of Object.entries(files)) {
       writeFileSync(join(out, name), bytes);
       const df = readArrow(join(out, name));
-      expect(df.schema).toEqual([{ name: "rid", type: "int64" }, { name: "city", type: "string" }, { name: "f", type: "float64" }]);
+      expect(df.schema).toEqual([
+        { name: "rid", type: "int64" },
+        { name: "city", type: "string" },
+        { name: "f", type: "float64" },
+      ]);
       const t = await df.compute({ cluster: clusters.four });
       expect(t.info.tasks).toBe(5); // 4 batches + concat
       await expectDuck(df, "SELECT rid, city, f FROM t ORDER BY rid", name, true);
@@ -118,9 +160,13 @@ describe("writeCsv", () => {
     const summary = await readParquet(`${out}/t.parquet`, { blocksize: 1 }).writeCsv(path, { cluster: clusters.four });
     expect(summary).toMatchObject({ path, rows: ROWS });
     expect(readFileSync(path, "utf8").split("\n")[0]).toBe(COLS.replaceAll(" ", ""));
-    const back = await duck.rows(`SELECT ${COLS} FROM read_csv('${path}', header=true, quote='"', escape='"', columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'})`);
+    const back = await duck.rows(
+      `SELECT ${COLS} FROM read_csv('${path}', header=true, quote='"', escape='"', columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'})`,
+    );
     expectSameRows(back, await duck.rows(`SELECT ${COLS} FROM t`), "csv");
-    const us = await duck.rows(`SELECT epoch_us(ts) FROM read_csv('${path}', header=true, columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'}) ORDER BY rid`);
+    const us = await duck.rows(
+      `SELECT epoch_us(ts) FROM read_csv('${path}', header=true, columns={'rid': 'BIGINT', 'k': 'BIGINT', 'city': 'VARCHAR', 'v': 'BIGINT', 'f': 'DOUBLE', 'flag': 'BOOLEAN', 'day': 'DATE', 'ts': 'TIMESTAMP'}) ORDER BY rid`,
+    );
     expect(us).toEqual(await duck.rows("SELECT epoch_us(ts) FROM t ORDER BY rid"));
   });
 

@@ -24,11 +24,15 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "basin-parquet-"));
   duck = await Duck.open();
   // A timestamp with microseconds, null where day is null.
-  await duck.run(`CREATE TABLE t AS SELECT *, day::TIMESTAMP + to_microseconds(rid * 1000003) AS ts FROM read_csv('${csv}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
+  await duck.run(
+    `CREATE TABLE t AS SELECT *, day::TIMESTAMP + to_microseconds(rid * 1000003) AS ts FROM read_csv('${csv}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`,
+  );
   // Sorted by rid, about 2048 rows per row group (DuckDB's smallest), so ~5 groups.
   await duck.run(`COPY (SELECT * FROM t ORDER BY rid) TO '${out}/duck.parquet' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
   for (let i = 0; i < 3; i++)
-    await duck.run(`COPY (SELECT * FROM t WHERE rid % 3 = ${i} ORDER BY rid) TO '${out}/part-${i}.parquet' (FORMAT parquet, ROW_GROUP_SIZE 1000)`);
+    await duck.run(
+      `COPY (SELECT * FROM t WHERE rid % 3 = ${i} ORDER BY rid) TO '${out}/part-${i}.parquet' (FORMAT parquet, ROW_GROUP_SIZE 1000)`,
+    );
 });
 
 afterAll(() => duck.close());
@@ -41,8 +45,14 @@ async function expectDuck(frame: DataFrame, sql: string, label: string, ordered 
 describe("reading Parquet written by DuckDB", () => {
   it("maps the footer's types to Basin's", () => {
     expect(readParquet(`${out}/duck.parquet`).schema).toEqual([
-      { name: "rid", type: "int64" }, { name: "k", type: "int64" }, { name: "city", type: "string" }, { name: "v", type: "int64" },
-      { name: "f", type: "float64" }, { name: "flag", type: "bool" }, { name: "day", type: "date" }, { name: "ts", type: "timestamp" },
+      { name: "rid", type: "int64" },
+      { name: "k", type: "int64" },
+      { name: "city", type: "string" },
+      { name: "v", type: "int64" },
+      { name: "f", type: "float64" },
+      { name: "flag", type: "bool" },
+      { name: "day", type: "date" },
+      { name: "ts", type: "timestamp" },
     ]);
   });
 
@@ -63,7 +73,10 @@ describe("reading Parquet written by DuckDB", () => {
     const df = readParquet(`${out}/part-*.parquet`, { blocksize: 1 });
     await expectDuck(df, `SELECT ${COLS} FROM t`, "glob");
     await expectDuck(
-      df.filter(col("city").ne("plain").and(col("ts").ge("2024-01-20T00:00:00"))).groupBy("city").agg(col("v").sum().alias("s"), count().alias("n"), col("ts").max().alias("mx")),
+      df
+        .filter(col("city").ne("plain").and(col("ts").ge("2024-01-20T00:00:00")))
+        .groupBy("city")
+        .agg(col("v").sum().alias("s"), count().alias("n"), col("ts").max().alias("mx")),
       "SELECT city, sum(v), count(*), max(ts) FROM t WHERE city <> 'plain' AND ts >= TIMESTAMP '2024-01-20' GROUP BY city",
       "glob + filter + groupBy",
     );
@@ -122,24 +135,50 @@ describe("writing Parquet that DuckDB reads", () => {
   const withTs = () => ({ ...data, day: data.day.map((d) => (d === null ? null : new Date(`${d}T00:00:00Z`))) });
 
   it("from columns with empty and one-row partitions: same rows and types in DuckDB", async () => {
-    const df = fromColumns(withTs(), { partitions: [0, 1, ROWS - 4, 0, 1, 2, 0], types: { k: "int64", v: "int64", f: "float64", day: "date" } });
+    const df = fromColumns(withTs(), {
+      partitions: [0, 1, ROWS - 4, 0, 1, 2, 0],
+      types: { k: "int64", v: "int64", f: "float64", day: "date" },
+    });
     const path = join(out, "basin.parquet");
     const summary = await df.writeParquet(path, { cluster: clusters.four });
     expect(summary).toMatchObject({ path, rows: ROWS });
     expect(summary.bytes).toBeGreaterThan(0);
-    const types = await duck.rows(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${path}'))`);
-    expect(types).toEqual([["rid", "BIGINT"], ["k", "BIGINT"], ["city", "VARCHAR"], ["v", "BIGINT"], ["f", "DOUBLE"], ["flag", "BOOLEAN"], ["day", "DATE"]]);
-    expectSameRows(await duck.rows(`SELECT * FROM read_parquet('${path}')`), await duck.rows("SELECT rid, k, city, v, f, flag, day FROM t"), "basin → duckdb");
+    const types = await duck.rows(
+      `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${path}'))`,
+    );
+    expect(types).toEqual([
+      ["rid", "BIGINT"],
+      ["k", "BIGINT"],
+      ["city", "VARCHAR"],
+      ["v", "BIGINT"],
+      ["f", "DOUBLE"],
+      ["flag", "BOOLEAN"],
+      ["day", "DATE"],
+    ]);
+    expectSameRows(
+      await duck.rows(`SELECT * FROM read_parquet('${path}')`),
+      await duck.rows("SELECT rid, k, city, v, f, flag, day FROM t"),
+      "basin → duckdb",
+    );
     expect(readdirSync(out).filter((f) => f.includes("partial"))).toEqual([]);
   });
 
   it("a read → write round trip keeps timestamps with microseconds, in order, over several row groups", async () => {
     const path = join(out, "roundtrip.parquet");
-    await readParquet(`${out}/duck.parquet`, { blocksize: 1 }).writeParquet(path, { cluster: clusters.four, rowGroupSize: 1000, compression: "zstd" });
+    await readParquet(`${out}/duck.parquet`, { blocksize: 1 }).writeParquet(path, {
+      cluster: clusters.four,
+      rowGroupSize: 1000,
+      compression: "zstd",
+    });
     const groups = await duck.rows(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata('${path}')`);
     expect(Number(groups[0][0])).toBe(9);
     const us = "epoch_us(ts)";
-    expectSameRows(await duck.rows(`SELECT rid, ${us}, city FROM read_parquet('${path}')`), await duck.rows(`SELECT rid, ${us}, city FROM t ORDER BY rid`), "round trip", true);
+    expectSameRows(
+      await duck.rows(`SELECT rid, ${us}, city FROM read_parquet('${path}')`),
+      await duck.rows(`SELECT rid, ${us}, city FROM t ORDER BY rid`),
+      "round trip",
+      true,
+    );
     // And Basin reads its own file back identically, one partition per row group.
     const back = await readParquet(path, { blocksize: 1 }).compute({ cluster: clusters.four });
     expect(back.info.tasks).toBe(10);
@@ -148,11 +187,18 @@ describe("writing Parquet that DuckDB reads", () => {
 
   it("an empty frame writes a file with the schema and no rows", async () => {
     const path = join(out, "empty.parquet");
-    const summary = await readParquet(`${out}/duck.parquet`).filter(col("rid").lt(0)).select("rid", "city", "ts").writeParquet(path, { compression: "uncompressed" });
+    const summary = await readParquet(`${out}/duck.parquet`)
+      .filter(col("rid").lt(0))
+      .select("rid", "city", "ts")
+      .writeParquet(path, { compression: "uncompressed" });
     expect(summary.rows).toBe(0);
     expect(await duck.rows(`SELECT count(*) FROM read_parquet('${path}')`)).toEqual([[0n]]);
     const back = readParquet(path);
-    expect(back.schema).toEqual([{ name: "rid", type: "int64" }, { name: "city", type: "string" }, { name: "ts", type: "timestamp" }]);
+    expect(back.schema).toEqual([
+      { name: "rid", type: "int64" },
+      { name: "city", type: "string" },
+      { name: "ts", type: "timestamp" },
+    ]);
     expect((await back.compute({ cluster: clusters.one })).numRows).toBe(0);
   });
 });

@@ -25,7 +25,8 @@ describe("csvBlocks", () => {
   it("splits a rewritten file again, so a pipeline sees the new rows", async () => {
     const f = join(mkdtempSync(join(tmpdir(), "basin-blocks-")), "t.csv");
     writeFileSync(f, rows(100));
-    const sum = () => readCsv(f, { blocksize: 300 }).select(col("a").sum().alias("s"), col("a").count().alias("n")).compute();
+    const sum = () =>
+      readCsv(f, { blocksize: 300 }).select(col("a").sum().alias("s"), col("a").count().alias("n")).compute();
     expect((await sum()).toRows()).toEqual([{ s: 4950, n: 100 }]);
     writeFileSync(f, rows(150, 1000));
     utimesSync(f, new Date(), new Date(Date.now() + 5000));

@@ -34,7 +34,9 @@ describe("grouped parts", () => {
   it("persist() over more partitions than asked keeps every row, in order", async () => {
     const f = csv(3000);
     const p = await readCsv(f, { blocksize: 1000 }).persist({ partitions: 2 });
-    const t = await p.select(col("a").sum().alias("sum"), col("a").count().alias("n"), col("s").max().alias("m")).compute();
+    const t = await p
+      .select(col("a").sum().alias("sum"), col("a").count().alias("n"), col("s").max().alias("m"))
+      .compute();
     expect(t.toRows()).toEqual([{ sum: (3000 * 2999) / 2, n: 3000, m: "s999" }]);
     expect((await p.head(3).compute()).column("a")).toEqual([0, 1, 2]);
     p.unpersist();
@@ -42,7 +44,9 @@ describe("grouped parts", () => {
 
   it("lowers 2 partitions into 5 groups by splitting each in the task that makes it", () => {
     const df = readCsv(csv(700), { blocksize: 4000 });
-    expect(lowerPlan(optimize(df.node), { parts: true }).tasks.find((t) => t.steps.at(-1)!.kind === "parts")!.deps).toHaveLength(2);
+    expect(
+      lowerPlan(optimize(df.node), { parts: true }).tasks.find((t) => t.steps.at(-1)!.kind === "parts")!.deps,
+    ).toHaveLength(2);
     const g = lowerPlan(optimize(df.node), { parts: true, groups: 5 });
     const out = g.tasks.find((t) => t.key === g.output)!;
     expect(out.deps).toHaveLength(5);

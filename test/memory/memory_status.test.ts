@@ -19,7 +19,11 @@ afterAll(async () => {
 describe("cluster status memory", () => {
   it("reports limits, bytes per tier and spills", async () => {
     applyMemory(cluster.memory);
-    const h = native().tableFromJs({ rows: 4, names: ["x"], columns: [{ type: "float64", values: new Float64Array(4), validity: null }] });
+    const h = native().tableFromJs({
+      rows: 4,
+      names: ["x"],
+      columns: [{ type: "float64", values: new Float64Array(4), validity: null }],
+    });
     native().memorySpill(1);
     const engine = new EngineService({ root: dir, cluster, emit: () => {} });
     const s = await engine.cluster();
@@ -40,14 +44,36 @@ describe("cluster status memory with GPUs", () => {
   it("sums device bytes over the GPUs and shows each GPU's limit, cache, spills and whether it is usable", () => {
     const base = native().memoryStats();
     const gpu = (device: number, used: number, broken: string | null) => ({
-      device, used, limit: 8e9, poolSize: 8e9, cachedBytes: used, cachedColumns: 3, evictions: 2, evictedBytes: 5e6,
-      uploads: 9, uploadBytes: 1e8, downloads: 4, downloadBytes: 1e5, cacheHits: 1, chains: 7, failures: broken ? 1 : 0, broken,
+      device,
+      used,
+      limit: 8e9,
+      poolSize: 8e9,
+      cachedBytes: used,
+      cachedColumns: 3,
+      evictions: 2,
+      evictedBytes: 5e6,
+      uploads: 9,
+      uploadBytes: 1e8,
+      downloads: 4,
+      downloadBytes: 1e5,
+      cacheHits: 1,
+      chains: 7,
+      failures: broken ? 1 : 0,
+      broken,
     });
     const s = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, "cudaErrorIllegalAddress")]);
     expect(s.device.bytes).toBe(base.deviceBytes + 3e6);
     expect(s.gpus).toEqual([
       { device: 0, bytes: 1e6, limit: 8e9, cachedColumns: 3, spilledColumns: 2, spilledBytes: 5e6, broken: null },
-      { device: 1, bytes: 2e6, limit: 8e9, cachedColumns: 3, spilledColumns: 2, spilledBytes: 5e6, broken: "cudaErrorIllegalAddress" },
+      {
+        device: 1,
+        bytes: 2e6,
+        limit: 8e9,
+        cachedColumns: 3,
+        spilledColumns: 2,
+        spilledBytes: 5e6,
+        broken: "cudaErrorIllegalAddress",
+      },
     ]);
     expect(memoryStatus(base).gpus).toBeUndefined();
   });

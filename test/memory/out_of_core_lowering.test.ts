@@ -13,18 +13,23 @@ import { optimize } from "../../engine/plan/optimizer.js";
 
 const N = 1000;
 /** 1000 rows × 2 int64 columns: 16 000 bytes estimated, in 4 partitions. */
-const frame = (name = "k") => fromColumns({ [name]: Array.from({ length: N }, (_, i) => i % 97), v: Array.from({ length: N }, (_, i) => i) }, { partitions: 4 });
+const frame = (name = "k") =>
+  fromColumns(
+    { [name]: Array.from({ length: N }, (_, i) => i % 97), v: Array.from({ length: N }, (_, i) => i) },
+    { partitions: 4 },
+  );
 /** 16 000 bytes of input against partBytes(small) = 8 000 × 0.5 / 1 / 3 ≈ 1 333 bytes a partition: 12 partitions. */
 const small: MemoryBudget = { limit: 8000, workers: 1 };
 const roomy: MemoryBudget = { limit: 1e9, workers: 8 };
 
-const lower = (df: DataFrame, budget?: MemoryBudget, parts = false) => lowerPlan(optimize(df.toPlan().root), { budget, parts });
+const lower = (df: DataFrame, budget?: MemoryBudget, parts = false) =>
+  lowerPlan(optimize(df.toPlan().root), { budget, parts });
 const tasksWith = (g: TaskGraph, kind: string, pred: (s: Record<string, unknown>) => boolean = () => true) =>
   g.tasks.filter((t) => t.steps.some((s) => s.kind === kind && pred(s as Record<string, unknown>))).length;
 
 describe("out-of-core lowering", () => {
   it("sizes partitions so that one fits a share of the limit per worker", () => {
-    expect(partBytes(small)).toBeCloseTo(8000 * 0.5 / 3);
+    expect(partBytes(small)).toBeCloseTo((8000 * 0.5) / 3);
     expect(shufflePlan(16_000, 4, small)).toMatchObject({ parts: 12, outOfCore: true });
     expect(shufflePlan(16_000, 4, roomy)).toMatchObject({ parts: 4, outOfCore: false });
     expect(shufflePlan(16_000, 4, undefined)).toMatchObject({ parts: 4, outOfCore: false });
@@ -78,7 +83,9 @@ describe("out-of-core lowering", () => {
     const q = frame().groupBy("k").agg(col("v").sum().alias("v")).sort("k");
     const text = explain(optimize(q.toPlan().root), 0, small);
     expect(text).toMatch(/Sort \[k asc\] out-of-core: range-partitioned runs, ≥ \d+ partitions/);
-    expect(text).toMatch(/Aggregate keys=\[col\("k"\)\] .* out-of-core: grace hash, ≥ 12 partitions spilled to disk and processed one at a time \(input ≈ 16 kB, ≤ 1.33 kB a partition under memoryLimit 8 kB \/ 1 workers\)/);
+    expect(text).toMatch(
+      /Aggregate keys=\[col\("k"\)\] .* out-of-core: grace hash, ≥ 12 partitions spilled to disk and processed one at a time \(input ≈ 16 kB, ≤ 1.33 kB a partition under memoryLimit 8 kB \/ 1 workers\)/,
+    );
     expect(explain(optimize(q.toPlan().root), 0, roomy)).not.toContain("out-of-core");
   });
 });

@@ -19,7 +19,11 @@ const part = (from: number, n: number): Handle =>
     names: ["i", "s"],
     columns: [
       { type: "int64", values: BigInt64Array.from({ length: n }, (_, k) => BigInt(from + k)), validity: null },
-      { type: "string", values: Array.from({ length: n }, (_, k) => ((from + k) % 3 === 0 ? null : `r${from + k}`)), validity: null },
+      {
+        type: "string",
+        values: Array.from({ length: n }, (_, k) => ((from + k) % 3 === 0 ? null : `r${from + k}`)),
+        validity: null,
+      },
     ],
   });
 

@@ -20,7 +20,11 @@ const frame = () => readCsv(`${trips}/*.csv`, { blocksize: 8192, dtypes: { k: "i
 /** Shuffles every row: all of it sits in the store at once. */
 const shuffled = () => frame().groupBy("rid", "k").agg(col("v").sum().alias("v"));
 
-const keep: JsTable = { rows: 3, names: ["s"], columns: [{ type: "string", values: ["a", "ü", null], validity: null }] };
+const keep: JsTable = {
+  rows: 3,
+  names: ["s"],
+  columns: [{ type: "string", values: ["a", "ü", null], validity: null }],
+};
 
 beforeAll(() => {
   trips = writeTripsCsv(makeTrips(20_000, 5), 4);
@@ -37,7 +41,12 @@ async function expectSpillError(cluster: LocalCluster, folder: string, why: RegE
   native().memorySpill(1);
   expect(native().isSpilled(other)).toBe(true);
   try {
-    const err = await shuffled().compute({ cluster }).then(() => undefined, (e: unknown) => e);
+    const err = await shuffled()
+      .compute({ cluster })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ name: "BasinError", code: "BASIN_SPILL" });
     const message = (err as Error).message;
     expect(message).toContain(folder);
@@ -81,14 +90,19 @@ describe("spill errors", () => {
     expect(parseBytes("1.5 GiB", "memoryLimit")).toBe(1.5 * 2 ** 30);
     expect(parseBytes(0.25, "memoryLimit", 1000)).toBe(250);
     for (const bad of ["lots", "-1GB", "4XB", 0])
-      expect(() => new LocalCluster({ workers: 1, memoryLimit: bad })).toThrow(expect.objectContaining({ code: "BASIN_PLAN", message: expect.stringContaining("memoryLimit must be a size") }));
+      expect(() => new LocalCluster({ workers: 1, memoryLimit: bad })).toThrow(
+        expect.objectContaining({ code: "BASIN_PLAN", message: expect.stringContaining("memoryLimit must be a size") }),
+      );
   });
 
   it("cannot make a spill folder in a file: BASIN_SPILL naming it", async () => {
     const file = join(root, "a-file");
     writeFileSync(file, "x");
     const cluster = new LocalCluster({ workers: 1, localDirectory: file });
-    await expect(frame().compute({ cluster })).rejects.toMatchObject({ code: "BASIN_SPILL", message: expect.stringContaining(file) });
+    await expect(frame().compute({ cluster })).rejects.toMatchObject({
+      code: "BASIN_SPILL",
+      message: expect.stringContaining(file),
+    });
     await cluster.close();
   });
 });
@@ -138,13 +152,32 @@ describe("basin run --memory-limit --local-directory --spill-compression --stats
   it("spills, gives the same answer, and prints the memory statistics", async () => {
     const dir = join(root, "cli");
     mkdirSync(dir, { recursive: true });
-    writeText(dir, "p.ts", `import { readCsv, col } from "basin";
+    writeText(
+      dir,
+      "p.ts",
+      `import { readCsv, col } from "basin";
 export default readCsv(${JSON.stringify(`${trips}/*.csv`)}, { blocksize: 8192, dtypes: { k: "int64", v: "int64" } })
   .groupBy("rid", "k").agg(col("v").sum().alias("v")).sort("rid").head(30);
-`);
+`,
+    );
     const free = await runBasin(["run", "p.ts", "--workers", "2"], { cwd: dir, timeoutMs: 120_000 });
     const spill = join(dir, "spill");
-    const limited = await runBasin(["run", "p.ts", "--workers", "2", "--memory-limit", "300kB", "--local-directory", spill, "--spill-compression", "zstd", "--stats"], { cwd: dir, timeoutMs: 120_000 });
+    const limited = await runBasin(
+      [
+        "run",
+        "p.ts",
+        "--workers",
+        "2",
+        "--memory-limit",
+        "300kB",
+        "--local-directory",
+        spill,
+        "--spill-compression",
+        "zstd",
+        "--stats",
+      ],
+      { cwd: dir, timeoutMs: 120_000 },
+    );
     expect(errorLines(limited.stderr)).toEqual([]);
     expect(limited.code).toBe(0);
     expect(limited.stdout).toBe(free.stdout);

@@ -9,7 +9,11 @@ const ids = (step: unknown) => (step as { moves: { id: number }[] }).moves.map((
 
 describe("spill policy", () => {
   it("moves nothing while the host is within its limit, and counts bytes per tier", () => {
-    const r = run({ host: 100 }, [{ op: "add", id: 1, bytes: 40 }, { op: "add", id: 2, bytes: 60 }, { op: "pressure" }]);
+    const r = run({ host: 100 }, [
+      { op: "add", id: 1, bytes: 40 },
+      { op: "add", id: 2, bytes: 60 },
+      { op: "pressure" },
+    ]);
     expect(ids(r.steps[2])).toEqual([]);
     expect(r.tiers).toEqual({ device: 0, host: 100, disk: 0 });
     expect(r.where).toEqual({ 1: "host", 2: "host" });
@@ -23,7 +27,11 @@ describe("spill policy", () => {
       { op: "touch", id: 1 }, // 2 is now the oldest
       { op: "pressure" },
     ]);
-    expect(r.steps[4]).toEqual({ moves: [{ id: 2, from: "host", to: "disk", bytes: 40 }], nextTierFull: false, stillOver: false });
+    expect(r.steps[4]).toEqual({
+      moves: [{ id: 2, from: "host", to: "disk", bytes: 40 }],
+      nextTierFull: false,
+      stillOver: false,
+    });
     expect(r.tiers).toEqual({ device: 0, host: 80, disk: 40 });
   });
 
@@ -35,7 +43,11 @@ describe("spill policy", () => {
   });
 
   it("uses the measured bytes of the tier (kernels' scratch counts)", () => {
-    const r = run({ host: 100 }, [{ op: "add", id: 1, bytes: 30 }, { op: "add", id: 2, bytes: 30 }, { op: "pressure", used: 130 }]);
+    const r = run({ host: 100 }, [
+      { op: "add", id: 1, bytes: 30 },
+      { op: "add", id: 2, bytes: 30 },
+      { op: "pressure", used: 130 },
+    ]);
     expect(ids(r.steps[2])).toEqual([1]);
   });
 
@@ -62,7 +74,11 @@ describe("spill policy", () => {
       { op: "add", id: 3, bytes: 40 },
       { op: "pressure" },
     ]);
-    expect(r.steps[3]).toEqual({ moves: [{ id: 1, from: "host", to: "disk", bytes: 40 }], nextTierFull: true, stillOver: true });
+    expect(r.steps[3]).toEqual({
+      moves: [{ id: 1, from: "host", to: "disk", bytes: 40 }],
+      nextTierFull: true,
+      stillOver: true,
+    });
     expect(r.tiers.disk).toBe(40);
   });
 
@@ -108,7 +124,11 @@ describe("spill policy", () => {
     expect(r.steps[1]).toMatchObject({ moves: [{ id: 1, to: "disk" }] });
     expect((r.steps[1] as { moves: { reuse?: true }[] }).moves[0].reuse).toBeUndefined();
     // the disk limit (60) has no room for 40 more, but the reused file needs none
-    expect(r.steps[4]).toEqual({ moves: [{ id: 1, from: "host", to: "disk", bytes: 40, reuse: true }], nextTierFull: false, stillOver: false });
+    expect(r.steps[4]).toEqual({
+      moves: [{ id: 1, from: "host", to: "disk", bytes: 40, reuse: true }],
+      nextTierFull: false,
+      stillOver: false,
+    });
     expect(r.tiers).toEqual({ device: 0, host: 20, disk: 0 });
   });
 
@@ -120,10 +140,20 @@ describe("spill policy", () => {
       { op: "touch", id: 1 },
     ]);
     expect(r.tiers).toEqual({ device: 0, host: 40, disk: 40 });
-    const dropped = run({ host: 100 }, [{ op: "add", id: 1, bytes: 40 }, { op: "allocFailed", need: 40 }, { op: "unspill", id: 1, keep: true }, { op: "dropCopy", id: 1 }, { op: "allocFailed", need: 40 }]);
+    const dropped = run({ host: 100 }, [
+      { op: "add", id: 1, bytes: 40 },
+      { op: "allocFailed", need: 40 },
+      { op: "unspill", id: 1, keep: true },
+      { op: "dropCopy", id: 1 },
+      { op: "allocFailed", need: 40 },
+    ]);
     expect(dropped.steps[4]).toMatchObject({ moves: [{ id: 1, bytes: 40 }] });
     expect((dropped.steps[4] as { moves: { reuse?: true }[] }).moves[0].reuse).toBeUndefined();
-    const notKept = run({ host: 100 }, [{ op: "add", id: 1, bytes: 40 }, { op: "allocFailed", need: 40 }, { op: "unspill", id: 1 }]);
+    const notKept = run({ host: 100 }, [
+      { op: "add", id: 1, bytes: 40 },
+      { op: "allocFailed", need: 40 },
+      { op: "unspill", id: 1 },
+    ]);
     expect(notKept.tiers).toEqual({ device: 0, host: 40, disk: 0 });
   });
 });

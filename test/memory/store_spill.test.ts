@@ -1,7 +1,16 @@
 // The store's disk tier: tables spill to (compressed) Arrow IPC files in this process's folder,
 // come back unchanged on access (keeping their file, so a second eviction writes
 // nothing), and their files go when they are released.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tableFromIPC } from "apache-arrow";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +27,11 @@ function sample(n: number): JsTable {
     rows: n,
     names,
     columns: [
-      { type: "int64", values: BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 7 - 3)), validity: Uint8Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 0 : 1)) },
+      {
+        type: "int64",
+        values: BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 7 - 3)),
+        validity: Uint8Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 0 : 1)),
+      },
       { type: "float64", values: Float64Array.from({ length: n }, (_, i) => i / 3), validity: null },
       { type: "string", values: Array.from({ length: n }, (_, i) => (i % 4 === 0 ? null : `é${i}✓`)), validity: null },
       { type: "bool", values: Uint8Array.from({ length: n }, (_, i) => i % 2), validity: null },
@@ -29,7 +42,8 @@ function sample(n: number): JsTable {
 
 /** A table's names, types, row count and column bytes, hex-encoded (cheap to compare at 140 000 rows). */
 function bytesOf(t: JsTable): unknown {
-  const hex = (v: ArrayBufferView | null) => (v ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex") : null);
+  const hex = (v: ArrayBufferView | null) =>
+    v ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex") : null;
   return {
     rows: t.rows,
     names: t.names,
@@ -49,7 +63,10 @@ function expectUnreadable(a: number, b: number, compression: string): void {
   const bytes = readFileSync(fb);
   for (let i = 4000; i < 12_000; i += 7) bytes[i] ^= 0x5a; // somewhere in the body
   writeFileSync(fb, bytes);
-  for (const [h, file] of [[a, fa], [b, fb]] as const) {
+  for (const [h, file] of [
+    [a, fa],
+    [b, fb],
+  ] as const) {
     let err: unknown;
     try {
       native().tableToJs(h);
@@ -58,7 +75,10 @@ function expectUnreadable(a: number, b: number, compression: string): void {
     }
     // Uncompressed, a changed body reads back (with wrong values): only the frames' checksums notice.
     if (compression === "none" && h === b) continue;
-    expect(err, `${compression}: ${file}`).toMatchObject({ code: "BASIN_SPILL", message: expect.stringContaining(file) });
+    expect(err, `${compression}: ${file}`).toMatchObject({
+      code: "BASIN_SPILL",
+      message: expect.stringContaining(file),
+    });
   }
 }
 
@@ -134,21 +154,31 @@ describe("store disk tier", () => {
     }
   });
 
-  it.each(["lz4", "zstd", "none"] as const)("round-trips nulls, strings, empty and all-null tables (buffers over one 1 MiB chunk) through %s spill files", (compression) => {
-    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
-    try {
-      expect(native().memoryStats().compression).toBe(compression);
-      const allNull: JsTable = { rows: 3, names: ["s", "i"], columns: [{ type: "string", values: [null, null, null], validity: null }, { type: "int64", values: new BigInt64Array(3), validity: new Uint8Array(3) }] };
-      const tables = [sample(140_000), sample(0), sample(1), allNull].map((t) => native().tableFromJs(t));
-      const expected = tables.map((h) => native().tableToJs(h));
-      native().memorySpill(1e12);
-      expect(tables.every((h) => native().isSpilled(h))).toBe(true);
-      tables.forEach((h, i) => expect(bytesOf(native().tableToJs(h)), `table ${i}`).toEqual(bytesOf(expected[i])));
-      for (const h of tables) native().release(h);
-    } finally {
-      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
-    }
-  });
+  it.each(["lz4", "zstd", "none"] as const)(
+    "round-trips nulls, strings, empty and all-null tables (buffers over one 1 MiB chunk) through %s spill files",
+    (compression) => {
+      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
+      try {
+        expect(native().memoryStats().compression).toBe(compression);
+        const allNull: JsTable = {
+          rows: 3,
+          names: ["s", "i"],
+          columns: [
+            { type: "string", values: [null, null, null], validity: null },
+            { type: "int64", values: new BigInt64Array(3), validity: new Uint8Array(3) },
+          ],
+        };
+        const tables = [sample(140_000), sample(0), sample(1), allNull].map((t) => native().tableFromJs(t));
+        const expected = tables.map((h) => native().tableToJs(h));
+        native().memorySpill(1e12);
+        expect(tables.every((h) => native().isSpilled(h))).toBe(true);
+        tables.forEach((h, i) => expect(bytesOf(native().tableToJs(h)), `table ${i}`).toEqual(bytesOf(expected[i])));
+        for (const h of tables) native().release(h);
+      } finally {
+        applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
+      }
+    },
+  );
 
   it("writes compressible tables in fewer bytes with lz4 and zstd than uncompressed", () => {
     const written: Record<string, number> = {};
@@ -173,34 +203,51 @@ describe("store disk tier", () => {
       const files = readdirSync(dir());
       expect(files.length).toBe(1);
       const t = tableFromIPC(readFileSync(join(dir(), files[0])));
-      expect(t.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual(["i:Int64", "f:Float64", "s:LargeUtf8", "b:Bool", "d:Date32<DAY>"]);
+      expect(t.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual([
+        "i:Int64",
+        "f:Float64",
+        "s:LargeUtf8",
+        "b:Bool",
+        "d:Date32<DAY>",
+      ]);
       const js = sample(9);
-      expect(Array.from({ length: 9 }, (_, k) => t.getChild("i")!.get(k))).toEqual(Array.from({ length: 9 }, (_, k) => (k % 5 === 0 ? null : BigInt(k * 7 - 3))));
+      expect(Array.from({ length: 9 }, (_, k) => t.getChild("i")!.get(k))).toEqual(
+        Array.from({ length: 9 }, (_, k) => (k % 5 === 0 ? null : BigInt(k * 7 - 3))),
+      );
       expect(Array.from({ length: 9 }, (_, k) => t.getChild("s")!.get(k))).toEqual(js.columns[2].values);
-      expect(Array.from({ length: 9 }, (_, k) => t.getChild("b")!.get(k))).toEqual(Array.from({ length: 9 }, (_, k) => k % 2 === 1));
-      expect(Array.from({ length: 9 }, (_, k) => t.getChild("f")!.get(k))).toEqual(Array.from(js.columns[1].values as Float64Array));
+      expect(Array.from({ length: 9 }, (_, k) => t.getChild("b")!.get(k))).toEqual(
+        Array.from({ length: 9 }, (_, k) => k % 2 === 1),
+      );
+      expect(Array.from({ length: 9 }, (_, k) => t.getChild("f")!.get(k))).toEqual(
+        Array.from(js.columns[1].values as Float64Array),
+      );
       native().release(h);
     } finally {
       applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
     }
   });
 
-  it.each(["lz4", "zstd", "none"] as const)("fails with BASIN_SPILL naming the file when a %s spill file was cut short or changed", (compression) => {
-    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
-    try {
-      const [a, b] = [native().tableFromJs(sample(20_000)), native().tableFromJs(sample(20_000))];
+  it.each(["lz4", "zstd", "none"] as const)(
+    "fails with BASIN_SPILL naming the file when a %s spill file was cut short or changed",
+    (compression) => {
+      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: compression }));
       try {
-        expectUnreadable(a, b, compression);
+        const [a, b] = [native().tableFromJs(sample(20_000)), native().tableFromJs(sample(20_000))];
+        try {
+          expectUnreadable(a, b, compression);
+        } finally {
+          for (const h of [a, b]) native().release(h);
+        }
       } finally {
-        for (const h of [a, b]) native().release(h);
+        applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
       }
-    } finally {
-      applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base }));
-    }
-  });
+    },
+  );
 
   it("refuses an unknown spill compression, naming the choices", () => {
-    expect(() => resolveMemory({ spillCompression: "gzip" as "lz4" })).toThrow(/spillCompression must be one of "lz4", "zstd", "none", got "gzip"/);
+    expect(() => resolveMemory({ spillCompression: "gzip" as "lz4" })).toThrow(
+      /spillCompression must be one of "lz4", "zstd", "none", got "gzip"/,
+    );
   });
 
   it("reads a spilled table back off the JS thread (readBack), and rejects an unknown handle with BASIN_HANDLE", async () => {

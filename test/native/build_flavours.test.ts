@@ -29,7 +29,19 @@ describe("native build flavours", () => {
   it("builds and loads CPU-only with BASIN_DISABLE_CUDA, reporting zero GPUs", () => {
     const out = mkdtempSync(join(tmpdir(), "basin-cpu-build-"));
     try {
-      execFileSync(process.execPath, [join(ROOT, "node_modules/cmake-js/bin/cmake-js"), "compile", "-d", "native", "--out", out, "--CDBASIN_DISABLE_CUDA=ON"], { cwd: ROOT, stdio: "pipe" });
+      execFileSync(
+        process.execPath,
+        [
+          join(ROOT, "node_modules/cmake-js/bin/cmake-js"),
+          "compile",
+          "-d",
+          "native",
+          "--out",
+          out,
+          "--CDBASIN_DISABLE_CUDA=ON",
+        ],
+        { cwd: ROOT, stdio: "pipe" },
+      );
       const addon = createRequire(import.meta.url)(join(out, "Release/basin.node")) as NativeAddon;
       expect(addon.buildInfo()).toEqual({ cuda: false, gpus: 0, napiVersion: 8 });
     } finally {

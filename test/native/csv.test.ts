@@ -45,7 +45,9 @@ function scanRows(path: string, start: number, end: number, opts: CsvScanOptions
   const t = native().tableToJs(r.handle);
   expect(t.rows).toBe(r.rows);
   const rows: Cell[][] = [];
-  const values = t.columns.map((c) => (c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>)));
+  const values = t.columns.map((c) =>
+    c.type === "string" ? decodeStrings(c.values as JsStrings, c.validity) : (c.values as ArrayLike<unknown>),
+  );
   for (let i = 0; i < t.rows; i++) {
     rows.push(
       t.columns.map((c, j) => {
@@ -91,13 +93,24 @@ function scanAll(path: string, blocksize: number, opts: CsvScanOptions) {
 // ---------------------------------------------------------------------------------------
 // Random files
 
-
 const NAMES = ["id", "i", "f", "b", "s", "d", "t"];
 const TYPES: DType[] = ["int64", "int64", "float64", "bool", "string", "date", "timestamp"];
 const DUCK_TYPES = ["BIGINT", "BIGINT", "DOUBLE", "BOOLEAN", "VARCHAR", "DATE", "TIMESTAMP"];
 const STRINGS = [
-  "zürich", "東京", "emoji 🎉🐍", "plain", "has,comma", 'has "quotes"', "multi\nline", "crlf\r\ninside",
-  '"', ",", "a,\"b\"\n,c", "x".repeat(150), "ünïcödé, with comma", "tab\there",
+  "zürich",
+  "東京",
+  "emoji 🎉🐍",
+  "plain",
+  "has,comma",
+  'has "quotes"',
+  "multi\nline",
+  "crlf\r\ninside",
+  '"',
+  ",",
+  'a,"b"\n,c',
+  "x".repeat(150),
+  "ünïcödé, with comma",
+  "tab\there",
 ];
 
 function pad(n: number, w: number) {
@@ -116,14 +129,18 @@ interface GenOptions {
 function genCsv(o: GenOptions): string {
   const r = seededRandom(o.seed);
   const nl = o.crlf ? "\r\n" : "\n";
-  const pick = <T,>(a: T[]) => a[Math.floor(r() * a.length)];
+  const pick = <T>(a: T[]) => a[Math.floor(r() * a.length)];
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
   const lines: string[] = [];
   if (o.header !== false) lines.push(NAMES.map((n, i) => (i === 4 ? quote(n) : n)).join(","));
   for (let k = 0; k < o.rows; k++) {
     const f: string[] = [String(k)];
     const nul = () => r() < 0.1;
-    f.push(nul() ? "" : pick([String(Math.floor((r() - 0.5) * 2e6)), "9223372036854775807", "-9223372036854775808", "+42", "007"]));
+    f.push(
+      nul()
+        ? ""
+        : pick([String(Math.floor((r() - 0.5) * 2e6)), "9223372036854775807", "-9223372036854775808", "+42", "007"]),
+    );
     f.push(
       nul()
         ? ""
@@ -132,7 +149,9 @@ function genCsv(o: GenOptions): string {
             (r() * 100).toFixed(3),
             `${(r() * 10).toFixed(2)}e-${Math.floor(r() * 20)}`,
             `${Math.floor(r() * 1000)}`,
-            "-0.5", "1E10", ".25",
+            "-0.5",
+            "1E10",
+            ".25",
           ]),
     );
     f.push(nul() ? "" : pick(["true", "false", "TRUE", "False"]));
@@ -147,7 +166,13 @@ function genCsv(o: GenOptions): string {
     if (nul()) f.push("");
     else {
       const hms = `${pad(Math.floor(r() * 24), 2)}:${pad(Math.floor(r() * 60), 2)}:${pad(Math.floor(r() * 60), 2)}`;
-      const frac = r() < 0.5 ? "" : "." + String(Math.floor(r() * 1e6)).padStart(6, "0").slice(0, 1 + Math.floor(r() * 6));
+      const frac =
+        r() < 0.5
+          ? ""
+          : "." +
+            String(Math.floor(r() * 1e6))
+              .padStart(6, "0")
+              .slice(0, 1 + Math.floor(r() * 6));
       f.push(`${ymd}${r() < 0.5 ? "T" : " "}${hms}${frac}`);
     }
     lines.push(f.join(","));
@@ -274,11 +299,18 @@ describe("csvScan", () => {
     const path = write(text);
     const opts = scanOpts(["a", "b", "c"], ["int64", "string", "string"]);
     const want = [
-      [1n, long, "z".repeat(130)], [2n, `q,${long}`, "x"], [3n, "p", long], [4n, null, null],
-      [5n, "w".repeat(60), "tail"], [6n, "a\rb", "c"], [7n, long, "last"],
+      [1n, long, "z".repeat(130)],
+      [2n, `q,${long}`, "x"],
+      [3n, "p", long],
+      [4n, null, null],
+      [5n, "w".repeat(60), "tail"],
+      [6n, "a\rb", "c"],
+      [7n, long, "last"],
     ];
     expect(scanRows(path, 0, text.length, opts).rows).toEqual(want);
-    expect(() => scanRows(write("a,b\n1,2,3\n"), 0, 10, scanOpts(["a", "b"], ["int64", "int64"]))).toThrow("expected 2 fields, found 3");
+    expect(() => scanRows(write("a,b\n1,2,3\n"), 0, 10, scanOpts(["a", "b"], ["int64", "int64"]))).toThrow(
+      "expected 2 fields, found 3",
+    );
   });
 
   it("reads blocks of 1 MiB and more (mapped) the same as small ones, whatever the file ends on", () => {
@@ -305,8 +337,15 @@ describe("csvScan", () => {
   it("skips blank lines and a BOM, and reads a last line without newline", () => {
     const path = write('\ufeffa,b\n\n1,x\r\n\r\n\n2,"y"\n\n3,z');
     const got = scanAll(path, 2, scanOpts(["a", "b"], ["int64", "string"]));
-    expect(got.rows).toEqual([[1n, "x"], [2n, "y"], [3n, "z"]]);
-    expect(native().csvInfer(path, { ...OPTS, sampleBytes: 100 })).toEqual({ names: ["a", "b"], types: ["int64", "string"] });
+    expect(got.rows).toEqual([
+      [1n, "x"],
+      [2n, "y"],
+      [3n, "z"],
+    ]);
+    expect(native().csvInfer(path, { ...OPTS, sampleBytes: 100 })).toEqual({
+      names: ["a", "b"],
+      types: ["int64", "string"],
+    });
   });
 
   it("reads an empty file as no columns and no rows", () => {
@@ -319,7 +358,10 @@ describe("csvScan", () => {
 
   it("reads a header-only file as zero rows of strings", () => {
     const path = write("a,b\n");
-    expect(native().csvInfer(path, { ...OPTS, sampleBytes: 100 })).toEqual({ names: ["a", "b"], types: ["string", "string"] });
+    expect(native().csvInfer(path, { ...OPTS, sampleBytes: 100 })).toEqual({
+      names: ["a", "b"],
+      types: ["string", "string"],
+    });
     expect(scanRows(path, 0, 4, scanOpts(["a", "b"], ["string", "string"])).rows).toEqual([]);
   });
 
@@ -338,7 +380,11 @@ describe("csvScan", () => {
     }
     const got = scanAll(path, 8, { ...opts, onBadLines: "skip" });
     expect(got.skipped).toBe(2);
-    expect(got.rows).toEqual([["1", 2n], ["multi\nline", 3n], ["8", 9n]]);
+    expect(got.rows).toEqual([
+      ["1", 2n],
+      ["multi\nline", 3n],
+      ["8", 9n],
+    ]);
   });
 
   it("reports an unparsable value with line, column, and a hint", () => {
@@ -351,12 +397,19 @@ describe("csvScan", () => {
     expect(() => scanAll(path, 1, opts)).toThrow(msg);
     const got = scanAll(path, 1, { ...opts, onBadLines: "skip" });
     expect(got.skipped).toBe(1);
-    expect(got.rows).toEqual([["a\nb", 1n, 2n], ["c", null, 3n]]);
+    expect(got.rows).toEqual([
+      ["a\nb", 1n, 2n],
+      ["c", null, 3n],
+    ]);
     // A skipped row inside a block drops the fields written before the bad one (a null too).
-    const mid = write('name,n,x\nq,1,2\nbad,,x\n,7,8\nr,,9\n');
+    const mid = write("name,n,x\nq,1,2\nbad,,x\n,7,8\nr,,9\n");
     const skipMid = scanAll(mid, 1 << 20, { ...opts, onBadLines: "skip" });
     expect(skipMid.skipped).toBe(1);
-    expect(skipMid.rows).toEqual([["q", 1n, 2n], [null, 7n, 8n], ["r", null, 9n]]);
+    expect(skipMid.rows).toEqual([
+      ["q", 1n, 2n],
+      [null, 7n, 8n],
+      ["r", null, 9n],
+    ]);
   });
 
   it("truncates long unparsable text to 40 characters", () => {
@@ -395,7 +448,11 @@ describe("csvScan", () => {
         "+7,1e308,TRUE,2000-02-29,2000-01-01\n" +
         "-0,-1.5E-3,fAlSe,1600-03-01,1970-01-01T00:00:00\n",
     );
-    const got = scanAll(path, 1 << 20, scanOpts(["i", "f", "b", "d", "t"], ["int64", "float64", "bool", "date", "timestamp"]));
+    const got = scanAll(
+      path,
+      1 << 20,
+      scanOpts(["i", "f", "b", "d", "t"], ["int64", "float64", "bool", "date", "timestamp"]),
+    );
     expect(got.rows[0][1]).toBeNaN();
     got.rows[0][1] = 0;
     expect(got.rows).toEqual([
@@ -408,10 +465,22 @@ describe("csvScan", () => {
 
   it("rejects invalid values per type", () => {
     const cases: [DType, string][] = [
-      ["int64", "9223372036854775808"], ["int64", "1.0"], ["int64", "1e3"], ["int64", "-"], ["int64", " 1"],
-      ["float64", "1.2.3"], ["float64", "abc"], ["float64", "0x10"], ["bool", "yes"], ["bool", "2"],
-      ["date", "2023-02-29"], ["date", "2023-13-01"], ["date", "2023-1-01"], ["timestamp", "2023-01-01 24:00:00"],
-      ["timestamp", "2023-01-01T00:00:00.1234567890"], ["timestamp", "2023-01-01T00:00"],
+      ["int64", "9223372036854775808"],
+      ["int64", "1.0"],
+      ["int64", "1e3"],
+      ["int64", "-"],
+      ["int64", " 1"],
+      ["float64", "1.2.3"],
+      ["float64", "abc"],
+      ["float64", "0x10"],
+      ["bool", "yes"],
+      ["bool", "2"],
+      ["date", "2023-02-29"],
+      ["date", "2023-13-01"],
+      ["date", "2023-1-01"],
+      ["timestamp", "2023-01-01 24:00:00"],
+      ["timestamp", "2023-01-01T00:00:00.1234567890"],
+      ["timestamp", "2023-01-01T00:00"],
     ];
     for (const [t, v] of cases) {
       const path = write(`c\n${v}\n`);
@@ -425,7 +494,10 @@ describe("csvScan", () => {
     // "" is not a null value here, so the empty int is unparsable.
     expect(() => scanAll(path, 1 << 20, opts)).toThrow(`${path}:3:1: cannot parse "" as int64 in column "a"`);
     const got = scanAll(path, 1 << 20, { ...opts, nullValues: ["NA", ""] });
-    expect(got.rows).toEqual([[1n, null, "x;y"], [null, 2.5, null]]);
+    expect(got.rows).toEqual([
+      [1n, null, "x;y"],
+      [null, 2.5, null],
+    ]);
     const tab = write("a\tb\n1\tx y\n");
     expect(native().csvInfer(tab, { ...OPTS, delimiter: "\t", sampleBytes: 100 })).toEqual({
       names: ["a", "b"],
@@ -436,7 +508,10 @@ describe("csvScan", () => {
   it("keeps text after a closing quote and quotes inside unquoted fields literally", () => {
     const path = write('a,b\n"x"y,ab"c\n"p""q"r,"s"\r\n');
     const got = scanAll(path, 1, scanOpts(["a", "b"], ["string", "string"]));
-    expect(got.rows).toEqual([["xy", 'ab"c'], ['p"qr', "s"]]);
+    expect(got.rows).toEqual([
+      ["xy", 'ab"c'],
+      ['p"qr', "s"],
+    ]);
   });
 });
 
@@ -463,7 +538,10 @@ describe("csvInfer", () => {
   it("names empty header fields and rejects duplicates", () => {
     expect(infer('a,,"",b\n1,2,3,4\n').names).toEqual(["a", "column_1", "column_2", "b"]);
     expect(infer("a,b,c\n").types).toEqual(["string", "string", "string"]);
-    expect(infer("1,x\n2,y\n", { header: false })).toEqual({ names: ["column_0", "column_1"], types: ["int64", "string"] });
+    expect(infer("1,x\n2,y\n", { header: false })).toEqual({
+      names: ["column_0", "column_1"],
+      types: ["int64", "string"],
+    });
     const path = write("a,b,a\n1,2,3\n");
     try {
       native().csvInfer(path, { ...OPTS, sampleBytes: 100 });
@@ -483,6 +561,9 @@ describe("csvInfer", () => {
     expect(infer("a\nx\n1234567", { sampleBytes: 5 }).types).toEqual(["string"]);
     // The first rows are longer than the sample: read on until a complete data row.
     const wide = "col_" + "x".repeat(200) + ",b\n" + '"' + "y".repeat(300) + '",1\n';
-    expect(infer(wide, { sampleBytes: 10 })).toEqual({ names: ["col_" + "x".repeat(200), "b"], types: ["string", "int64"] });
+    expect(infer(wide, { sampleBytes: 10 })).toEqual({
+      names: ["col_" + "x".repeat(200), "b"],
+      types: ["string", "int64"],
+    });
   });
 });

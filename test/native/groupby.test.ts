@@ -3,10 +3,18 @@ import { describe, expect, it } from "vitest";
 import { native, type Handle, type JsTable } from "../../engine/native/addon.js";
 import type { AggMode, AggOp, NativeAgg } from "../../engine/graph/kernel_args.js";
 import { seededRandom } from "../../engine/common/random.js";
-import { cellsOf, daysToDate, duckPerFile, expectSameCells, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
+import {
+  cellsOf,
+  daysToDate,
+  duckPerFile,
+  expectSameCells,
+  loadRowsIntoDuck,
+  rowsToJsTable,
+  trackHandles,
+  type NativeCol,
+} from "../helpers/native_rows.js";
 
 // ---------- data ----------
-
 
 const STRINGS = ["α", "béta", "東京", "🙂 emoji", "", "a", "A", "ab", "aB", "zz", "Ωmega", "naïve", "straße", "x y"];
 
@@ -33,8 +41,8 @@ interface GenOpts {
 
 function generate({ rows, groups, seed, skew }: GenOpts): Row[] {
   const r = seededRandom(seed);
-  const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  const maybe = <T,>(p: number, v: () => T): T | null => (r() < p ? null : v());
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const maybe = <T>(p: number, v: () => T): T | null => (r() < p ? null : v());
   const out: Row[] = [];
   for (let i = 0; i < rows; i++) {
     const hot = skew && r() < 0.5;
@@ -84,21 +92,34 @@ const duck = duckPerFile();
 function aggSql(op: AggOp, col: string | null): string {
   const c = col ?? "*";
   const type = col ? COLS[colIndex(col)].type : "int64";
-  const back = (e: string) => (type === "bool" ? `(${e})::INTEGER` : type === "date" ? `((${e}) - DATE '1970-01-01')::BIGINT` : e);
+  const back = (e: string) =>
+    type === "bool" ? `(${e})::INTEGER` : type === "date" ? `((${e}) - DATE '1970-01-01')::BIGINT` : e;
   switch (op) {
-    case "sum": return `sum(${c})`;
-    case "mean": return `avg(${c})`;
-    case "min": return back(`min(${c})`);
-    case "max": return back(`max(${c})`);
-    case "count": return `count(${c})`;
-    case "std": return `stddev_samp(${c})`;
-    case "var": return `var_samp(${c})`;
-    case "median": return `median(${c}::DOUBLE)`;
-    case "nunique": return `count(DISTINCT ${c})`;
-    case "first": return back(`first(${c} ORDER BY rid) FILTER (WHERE ${c} IS NOT NULL)`);
-    case "last": return back(`last(${c} ORDER BY rid) FILTER (WHERE ${c} IS NOT NULL)`);
+    case "sum":
+      return `sum(${c})`;
+    case "mean":
+      return `avg(${c})`;
+    case "min":
+      return back(`min(${c})`);
+    case "max":
+      return back(`max(${c})`);
+    case "count":
+      return `count(${c})`;
+    case "std":
+      return `stddev_samp(${c})`;
+    case "var":
+      return `var_samp(${c})`;
+    case "median":
+      return `median(${c}::DOUBLE)`;
+    case "nunique":
+      return `count(DISTINCT ${c})`;
+    case "first":
+      return back(`first(${c} ORDER BY rid) FILTER (WHERE ${c} IS NOT NULL)`);
+    case "last":
+      return back(`last(${c} ORDER BY rid) FILTER (WHERE ${c} IS NOT NULL)`);
     case "quantile":
-    case "corr": throw new Error(`${op} takes parameters: test/engine/stats_aggs.test.ts covers it`);
+    case "corr":
+      throw new Error(`${op} takes parameters: test/engine/stats_aggs.test.ts covers it`);
   }
 }
 
@@ -107,7 +128,11 @@ function keySql(k: string): string {
   return t === "bool" ? `${k}::INTEGER` : t === "date" ? `(${k} - DATE '1970-01-01')::BIGINT` : k;
 }
 
-async function duckGroupBy(view: string, keys: string[], aggs: { op: AggOp; col: string | null }[]): Promise<unknown[][]> {
+async function duckGroupBy(
+  view: string,
+  keys: string[],
+  aggs: { op: AggOp; col: string | null }[],
+): Promise<unknown[][]> {
   const sel = [...keys.map(keySql), ...aggs.map((a) => aggSql(a.op, a.col))].join(", ");
   const group = keys.length ? `GROUP BY ${keys.join(", ")} ORDER BY min(rid)` : "";
   const reader = await duck.con.runAndReadAll(`SELECT ${sel} FROM ${view} ${group}`);
@@ -143,7 +168,16 @@ function groupBy(h: Handle, keys: number[], aggs: NativeAgg[], mode: AggMode): H
   return track(native().groupByAgg(h, keys, aggs, mode));
 }
 
-const KEY_SETS: string[][] = [["k_int"], ["k_str"], ["k_int", "k_str"], [], ["k_b"], ["k_d"], ["k_f"], ["k_str", "k_b", "k_d"]];
+const KEY_SETS: string[][] = [
+  ["k_int"],
+  ["k_str"],
+  ["k_int", "k_str"],
+  [],
+  ["k_b"],
+  ["k_d"],
+  ["k_f"],
+  ["k_str", "k_b", "k_d"],
+];
 
 const DATASETS: (GenOpts & { label: string })[] = [
   { label: "random", rows: 3000, groups: 40, seed: 1 },
@@ -212,11 +246,16 @@ describe("groupByAgg full vs DuckDB", () => {
       }),
     );
     const out = native().tableToJs(
-      groupBy(h, [0], [
-        { op: "std", column: 1, name: "sd" },
-        { op: "var", column: 1, name: "v" },
-        { op: "median", column: 1, name: "m" },
-      ], "full"),
+      groupBy(
+        h,
+        [0],
+        [
+          { op: "std", column: 1, name: "sd" },
+          { op: "var", column: 1, name: "v" },
+          { op: "median", column: 1, name: "m" },
+        ],
+        "full",
+      ),
     );
     const cells = cellsOf(out);
     expect(cells[1][1]).toBeCloseTo(Math.SQRT2 * 1.5, 12);
@@ -234,12 +273,26 @@ describe("groupByAgg full vs DuckDB", () => {
         rows: 4,
         names: ["ts", "v"],
         columns: [
-          { type: "timestamp", values: BigInt64Array.from([10n, 20n, 10n, 0n]), validity: Uint8Array.from([1, 1, 1, 0]) },
+          {
+            type: "timestamp",
+            values: BigInt64Array.from([10n, 20n, 10n, 0n]),
+            validity: Uint8Array.from([1, 1, 1, 0]),
+          },
           { type: "timestamp", values: BigInt64Array.from([5n, -7n, 3n, 9n]), validity: null },
         ],
       }),
     );
-    const out = native().tableToJs(groupBy(h, [0], [{ op: "min", column: 1, name: "lo" }, { op: "max", column: 1, name: "hi" }], "full"));
+    const out = native().tableToJs(
+      groupBy(
+        h,
+        [0],
+        [
+          { op: "min", column: 1, name: "lo" },
+          { op: "max", column: 1, name: "hi" },
+        ],
+        "full",
+      ),
+    );
     expect(out.columns.map((c) => c.type)).toEqual(["timestamp", "timestamp", "timestamp"]);
     expect(cellsOf(out)).toEqual([
       [10n, 3n, 5n],
@@ -266,9 +319,24 @@ describe("groupByAgg full vs DuckDB", () => {
 
 describe("partial → merge → final", () => {
   const cases: { label: string; ds: GenOpts; keys: string[]; chunks: number[] }[] = [
-    { label: "int key, 4 chunks", ds: { rows: 3000, groups: 40, seed: 11 }, keys: ["k_int"], chunks: [700, 800, 0, 1500] },
-    { label: "string key, many groups", ds: { rows: 3000, groups: 1500, seed: 12 }, keys: ["k_str"], chunks: [1, 999, 1000, 1000] },
-    { label: "int+string key, skewed", ds: { rows: 3000, groups: 30, seed: 13, skew: true }, keys: ["k_int", "k_str"], chunks: [1000, 1000, 1000] },
+    {
+      label: "int key, 4 chunks",
+      ds: { rows: 3000, groups: 40, seed: 11 },
+      keys: ["k_int"],
+      chunks: [700, 800, 0, 1500],
+    },
+    {
+      label: "string key, many groups",
+      ds: { rows: 3000, groups: 1500, seed: 12 },
+      keys: ["k_str"],
+      chunks: [1, 999, 1000, 1000],
+    },
+    {
+      label: "int+string key, skewed",
+      ds: { rows: 3000, groups: 30, seed: 13, skew: true },
+      keys: ["k_int", "k_str"],
+      chunks: [1000, 1000, 1000],
+    },
     { label: "global reduction", ds: { rows: 2000, groups: 10, seed: 14 }, keys: [], chunks: [0, 500, 1500, 0] },
     { label: "empty", ds: { rows: 0, groups: 10, seed: 15 }, keys: ["k_int"], chunks: [0, 0] },
     { label: "empty global", ds: { rows: 0, groups: 10, seed: 16 }, keys: [], chunks: [0, 0, 0] },
@@ -315,7 +383,14 @@ describe("partial → merge → final", () => {
     const partials = [0, 150_000].map((at) => groupBy(track(native().slice(h, at, 150_000)), keys, aggs, "partial"));
     expect(partials.map((p) => native().tableInfo(p).rows)).toEqual([150_000, 150_000]);
     const full = native().tableToJs(groupBy(h, keys, aggs, "full"));
-    const fin = native().tableToJs(groupBy(track(native().concat(partials)), keys.map((_, i) => i), aggs, "final"));
+    const fin = native().tableToJs(
+      groupBy(
+        track(native().concat(partials)),
+        keys.map((_, i) => i),
+        aggs,
+        "final",
+      ),
+    );
     expectSameRows(fin, cellsOf(full), "nearly unique keys");
     // Few groups over as many rows: the partial aggregation shrinks them.
     const few = track(native().tableFromJs(rowsToJsTable(generate({ rows: 150_000, groups: 50, seed: 18 }), COLS)));
@@ -336,7 +411,10 @@ describe("partial → merge → final", () => {
         ],
       }),
     );
-    const aggs: NativeAgg[] = [{ op: "var", column: 1, name: "v" }, { op: "std", column: 1, name: "s" }];
+    const aggs: NativeAgg[] = [
+      { op: "var", column: 1, name: "v" },
+      { op: "std", column: 1, name: "s" },
+    ];
     const full = cellsOf(native().tableToJs(groupBy(h, [0], aggs, "full")));
     const parts = [0, 1, 2, 3].map((i) => groupBy(track(native().slice(h, i * 1000, 1000)), [0], aggs, "partial"));
     const fin = cellsOf(native().tableToJs(groupBy(track(native().concat(parts)), [0], aggs, "final")));
@@ -388,7 +466,9 @@ describe("hashPartition", () => {
     const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
     const keys = [colIndex("k_int"), colIndex("k_str")];
     const aggs = nativeAggs(ALL_AGGS);
-    const want = cellsOf(native().tableToJs(groupBy(h, keys, aggs, "full"))).map((r) => rowKey(r.map((x) => (typeof x === "number" ? x.toPrecision(8) : x))));
+    const want = cellsOf(native().tableToJs(groupBy(h, keys, aggs, "full"))).map((r) =>
+      rowKey(r.map((x) => (typeof x === "number" ? x.toPrecision(8) : x))),
+    );
     const got = native()
       .hashPartition(h, keys, 3)
       .map(track)

@@ -4,7 +4,16 @@ import { describe, expect, it } from "vitest";
 import { native, type Handle, type JsColumn, type JsTable } from "../../engine/native/addon.js";
 import type { JoinHow, JoinSpec } from "../../engine/graph/kernel_args.js";
 import { seededRandom } from "../../engine/common/random.js";
-import { cellsOf, daysToDate, duckPerFile, expectSameCells, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
+import {
+  cellsOf,
+  daysToDate,
+  duckPerFile,
+  expectSameCells,
+  loadRowsIntoDuck,
+  rowsToJsTable,
+  trackHandles,
+  type NativeCol,
+} from "../helpers/native_rows.js";
 
 // ---------- data ----------
 
@@ -36,8 +45,8 @@ interface SideOpts {
 
 function generate({ rows, groups, offset, seed, skew, unique, namedStrings }: SideOpts): Row[] {
   const r = seededRandom(seed);
-  const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  const maybe = <T,>(p: number, v: () => T): T | null => (r() < p ? null : v());
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const maybe = <T>(p: number, v: () => T): T | null => (r() < p ? null : v());
   const perm = Array.from({ length: rows }, (_, i) => i);
   for (let i = rows - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
@@ -114,7 +123,13 @@ const expectSameRows = (got: JsTable, want: unknown[][], label: string) => expec
 /** Rows as sorted strings: the multiset of full rows (ints and dates as bigints). */
 function multiset(rows: unknown[][], types: JsColumn["type"][]): string[] {
   const cell = (v: unknown, j: number) =>
-    v === null || v === undefined ? "null" : types[j] === "float64" ? `f${Number(v)}` : typeof v === "string" ? JSON.stringify(v) : `${BigInt(v as bigint | number)}`;
+    v === null || v === undefined
+      ? "null"
+      : types[j] === "float64"
+        ? `f${Number(v)}`
+        : typeof v === "string"
+          ? JSON.stringify(v)
+          : `${BigInt(v as bigint | number)}`;
   return rows.map((r) => r.map(cell).join("|")).sort();
 }
 
@@ -133,15 +148,51 @@ const HOWS: JoinHow[] = ["inner", "left", "right", "outer", "semi", "anti"];
 const KEY_SETS: string[][] = [["k_int"], ["k_str"], ["k_int", "k_str"], ["k_d"]];
 
 const DATASETS: { label: string; left: SideOpts; right: SideOpts }[] = [
-  { label: "many-to-many", left: { rows: 1500, groups: 60, offset: -3, seed: 1 }, right: { rows: 600, groups: 60, offset: 5, seed: 2 } },
-  { label: "skewed", left: { rows: 500, groups: 40, offset: 0, seed: 3, skew: true }, right: { rows: 200, groups: 40, offset: 0, seed: 4, skew: true } },
-  { label: "unique right", left: { rows: 2000, groups: 1200, offset: 0, seed: 5, namedStrings: true }, right: { rows: 1000, groups: 0, offset: 0, seed: 6, unique: true } },
-  { label: "empty left", left: { rows: 0, groups: 10, offset: 0, seed: 7 }, right: { rows: 300, groups: 10, offset: 0, seed: 8 } },
-  { label: "empty right", left: { rows: 300, groups: 10, offset: 0, seed: 9 }, right: { rows: 0, groups: 10, offset: 0, seed: 10 } },
-  { label: "empty both", left: { rows: 0, groups: 10, offset: 0, seed: 11 }, right: { rows: 0, groups: 10, offset: 0, seed: 12 } },
-  { label: "one-row left", left: { rows: 1, groups: 3, offset: 0, seed: 13 }, right: { rows: 300, groups: 3, offset: 0, seed: 14 } },
-  { label: "one-row right", left: { rows: 300, groups: 3, offset: 0, seed: 15 }, right: { rows: 1, groups: 3, offset: 0, seed: 16 } },
-  { label: "one row each", left: { rows: 1, groups: 1, offset: 0, seed: 17 }, right: { rows: 1, groups: 1, offset: 0, seed: 18 } },
+  {
+    label: "many-to-many",
+    left: { rows: 1500, groups: 60, offset: -3, seed: 1 },
+    right: { rows: 600, groups: 60, offset: 5, seed: 2 },
+  },
+  {
+    label: "skewed",
+    left: { rows: 500, groups: 40, offset: 0, seed: 3, skew: true },
+    right: { rows: 200, groups: 40, offset: 0, seed: 4, skew: true },
+  },
+  {
+    label: "unique right",
+    left: { rows: 2000, groups: 1200, offset: 0, seed: 5, namedStrings: true },
+    right: { rows: 1000, groups: 0, offset: 0, seed: 6, unique: true },
+  },
+  {
+    label: "empty left",
+    left: { rows: 0, groups: 10, offset: 0, seed: 7 },
+    right: { rows: 300, groups: 10, offset: 0, seed: 8 },
+  },
+  {
+    label: "empty right",
+    left: { rows: 300, groups: 10, offset: 0, seed: 9 },
+    right: { rows: 0, groups: 10, offset: 0, seed: 10 },
+  },
+  {
+    label: "empty both",
+    left: { rows: 0, groups: 10, offset: 0, seed: 11 },
+    right: { rows: 0, groups: 10, offset: 0, seed: 12 },
+  },
+  {
+    label: "one-row left",
+    left: { rows: 1, groups: 3, offset: 0, seed: 13 },
+    right: { rows: 300, groups: 3, offset: 0, seed: 14 },
+  },
+  {
+    label: "one-row right",
+    left: { rows: 300, groups: 3, offset: 0, seed: 15 },
+    right: { rows: 1, groups: 3, offset: 0, seed: 16 },
+  },
+  {
+    label: "one row each",
+    left: { rows: 1, groups: 1, offset: 0, seed: 17 },
+    right: { rows: 1, groups: 1, offset: 0, seed: 18 },
+  },
 ];
 
 const loaded = new Map<string, { left: Row[]; right: Row[]; lv: string; rv: string; ljs: JsTable; rjs: JsTable }>();
@@ -151,7 +202,14 @@ async function dataset(ds: (typeof DATASETS)[number]) {
     const left = generate(ds.left);
     const right = generate(ds.right);
     const js = (rows: Row[]) => rowsToJsTable(rows, COLS, { nullValidityWhenComplete: true });
-    d = { left, right, lv: await loadRowsIntoDuck(duck.con, left, COLS), rv: await loadRowsIntoDuck(duck.con, right, COLS), ljs: js(left), rjs: js(right) };
+    d = {
+      left,
+      right,
+      lv: await loadRowsIntoDuck(duck.con, left, COLS),
+      rv: await loadRowsIntoDuck(duck.con, right, COLS),
+      ljs: js(left),
+      rjs: js(right),
+    };
     loaded.set(ds.label, d);
   }
   return d;
@@ -186,22 +244,52 @@ describe("hashJoin details", () => {
     const rows = names.length ? (cols[names[0]].values as ArrayLike<unknown>).length : 0;
     return track(native().tableFromJs({ rows, names, columns: names.map((n) => cols[n]) }));
   };
-  const run = (l: Handle, r: Handle, spec: JoinSpec) => cellsOf(native().tableToJs(track(native().hashJoin(l, r, spec))));
+  const run = (l: Handle, r: Handle, spec: JoinSpec) =>
+    cellsOf(native().tableToJs(track(native().hashJoin(l, r, spec))));
 
   it("float keys: -0 equals 0, NaN equals NaN, nulls never match", () => {
-    const l = table({ k: { type: "float64", values: Float64Array.from([0, NaN, 1.5, 2, 7]), validity: Uint8Array.from([1, 1, 1, 0, 1]) } });
+    const l = table({
+      k: {
+        type: "float64",
+        values: Float64Array.from([0, NaN, 1.5, 2, 7]),
+        validity: Uint8Array.from([1, 1, 1, 0, 1]),
+      },
+    });
     const r = table({
-      k: { type: "float64", values: Float64Array.from([-0, NaN, 1.5, 2, 1.5]), validity: Uint8Array.from([1, 1, 1, 0, 1]) },
+      k: {
+        type: "float64",
+        values: Float64Array.from([-0, NaN, 1.5, 2, 1.5]),
+        validity: Uint8Array.from([1, 1, 1, 0, 1]),
+      },
       v: { type: "int64", values: BigInt64Array.from([10n, 11n, 12n, 13n, 14n]), validity: null },
     });
     const spec = (how: JoinHow): JoinSpec => ({
       how,
       leftKeys: [0],
       rightKeys: [0],
-      output: how === "semi" || how === "anti" ? [{ side: "left", column: 0, name: "k" }] : [{ side: "key", column: 0, name: "k" }, { side: "right", column: 1, name: "v" }],
+      output:
+        how === "semi" || how === "anti"
+          ? [{ side: "left", column: 0, name: "k" }]
+          : [
+              { side: "key", column: 0, name: "k" },
+              { side: "right", column: 1, name: "v" },
+            ],
     });
-    expect(run(l, r, spec("inner"))).toEqual([[0, 10n], [NaN, 11n], [1.5, 12n], [1.5, 14n]]);
-    expect(run(l, r, spec("outer"))).toEqual([[0, 10n], [NaN, 11n], [1.5, 12n], [1.5, 14n], [null, null], [7, null], [null, 13n]]);
+    expect(run(l, r, spec("inner"))).toEqual([
+      [0, 10n],
+      [NaN, 11n],
+      [1.5, 12n],
+      [1.5, 14n],
+    ]);
+    expect(run(l, r, spec("outer"))).toEqual([
+      [0, 10n],
+      [NaN, 11n],
+      [1.5, 12n],
+      [1.5, 14n],
+      [null, null],
+      [7, null],
+      [null, 13n],
+    ]);
     expect(run(l, r, spec("anti"))).toEqual([[null], [7]]);
   });
 
@@ -219,10 +307,25 @@ describe("hashJoin details", () => {
       how: "left",
       leftKeys: [0, 1],
       rightKeys: [1, 0],
-      output: [{ side: "left", column: 0, name: "b" }, { side: "left", column: 1, name: "ts" }, { side: "right", column: 2, name: "id" }],
+      output: [
+        { side: "left", column: 0, name: "b" },
+        { side: "left", column: 1, name: "ts" },
+        { side: "right", column: 2, name: "id" },
+      ],
     });
-    expect(out).toEqual([[1, 5n, 0n], [1, 5n, 3n], [0, 5n, 2n], [1, 6n, 1n], [null, 5n, null]]);
-    const single = run(l, r, { how: "semi", leftKeys: [0], rightKeys: [1], output: [{ side: "left", column: 1, name: "ts" }] });
+    expect(out).toEqual([
+      [1, 5n, 0n],
+      [1, 5n, 3n],
+      [0, 5n, 2n],
+      [1, 6n, 1n],
+      [null, 5n, null],
+    ]);
+    const single = run(l, r, {
+      how: "semi",
+      leftKeys: [0],
+      rightKeys: [1],
+      output: [{ side: "left", column: 1, name: "ts" }],
+    });
     expect(single).toEqual([[5n], [5n], [6n]]);
   });
 
@@ -236,23 +339,40 @@ describe("hashJoin details", () => {
       how: "left",
       leftKeys: [0],
       rightKeys: [1],
-      output: [{ side: "right", column: 0, name: "v" }, { side: "left", column: 0, name: "k" }, { side: "right", column: 0, name: "v2" }],
+      output: [
+        { side: "right", column: 0, name: "v" },
+        { side: "left", column: 0, name: "k" },
+        { side: "right", column: 0, name: "v2" },
+      ],
     });
-    expect(out).toEqual([["three", 3n, "three"], ["one", 1n, "one"], ["two", 2n, "two"], [null, 9n, null]]);
+    expect(out).toEqual([
+      ["three", 3n, "three"],
+      ["one", 1n, "one"],
+      ["two", 2n, "two"],
+      [null, 9n, null],
+    ]);
   });
 
   it("a larger many-to-many join matches a nested-loop count", () => {
     const r0 = seededRandom(99);
     const n = 20000;
     const mk = () => BigInt64Array.from({ length: n }, () => BigInt(Math.floor(r0() * 5000)));
-    const lk = mk(), rk = mk();
+    const lk = mk(),
+      rk = mk();
     const l = table({ k: { type: "int64", values: lk, validity: null } });
     const r = table({ k: { type: "int64", values: rk, validity: null } });
     const counts = new Map<bigint, number>();
     for (const k of rk) counts.set(k, (counts.get(k) ?? 0) + 1);
     let want = 0;
     for (const k of lk) want += counts.get(k) ?? 0;
-    const h = track(native().hashJoin(l, r, { how: "inner", leftKeys: [0], rightKeys: [0], output: [{ side: "left", column: 0, name: "k" }] }));
+    const h = track(
+      native().hashJoin(l, r, {
+        how: "inner",
+        leftKeys: [0],
+        rightKeys: [0],
+        output: [{ side: "left", column: 0, name: "k" }],
+      }),
+    );
     expect(native().tableInfo(h).rows).toBe(want);
   });
 
@@ -262,9 +382,14 @@ describe("hashJoin details", () => {
     expect(() => native().hashJoin(l, r, { how: "inner", leftKeys: [0], rightKeys: [0], output: [] })).toThrow(
       expect.objectContaining({ code: "BASIN_TYPE" }),
     );
-    expect(() => native().hashJoin(l, l, { how: "semi", leftKeys: [0], rightKeys: [0], output: [{ side: "right", column: 0, name: "x" }] })).toThrow(
-      expect.objectContaining({ code: "BASIN_INTERNAL" }),
-    );
+    expect(() =>
+      native().hashJoin(l, l, {
+        how: "semi",
+        leftKeys: [0],
+        rightKeys: [0],
+        output: [{ side: "right", column: 0, name: "x" }],
+      }),
+    ).toThrow(expect.objectContaining({ code: "BASIN_INTERNAL" }));
     expect(() => native().hashJoin(l, l, { how: "inner", leftKeys: [], rightKeys: [], output: [] })).toThrow(
       expect.objectContaining({ code: "BASIN_INTERNAL" }),
     );

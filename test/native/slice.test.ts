@@ -41,9 +41,17 @@ describe("slice", () => {
   const data = rows(300, 7);
   const h = () => track(native().tableFromJs(rowsToJsTable(data, COLS)));
   // The rows as cellsOf reads a native table: booleans as 0/1.
-  const want = (lo: number, n: number) => data.slice(lo, lo + n).map((r) => [r.i, r.f, r.b === null ? null : Number(r.b), r.s, r.d, r.t]);
+  const want = (lo: number, n: number) =>
+    data.slice(lo, lo + n).map((r) => [r.i, r.f, r.b === null ? null : Number(r.b), r.s, r.d, r.t]);
 
-  for (const [lo, n] of [[0, 300], [0, 1], [299, 1], [13, 120], [150, 0], [0, 0]] as const) {
+  for (const [lo, n] of [
+    [0, 300],
+    [0, 1],
+    [299, 1],
+    [13, 120],
+    [150, 0],
+    [0, 0],
+  ] as const) {
     it(`copies rows [${lo}, ${lo + n}) of every type, nulls and unicode strings included`, () => {
       const got = native().tableToJs(track(native().slice(h(), lo, n)));
       expect(got.rows).toBe(n);

@@ -3,11 +3,38 @@ import { describe, expect, it } from "vitest";
 import { native, type Handle } from "../../engine/native/addon.js";
 import type { SortKey } from "../../engine/graph/kernel_args.js";
 import { seededRandom } from "../../engine/common/random.js";
-import { cellsOf, duckPerFile, loadRowsIntoDuck, rowsToJsTable, trackHandles, type NativeCol } from "../helpers/native_rows.js";
+import {
+  cellsOf,
+  duckPerFile,
+  loadRowsIntoDuck,
+  rowsToJsTable,
+  trackHandles,
+  type NativeCol,
+} from "../helpers/native_rows.js";
 
 // ---------- data ----------
 
-const STRINGS = ["α", "béta", "東京", "🙂 emoji", "", "a", "A", "ab", "aB", "zz", "Ωmega", "naïve", "straße", "x y", "key_1234", "key_12345", "key_123456789", "key_12345678", "a\u0000"];
+const STRINGS = [
+  "α",
+  "béta",
+  "東京",
+  "🙂 emoji",
+  "",
+  "a",
+  "A",
+  "ab",
+  "aB",
+  "zz",
+  "Ωmega",
+  "naïve",
+  "straße",
+  "x y",
+  "key_1234",
+  "key_12345",
+  "key_123456789",
+  "key_12345678",
+  "a\u0000",
+];
 const FLOATS = [0.5, -0.0, 0.0, -3, 1e10, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 7, -1e-300];
 
 interface Row {
@@ -32,14 +59,19 @@ interface GenOpts {
 
 function generate({ rows, distinct, seed, skew }: GenOpts): Row[] {
   const r = seededRandom(seed);
-  const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  const maybe = <T,>(v: () => T): T | null => (r() < 0.1 ? null : v());
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const maybe = <T>(v: () => T): T | null => (r() < 0.1 ? null : v());
   const out: Row[] = [];
   for (let i = 0; i < rows; i++) {
     const hot = skew && r() < 0.5;
     out.push({
       rid: i,
-      k_int: hot ? 7n : maybe(() => BigInt(Math.floor(r() * distinct) - Math.floor(distinct / 2)) * (r() < 0.05 ? 1_000_000_000_000n : 1n)),
+      k_int: hot
+        ? 7n
+        : maybe(
+            () =>
+              BigInt(Math.floor(r() * distinct) - Math.floor(distinct / 2)) * (r() < 0.05 ? 1_000_000_000_000n : 1n),
+          ),
       k_f: hot ? 1 : maybe(() => (r() < 0.6 ? pick(FLOATS) : Math.floor(r() * distinct) / 4 - distinct / 8)),
       k_s: hot ? "hot" : maybe(() => (r() < 0.5 ? pick(STRINGS) : `s${Math.floor(r() * distinct)}`)),
       k_b: hot ? true : maybe(() => r() < 0.5),
@@ -69,7 +101,9 @@ const KEY_COLS: Col[] = ["k_int", "k_f", "k_s", "k_b", "k_d", "k_ts"];
 const duck = duckPerFile();
 
 const orderSql = (keys: SortKey[]) =>
-  keys.map((k) => `${COLS[k.column].name} ${k.descending ? "DESC" : "ASC"} NULLS ${k.nullsFirst ? "FIRST" : "LAST"}`).join(", ");
+  keys
+    .map((k) => `${COLS[k.column].name} ${k.descending ? "DESC" : "ASC"} NULLS ${k.nullsFirst ? "FIRST" : "LAST"}`)
+    .join(", ");
 
 /** Row ids in DuckDB's order (ties broken by rid: a stable sort). */
 async function duckOrder(table: string, keys: SortKey[]): Promise<number[]> {
@@ -98,7 +132,8 @@ const utf8 = new TextEncoder();
 function compareValues(a: unknown, b: unknown): number {
   if (typeof a === "string") return Buffer.compare(utf8.encode(a), utf8.encode(b as string));
   if (typeof a === "number") {
-    const an = Number.isNaN(a), bn = Number.isNaN(b as number);
+    const an = Number.isNaN(a),
+      bn = Number.isNaN(b as number);
     if (an || bn) return an && bn ? 0 : an ? 1 : -1;
     return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
   }
@@ -109,7 +144,8 @@ function compareValues(a: unknown, b: unknown): number {
 /** Compares key tuples (cells in key order) under `keys`' directions and null orders. */
 function compareKeys(a: unknown[], b: unknown[], keys: SortKey[]): number {
   for (let i = 0; i < keys.length; i++) {
-    const x = a[i], y = b[i];
+    const x = a[i],
+      y = b[i];
     let c: number;
     if (x === null || y === null) c = x === y ? 0 : (x === null) === keys[i].nullsFirst ? -1 : 1;
     else c = keys[i].descending ? -compareValues(x, y) : compareValues(x, y);
@@ -118,7 +154,11 @@ function compareKeys(a: unknown[], b: unknown[], keys: SortKey[]): number {
   return 0;
 }
 
-const K = (col: Col, descending = false, nullsFirst = false): SortKey => ({ column: colIndex(col), descending, nullsFirst });
+const K = (col: Col, descending = false, nullsFirst = false): SortKey => ({
+  column: colIndex(col),
+  descending,
+  nullsFirst,
+});
 
 const DATASETS: (GenOpts & { label: string })[] = [
   { label: "random", rows: 2000, distinct: 30, seed: 1 },
@@ -139,7 +179,9 @@ const KEY_SETS: SortKey[][] = [
 ];
 
 const keyLabel = (keys: SortKey[]) =>
-  keys.map((k) => `${COLS[k.column].name} ${k.descending ? "desc" : "asc"} nulls ${k.nullsFirst ? "first" : "last"}`).join(", ") || "no keys";
+  keys
+    .map((k) => `${COLS[k.column].name} ${k.descending ? "desc" : "asc"} nulls ${k.nullsFirst ? "first" : "last"}`)
+    .join(", ") || "no keys";
 
 // ---------- tests ----------
 
@@ -173,18 +215,35 @@ describe("sortTable vs DuckDB", () => {
         ],
       }),
     );
-    const asc = cells(track(native().sortTable(h, [{ column: 0, descending: false, nullsFirst: false }]))).map((r) => r[1]);
+    const asc = cells(track(native().sortTable(h, [{ column: 0, descending: false, nullsFirst: false }]))).map(
+      (r) => r[1],
+    );
     expect(asc).toEqual([5n, 4n, 1n, 2n, 6n, 8n, 9n, 3n, 0n, 7n]);
-    const desc = cells(track(native().sortTable(h, [{ column: 0, descending: true, nullsFirst: false }]))).map((r) => r[1]);
+    const desc = cells(track(native().sortTable(h, [{ column: 0, descending: true, nullsFirst: false }]))).map(
+      (r) => r[1],
+    );
     expect(desc).toEqual([0n, 7n, 3n, 9n, 1n, 2n, 6n, 8n, 4n, 5n]);
   });
 
   it("long strings with shared prefixes and embedded NULs sort by bytes", async () => {
     const r = seededRandom(7);
-    const base = ["prefix_common_", "prefix_common_x", "prefix_", "pre", "prefix_common_\u0000", "prefix_common_\u0000\u0000", "prefix_commoN", "ü"];
+    const base = [
+      "prefix_common_",
+      "prefix_common_x",
+      "prefix_",
+      "pre",
+      "prefix_common_\u0000",
+      "prefix_common_\u0000\u0000",
+      "prefix_commoN",
+      "ü",
+    ];
     const rows = generate({ rows: 1500, distinct: 10, seed: 8 }).map((row) => ({
       ...row,
-      k_s: r() < 0.05 ? null : base[Math.floor(r() * base.length)] + (r() < 0.5 ? String(Math.floor(r() * 30)).repeat(Math.floor(r() * 4)) : ""),
+      k_s:
+        r() < 0.05
+          ? null
+          : base[Math.floor(r() * base.length)] +
+            (r() < 0.5 ? String(Math.floor(r() * 30)).repeat(Math.floor(r() * 4)) : ""),
     }));
     const table = await loadRowsIntoDuck(duck.con, rows, COLS);
     const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
@@ -208,12 +267,20 @@ describe("sortTable vs DuckDB", () => {
 
   it("bad key columns throw with a code", () => {
     const h = track(native().tableFromJs(rowsToJsTable(generate({ rows: 5, distinct: 3, seed: 1 }), COLS)));
-    expect(() => native().sortTable(h, [{ column: 99, descending: false, nullsFirst: false }])).toThrow(expect.objectContaining({ code: "BASIN_INTERNAL" }));
+    expect(() => native().sortTable(h, [{ column: 99, descending: false, nullsFirst: false }])).toThrow(
+      expect.objectContaining({ code: "BASIN_INTERNAL" }),
+    );
   });
 });
 
 describe("sortBoundaries + rangePartition", () => {
-  const PART_KEYS: SortKey[][] = [[K("k_int")], [K("k_s", true, true)], [K("k_f", false, true)], [K("k_s"), K("k_f", true)], [K("k_b", false, true), K("k_d", true), K("k_int")]];
+  const PART_KEYS: SortKey[][] = [
+    [K("k_int")],
+    [K("k_s", true, true)],
+    [K("k_f", false, true)],
+    [K("k_s"), K("k_f", true)],
+    [K("k_b", false, true), K("k_d", true), K("k_int")],
+  ];
   const cases: { label: string; ds: GenOpts; parts: number[] }[] = [
     { label: "random", ds: { rows: 3000, distinct: 200, seed: 11 }, parts: [1, 2, 5, 8] },
     { label: "skewed", ds: { rows: 3000, distinct: 100, seed: 12, skew: true }, parts: [4, 8] },
@@ -282,13 +349,22 @@ describe("sortBoundaries + rangePartition", () => {
       native().tableFromJs({
         rows: n,
         names: ["k"],
-        columns: [{ type: "int64", values: BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % n)), validity: null }],
+        columns: [
+          {
+            type: "int64",
+            values: BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % n)),
+            validity: null,
+          },
+        ],
       }),
     );
     const keys = [{ column: 0, descending: true, nullsFirst: false }];
     const bh = track(native().sortBoundaries(h, keys, 4));
     expect(cells(bh)).toEqual([[750n], [500n], [250n]]);
-    const sizes = native().rangePartition(h, keys, bh).map(track).map((p) => native().tableInfo(p).rows);
+    const sizes = native()
+      .rangePartition(h, keys, bh)
+      .map(track)
+      .map((p) => native().tableInfo(p).rows);
     expect(sizes).toEqual([250, 250, 250, 250]);
   });
 
@@ -308,11 +384,17 @@ describe("sortBoundaries + rangePartition", () => {
     const h = track(native().tableFromJs(rowsToJsTable(generate({ rows: 50, distinct: 10, seed: 18 }), COLS)));
     const bh = track(native().sortBoundaries(h, [K("k_int")], 1));
     expect(native().tableInfo(bh).rows).toBe(0);
-    const ps = native().rangePartition(h, [K("k_int")], bh).map(track);
+    const ps = native()
+      .rangePartition(h, [K("k_int")], bh)
+      .map(track);
     expect(ps.length).toBe(1);
     expect(cells(ps[0])).toEqual(cells(h));
     const sb = track(native().sortBoundaries(h, [K("k_s")], 3));
-    expect(() => native().rangePartition(h, [K("k_int")], sb)).toThrow(expect.objectContaining({ code: "BASIN_INTERNAL" }));
-    expect(() => native().rangePartition(h, [K("k_int"), K("k_s")], sb)).toThrow(expect.objectContaining({ code: "BASIN_INTERNAL" }));
+    expect(() => native().rangePartition(h, [K("k_int")], sb)).toThrow(
+      expect.objectContaining({ code: "BASIN_INTERNAL" }),
+    );
+    expect(() => native().rangePartition(h, [K("k_int"), K("k_s")], sb)).toThrow(
+      expect.objectContaining({ code: "BASIN_INTERNAL" }),
+    );
   });
 });

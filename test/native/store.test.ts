@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { decodeStrings, native, type JsStrings, type JsTable, type TakenStrings } from "../../engine/native/addon.js";
 import { takeTable } from "../../engine/run/take.js";
 
-const table = (n: number): JsTable => ({ rows: n, names: ["x"], columns: [{ type: "int64", values: new BigInt64Array(n), validity: null }] });
+const table = (n: number): JsTable => ({
+  rows: n,
+  names: ["x"],
+  columns: [{ type: "int64", values: new BigInt64Array(n), validity: null }],
+});
 
 afterEach(() => native().setThreadOwner(0));
 
@@ -11,12 +15,20 @@ describe("store", () => {
   it("counts handles, buffers and bytes, and frees a table when its last reference goes", () => {
     const before = native().storeStats();
     const h = native().tableFromJs(table(1000));
-    expect(native().storeStats()).toMatchObject({ handles: before.handles + 1, buffers: before.buffers + 1, bytes: before.bytes + 8000 });
+    expect(native().storeStats()).toMatchObject({
+      handles: before.handles + 1,
+      buffers: before.buffers + 1,
+      bytes: before.bytes + 8000,
+    });
     native().retain(h);
     native().release(h);
     expect(native().storeStats().handles).toBe(before.handles + 1);
     native().release(h);
-    expect(native().storeStats()).toMatchObject({ handles: before.handles, buffers: before.buffers, bytes: before.bytes });
+    expect(native().storeStats()).toMatchObject({
+      handles: before.handles,
+      buffers: before.buffers,
+      bytes: before.bytes,
+    });
     expect(() => native().release(h)).toThrow(expect.objectContaining({ code: "BASIN_HANDLE" }));
   });
 
@@ -41,7 +53,11 @@ describe("takeTableToJs", () => {
     rows: n,
     names: ["s", "x"],
     columns: [
-      { type: "string", values: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : `é${i}`)), validity: Uint8Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 0 : 1)) },
+      {
+        type: "string",
+        values: Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : `é${i}`)),
+        validity: Uint8Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 0 : 1)),
+      },
       { type: "float64", values: Float64Array.from({ length: n }, (_, i) => i / 2), validity: null },
     ],
   });
@@ -53,7 +69,11 @@ describe("takeTableToJs", () => {
     const got = takeTable(h);
     expect(got).toEqual(want);
     expect(() => native().tableInfo(h)).toThrow(expect.objectContaining({ code: "BASIN_HANDLE" }));
-    expect(native().storeStats()).toMatchObject({ handles: before.handles, buffers: before.buffers, bytes: before.bytes });
+    expect(native().storeStats()).toMatchObject({
+      handles: before.handles,
+      buffers: before.buffers,
+      bytes: before.bytes,
+    });
   });
 
   // Memory freed under JS's arrays would read as other tables' bytes: these overwrite it.
@@ -73,13 +93,22 @@ describe("takeTableToJs", () => {
     native().release(h);
     churn();
     expect(got).toEqual(want);
-    expect(decodeStrings(got.columns[0].values as JsStrings, got.columns[0].validity)).toEqual(strings(300).columns[0].values);
+    expect(decodeStrings(got.columns[0].values as JsStrings, got.columns[0].validity)).toEqual(
+      strings(300).columns[0].values,
+    );
   });
 
   it("shares the columns a table shares with another, which JS reads unchanged after the other goes", () => {
     const h = native().tableFromJs(strings(300));
     const want = native().tableToJs(h);
-    const shared = native().evalExprs(h, [{ kind: "col", index: 0, type: "string" }, { kind: "col", index: 1, type: "float64" }], ["s", "x"]);
+    const shared = native().evalExprs(
+      h,
+      [
+        { kind: "col", index: 0, type: "string" },
+        { kind: "col", index: 1, type: "float64" },
+      ],
+      ["s", "x"],
+    );
     const got = takeTable(shared);
     expect(got).toEqual(want);
     expect(native().tableToJs(h)).toEqual(want);
@@ -88,7 +117,10 @@ describe("takeTableToJs", () => {
     expect(got).toEqual(want);
   });
 
-  it.each([["moved", false], ["shared", true]])("hands %s string offsets over as int64 that read as the doubles JsStrings holds", (_, shared) => {
+  it.each([
+    ["moved", false],
+    ["shared", true],
+  ])("hands %s string offsets over as int64 that read as the doubles JsStrings holds", (_, shared) => {
     const h = native().tableFromJs(strings(50));
     const want = Array.from((native().tableToJs(h).columns[0].values as JsStrings).offsets);
     if (shared) native().retain(h);

@@ -21,7 +21,9 @@ const OFF = { predicatePushdown: false, projectionPushdown: false };
 
 describe("optimizer", () => {
   it("pushes a filter through a projection into the scan, substituting the projected expression", () => {
-    const df = trips().withColumns({ w: col("v").mul(2) }).filter(col("w").gt(10));
+    const df = trips()
+      .withColumns({ w: col("v").mul(2) })
+      .filter(col("w").gt(10));
     const text = df.explain();
     expect(text).toMatch(/ScanCsv 2 files columns=\[.*\] predicate=\(\(col\("v"\) \* 2\) > 10\)/);
     expect(text).not.toMatch(/^\s*Filter/m);
@@ -59,7 +61,9 @@ describe("optimizer", () => {
       const pruned = /TopK 2 .*\n\s+Project col\("k"\), col\("v"\)\n\s+Stored/;
       expect(plan).toMatch(pruned);
       expect(q().explain({ optimize: OFF })).not.toMatch(pruned);
-      expect(tableRows(await q().compute({ cluster }))).toEqual(tableRows(await q().compute({ cluster, optimize: OFF })));
+      expect(tableRows(await q().compute({ cluster }))).toEqual(
+        tableRows(await q().compute({ cluster, optimize: OFF })),
+      );
     } finally {
       p.unpersist();
     }
@@ -70,11 +74,21 @@ describe("optimizer", () => {
   });
 
   const pipelines: Record<string, () => DataFrame> = {
-    "filter through projection": () => trips().withColumns({ w: col("v").mul(2) }).filter(col("w").gt(10).and(col("city").isNotNull())),
-    "filter on keys after aggregation": () => trips().groupBy("k", "city").agg(col("f").mean().alias("m"), count().alias("n")).filter(col("k").ge(1)),
-    "projection of a few columns": () => trips().select("city", col("f").add(col("v")).alias("x")).filter(col("x").lt(0)),
+    "filter through projection": () =>
+      trips()
+        .withColumns({ w: col("v").mul(2) })
+        .filter(col("w").gt(10).and(col("city").isNotNull())),
+    "filter on keys after aggregation": () =>
+      trips().groupBy("k", "city").agg(col("f").mean().alias("m"), count().alias("n")).filter(col("k").ge(1)),
+    "projection of a few columns": () =>
+      trips()
+        .select("city", col("f").add(col("v")).alias("x"))
+        .filter(col("x").lt(0)),
     "head after filter": () => trips().filter(col("flag")).head(30),
-    "global aggregation of a filtered frame": () => trips().filter(col("day").isNull().or(col("v").gt(500))).select(col("f").median().alias("md"), count().alias("n")),
+    "global aggregation of a filtered frame": () =>
+      trips()
+        .filter(col("day").isNull().or(col("v").gt(500)))
+        .select(col("f").median().alias("md"), count().alias("n")),
   };
 
   it.each(Object.entries(pipelines))("%s: same answer with the optimizer on and off", async (_, make) => {

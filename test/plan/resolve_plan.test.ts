@@ -10,7 +10,10 @@ import { lowerPlan } from "../../engine/lower/lower.js";
 import { optimize } from "../../engine/plan/optimizer.js";
 import { nativeOf, resolvePlan, type ResolvedNode } from "../../engine/plan/resolve_plan.js";
 
-const frame = fromColumns({ d: ["2024-01-02", null, "2024-03-04"], k: ["a", "b", null], v: [1, null, 3] }, { partitions: [1, 2] })
+const frame = fromColumns(
+  { d: ["2024-01-02", null, "2024-03-04"], k: ["a", "b", null], v: [1, null, 3] },
+  { partitions: [1, 2] },
+)
   .withColumns({ day: col("d").str.toDate("%Y-%m-%d") })
   .filter(col("day").ge("2024-01-01").or(col("day").isNull()))
   .withColumns({ w: col("v").mul(2).fillNull(0) });
@@ -31,21 +34,33 @@ describe("resolve once", () => {
     const lowered = steps(root);
     const filter = find(wire, "filter") as Extract<PlanNode, { kind: "filter" }>;
     // The string literal compared with a date column arrives coerced to a date (days since the epoch).
-    expect(JSON.stringify(nativeOf(filter).predicate)).toContain(`"type":"date","value":${Date.UTC(2024, 0, 1) / 86_400_000}`);
-    expect(lowered.filter((s) => s.kind === "filter").map((s) => s.kind === "filter" && s.predicate)).toContainEqual(nativeOf(filter).predicate);
+    expect(JSON.stringify(nativeOf(filter).predicate)).toContain(
+      `"type":"date","value":${Date.UTC(2024, 0, 1) / 86_400_000}`,
+    );
+    expect(lowered.filter((s) => s.kind === "filter").map((s) => s.kind === "filter" && s.predicate)).toContainEqual(
+      nativeOf(filter).predicate,
+    );
     const projects = lowered.filter((s): s is Extract<Step, { kind: "project" }> => s.kind === "project");
     const project = find(wire, "project") as Extract<PlanNode, { kind: "project" }>;
     expect(projects.map((s) => s.exprs)).toContainEqual(nativeOf(project).exprs.map((e) => e.expr));
   });
 
   it("resolves an aggregation's keys and inputs as the bridge sends them", () => {
-    const agg = optimize(frame.groupBy("k").agg(col("w").sum().alias("s"), count().alias("n"), col("v").quantile(0.5).alias("q")).node);
+    const agg = optimize(
+      frame.groupBy("k").agg(col("w").sum().alias("s"), count().alias("n"), col("v").quantile(0.5).alias("q")).node,
+    );
     const wire = find(bridgePlan(agg).root as ResolvedNode, "aggregate") as Extract<PlanNode, { kind: "aggregate" }>;
     const { keys, aggs } = nativeOf(wire);
     expect(keys.map((k) => [k.name, k.expr.kind, k.expr.type])).toEqual([["k", "col", "string"]]);
-    expect(aggs.map((a) => [a.name, a.op, a.arg?.type ?? null, a.q])).toEqual([["s", "sum", "int64", undefined], ["n", "count", null, undefined], ["q", "quantile", "int64", 0.5]]);
+    expect(aggs.map((a) => [a.name, a.op, a.arg?.type ?? null, a.q])).toEqual([
+      ["s", "sum", "int64", undefined],
+      ["n", "count", null, undefined],
+      ["q", "quantile", "int64", 0.5],
+    ]);
     // Lowering pre-projects exactly those inputs, then aggregates the projected columns.
-    const pre = steps(agg).find((s): s is Extract<Step, { kind: "project" }> => s.kind === "project" && s.names.includes("__agg0"))!;
+    const pre = steps(agg).find(
+      (s): s is Extract<Step, { kind: "project" }> => s.kind === "project" && s.names.includes("__agg0"),
+    )!;
     expect(pre.exprs).toEqual([keys[0].expr, aggs[0].arg, aggs[2].arg]);
   });
 
@@ -55,6 +70,8 @@ describe("resolve once", () => {
     const resolved = resolvePlan(root);
     expect(JSON.stringify(root)).toBe(before);
     expect(resolved).not.toBe(root);
-    expect(() => nativeOf(find(root, "filter") as Extract<PlanNode, { kind: "filter" }>)).toThrow(expect.objectContaining({ code: "BASIN_INTERNAL" }));
+    expect(() => nativeOf(find(root, "filter") as Extract<PlanNode, { kind: "filter" }>)).toThrow(
+      expect.objectContaining({ code: "BASIN_INTERNAL" }),
+    );
   });
 });

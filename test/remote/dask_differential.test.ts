@@ -35,46 +35,132 @@ interface Case {
 const cases: Case[] = [
   { name: "filter with and/comparison", basin: (t) => t.filter(col("v").gt(0).and(col("city").ne("plain"))) },
   { name: "filter with three-valued or", basin: (t) => t.filter(col("flag").or(col("v").lt(-500))) },
-  { name: "filter on dates and strings", basin: (t) => t.filter(col("day").ge("2024-02-01").and(col("city").le("Zürich"))) },
+  {
+    name: "filter on dates and strings",
+    basin: (t) => t.filter(col("day").ge("2024-02-01").and(col("city").le("Zürich"))),
+  },
   {
     name: "arithmetic",
-    basin: (t) => t.select("rid", col("v").add(col("f")).alias("a"), col("v").sub(3).alias("b"), col("v").mul(col("k")).alias("c"), col("v").div(7).alias("d"), col("v").mod(7).alias("e"), col("f").neg().alias("g"), col("v").div(col("k")).alias("h"), col("v").mod(col("k")).alias("i"), col("f").mod(3).alias("j")),
+    basin: (t) =>
+      t.select(
+        "rid",
+        col("v").add(col("f")).alias("a"),
+        col("v").sub(3).alias("b"),
+        col("v").mul(col("k")).alias("c"),
+        col("v").div(7).alias("d"),
+        col("v").mod(7).alias("e"),
+        col("f").neg().alias("g"),
+        col("v").div(col("k")).alias("h"),
+        col("v").mod(col("k")).alias("i"),
+        col("f").mod(3).alias("j"),
+      ),
   },
   {
     name: "null tests and fillNull",
-    basin: (t) => t.select("rid", col("v").isNull().alias("a"), col("city").isNotNull().alias("b"), col("f").fillNull(0).alias("c"), col("city").fillNull("?").alias("d"), col("v").fillNull(col("f")).alias("e")),
+    basin: (t) =>
+      t.select(
+        "rid",
+        col("v").isNull().alias("a"),
+        col("city").isNotNull().alias("b"),
+        col("f").fillNull(0).alias("c"),
+        col("city").fillNull("?").alias("d"),
+        col("v").fillNull(col("f")).alias("e"),
+      ),
   },
   {
     name: "casts",
-    basin: (t) => t.select("rid", col("v").cast("float64").alias("a"), col("f").cast("int64").alias("b"), col("v").cast("string").alias("c"), col("flag").cast("int64").alias("d"), col("day").cast("string").alias("e"), col("day").cast("timestamp").alias("g"), col("f").cast("string").alias("h")),
+    basin: (t) =>
+      t.select(
+        "rid",
+        col("v").cast("float64").alias("a"),
+        col("f").cast("int64").alias("b"),
+        col("v").cast("string").alias("c"),
+        col("flag").cast("int64").alias("d"),
+        col("day").cast("string").alias("e"),
+        col("day").cast("timestamp").alias("g"),
+        col("f").cast("string").alias("h"),
+      ),
   },
   {
     name: "functions",
-    basin: (t) => t.select("rid", col("city").str.len().alias("a"), col("city").str.upper().alias("b"), col("city").str.contains("a").alias("c"), col("day").dt.month().alias("d"), col("day").dt.weekday().alias("e"), col("f").abs().alias("g"), col("f").round(1).alias("h"), col("k").isIn([1, 3]).alias("i")),
+    basin: (t) =>
+      t.select(
+        "rid",
+        col("city").str.len().alias("a"),
+        col("city").str.upper().alias("b"),
+        col("city").str.contains("a").alias("c"),
+        col("day").dt.month().alias("d"),
+        col("day").dt.weekday().alias("e"),
+        col("f").abs().alias("g"),
+        col("f").round(1).alias("h"),
+        col("k").isIn([1, 3]).alias("i"),
+      ),
   },
   {
     name: "groupBy an int key with every aggregation",
     basin: (t) =>
-      t.groupBy("k").agg(
-        col("v").sum().alias("s"), col("f").mean().alias("m"), col("city").min().alias("mn"), col("day").max().alias("mx"),
-        col("v").count().alias("c"), count().alias("n"), col("f").std().alias("sd"), col("v").var().alias("vr"),
-        col("f").median().alias("md"), col("city").nUnique().alias("u"), col("v").first().alias("fv"), col("city").last().alias("lc"),
-      ),
+      t
+        .groupBy("k")
+        .agg(
+          col("v").sum().alias("s"),
+          col("f").mean().alias("m"),
+          col("city").min().alias("mn"),
+          col("day").max().alias("mx"),
+          col("v").count().alias("c"),
+          count().alias("n"),
+          col("f").std().alias("sd"),
+          col("v").var().alias("vr"),
+          col("f").median().alias("md"),
+          col("city").nUnique().alias("u"),
+          col("v").first().alias("fv"),
+          col("city").last().alias("lc"),
+        ),
   },
   {
     name: "groupBy two keys (int, unicode string)",
-    basin: (t) => t.groupBy("k", "city").agg(col("v").sum().alias("s"), count().alias("n"), col("f").max().alias("mx"), col("f").std().alias("sd")),
+    basin: (t) =>
+      t
+        .groupBy("k", "city")
+        .agg(col("v").sum().alias("s"), count().alias("n"), col("f").max().alias("mx"), col("f").std().alias("sd")),
   },
-  { name: "groupBy an expression key, with the agg object form", basin: (t) => t.groupBy(col("v").mod(3).alias("m"), "flag").agg({ f: ["sum", "min"], v: "mean" }) },
+  {
+    name: "groupBy an expression key, with the agg object form",
+    basin: (t) => t.groupBy(col("v").mod(3).alias("m"), "flag").agg({ f: ["sum", "min"], v: "mean" }),
+  },
   {
     name: "reductions with select",
-    basin: (t) => t.select(col("v").sum().alias("s"), col("f").mean().alias("m"), col("f").min().alias("mn"), col("city").max().alias("mx"), count().alias("n"), col("v").std().alias("sd"), col("f").median().alias("md")),
+    basin: (t) =>
+      t.select(
+        col("v").sum().alias("s"),
+        col("f").mean().alias("m"),
+        col("f").min().alias("mn"),
+        col("city").max().alias("mx"),
+        count().alias("n"),
+        col("v").std().alias("sd"),
+        col("f").median().alias("md"),
+      ),
   },
-  { name: "aggregation over no rows", basin: (t) => t.filter(col("v").gt(10_000)).select(col("v").sum().alias("s"), count().alias("n"), col("f").mean().alias("m")) },
+  {
+    name: "aggregation over no rows",
+    basin: (t) =>
+      t.filter(col("v").gt(10_000)).select(col("v").sum().alias("s"), count().alias("n"), col("f").mean().alias("m")),
+  },
   { name: "groupBy over no rows", basin: (t) => t.filter(col("v").gt(10_000)).groupBy("k").agg(count().alias("n")) },
   { name: "head keeps partition order", basin: (t) => t.head(7), ordered: true },
-  { name: "head after filter and withColumns", basin: (t) => t.filter(col("k").eq(1)).withColumns({ v: col("v").mul(2), w: col("f").add(1) }).head(25), ordered: true },
-  { name: "sort by two keys, nulls first and last", basin: (t) => t.sort(["city", "v"], { descending: [false, true], nullsFirst: [true, false] }), ordered: true },
+  {
+    name: "head after filter and withColumns",
+    basin: (t) =>
+      t
+        .filter(col("k").eq(1))
+        .withColumns({ v: col("v").mul(2), w: col("f").add(1) })
+        .head(25),
+    ordered: true,
+  },
+  {
+    name: "sort by two keys, nulls first and last",
+    basin: (t) => t.sort(["city", "v"], { descending: [false, true], nullsFirst: [true, false] }),
+    ordered: true,
+  },
   { name: "top-n (sort + head)", basin: (t) => t.sort("f", { descending: true }).head(10), ordered: true },
 ];
 

@@ -17,31 +17,49 @@ function sides(n: number): { left: DataFrame; right: DataFrame } {
   const r = seededRandom(11);
   const key = () => (r() < 0.1 ? null : r() < 0.4 ? 1 : Math.floor(r() * 30));
   const left = fromColumns(
-    { id: Array.from({ length: n }, (_, i) => i), k: Array.from({ length: n }, key), s: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : `l東${i % 5}`)) },
+    {
+      id: Array.from({ length: n }, (_, i) => i),
+      k: Array.from({ length: n }, key),
+      s: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : `l東${i % 5}`)),
+    },
     { partitions: [0, 1, n - 4, 3], types: { k: "int64" } },
   );
   const m = Math.floor(n / 3);
   const right = fromColumns(
-    { k: Array.from({ length: m }, key), w: Array.from({ length: m }, (_, i) => (i % 5 === 0 ? null : i * 0.5)), s: Array.from({ length: m }, (_, i) => `r${i}`) },
+    {
+      k: Array.from({ length: m }, key),
+      w: Array.from({ length: m }, (_, i) => (i % 5 === 0 ? null : i * 0.5)),
+      s: Array.from({ length: m }, (_, i) => `r${i}`),
+    },
     { partitions: [m - 1, 0, 1], types: { k: "int64", w: "float64" } },
   );
   return { left, right };
 }
 
 describe("joins on Dask", () => {
-  it.each(["inner", "left", "right", "outer", "semi", "anti"] as const)("%s join matches the local engine (null keys never match)", async (how) => {
-    const { left, right } = sides(400);
-    const frame = left.join(right, { on: "k", how });
-    const expected = await frame.compute({ cluster: fx.local });
-    const actual = await frame.compute({ cluster: fx.dask });
-    expect(actual.schema).toEqual(expected.schema);
-    expectSameRows(tableRows(actual), tableRows(expected), `${how} join`);
-  });
+  it.each(["inner", "left", "right", "outer", "semi", "anti"] as const)(
+    "%s join matches the local engine (null keys never match)",
+    async (how) => {
+      const { left, right } = sides(400);
+      const frame = left.join(right, { on: "k", how });
+      const expected = await frame.compute({ cluster: fx.local });
+      const actual = await frame.compute({ cluster: fx.dask });
+      expect(actual.schema).toEqual(expected.schema);
+      expectSameRows(tableRows(actual), tableRows(expected), `${how} join`);
+    },
+  );
 
   it("a join then a group-by", async () => {
     const { left, right } = sides(300);
-    const frame = left.join(right, { on: "k" }).groupBy("k").agg(col("w").sum().alias("sw"), col("s_right").nUnique().alias("u"));
-    expectSameRows(tableRows(await frame.compute({ cluster: fx.dask })), tableRows(await frame.compute({ cluster: fx.local })), "join + groupBy");
+    const frame = left
+      .join(right, { on: "k" })
+      .groupBy("k")
+      .agg(col("w").sum().alias("sw"), col("s_right").nUnique().alias("u"));
+    expectSameRows(
+      tableRows(await frame.compute({ cluster: fx.dask })),
+      tableRows(await frame.compute({ cluster: fx.local })),
+      "join + groupBy",
+    );
   });
 });
 
@@ -67,7 +85,9 @@ describe("Dask failures", () => {
     const err = (await df.compute({ cluster: fx.dask }).catch((e: unknown) => e)) as BasinError;
     expect(err.code).toBe("BASIN_CAST");
     expect(err.message).toMatch(/cannot cast "x" to int64.*strict: false/);
-    const lenient = await fromColumns({ s: ["1", "x", null] }).select(col("s").cast("int64", { strict: false }).alias("n")).compute({ cluster: fx.dask });
+    const lenient = await fromColumns({ s: ["1", "x", null] })
+      .select(col("s").cast("int64", { strict: false }).alias("n"))
+      .compute({ cluster: fx.dask });
     expect(lenient.column("n")).toEqual([1, null, null]);
   });
 
@@ -83,7 +103,9 @@ describe("Dask failures", () => {
     const c = new DaskCluster(`tcp://127.0.0.1:${port}`, { python: PYTHON, connectTimeout: 2 });
     const t0 = performance.now();
     try {
-      const err = (await fromColumns({ a: [1] }).compute({ cluster: c }).catch((e: unknown) => e)) as BasinError;
+      const err = (await fromColumns({ a: [1] })
+        .compute({ cluster: c })
+        .catch((e: unknown) => e)) as BasinError;
       expect(err).toBeInstanceOf(BasinError);
       expect(err.code).toBe("BASIN_IO");
       expect(err.message).toMatch(new RegExp(`cannot reach the Dask scheduler at tcp://127.0.0.1:${port} within 2 s`));
@@ -94,26 +116,33 @@ describe("Dask failures", () => {
   });
 
   it("a bad address is refused at once", () => {
-    expect(() => new DaskCluster("127.0.0.1:8786")).toThrow(/not a Dask scheduler address; write it as tcp:\/\/host:8786/);
+    expect(() => new DaskCluster("127.0.0.1:8786")).toThrow(
+      /not a Dask scheduler address; write it as tcp:\/\/host:8786/,
+    );
   });
 
   it("a worker killed mid-run: Dask recomputes and the result is still right", async () => {
     const extra = await fx.procs.addWorker();
     const n = 40_000;
-    const df = fromColumns({ k: Array.from({ length: n }, (_, i) => i % 97), v: Array.from({ length: n }, (_, i) => i) }, { partitions: 16 })
+    const df = fromColumns(
+      { k: Array.from({ length: n }, (_, i) => i % 97), v: Array.from({ length: n }, (_, i) => i) },
+      { partitions: 16 },
+    )
       .withColumns({ w: col("v").mul(3).mod(1001) })
       .groupBy("k")
       .agg(col("w").sum().alias("s"), col("v").median().alias("md"));
     const expected = await df.compute({ cluster: fx.local });
     const running = df.compute({ cluster: fx.dask });
     // Kill the extra worker once the run has tasks on the workers.
-    for (let i = 0; i < 100 && (await fx.dask.status()).workers.every((w) => w.tasks === 0); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await fx.dask.status()).workers.every((w) => w.tasks === 0); i++)
+      await new Promise((r) => setTimeout(r, 20));
     extra.kill("SIGKILL");
     const actual = await running;
     expectSameRows(tableRows(actual), tableRows(expected), "after a worker died");
     // The scheduler notices the dead worker (its connection closed) and works on with two.
     let left = 3;
-    for (let i = 0; i < 100 && left !== 2; i++, await new Promise((r) => setTimeout(r, 100))) left = (await fx.dask.status()).workers.length;
+    for (let i = 0; i < 100 && left !== 2; i++, await new Promise((r) => setTimeout(r, 100)))
+      left = (await fx.dask.status()).workers.length;
     expect(left).toBe(2);
   });
 });
@@ -123,17 +152,29 @@ describe("basin run --cluster", () => {
     const dir = makeTempDir();
     try {
       writeText(dir, "data.csv", "city,v\nZürich,1\n東京,2\nZürich,\n,4\n東京,5\n");
-      writeText(dir, "p.ts", `import { readCsv, col, count } from "basin";
+      writeText(
+        dir,
+        "p.ts",
+        `import { readCsv, col, count } from "basin";
 export default readCsv("data.csv").groupBy("city").agg(col("v").sum().alias("s"), count().alias("n")).sort("city");
-`);
+`,
+      );
       const localRun = await runBasin(["run", "p.ts"], { cwd: dir });
-      const daskRun = await runBasin(["run", "p.ts", "--cluster", fx.procs.address], { cwd: dir, env: { ...process.env, BASIN_PYTHON: PYTHON }, timeoutMs: 60_000 });
+      const daskRun = await runBasin(["run", "p.ts", "--cluster", fx.procs.address], {
+        cwd: dir,
+        env: { ...process.env, BASIN_PYTHON: PYTHON },
+        timeoutMs: 60_000,
+      });
       expect(daskRun.stderr).toMatch(new RegExp(`ran on Dask at ${fx.procs.address}`));
       expect(daskRun.code).toBe(0);
       expect(daskRun.stdout).toBe(localRun.stdout);
       // A saved profile by name (profiles live in BASIN_CONFIG_DIR here).
       mkdirSync(`${dir}/config`);
-      writeText(dir, "config/profiles.json", JSON.stringify([{ kind: "dask", name: "lab", scheduler: fx.procs.address }]));
+      writeText(
+        dir,
+        "config/profiles.json",
+        JSON.stringify([{ kind: "dask", name: "lab", scheduler: fx.procs.address }]),
+      );
       const env = { ...process.env, BASIN_PYTHON: PYTHON, BASIN_CONFIG_DIR: `${dir}/config` };
       const byName = await runBasin(["run", "p.ts", "--cluster", "lab"], { cwd: dir, env, timeoutMs: 60_000 });
       expect(byName.code).toBe(0);

@@ -14,7 +14,9 @@ export const PYTHON = "/usr/bin/python3";
 /** Whether this machine has Dask (CI installs python3-distributed; without it the Dask tests are skipped, except in strict mode). */
 export function requireDask(): void {
   if (!spawnSyncOk(PYTHON, ["-c", "import dask.dataframe, distributed, pandas"]))
-    throw new Error("the Dask tests need Debian's python3-distributed, python3-dask and python3-pandas: apt-get install -y python3-distributed python3-dask python3-pandas (.ci/run does this)");
+    throw new Error(
+      "the Dask tests need Debian's python3-distributed, python3-dask and python3-pandas: apt-get install -y python3-distributed python3-dask python3-pandas (.ci/run does this)",
+    );
 }
 
 function spawnSyncOk(cmd: string, args: string[]): boolean {
@@ -94,11 +96,45 @@ export async function startDask(workers: number): Promise<DaskProcs> {
   const dir = mkdtempSync(join(tmpdir(), "basin-dask-"));
   const address = `tcp://127.0.0.1:${port}`;
   const env = { ...process.env, DASK_DISTRIBUTED__WORKER__DAEMON: "False", PYTHONWARNINGS: "ignore" };
-  const scheduler = spawn(PYTHON, ["-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", String(port), "--dashboard-address", ":0", "--no-show"], { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const scheduler = spawn(
+    PYTHON,
+    [
+      "-m",
+      "distributed.cli.dask_scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--dashboard-address",
+      ":0",
+      "--no-show",
+    ],
+    { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+  );
   await waitForLine(scheduler, /Scheduler at:/, "dask scheduler", 30_000);
   const procs: ChildProcess[] = [];
   const addWorker = async (): Promise<ChildProcess> => {
-    const w = spawn(PYTHON, ["-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1", "--no-nanny", "--no-dashboard", "--local-directory", dir, "--memory-limit", "1GB"], { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const w = spawn(
+      PYTHON,
+      [
+        "-m",
+        "distributed.cli.dask_worker",
+        address,
+        "--nthreads",
+        "1",
+        "--nworkers",
+        "1",
+        "--host",
+        "127.0.0.1",
+        "--no-nanny",
+        "--no-dashboard",
+        "--local-directory",
+        dir,
+        "--memory-limit",
+        "1GB",
+      ],
+      { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+    );
     procs.push(w);
     await waitForLine(w, /Registered to:/, "dask worker", 30_000);
     return w;

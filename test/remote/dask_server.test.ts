@@ -46,7 +46,10 @@ async function connect(server: RunningServer): Promise<RpcClient> {
 /** Runs p.ts and returns all rows of its result (released afterwards). */
 async function runRows(client: RpcClient): Promise<unknown[][]> {
   const { runId } = await client.call<{ runId: string }>("run", "p.ts");
-  const done = await client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId, 60_000);
+  const done = await client.waitFor(
+    (e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId,
+    60_000,
+  );
   if (done.type === "runFailed") throw new Error(done.error.message);
   const result = (done as Extract<EngineEvent, { type: "runFinished" }>).result as ResultInfo;
   const page = await client.call<Page>("page", result.id, 0, 1000);
@@ -59,7 +62,8 @@ describe("the workbench server on a Dask cluster", () => {
     const cluster = new DaskCluster(dask.address, { python: PYTHON });
     const onDask = await serve({ root: workspace, cluster });
     const local = await serve({ root: workspace });
-    const a = await connect(onDask), b = await connect(local);
+    const a = await connect(onDask),
+      b = await connect(local);
     try {
       expectSameRows(await runRows(a), await runRows(b), "Dask vs local through the server");
       const status = await a.call<ClusterStatus>("cluster");
@@ -85,7 +89,8 @@ describe("the workbench server on a Dask cluster", () => {
 
   it("basin serve --cluster tcp://... serves with runs on Dask; an unreachable scheduler fails at start", async () => {
     const child = spawn(process.execPath, [BASIN_BIN, "serve", workspace, "--port", "0", "--cluster", dask.address], {
-      cwd: "/", env: { ...process.env, BASIN_WORKERS: "1", BASIN_PYTHON: PYTHON },
+      cwd: "/",
+      env: { ...process.env, BASIN_WORKERS: "1", BASIN_PYTHON: PYTHON },
     });
     try {
       const { url, out } = await printedUrl(child, 40_000);
@@ -100,7 +105,11 @@ describe("the workbench server on a Dask cluster", () => {
     } finally {
       child.kill("SIGKILL");
     }
-    const bad = spawn(process.execPath, [BASIN_BIN, "serve", workspace, "--port", "0", "--cluster", "tcp://127.0.0.1:1"], { cwd: "/", env: { ...process.env, BASIN_PYTHON: PYTHON } });
+    const bad = spawn(
+      process.execPath,
+      [BASIN_BIN, "serve", workspace, "--port", "0", "--cluster", "tcp://127.0.0.1:1"],
+      { cwd: "/", env: { ...process.env, BASIN_PYTHON: PYTHON } },
+    );
     let err = "";
     bad.stderr.on("data", (d) => (err += String(d)));
     const code = await new Promise<number | null>((resolve) => bad.once("exit", resolve));

@@ -32,7 +32,17 @@ beforeAll(async () => {
   dir = makeTempDir("basin-slurm-cli-");
   writeText(dir, "p.ts", PIPELINE);
   env = { SLURM_CONF: slurm.conf, BASIN_CONFIG_DIR: `${dir}/config`, BASIN_PYTHON: PYTHON };
-  const profile: SlurmProfile = { kind: "slurm", name: "hpc", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, jobs: 1, directory: slurm.jobs, startTimeout: 90 };
+  const profile: SlurmProfile = {
+    kind: "slurm",
+    name: "hpc",
+    walltime: "00:10:00",
+    cores: 1,
+    memory: "400M",
+    python: PYTHON,
+    jobs: 1,
+    directory: slurm.jobs,
+    startTimeout: 90,
+  };
   saveProfile(profile, `${dir}/config/profiles.json`);
 }, 60_000);
 
@@ -41,8 +51,9 @@ afterAll(async () => {
   if (dir) removeDir(dir);
 });
 
-
-function exited(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+function exited(
+  child: ChildProcessWithoutNullStreams,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 }
 
@@ -55,13 +66,18 @@ describe("slurm profiles from the command line", () => {
     expect(onSlurm.stderr).toMatch(/SLURM job \d+ submitted \(Dask scheduler and a worker\)/);
     const m = /connected to the Dask scheduler at tcp:\S+ ([\d.]+) s after submitting/.exec(onSlurm.stderr);
     expect(m, onSlurm.stderr).not.toBeNull();
-    console.log(`basin run on SLURM: ${(onSlurm.ms / 1000).toFixed(2)} s in all, submit → connected ${m![1]} s; local: ${(onLocal.ms / 1000).toFixed(2)} s`);
+    console.log(
+      `basin run on SLURM: ${(onSlurm.ms / 1000).toFixed(2)} s in all, submit → connected ${m![1]} s; local: ${(onLocal.ms / 1000).toFixed(2)} s`,
+    );
     expect(slurm.queue()).toEqual([]);
   });
 
   it("SIGTERM while the job waits in the queue cancels it before the process ends", async () => {
     slurm.command("scontrol", ["update", "PartitionName=debug", "State=DOWN"]);
-    const child = spawn(process.execPath, [BASIN_BIN, "run", "p.ts", "--cluster", "hpc"], { cwd: dir, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BASIN_BIN, "run", "p.ts", "--cluster", "hpc"], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+    });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     try {
@@ -78,16 +94,22 @@ describe("slurm profiles from the command line", () => {
   });
 
   it("a process that exits without closing its cluster still scancels its jobs", async () => {
-    const dist = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/engine/cluster/slurm/${f}`, import.meta.url)));
-    const script = writeText(dir, "exits.mjs", `import { SlurmCluster } from ${dist("slurm_cluster.js")};
+    const dist = (f: string) =>
+      JSON.stringify(fileURLToPath(new URL(`../../dist/engine/cluster/slurm/${f}`, import.meta.url)));
+    const script = writeText(
+      dir,
+      "exits.mjs",
+      `import { SlurmCluster } from ${dist("slurm_cluster.js")};
 const c = new SlurmCluster({ spec: { name: "exits", walltime: "00:10:00", cores: 1, memory: "400M", python: ${JSON.stringify(PYTHON)} },
   scale: { jobs: 2 }, directory: ${JSON.stringify(slurm.jobs)}, startTimeout: 90, python: ${JSON.stringify(PYTHON)} });
 await c.start();
 console.log(c.liveJobs.map((j) => j.id).join(" "));
 process.exit(0);
-`);
+`,
+    );
     const child = spawn(process.execPath, [script], { cwd: dir, env: { ...process.env, ...env } });
-    let out = "", err = "";
+    let out = "",
+      err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     expect((await exited(child)).code, err).toBe(0);
@@ -97,7 +119,10 @@ process.exit(0);
   });
 
   it("basin serve --cluster PROFILE: the cluster status lists the jobs' Dask workers; stopping it cancels them", async () => {
-    const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0", "--cluster", "hpc"], { cwd: "/", env: { ...process.env, ...env, BASIN_WORKERS: "1" } });
+    const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0", "--cluster", "hpc"], {
+      cwd: "/",
+      env: { ...process.env, ...env, BASIN_WORKERS: "1" },
+    });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     try {
@@ -122,16 +147,24 @@ process.exit(0);
   it("refuses bad slurm profiles by field, and an ssh field naming no ssh profile", async () => {
     const base: SlurmProfile = { kind: "slurm", name: "x", walltime: "01:00:00", cores: 2, memory: "4G" };
     const file = `${dir}/config/bad.json`;
-    expect(() => saveProfile({ ...base, jobs: 2, minJobs: 1, maxJobs: 3 }, file)).toThrow(/slurm profile "x": give either jobs \(a fixed number\) or minJobs and maxJobs \(adaptive\), not both/);
+    expect(() => saveProfile({ ...base, jobs: 2, minJobs: 1, maxJobs: 3 }, file)).toThrow(
+      /slurm profile "x": give either jobs \(a fixed number\) or minJobs and maxJobs \(adaptive\), not both/,
+    );
     expect(() => saveProfile({ ...base, minJobs: 1 }, file)).toThrow(/adaptive scaling needs both minJobs and maxJobs/);
-    expect(() => saveProfile({ ...base, minJobs: 3, maxJobs: 2 }, file)).toThrow(/minJobs ≤ maxJobs, got \{"minJobs":3,"maxJobs":2\}/);
-    expect(() => saveProfile({ ...base, walltime: undefined } as unknown as SlurmProfile, file)).toThrow(/needs walltime, cores and memory/);
+    expect(() => saveProfile({ ...base, minJobs: 3, maxJobs: 2 }, file)).toThrow(
+      /minJobs ≤ maxJobs, got \{"minJobs":3,"maxJobs":2\}/,
+    );
+    expect(() => saveProfile({ ...base, walltime: undefined } as unknown as SlurmProfile, file)).toThrow(
+      /needs walltime, cores and memory/,
+    );
     expect(() => saveProfile({ ...base, memory: "4 GB" }, file)).toThrow(/memory "4 GB" is not a SLURM size/);
     expect(() => saveProfile({ ...base, idleSeconds: 0 }, file)).toThrow(/idleSeconds must be positive/);
     process.env.BASIN_CONFIG_DIR = `${dir}/config`;
     try {
       saveProfile({ kind: "dask", name: "d", scheduler: "tcp://127.0.0.1:1" });
-      await expect(openCluster({ ...base, ssh: "d" })).rejects.toThrow(/slurm profile "x": "ssh": "d" names a dask profile; name an ssh profile of the login node/);
+      await expect(openCluster({ ...base, ssh: "d" })).rejects.toThrow(
+        /slurm profile "x": "ssh": "d" names a dask profile; name an ssh profile of the login node/,
+      );
       await expect(openCluster({ ...base, ssh: "nope" })).rejects.toThrow(/no cluster profile named "nope"/);
     } finally {
       delete process.env.BASIN_CONFIG_DIR;

@@ -31,19 +31,37 @@ afterAll(async () => {
   expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
 });
 
-const spec = (over: Partial<SlurmJobSpec> = {}): SlurmJobSpec => ({ name: "t", walltime: "00:10:00", cores: 1, memory: "400M", python: PYTHON, ...over });
+const spec = (over: Partial<SlurmJobSpec> = {}): SlurmJobSpec => ({
+  name: "t",
+  walltime: "00:10:00",
+  cores: 1,
+  memory: "400M",
+  python: PYTHON,
+  ...over,
+});
 
 function cluster(over: Partial<SlurmClusterOptions> & { events?: SlurmEvent[] } = {}): SlurmCluster {
   return new SlurmCluster({
-    spec: spec(), runner: new LocalRunner({ SLURM_CONF: slurm.conf }), directory: slurm.jobs,
-    pollInterval: 0.5, startTimeout: 90, python: PYTHON, onEvent: (e) => over.events?.push(e), ...over,
+    spec: spec(),
+    runner: new LocalRunner({ SLURM_CONF: slurm.conf }),
+    directory: slurm.jobs,
+    pollInterval: 0.5,
+    startTimeout: 90,
+    python: PYTHON,
+    onEvent: (e) => over.events?.push(e),
+    ...over,
   });
 }
 
-
 const n = 600;
 const pipeline = () =>
-  fromColumns({ k: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `κ${i % 4}`)), v: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i)) }, { partitions: [0, 1, n - 1] })
+  fromColumns(
+    {
+      k: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `κ${i % 4}`)),
+      v: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i)),
+    },
+    { partitions: [0, 1, n - 1] },
+  )
     .filter(col("v").gt(5))
     .groupBy("k")
     .agg(col("v").sum().alias("s"), count().alias("n"), col("v").mean().alias("m"));
@@ -63,11 +81,22 @@ describe("a Dask cluster in SLURM jobs", () => {
       expect(slurm.queue().sort()).toEqual([...ids].sort());
       await until("both jobs' workers joined", 60_000, async () => (await c.dask.status()).workers.length === 2);
       expect((await c.dask.status()).workers.map((w) => w.name).sort()).toEqual(ids.map((id) => `basin-${id}`).sort());
-      expectSameRows(tableRows(await pipeline().compute({ cluster: c.dask })), tableRows(await pipeline().compute({ cluster: local })), "SLURM vs local");
+      expectSameRows(
+        tableRows(await pipeline().compute({ cluster: c.dask })),
+        tableRows(await pipeline().compute({ cluster: local })),
+        "SLURM vs local",
+      );
       // A fixed-size cluster reports a job that dies, and does not replace it.
       slurm.command("scancel", [ids[1]]);
       await until("the dead job was reported", 30_000, () => events.some((e) => e.type === "jobEnded"));
-      expect(events.find((e) => e.type === "jobEnded")).toMatchObject({ jobId: ids[1], state: "CANCELLED", replaced: false, message: expect.stringMatching(/this fixed-size cluster goes on with one job less \(reconnect for a full one, or use minJobs\/maxJobs/) });
+      expect(events.find((e) => e.type === "jobEnded")).toMatchObject({
+        jobId: ids[1],
+        state: "CANCELLED",
+        replaced: false,
+        message: expect.stringMatching(
+          /this fixed-size cluster goes on with one job less \(reconnect for a full one, or use minJobs\/maxJobs/,
+        ),
+      });
       expect(c.liveJobs.map((j) => j.id)).toEqual([ids[0]]);
       expect(events.filter((e) => e.type === "submitted")).toHaveLength(2);
     } finally {
@@ -85,19 +114,30 @@ describe("a Dask cluster in SLURM jobs", () => {
       expect(c.liveJobs).toHaveLength(1);
       const first = c.liveJobs[0].id;
       // Real load on the real scheduler: 16 one-second tasks for one thread (long enough for a second worker to start on a busy machine).
-      const load = spawn(PYTHON, ["-c", `import distributed, time
+      const load = spawn(
+        PYTHON,
+        [
+          "-c",
+          `import distributed, time
 c = distributed.Client(${JSON.stringify(c.dask.address)}, timeout=30)
 c.gather(c.map(time.sleep, [1.0] * 16, pure=False))
-c.close()`], { stdio: ["ignore", "ignore", "pipe"] });
+c.close()`,
+        ],
+        { stdio: ["ignore", "ignore", "pipe"] },
+      );
       let loadErr = "";
       load.stderr.on("data", (d: Buffer) => (loadErr += d.toString()));
       const loadDone = new Promise<number | null>((r) => load.once("exit", r));
       await until("a second job was submitted under load", 30_000, () => c.liveJobs.length === 2);
       const added = c.liveJobs.find((j) => j.id !== first)!.id;
       expect(slurm.queue()).toContain(added);
-      await until("the added job's worker joined", 60_000, async () => (await c.dask.status()).workers.some((w) => w.name === `basin-${added}`));
+      await until("the added job's worker joined", 60_000, async () =>
+        (await c.dask.status()).workers.some((w) => w.name === `basin-${added}`),
+      );
       expect(await loadDone, loadErr).toBe(0);
-      await until("the idle job was removed", 60_000, () => events.some((e) => e.type === "removed" && e.jobId === added));
+      await until("the idle job was removed", 60_000, () =>
+        events.some((e) => e.type === "removed" && e.jobId === added),
+      );
       await until("squeue no longer lists it", 20_000, () => !slurm.queue().includes(added));
       expect(c.liveJobs.map((j) => j.id)).toEqual([first]);
       expect(slurm.queue()).toEqual([first]);
@@ -120,11 +160,23 @@ c.close()`], { stdio: ["ignore", "ignore", "pipe"] });
       await until("the dead job was reported", 30_000, () => events.some((e) => e.type === "jobEnded"));
       const ended = events.find((e) => e.type === "jobEnded") as Extract<SlurmEvent, { type: "jobEnded" }>;
       expect(ended).toMatchObject({ jobId: victim, state: "CANCELLED", replaced: true });
-      expect(ended.message).toMatch(new RegExp(`SLURM job ${victim} of profile "t" ended \\(CANCELLED.*\\); a new job replaces it`));
-      await until("a replacement was submitted", 30_000, () => c.liveJobs.length === 2 && !c.liveJobs.some((j) => j.id === victim));
+      expect(ended.message).toMatch(
+        new RegExp(`SLURM job ${victim} of profile "t" ended \\(CANCELLED.*\\); a new job replaces it`),
+      );
+      await until(
+        "a replacement was submitted",
+        30_000,
+        () => c.liveJobs.length === 2 && !c.liveJobs.some((j) => j.id === victim),
+      );
       const replacement = c.liveJobs.find((j) => !j.scheduler)!.id;
-      await until("the replacement's worker joined", 60_000, async () => (await c.dask.status()).workers.some((w) => w.name === `basin-${replacement}`));
-      expectSameRows(tableRows(await pipeline().compute({ cluster: c.dask })), tableRows(await pipeline().compute({ cluster: local })), "after replacement");
+      await until("the replacement's worker joined", 60_000, async () =>
+        (await c.dask.status()).workers.some((w) => w.name === `basin-${replacement}`),
+      );
+      expectSameRows(
+        tableRows(await pipeline().compute({ cluster: c.dask })),
+        tableRows(await pipeline().compute({ cluster: local })),
+        "after replacement",
+      );
     } finally {
       await c.close();
     }
@@ -139,7 +191,9 @@ c.close()`], { stdio: ["ignore", "ignore", "pipe"] });
       const [job] = c.liveJobs;
       slurm.command("scancel", [job.id]);
       await until("the loss was reported", 30_000, () => events.some((e) => e.type === "lost"));
-      const lost = new RegExp(`SLURM job ${job.id} of profile "t" ended \\(CANCELLED.*\\); it ran the Dask scheduler, so this cluster is gone: reconnect to start a new one`);
+      const lost = new RegExp(
+        `SLURM job ${job.id} of profile "t" ended \\(CANCELLED.*\\); it ran the Dask scheduler, so this cluster is gone: reconnect to start a new one`,
+      );
       expect(c.lost?.message).toMatch(lost);
       await expect(pipeline().compute({ cluster: c.dask })).rejects.toThrow(lost);
       // no job was submitted to replace it: a new cluster is the user's call
@@ -156,7 +210,9 @@ describe("a SLURM cluster that cannot start says what failed and what to do", ()
     slurm.command("scontrol", ["update", "PartitionName=debug", "State=DOWN"]);
     try {
       const c = cluster({ startTimeout: 2 });
-      await expect(c.start()).rejects.toThrow(/SLURM job \d+ \(the Dask scheduler of profile "t"\) is still PENDING \(PartitionDown\) after 2 s; the job was cancelled\. Check the partition and the queue \(squeue -j \d+\)/);
+      await expect(c.start()).rejects.toThrow(
+        /SLURM job \d+ \(the Dask scheduler of profile "t"\) is still PENDING \(PartitionDown\) after 2 s; the job was cancelled\. Check the partition and the queue \(squeue -j \d+\)/,
+      );
       expect(slurm.queue()).toEqual([]);
     } finally {
       slurm.command("scontrol", ["update", "PartitionName=debug", "State=UP"]);
@@ -165,18 +221,24 @@ describe("a SLURM cluster that cannot start says what failed and what to do", ()
 
   it("a job that fails before its scheduler starts: gives its state and the tail of its log", async () => {
     const c = cluster({ spec: spec({ python: "/opt/no-such/python3" }) });
-    await expect(c.start()).rejects.toThrow(/SLURM job \d+ \(the Dask scheduler of profile "t"\) ended \(FAILED.*\) before its scheduler started; its log \S+basin-t-\d+\.log ends with:\n[^]*\/opt\/no-such\/python3[^]*Fix the profile \(python, modules, conda\)/);
+    await expect(c.start()).rejects.toThrow(
+      /SLURM job \d+ \(the Dask scheduler of profile "t"\) ended \(FAILED.*\) before its scheduler started; its log \S+basin-t-\d+\.log ends with:\n[^]*\/opt\/no-such\/python3[^]*Fix the profile \(python, modules, conda\)/,
+    );
     expect(slurm.queue()).toEqual([]);
   });
 
   it("sbatch refusing the job: passes on SLURM's reason and names the fields to check", async () => {
     const c = cluster({ spec: spec({ memory: "64G" }) });
-    await expect(c.start()).rejects.toThrow(/sbatch refused \S+scheduler\.sh on this machine: .*(memory|node configuration).*; check the profile's partition, account, cores, memory and walltime/i);
+    await expect(c.start()).rejects.toThrow(
+      /sbatch refused \S+scheduler\.sh on this machine: .*(memory|node configuration).*; check the profile's partition, account, cores, memory and walltime/i,
+    );
     expect(slurm.queue()).toEqual([]);
   });
 
   it("no sbatch on the PATH: says to install the SLURM client", async () => {
     const c = cluster({ runner: new LocalRunner({ SLURM_CONF: slurm.conf, PATH: "/nonexistent" }) });
-    await expect(c.start()).rejects.toThrow(/sbatch is not found on this machine; install the SLURM client there \(Debian: slurm-client\)/);
+    await expect(c.start()).rejects.toThrow(
+      /sbatch is not found on this machine; install the SLURM client there \(Debian: slurm-client\)/,
+    );
   });
 });

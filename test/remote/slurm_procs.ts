@@ -3,20 +3,40 @@
 // and socket, free ports, state, spool and logs, so it touches nothing of the
 // machine's. Daemons run in the foreground as our children, stopped by PID.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort, stopProc } from "./dask_procs.js";
 
-const BINARIES = ["/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/sbatch", "/usr/bin/squeue", "/usr/bin/scancel", "/usr/bin/sinfo"];
+const BINARIES = [
+  "/usr/sbin/slurmctld",
+  "/usr/sbin/slurmd",
+  "/usr/sbin/munged",
+  "/usr/bin/sbatch",
+  "/usr/bin/squeue",
+  "/usr/bin/scancel",
+  "/usr/bin/sinfo",
+];
 
 /** Fails with the apt-get line when a SLURM part is missing, or when not root (slurmd runs jobs as their user). */
 export function requireSlurm(): void {
   const missing = BINARIES.filter((b) => !existsSync(b));
   if (missing.length > 0)
-    throw new Error(`the SLURM tests need Debian's slurmctld, slurmd, slurm-client and munge (missing ${missing.join(", ")}): apt-get install -y --no-install-recommends slurmctld slurmd slurm-client munge (.ci/run does this)`);
-  if (process.getuid?.() !== 0) throw new Error("the SLURM tests start slurmd, which must run as root: run them as root (CI does)");
+    throw new Error(
+      `the SLURM tests need Debian's slurmctld, slurmd, slurm-client and munge (missing ${missing.join(", ")}): apt-get install -y --no-install-recommends slurmctld slurmd slurm-client munge (.ci/run does this)`,
+    );
+  if (process.getuid?.() !== 0)
+    throw new Error("the SLURM tests start slurmd, which must run as root: run them as root (CI does)");
 }
 
 export interface Slurm {
@@ -41,10 +61,16 @@ export interface Slurm {
  * @example
  * await until("squeue is empty", 10_000, () => slurm.queue().length === 0);
  */
-export async function until(what: string, ms: number, ok: () => boolean | Promise<boolean>, detail: () => string = () => ""): Promise<void> {
+export async function until(
+  what: string,
+  ms: number,
+  ok: () => boolean | Promise<boolean>,
+  detail: () => string = () => "",
+): Promise<void> {
   const t0 = Date.now();
   while (!(await ok())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting until ${what}${detail() ? `:\n${detail()}` : ""}`);
+    if (Date.now() - t0 > ms)
+      throw new Error(`timed out after ${ms} ms waiting until ${what}${detail() ? `:\n${detail()}` : ""}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -78,27 +104,65 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
     for (const p of procs.reverse()) await stopProc(p, 10_000);
   };
   try {
-    start("/usr/sbin/munged", ["-F", `--key-file=${key}`, `--socket=${socket}`, `--pid-file=${dir}/munge/munged.pid`, `--log-file=${dir}/munge/munged.log`, `--seed-file=${dir}/munge/munged.seed`]);
-    await until("munged opened its socket", 10_000, () => existsSync(socket), () => log);
+    start("/usr/sbin/munged", [
+      "-F",
+      `--key-file=${key}`,
+      `--socket=${socket}`,
+      `--pid-file=${dir}/munge/munged.pid`,
+      `--log-file=${dir}/munge/munged.log`,
+      `--seed-file=${dir}/munge/munged.seed`,
+    ]);
+    await until(
+      "munged opened its socket",
+      10_000,
+      () => existsSync(socket),
+      () => log,
+    );
     const host = hostname().split(".")[0];
     const [ctldPort, dPort] = [await freePort(), await freePort()];
     const conf = join(dir, "slurm.conf");
-    writeFileSync(conf, [
-      "ClusterName=basintest", `SlurmctldHost=${host}(127.0.0.1)`, `SlurmctldPort=${ctldPort}`, `SlurmdPort=${dPort}`,
-      "SlurmUser=root", "SlurmdUser=root", "AuthType=auth/munge", `AuthInfo=socket=${socket}`, "CryptoType=crypto/munge", "MpiDefault=none",
-      `StateSaveLocation=${dir}/state`, `SlurmdSpoolDir=${dir}/spool`, `SlurmctldPidFile=${dir}/slurmctld.pid`, `SlurmdPidFile=${dir}/slurmd.pid`,
-      `SlurmctldLogFile=${dir}/log/slurmctld.log`, `SlurmdLogFile=${dir}/log/slurmd.log`,
-      "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
-      "SchedulerType=sched/backfill", "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core_Memory", "SlurmdParameters=config_overrides",
-      // Without DefMemPerCPU each job takes the node's memory and jobs run one at a time.
-      "DefMemPerCPU=500", "ReturnToService=2", "InactiveLimit=0", "MinJobAge=60", "KillWait=2",
-      `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=4000 State=UNKNOWN`,
-      `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
-    ].join("\n") + "\n");
+    writeFileSync(
+      conf,
+      [
+        "ClusterName=basintest",
+        `SlurmctldHost=${host}(127.0.0.1)`,
+        `SlurmctldPort=${ctldPort}`,
+        `SlurmdPort=${dPort}`,
+        "SlurmUser=root",
+        "SlurmdUser=root",
+        "AuthType=auth/munge",
+        `AuthInfo=socket=${socket}`,
+        "CryptoType=crypto/munge",
+        "MpiDefault=none",
+        `StateSaveLocation=${dir}/state`,
+        `SlurmdSpoolDir=${dir}/spool`,
+        `SlurmctldPidFile=${dir}/slurmctld.pid`,
+        `SlurmdPidFile=${dir}/slurmd.pid`,
+        `SlurmctldLogFile=${dir}/log/slurmctld.log`,
+        `SlurmdLogFile=${dir}/log/slurmd.log`,
+        "ProctrackType=proctrack/linuxproc",
+        "TaskPlugin=task/none",
+        "JobAcctGatherType=jobacct_gather/none",
+        "AccountingStorageType=accounting_storage/none",
+        "SchedulerType=sched/backfill",
+        "SelectType=select/cons_tres",
+        "SelectTypeParameters=CR_Core_Memory",
+        "SlurmdParameters=config_overrides",
+        // Without DefMemPerCPU each job takes the node's memory and jobs run one at a time.
+        "DefMemPerCPU=500",
+        "ReturnToService=2",
+        "InactiveLimit=0",
+        "MinJobAge=60",
+        "KillWait=2",
+        `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=4000 State=UNKNOWN`,
+        `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
+      ].join("\n") + "\n",
+    );
     const env = { ...process.env, SLURM_CONF: conf };
     start("/usr/sbin/slurmctld", ["-D", "-f", conf]);
     start("/usr/sbin/slurmd", ["-D", "-f", conf]);
-    const command = (cmd: string, args: string[]): string => execFileSync(cmd, args, { env, encoding: "utf8", timeout: 15_000 });
+    const command = (cmd: string, args: string[]): string =>
+      execFileSync(cmd, args, { env, encoding: "utf8", timeout: 15_000 });
     const idle = (): boolean => {
       try {
         return /^idle/.test(command("sinfo", ["-h", "-o", "%T"]).trim());
@@ -106,11 +170,26 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
         return false;
       }
     };
-    await until("the SLURM node became idle", 30_000, idle, () => `${log}\n${readLog(dir, "slurmctld.log")}\n${readLog(dir, "slurmd.log")}`);
+    await until(
+      "the SLURM node became idle",
+      30_000,
+      idle,
+      () => `${log}\n${readLog(dir, "slurmctld.log")}\n${readLog(dir, "slurmd.log")}`,
+    );
     const states = (): Map<string, string> =>
-      new Map(command("squeue", ["-h", "-o", "%i %T"]).split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string]));
+      new Map(
+        command("squeue", ["-h", "-o", "%i %T"])
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.split(" ") as [string, string]),
+      );
     return {
-      dir, conf, env, command, states, jobs: join(dir, "jobs"),
+      dir,
+      conf,
+      env,
+      command,
+      states,
+      jobs: join(dir, "jobs"),
       queue: () => [...states().keys()],
       async stop() {
         try {
@@ -126,7 +205,8 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
         const left = processesUsing(dir);
         for (const p of left) process.kill(p.pid, "SIGKILL");
         rmSync(dir, { recursive: true, force: true });
-        if (left.length > 0) throw new Error(`processes of SLURM jobs outlived them:\n${left.map((p) => `${p.pid} ${p.cmd}`).join("\n")}`);
+        if (left.length > 0)
+          throw new Error(`processes of SLURM jobs outlived them:\n${left.map((p) => `${p.pid} ${p.cmd}`).join("\n")}`);
       },
     };
   } catch (e) {
@@ -142,7 +222,12 @@ function processesUsing(dir: string): { pid: number; cmd: string }[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /, "").startsWith("Z")) continue; // a zombie holds nothing
+      if (
+        readFileSync(`/proc/${entry}/stat`, "utf8")
+          .replace(/^.*\) /, "")
+          .startsWith("Z")
+      )
+        continue; // a zombie holds nothing
       const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim();
       if (cmd.includes(dir)) found.push({ pid: Number(entry), cmd });
     } catch {
@@ -154,7 +239,10 @@ function processesUsing(dir: string): { pid: number; cmd: string }[] {
 
 function readLog(dir: string, name: string): string {
   try {
-    return readFileSync(join(dir, "log", name), "utf8").split("\n").slice(-20).join("\n");
+    return readFileSync(join(dir, "log", name), "utf8")
+      .split("\n")
+      .slice(-20)
+      .join("\n");
   } catch {
     return "";
   }

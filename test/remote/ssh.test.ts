@@ -21,7 +21,15 @@ let profile: SshProfile;
 
 beforeAll(async () => {
   sshd = await startSshd();
-  profile = { kind: "ssh", name: "local", host: "127.0.0.1", port: sshd.port, user: process.env.USER ?? "root", keyPath: sshd.clientKey, knownHosts: sshd.knownHosts };
+  profile = {
+    kind: "ssh",
+    name: "local",
+    host: "127.0.0.1",
+    port: sshd.port,
+    user: process.env.USER ?? "root",
+    keyPath: sshd.clientKey,
+    knownHosts: sshd.knownHosts,
+  };
 }, 30_000);
 
 afterAll(async () => {
@@ -85,10 +93,20 @@ describe("Dask through an SSH tunnel", () => {
     const local = new LocalCluster({ workers: 1 });
     try {
       const n = 500;
-      const df = fromColumns({ k: Array.from({ length: n }, (_, i) => (i % 9 === 0 ? null : `k${i % 4}`)), v: Array.from({ length: n }, (_, i) => i) }, { partitions: 3 })
+      const df = fromColumns(
+        {
+          k: Array.from({ length: n }, (_, i) => (i % 9 === 0 ? null : `k${i % 4}`)),
+          v: Array.from({ length: n }, (_, i) => i),
+        },
+        { partitions: 3 },
+      )
         .groupBy("k")
         .agg(col("v").sum().alias("s"), count().alias("n"));
-      expectSameRows(tableRows(await df.compute({ cluster })), tableRows(await df.compute({ cluster: local })), "tunnelled Dask");
+      expectSameRows(
+        tableRows(await df.compute({ cluster })),
+        tableRows(await df.compute({ cluster: local })),
+        "tunnelled Dask",
+      );
       expect((await cluster.status()).workers.length).toBe(2);
     } finally {
       await open.close();
@@ -102,7 +120,13 @@ describe("Dask through an SSH tunnel", () => {
     const local = new LocalCluster({ workers: 1 });
     try {
       const n = 300;
-      const df = fromColumns({ k: Array.from({ length: n }, (_, i) => `k${i % 5}`), v: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i)) }, { partitions: [0, 1, n - 1] })
+      const df = fromColumns(
+        {
+          k: Array.from({ length: n }, (_, i) => `k${i % 5}`),
+          v: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i)),
+        },
+        { partitions: [0, 1, n - 1] },
+      )
         .groupBy("k")
         .agg(col("v").sum().alias("s"));
       // The bridge is still starting (Python imports) when the connection drops: the run is in flight.
@@ -111,7 +135,11 @@ describe("Dask through an SSH tunnel", () => {
       await new Promise((r) => setTimeout(r, 300));
       sshd.dropConnections();
       const err = (await running) as Error;
-      expect(err.message).toMatch(new RegExp(`the Dask run at tcp://127\\.0\\.0\\.1:${dask.port} on 127\\.0\\.0\\.1 stopped: the SSH connection to .*127\\.0\\.0\\.1:${sshd.port} dropped; this session reconnects by itself`));
+      expect(err.message).toMatch(
+        new RegExp(
+          `the Dask run at tcp://127\\.0\\.0\\.1:${dask.port} on 127\\.0\\.0\\.1 stopped: the SSH connection to .*127\\.0\\.0\\.1:${sshd.port} dropped; this session reconnects by itself`,
+        ),
+      );
       expect(performance.now() - t0).toBeLessThan(5000);
       const expected = tableRows(await df.compute({ cluster: local }));
       // Reconnected on the same local port: the next run goes through.
@@ -144,7 +172,9 @@ describe("profiles", () => {
       expect(loadProfiles(file).map((p) => p.name)).toEqual(["local", "lab"]);
       expect(findProfile("local", file)).toEqual(profile);
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      expect(() => saveProfile({ ...profile, password: "hunter2" } as SshProfile, file)).toThrow(/profiles keep no secrets: give a keyPath or use the ssh-agent/);
+      expect(() => saveProfile({ ...profile, password: "hunter2" } as SshProfile, file)).toThrow(
+        /profiles keep no secrets: give a keyPath or use the ssh-agent/,
+      );
       expect(() => findProfile("nope", file)).toThrow(/no cluster profile named "nope" .*saved: local, lab/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,9 @@ export async function refused(attempt: Promise<SshSession>): Promise<Error> {
 
 export function requireSshd(): void {
   if (!existsSync("/usr/sbin/sshd") || !existsSync("/usr/bin/ssh-keygen"))
-    throw new Error("the SSH tests need Debian's openssh-server: apt-get install -y openssh-server (.ci/run does this)");
+    throw new Error(
+      "the SSH tests need Debian's openssh-server: apt-get install -y openssh-server (.ci/run does this)",
+    );
 }
 
 /**
@@ -52,18 +54,37 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
   requireSshd();
   const dir = mkdtempSync(join(tmpdir(), "basin-sshd-"));
   mkdirSync("/run/sshd", { recursive: true });
-  for (const k of ["host_key", "client_key", "other_key"]) execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, k)]);
+  for (const k of ["host_key", "client_key", "other_key"])
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, k)]);
   writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_key.pub")), { mode: 0o600 });
   const port = await freePort();
-  writeFileSync(join(dir, "sshd_config"), [
-    `Port ${port}`, "ListenAddress 127.0.0.1", `HostKey ${dir}/host_key`, `PidFile ${dir}/sshd.pid`, `AuthorizedKeysFile ${dir}/authorized_keys`,
-    "PermitRootLogin prohibit-password", "PubkeyAuthentication yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-    "UsePAM no", "StrictModes no", "AllowTcpForwarding yes", "X11Forwarding no", "ClientAliveInterval 2", ...extraConfig,
-  ].join("\n") + "\n");
-  const line = (pub: string) => `[127.0.0.1]:${port} ${readFileSync(join(dir, pub), "utf8").trim().split(" ").slice(0, 2).join(" ")}\n`;
+  writeFileSync(
+    join(dir, "sshd_config"),
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${dir}/host_key`,
+      `PidFile ${dir}/sshd.pid`,
+      `AuthorizedKeysFile ${dir}/authorized_keys`,
+      "PermitRootLogin prohibit-password",
+      "PubkeyAuthentication yes",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "UsePAM no",
+      "StrictModes no",
+      "AllowTcpForwarding yes",
+      "X11Forwarding no",
+      "ClientAliveInterval 2",
+      ...extraConfig,
+    ].join("\n") + "\n",
+  );
+  const line = (pub: string) =>
+    `[127.0.0.1]:${port} ${readFileSync(join(dir, pub), "utf8").trim().split(" ").slice(0, 2).join(" ")}\n`;
   writeFileSync(join(dir, "known_hosts"), line("host_key.pub"));
   writeFileSync(join(dir, "wrong_known_hosts"), line("other_key.pub"));
-  const proc = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] });
+  const proc = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", join(dir, "sshd_config")], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   proc.stderr?.on("data", (d: Buffer) => (log += d.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -83,7 +104,10 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
   });
   const children = (): number[] => {
     try {
-      return execFileSync("ps", ["-o", "pid=", "--ppid", String(proc.pid)], { encoding: "utf8" }).split("\n").map(Number).filter((n) => n > 0);
+      return execFileSync("ps", ["-o", "pid=", "--ppid", String(proc.pid)], { encoding: "utf8" })
+        .split("\n")
+        .map(Number)
+        .filter((n) => n > 0);
     } catch {
       return [];
     }
@@ -98,7 +122,10 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
     }
   };
   return {
-    port, dir, proc, dropConnections,
+    port,
+    dir,
+    proc,
+    dropConnections,
     clientKey: join(dir, "client_key"),
     knownHosts: join(dir, "known_hosts"),
     wrongKnownHosts: join(dir, "wrong_known_hosts"),

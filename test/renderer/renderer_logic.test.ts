@@ -12,9 +12,20 @@ import { describeArray, heatmapRgba } from "../../renderer/common/array_display.
 
 describe("viewport → page blocks", () => {
   it("covers the visible rows plus overscan, clipped to the result", () => {
-    expect(blocksFor(250, 300, 1000, 100, 0)).toEqual([{ offset: 200, limit: 100 }, { offset: 300, limit: 100 }]);
-    expect(blocksFor(0, 10, 1000, 100, 1)).toEqual([{ offset: 0, limit: 100 }, { offset: 100, limit: 100 }]);
-    expect(blocksFor(990, 1200, 1050, 100, 2)).toEqual([{ offset: 700, limit: 100 }, { offset: 800, limit: 100 }, { offset: 900, limit: 100 }, { offset: 1000, limit: 50 }]);
+    expect(blocksFor(250, 300, 1000, 100, 0)).toEqual([
+      { offset: 200, limit: 100 },
+      { offset: 300, limit: 100 },
+    ]);
+    expect(blocksFor(0, 10, 1000, 100, 1)).toEqual([
+      { offset: 0, limit: 100 },
+      { offset: 100, limit: 100 },
+    ]);
+    expect(blocksFor(990, 1200, 1050, 100, 2)).toEqual([
+      { offset: 700, limit: 100 },
+      { offset: 800, limit: 100 },
+      { offset: 900, limit: 100 },
+      { offset: 1000, limit: 50 },
+    ]);
     expect(blocksFor(0, 0, 0, 100, 1)).toEqual([]);
     expect(blocksFor(0, 0, 1, 100, 1)).toEqual([{ offset: 0, limit: 1 }]);
     expect(blocksFor(5, 4, 100, 10, 0)).toEqual([]);
@@ -23,10 +34,16 @@ describe("viewport → page blocks", () => {
   it("asks only for blocks neither cached nor in flight, and serves cells from them", () => {
     const cache = new PageCache(1000, { blockRows: 100, overscanBlocks: 0 });
     const want = cache.missing(150, 250);
-    expect(want).toEqual([{ offset: 100, limit: 100 }, { offset: 200, limit: 100 }]);
+    expect(want).toEqual([
+      { offset: 100, limit: 100 },
+      { offset: 200, limit: 100 },
+    ]);
     for (const w of want) cache.loading(w.offset);
     expect(cache.missing(150, 250)).toEqual([]);
-    cache.put(100, [Array.from({ length: 100 }, (_, i) => 100 + i), Array.from({ length: 100 }, (_, i) => (i % 2 ? null : `r${100 + i}`))]);
+    cache.put(100, [
+      Array.from({ length: 100 }, (_, i) => 100 + i),
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? null : `r${100 + i}`)),
+    ]);
     expect(cache.cell(150, 0)).toBe(150);
     expect(cache.cell(150, 1)).toBe("r150");
     expect(cache.cell(151, 1)).toBeNull();
@@ -72,8 +89,18 @@ describe("filter row syntax", () => {
     expect(parseFilter("n", "int64", ">= 3")).toEqual({ column: "n", kind: "range", min: 3 });
     expect(parseFilter("n", "int64", "<7")).toEqual({ column: "n", kind: "range", max: 7 });
     expect(parseFilter("n", "int64", "7")).toEqual({ column: "n", kind: "range", min: 7, max: 7 });
-    expect(parseFilter("day", "date", "2024-01-01..2024-02-01")).toEqual({ column: "day", kind: "range", min: "2024-01-01", max: "2024-02-01" });
-    expect(parseFilter("city", "string", "= Zürich")).toEqual({ column: "city", kind: "range", min: "Zürich", max: "Zürich" });
+    expect(parseFilter("day", "date", "2024-01-01..2024-02-01")).toEqual({
+      column: "day",
+      kind: "range",
+      min: "2024-01-01",
+      max: "2024-02-01",
+    });
+    expect(parseFilter("city", "string", "= Zürich")).toEqual({
+      column: "city",
+      kind: "range",
+      min: "Zürich",
+      max: "Zürich",
+    });
     expect(parseFilter("city", "string", "a..b")).toEqual({ column: "city", kind: "range", min: "a..b", max: "a..b" });
     expect(parseFilter("ok", "bool", "true")).toEqual({ column: "ok", kind: "range", min: true, max: true });
     expect(parseFilter("city", "string", "NULL")).toEqual({ column: "city", kind: "isNull" });
@@ -105,11 +132,27 @@ describe("error locations", () => {
 
 describe("persisted layout", () => {
   it("round-trips and falls back field by field on bad entries", () => {
-    const l = { ...DEFAULT_LAYOUT, sidebarWidth: 300, openFiles: ["a.ts", "b.ts"], activeFile: "b.ts", bottomTab: "plot" as const, theme: "light" as const };
+    const l = {
+      ...DEFAULT_LAYOUT,
+      sidebarWidth: 300,
+      openFiles: ["a.ts", "b.ts"],
+      activeFile: "b.ts",
+      bottomTab: "plot" as const,
+      theme: "light" as const,
+    };
     expect(parseLayout(JSON.stringify(l))).toEqual(l);
     expect(parseLayout(null)).toEqual(DEFAULT_LAYOUT);
     expect(parseLayout("{not json")).toEqual(DEFAULT_LAYOUT);
-    const bad = parseLayout(JSON.stringify({ sidebarWidth: 5, panelHeight: "x", openFiles: ["a.ts", 3], activeFile: "gone.ts", bottomTab: "nope", theme: "blue" }));
+    const bad = parseLayout(
+      JSON.stringify({
+        sidebarWidth: 5,
+        panelHeight: "x",
+        openFiles: ["a.ts", 3],
+        activeFile: "gone.ts",
+        bottomTab: "nope",
+        theme: "blue",
+      }),
+    );
     expect(bad).toEqual({ ...DEFAULT_LAYOUT, sidebarWidth: 120, openFiles: ["a.ts"], activeFile: "a.ts" });
   });
 });
@@ -124,15 +167,31 @@ describe("cell text", () => {
     expect(formatBytes(12)).toBe("12 B");
     expect(formatMs(1234)).toBe("1.23 s");
     expect(formatMs(42)).toBe("42 ms");
-    expect(toTsv([[1, "a\tb", null], [true, "東京", 2.5]])).toBe("1\ta b\t\ntrue\t東京\t2.5");
+    expect(
+      toTsv([
+        [1, "a\tb", null],
+        [true, "東京", 2.5],
+      ]),
+    ).toBe("1\ta b\t\ntrue\t東京\t2.5");
   });
 });
 
 describe("array results", () => {
   it("describes dtype, shape and chunks, eliding long chunk lists", () => {
     expect(describeArray({ shape: [4], dtype: "bool", chunks: [[4]] })).toBe("bool array (4,), chunks (4)");
-    expect(describeArray({ shape: [300, 7], dtype: "int64", chunks: [[64, 64, 64, 64, 44], [3, 3, 1]] })).toBe("int64 array (300, 7), chunks (64, 64, 64, 64, 44) × (3, 3, 1)");
-    expect(describeArray({ shape: [8, 2], dtype: "float64", chunks: [[1, 1, 1, 1, 1, 1, 1, 1], [2]] })).toBe("float64 array (8, 2), chunks (1, 1, 1, 1, 1, … 8 chunks) × (2)");
+    expect(
+      describeArray({
+        shape: [300, 7],
+        dtype: "int64",
+        chunks: [
+          [64, 64, 64, 64, 44],
+          [3, 3, 1],
+        ],
+      }),
+    ).toBe("int64 array (300, 7), chunks (64, 64, 64, 64, 44) × (3, 3, 1)");
+    expect(describeArray({ shape: [8, 2], dtype: "float64", chunks: [[1, 1, 1, 1, 1, 1, 1, 1], [2]] })).toBe(
+      "float64 array (8, 2), chunks (1, 1, 1, 1, 1, … 8 chunks) × (2)",
+    );
   });
 
   it("colours heatmap cells from the ramp's ends, leaves empty cells transparent and puts a constant in the middle", () => {

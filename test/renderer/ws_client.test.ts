@@ -18,7 +18,11 @@ let server: RunningServer;
 
 const connect = (s: RunningServer) => {
   const origin = `http://127.0.0.1:${s.port}`;
-  return new WsEngineClient({ url: `ws://127.0.0.1:${s.port}/?token=${s.token}`, createSocket: (url) => new WebSocket(url, { origin }) as unknown as SocketLike, reconnectMs: 50 });
+  return new WsEngineClient({
+    url: `ws://127.0.0.1:${s.port}/?token=${s.token}`,
+    createSocket: (url) => new WebSocket(url, { origin }) as unknown as SocketLike,
+    reconnectMs: 50,
+  });
 };
 
 function until<T>(client: WsEngineClient, match: (e: EngineEvent) => e is EngineEvent & T, ms = 20_000): Promise<T> {
@@ -38,7 +42,10 @@ function state(client: WsEngineClient, want: ConnectionState, ms = 10_000): Prom
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "basin-ws-"));
-  writeFileSync(join(dir, "t.ts"), `import { fromColumns } from "basin";\nexport default fromColumns({ x: [1, 2, null, 4], s: ["a", "東京", null, "d"] }, { partitions: [0, 1, 3, 0] });\n`);
+  writeFileSync(
+    join(dir, "t.ts"),
+    `import { fromColumns } from "basin";\nexport default fromColumns({ x: [1, 2, null, 4], s: ["a", "東京", null, "d"] }, { partitions: [0, 1, 3, 0] });\n`,
+  );
   writeFileSync(join(dir, "loops.ts"), `while (true) {}\nexport default 1;\n`);
   cluster = new LocalCluster({ workers: 1 });
   server = await serve({ root: dir, cluster });
@@ -61,8 +68,20 @@ describe("WsEngineClient", () => {
       expect(fin.runId).toBe(runId);
       expect(fin.result.rows).toBe(4);
       const page = await client.page(fin.result.id, 1, 2);
-      expect(page).toEqual({ resultId: fin.result.id, offset: 1, columns: ["x", "s"], values: [[2, null], ["東京", null]] });
-      const sorted = await client.view(fin.result.id, [{ column: "x", descending: true }], [{ column: "x", kind: "range", min: 2 }]);
+      expect(page).toEqual({
+        resultId: fin.result.id,
+        offset: 1,
+        columns: ["x", "s"],
+        values: [
+          [2, null],
+          ["東京", null],
+        ],
+      });
+      const sorted = await client.view(
+        fin.result.id,
+        [{ column: "x", descending: true }],
+        [{ column: "x", kind: "range", min: 2 }],
+      );
       expect((await client.page(sorted.id, 0, 10, ["x"])).values).toEqual([[4, 2]]);
       expect((await client.profile(fin.result.id, "x")).nulls).toBe(1);
       await client.release(sorted.id);
@@ -88,7 +107,8 @@ describe("WsEngineClient", () => {
   it("fails waiting requests clearly when the engine stops, and reconnects when it is back", async () => {
     const own = new LocalCluster({ workers: 1 });
     let s = await serve({ root: dir, cluster: own });
-    const port = s.port, token = s.token;
+    const port = s.port,
+      token = s.token;
     const client = connect(s);
     try {
       await state(client, "open");

@@ -5,16 +5,36 @@ import type { Instruction } from "../../engine/scheduler/events.js";
 import { SchedulerState } from "../../engine/scheduler/state.js";
 import type { Task, TaskGraph } from "../../engine/graph/tasks.js";
 
-const task = (key: string, deps: string[] = []): Task => ({ key, group: key.replace(/-\d+$/, ""), deps: deps.map((d) => ({ key: d, index: 0 })), steps: [] });
+const task = (key: string, deps: string[] = []): Task => ({
+  key,
+  group: key.replace(/-\d+$/, ""),
+  deps: deps.map((d) => ({ key: d, index: 0 })),
+  steps: [],
+});
 /** Four scans, two merges of pairs, a final. */
 const tree: TaskGraph = {
-  tasks: [task("scan-0"), task("scan-1"), task("scan-2"), task("scan-3"), task("merge-0", ["scan-0", "scan-1"]), task("merge-1", ["scan-2", "scan-3"]), task("final-0", ["merge-0", "merge-1"])],
+  tasks: [
+    task("scan-0"),
+    task("scan-1"),
+    task("scan-2"),
+    task("scan-3"),
+    task("merge-0", ["scan-0", "scan-1"]),
+    task("merge-1", ["scan-2", "scan-3"]),
+    task("final-0", ["merge-0", "merge-1"]),
+  ],
   output: "final-0",
 };
 let n = 0;
 const sid = () => `m${n++}`;
 const executed = (out: Instruction[]) => out.flatMap((i) => (i.type === "execute" ? [`${i.key}@${i.worker}`] : []));
-const done = (key: string, worker: string, ref: number) => ({ type: "taskFinished" as const, key, worker, outputs: [ref], nbytes: 1, stimulusId: sid() });
+const done = (key: string, worker: string, ref: number) => ({
+  type: "taskFinished" as const,
+  key,
+  worker,
+  outputs: [ref],
+  nbytes: 1,
+  stimulusId: sid(),
+});
 
 function started(workers: string[]) {
   const s = new SchedulerState(tree);

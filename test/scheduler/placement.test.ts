@@ -7,7 +7,13 @@ import { SchedulerState } from "../../engine/scheduler/state.js";
 import type { Step, Task, TaskGraph } from "../../engine/graph/tasks.js";
 
 const stored: Step = { kind: "stored", handle: 1 };
-const scan: Step = { kind: "scanCsv", path: "x.csv", start: 0, end: 10, options: { delimiter: ",", header: true, names: ["a"], types: ["int64"] } as never };
+const scan: Step = {
+  kind: "scanCsv",
+  path: "x.csv",
+  start: 0,
+  end: 10,
+  options: { delimiter: ",", header: true, names: ["a"], types: ["int64"] } as never,
+};
 const filter: Step = { kind: "filter", predicate: { kind: "col", index: 0, type: "bool" } };
 const sumAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "sum", column: 1, name: "s" }], mode: "partial" };
 const medianAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "median", column: 1, name: "m" }], mode: "full" };
@@ -35,7 +41,8 @@ describe("SchedulerState with GPU workers", () => {
   let n = 0;
   const sid = () => `p${n++}`;
   const task = (key: string, steps: Step[]): Task => ({ key, group: key.replace(/-\d+$/, ""), deps: [], steps });
-  const executes = (out: Instruction[]) => out.filter((i) => i.type === "execute").map((i) => (i.type === "execute" ? [i.key, i.worker] : []));
+  const executes = (out: Instruction[]) =>
+    out.filter((i) => i.type === "execute").map((i) => (i.type === "execute" ? [i.key, i.worker] : []));
   function start(graph: TaskGraph, workers: string[]): { s: SchedulerState; out: Instruction[] } {
     const s = new SchedulerState(graph);
     for (const w of workers) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
@@ -43,23 +50,53 @@ describe("SchedulerState with GPU workers", () => {
   }
 
   it("GPU tasks go to the GPU worker and wait for it; CPU-only tasks take the CPU workers meanwhile", () => {
-    const final: Task = { key: "final-0", group: "final", deps: ["agg-0", "agg-1", "top-0"].map((key) => ({ key, index: 0 })), steps: [merge] };
-    const graph: TaskGraph = { tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg]), task("top-0", [stored, topK]), final], output: "final-0" };
+    const final: Task = {
+      key: "final-0",
+      group: "final",
+      deps: ["agg-0", "agg-1", "top-0"].map((key) => ({ key, index: 0 })),
+      steps: [merge],
+    };
+    const graph: TaskGraph = {
+      tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg]), task("top-0", [stored, topK]), final],
+      output: "final-0",
+    };
     const { s, out } = start(graph, ["cpu-0", "gpu-0", "cpu-1"]);
-    expect(executes(out)).toEqual([["agg-0", "gpu-0"], ["top-0", "cpu-0"]]);
-    const next = s.handle({ type: "taskFinished", key: "agg-0", worker: "gpu-0", outputs: [5], nbytes: 1, stimulusId: sid() });
+    expect(executes(out)).toEqual([
+      ["agg-0", "gpu-0"],
+      ["top-0", "cpu-0"],
+    ]);
+    const next = s.handle({
+      type: "taskFinished",
+      key: "agg-0",
+      worker: "gpu-0",
+      outputs: [5],
+      nbytes: 1,
+      stimulusId: sid(),
+    });
     expect(executes(next)).toEqual([["agg-1", "gpu-0"]]);
   });
 
   it("a task that scans a file first takes a CPU worker when the GPU worker is busy", () => {
-    const graph: TaskGraph = { tasks: [task("scan-0", [scan, sumAgg]), task("scan-1", [scan, sumAgg])], output: "scan-0" };
+    const graph: TaskGraph = {
+      tasks: [task("scan-0", [scan, sumAgg]), task("scan-1", [scan, sumAgg])],
+      output: "scan-0",
+    };
     const { out } = start(graph, ["gpu-0", "cpu-0"]);
-    expect(executes(out)).toEqual([["scan-0", "gpu-0"], ["scan-1", "cpu-0"]]);
+    expect(executes(out)).toEqual([
+      ["scan-0", "gpu-0"],
+      ["scan-1", "cpu-0"],
+    ]);
   });
 
   it("without GPU workers, GPU tasks run on CPU workers as before", () => {
-    const graph: TaskGraph = { tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg])], output: "agg-0" };
+    const graph: TaskGraph = {
+      tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg])],
+      output: "agg-0",
+    };
     const { out } = start(graph, ["cpu-0", "cpu-1"]);
-    expect(executes(out)).toEqual([["agg-0", "cpu-0"], ["agg-1", "cpu-1"]]);
+    expect(executes(out)).toEqual([
+      ["agg-0", "cpu-0"],
+      ["agg-1", "cpu-1"],
+    ]);
   });
 });

@@ -27,14 +27,19 @@ export default readCsv("${dir}/*.csv", { blocksize: 4096, dtypes: { k: "int64", 
 beforeAll(async () => {
   dir = writeTripsCsv(makeTrips(ROWS, 11), 2);
   writeFileSync(join(dir, "trips.ts"), PIPELINE(dir));
-  writeFileSync(join(dir, "bad_column.ts"), `import { readCsv, col } from "basin";\nconst t = readCsv("${dir}/*.csv");\nexport default t.filter(col("nope").gt(1));\n`);
+  writeFileSync(
+    join(dir, "bad_column.ts"),
+    `import { readCsv, col } from "basin";\nconst t = readCsv("${dir}/*.csv");\nexport default t.filter(col("nope").gt(1));\n`,
+  );
   writeFileSync(join(dir, "loops.ts"), `while (true) {}\nexport default 1;\n`);
   cluster = new LocalCluster({ workers: 2 });
   server = await serve({ root: dir, cluster });
   origin = `http://127.0.0.1:${server.port}`;
   client = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, origin);
   duck = await Duck.open();
-  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS}) WHERE rid < 1500`);
+  await duck.run(
+    `CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS}) WHERE rid < 1500`,
+  );
 });
 
 afterAll(async () => {
@@ -75,7 +80,9 @@ describe("engine server: access", () => {
     expect((await fetch(`${origin}/`)).status).toBe(403);
     expect((await fetch(`${origin}/?token=wrong`)).status).toBe(403);
     await expect(RpcClient.connect(`ws://127.0.0.1:${server.port}/`, origin)).rejects.toThrow(/HTTP 403/);
-    await expect(RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, "http://evil.example")).rejects.toThrow(/HTTP 403/);
+    await expect(
+      RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, "http://evil.example"),
+    ).rejects.toThrow(/HTTP 403/);
   });
 
   it("serves nothing outside the app's assets, even with the token", async () => {
@@ -116,18 +123,40 @@ describe("engine server: runs and results", () => {
 
   it("sorts and filters a result in the engine, matching DuckDB", async () => {
     const info = await finished("trips.ts");
-    const view = await client.call<ResultInfo>("view", info.id, [{ column: "city", descending: true }, { column: "f", descending: false }], [{ column: "v", kind: "range", min: -200, max: 300 }]);
-    const expected = await duckRows("SELECT * FROM t WHERE v BETWEEN -200 AND 300 ORDER BY city DESC NULLS LAST, f ASC NULLS LAST, rid");
+    const view = await client.call<ResultInfo>(
+      "view",
+      info.id,
+      [
+        { column: "city", descending: true },
+        { column: "f", descending: false },
+      ],
+      [{ column: "v", kind: "range", min: -200, max: 300 }],
+    );
+    const expected = await duckRows(
+      "SELECT * FROM t WHERE v BETWEEN -200 AND 300 ORDER BY city DESC NULLS LAST, f ASC NULLS LAST, rid",
+    );
     expectSameRows(await allRows(view.id, view.rows), expected, "view", true);
     const nulls = await client.call<ResultInfo>("view", info.id, [], [{ column: "day", kind: "isNull" }]);
     expect(nulls.rows).toBe(Number((await duck.rows("SELECT count(*) FROM t WHERE day IS NULL"))[0][0]));
     // A text filter is a literal substring: "a,b" has regex-free punctuation, "ü" is multi-byte.
     for (const text of ["ü", "a,b", "."]) {
-      const found = await client.call<ResultInfo>("view", info.id, [{ column: "rid", descending: false }], [{ column: "city", kind: "contains", text }]);
-      expectSameRows(await allRows(found.id, found.rows), await duckRows(`SELECT * FROM t WHERE contains(city, '${text}') ORDER BY rid`), `contains ${text}`, true);
+      const found = await client.call<ResultInfo>(
+        "view",
+        info.id,
+        [{ column: "rid", descending: false }],
+        [{ column: "city", kind: "contains", text }],
+      );
+      expectSameRows(
+        await allRows(found.id, found.rows),
+        await duckRows(`SELECT * FROM t WHERE contains(city, '${text}') ORDER BY rid`),
+        `contains ${text}`,
+        true,
+      );
       await client.call("release", found.id);
     }
-    await expect(client.call("view", info.id, [], [{ column: "v", kind: "contains", text: "1" }])).rejects.toThrow(/"v" is int64; a text filter needs a string column/);
+    await expect(client.call("view", info.id, [], [{ column: "v", kind: "contains", text: "1" }])).rejects.toThrow(
+      /"v" is int64; a text filter needs a string column/,
+    );
     for (const id of [info.id, view.id, nulls.id]) await client.call("release", id);
   });
 
@@ -143,7 +172,9 @@ describe("engine server: runs and results", () => {
     const [[firstBin]] = await duck.rows(`SELECT count(*) FROM t WHERE v >= ${min} AND v < ${Number(min) + width}`);
     expect(v.histogram!.counts[0]).toBe(Number(firstBin));
     const city = await client.call<ColumnProfile>("profile", info.id, "city");
-    const top = await duck.rows("SELECT city, count(*) AS n FROM t WHERE city IS NOT NULL GROUP BY city ORDER BY n DESC, city LIMIT 10");
+    const top = await duck.rows(
+      "SELECT city, count(*) AS n FROM t WHERE city IS NOT NULL GROUP BY city ORDER BY n DESC, city LIMIT 10",
+    );
     expect(city.top!.map((t) => [t.value, t.count])).toEqual(top.map(([c, k]) => [c, Number(k)]));
     const day = await client.call<ColumnProfile>("profile", info.id, "day");
     const [[dmin, dmax]] = await duckRows("SELECT min(day), max(day) FROM t");
@@ -163,7 +194,7 @@ describe("engine server: errors and cancellation", () => {
   });
 
   it("reports a syntax error in unsaved text at its line", async () => {
-    const e = await runToEnd("trips.ts", "import { col } from \"basin\";\nexport default col(;\n");
+    const e = await runToEnd("trips.ts", 'import { col } from "basin";\nexport default col(;\n');
     expect(e.type === "runFailed" && e.error.code).toBe("BASIN_SYNTAX");
     expect(e.type === "runFailed" && e.error.location).toMatch(/trips\.ts:2:\d+$/);
   });

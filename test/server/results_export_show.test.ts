@@ -26,8 +26,14 @@ export default show(t.select("rid", "day", "flag"), "selected").filter(col("rid"
 beforeAll(async () => {
   dir = writeTripsCsv(makeTrips(ROWS, 23), 3);
   writeFileSync(join(dir, "shows.ts"), SHOWS(dir));
-  writeFileSync(join(dir, "twice.ts"), `import { fromColumns, show } from "basin";\nconst f = fromColumns({ x: [1] });\nshow(f, "a");\nshow(f, "a");\nexport default f;\n`);
-  writeFileSync(join(dir, "not_frame.ts"), `import { show } from "basin";\nimport { fromColumns } from "basin";\n\nshow(42 as never, "n");\nexport default fromColumns({ x: [1] });\n`);
+  writeFileSync(
+    join(dir, "twice.ts"),
+    `import { fromColumns, show } from "basin";\nconst f = fromColumns({ x: [1] });\nshow(f, "a");\nshow(f, "a");\nexport default f;\n`,
+  );
+  writeFileSync(
+    join(dir, "not_frame.ts"),
+    `import { show } from "basin";\nimport { fromColumns } from "basin";\n\nshow(42 as never, "n");\nexport default fromColumns({ x: [1] });\n`,
+  );
   duck = await Duck.open();
   await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
 });
@@ -36,7 +42,9 @@ afterAll(() => duck.close());
 
 /** DuckDB rows in wire form: dates as ISO text. */
 async function duckRows(sql: string): Promise<unknown[][]> {
-  return (await duck.rows(sql)).map((r) => r.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === "bigint" ? Number(v) : v)));
+  return (await duck.rows(sql)).map((r) =>
+    r.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === "bigint" ? Number(v) : v)),
+  );
 }
 
 describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
@@ -50,10 +58,28 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
     expect(e.result.name).toBeUndefined();
     expect(e.shown!.map((r) => r.name)).toEqual(["by city", "result 2", "tiny 東京", "selected"]);
     const [byCity, k0, tiny, selected] = e.shown!;
-    expectSameRows(await allRows(e.result), await duckRows("SELECT rid, day, flag FROM t WHERE rid < 10"), "default export");
-    expectSameRows(await allRows(byCity), await duckRows("SELECT city, count(*), sum(v) FROM t GROUP BY city"), "by city");
+    expectSameRows(
+      await allRows(e.result),
+      await duckRows("SELECT rid, day, flag FROM t WHERE rid < 10"),
+      "default export",
+    );
+    expectSameRows(
+      await allRows(byCity),
+      await duckRows("SELECT city, count(*), sum(v) FROM t GROUP BY city"),
+      "by city",
+    );
     expectSameRows(await allRows(k0), await duckRows("SELECT rid, city, f FROM t WHERE k = 0"), "k = 0 (skewed key)");
-    expectSameRows(await allRows(tiny), [["Zürich", 1], [null, null], ["東京", 3], ["🙂", 4]], "tiny", true);
+    expectSameRows(
+      await allRows(tiny),
+      [
+        ["Zürich", 1],
+        [null, null],
+        ["東京", 3],
+        ["🙂", 4],
+      ],
+      "tiny",
+      true,
+    );
     expectSameRows(await allRows(selected), await duckRows("SELECT rid, day, flag FROM t"), "selected");
     for (const r of [e.result, ...e.shown!]) await served.client.call("release", r.id);
   });
@@ -62,20 +88,39 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
     const e = await runToEnd("shows.ts");
     if (e.type !== "runFinished") throw new Error(JSON.stringify(e));
     const byCity = e.shown![0];
-    const view = await served.client.call<ResultInfo>("view", byCity.id, [{ column: "n", descending: true }, { column: "city", descending: false }], []);
+    const view = await served.client.call<ResultInfo>(
+      "view",
+      byCity.id,
+      [
+        { column: "n", descending: true },
+        { column: "city", descending: false },
+      ],
+      [],
+    );
     const csv = await served.client.call<ExportSummary>("exportResult", view.id, `out-${workers}/by city.csv`, "csv");
     expect(csv).toMatchObject({ path: `out-${workers}/by city.csv`, rows: byCity.rows });
     expect(csv.bytes).toBeGreaterThan(0);
     const sorted = "SELECT city, count(*) AS n, sum(v) AS v FROM t GROUP BY city ORDER BY n DESC, city NULLS LAST";
     expectSameRows(
-      await duckRows(`SELECT * FROM read_csv('${join(dir, `out-${workers}/by city.csv`)}', header=true, columns={'city': 'VARCHAR', 'n': 'BIGINT', 'v': 'BIGINT'})`),
+      await duckRows(
+        `SELECT * FROM read_csv('${join(dir, `out-${workers}/by city.csv`)}', header=true, columns={'city': 'VARCHAR', 'n': 'BIGINT', 'v': 'BIGINT'})`,
+      ),
       await duckRows(sorted),
       "csv in view order",
       true,
     );
-    const pq = await served.client.call<ExportSummary>("exportResult", e.result.id, `out-${workers}/selected.parquet`, "parquet");
+    const pq = await served.client.call<ExportSummary>(
+      "exportResult",
+      e.result.id,
+      `out-${workers}/selected.parquet`,
+      "parquet",
+    );
     expect(pq.rows).toBe(e.result.rows);
-    expectSameRows(await duckRows(`SELECT * FROM '${join(dir, `out-${workers}/selected.parquet`)}'`), await duckRows("SELECT rid, day, flag FROM t WHERE rid < 10"), "parquet");
+    expectSameRows(
+      await duckRows(`SELECT * FROM '${join(dir, `out-${workers}/selected.parquet`)}'`),
+      await duckRows("SELECT rid, day, flag FROM t WHERE rid < 10"),
+      "parquet",
+    );
     // Nothing but the finished files is left behind (the writer renames a temp file).
     expect(readdirSync(join(dir, `out-${workers}`)).sort()).toEqual(["by city.csv", "selected.parquet"]);
     for (const r of [view, e.result, ...e.shown!]) await served.client.call("release", r.id);
@@ -84,15 +129,31 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
   it("refuses bad exports and bad show() calls clearly", async () => {
     const e = await runToEnd("shows.ts");
     if (e.type !== "runFinished") throw new Error(JSON.stringify(e));
-    await expect(served.client.call("exportResult", e.result.id, "../escape.csv", "csv")).rejects.toThrow(/BASIN_IO: \.\.\/escape\.csv is outside the workspace .*; open that folder instead/);
-    await expect(served.client.call("exportResult", e.result.id, "x.json", "json")).rejects.toThrow(/BASIN_PLAN: export format must be "csv" or "parquet", got "json"/);
-    await expect(served.client.call("exportResult", "result-999", "x.csv", "csv")).rejects.toThrow(/no result "result-999".*run the pipeline again/);
+    await expect(served.client.call("exportResult", e.result.id, "../escape.csv", "csv")).rejects.toThrow(
+      /BASIN_IO: \.\.\/escape\.csv is outside the workspace .*; open that folder instead/,
+    );
+    await expect(served.client.call("exportResult", e.result.id, "x.json", "json")).rejects.toThrow(
+      /BASIN_PLAN: export format must be "csv" or "parquet", got "json"/,
+    );
+    await expect(served.client.call("exportResult", "result-999", "x.csv", "csv")).rejects.toThrow(
+      /no result "result-999".*run the pipeline again/,
+    );
     expect(existsSync(join(dir, "x.csv"))).toBe(false);
     for (const r of [e.result, ...e.shown!]) await served.client.call("release", r.id);
 
     const twice = await runToEnd("twice.ts");
-    expect(twice.type === "runFailed" && twice.error).toMatchObject({ code: "BASIN_PLAN", message: expect.stringMatching(/show\(\): the name "a" is already used by another shown frame; give each one its own name/), location: expect.stringMatching(/twice\.ts:4:\d+$/) });
+    expect(twice.type === "runFailed" && twice.error).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringMatching(
+        /show\(\): the name "a" is already used by another shown frame; give each one its own name/,
+      ),
+      location: expect.stringMatching(/twice\.ts:4:\d+$/),
+    });
     const notFrame = await runToEnd("not_frame.ts");
-    expect(notFrame.type === "runFailed" && notFrame.error).toMatchObject({ code: "BASIN_PLAN", message: expect.stringMatching(/show\(\) needs a DataFrame as its first argument, got number/), location: expect.stringMatching(/not_frame\.ts:4:\d+$/) });
+    expect(notFrame.type === "runFailed" && notFrame.error).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringMatching(/show\(\) needs a DataFrame as its first argument, got number/),
+      location: expect.stringMatching(/not_frame\.ts:4:\d+$/),
+    });
   });
 });

@@ -9,5 +9,8 @@ import { collectResults } from "../../engine/run/take.js";
 afterAll(async () => {
   await closeDefaultCluster();
   await collectResults(); // vitest.config.ts runs the tests with --expose-gc
-  expect(native().storeStats(), "the native store must be empty after the test file").toMatchObject({ handles: 0, buffers: 0 });
+  expect(native().storeStats(), "the native store must be empty after the test file").toMatchObject({
+    handles: 0,
+    buffers: 0,
+  });
 });

@@ -17,7 +17,13 @@ function checkDType(t: string, loc: SourceLocation | undefined): ArrayDType {
   return t as ArrayDType;
 }
 
-function generated(gen: Generator, shape: number[], o: CreateOptions, dflt: ArrayDType, loc: SourceLocation | undefined): NDArray {
+function generated(
+  gen: Generator,
+  shape: number[],
+  o: CreateOptions,
+  dflt: ArrayDType,
+  loc: SourceLocation | undefined,
+): NDArray {
   const s = checkShape(shape, loc);
   const dtype = checkDType(o.dtype ?? dflt, loc);
   return new NDArray({ kind: "generate", gen, shape: s, chunks: normalizeChunks(s, o.chunks, loc), dtype, loc });
@@ -50,16 +56,26 @@ export function arange(start: number, stop?: number, step = 1, o: CreateOptions 
   const loc = callerLocation();
   if (stop === undefined) [start, stop] = [0, start];
   if (!Number.isFinite(start) || !Number.isFinite(stop) || !Number.isFinite(step) || step === 0)
-    throw new BasinError("BASIN_PLAN", `arange(${start}, ${stop}, ${step}) needs finite numbers and a non-zero step`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `arange(${start}, ${stop}, ${step}) needs finite numbers and a non-zero step`,
+      loc,
+    );
   const n = Math.max(0, Math.ceil((stop - start) / step));
   const ints = [start, stop, step].every(Number.isInteger);
   return generated({ kind: "arange", start, step }, [n], o, ints ? "int64" : "float64", loc);
 }
 
 /** `num` evenly spaced values from start to stop (inclusive unless endpoint: false). @example array.linspace(0, 1, 11) */
-export function linspace(start: number, stop: number, num = 50, o: CreateOptions & { endpoint?: boolean } = {}): NDArray {
+export function linspace(
+  start: number,
+  stop: number,
+  num = 50,
+  o: CreateOptions & { endpoint?: boolean } = {},
+): NDArray {
   const loc = callerLocation();
-  if (!Number.isInteger(num) || num < 0) throw new BasinError("BASIN_PLAN", `linspace needs a non-negative integer num, got ${num}`, loc);
+  if (!Number.isInteger(num) || num < 0)
+    throw new BasinError("BASIN_PLAN", `linspace needs a non-negative integer num, got ${num}`, loc);
   const endpoint = o.endpoint ?? true;
   const div = endpoint ? num - 1 : num;
   const step = div > 0 ? (stop - start) / div : 0;
@@ -74,7 +90,8 @@ export interface RandomOptions {
 
 function seedOf(o: RandomOptions, loc: SourceLocation | undefined): number {
   const seed = o.seed ?? 0;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new BasinError("BASIN_PLAN", `seed must be an integer in [0, 2^32), got ${seed}`, loc);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new BasinError("BASIN_PLAN", `seed must be an integer in [0, 2^32), got ${seed}`, loc);
   return seed;
 }
 
@@ -83,19 +100,37 @@ export const random = {
   /** Uniform in [0, 1). @example array.random.random([100, 100], { seed: 42 }) */
   random(shape: number[], o: RandomOptions = {}): NDArray {
     const loc = callerLocation();
-    return generated({ kind: "random", dist: "uniform", seed: seedOf(o, loc), a: 0, b: 1 }, shape, { chunks: o.chunks }, "float64", loc);
+    return generated(
+      { kind: "random", dist: "uniform", seed: seedOf(o, loc), a: 0, b: 1 },
+      shape,
+      { chunks: o.chunks },
+      "float64",
+      loc,
+    );
   },
   /** Normal with mean `loc` and standard deviation `scale`. @example array.random.normal([1000], { seed: 1, scale: 2 }) */
   normal(shape: number[], o: RandomOptions & { loc?: number; scale?: number } = {}): NDArray {
     const loc = callerLocation();
-    return generated({ kind: "random", dist: "normal", seed: seedOf(o, loc), a: o.loc ?? 0, b: o.scale ?? 1 }, shape, { chunks: o.chunks }, "float64", loc);
+    return generated(
+      { kind: "random", dist: "normal", seed: seedOf(o, loc), a: o.loc ?? 0, b: o.scale ?? 1 },
+      shape,
+      { chunks: o.chunks },
+      "float64",
+      loc,
+    );
   },
   /** Integers in [low, high). @example array.random.integers(0, 10, [5, 5], { seed: 3 }) */
   integers(low: number, high: number, shape: number[], o: RandomOptions = {}): NDArray {
     const loc = callerLocation();
     if (!Number.isInteger(low) || !Number.isInteger(high) || high <= low)
       throw new BasinError("BASIN_PLAN", `random.integers needs integers low < high, got ${low} and ${high}`, loc);
-    return generated({ kind: "random", dist: "integers", seed: seedOf(o, loc), a: low, b: high }, shape, { chunks: o.chunks }, "int64", loc);
+    return generated(
+      { kind: "random", dist: "integers", seed: seedOf(o, loc), a: low, b: high },
+      shape,
+      { chunks: o.chunks },
+      "int64",
+      loc,
+    );
   },
 };
 
@@ -120,9 +155,16 @@ export function fromTypedArray(data: TypedInput, o: CreateOptions & { shape?: nu
   const loc = callerLocation();
   const shape = checkShape(o.shape ?? [data.length], loc);
   if (sizeOf(shape) !== data.length)
-    throw new BasinError("BASIN_PLAN", `shape ${fmtShape(shape)} holds ${sizeOf(shape)} elements but the data has ${data.length}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `shape ${fmtShape(shape)} holds ${sizeOf(shape)} elements but the data has ${data.length}`,
+      loc,
+    );
   const dtype = checkDType(o.dtype ?? dtypeOf(data), loc);
-  const values = data instanceof BigInt64Array ? Float64Array.from(data, (v) => Number(v)) : Float64Array.from(data as globalThis.ArrayLike<number>);
+  const values =
+    data instanceof BigInt64Array
+      ? Float64Array.from(data, (v) => Number(v))
+      : Float64Array.from(data as globalThis.ArrayLike<number>);
   return new NDArray({ kind: "data", values, shape, chunks: normalizeChunks(shape, o.chunks, loc), dtype, loc });
 }
 
@@ -131,8 +173,12 @@ export function where(cond: ArrayLike, a: ArrayLike, b: ArrayLike): NDArray {
   const loc = callerLocation();
   const arrays = [a, b].filter((v): v is NDArray => v instanceof NDArray);
   let dtype: ArrayDType = arrays.length ? arrays.map((v) => v.dtype).reduce(promote) : "float64";
-  if (arrays.length < 2) for (const v of [a, b]) if (typeof v === "number" && !Number.isInteger(v) && (dtype === "int64" || dtype === "int32" || dtype === "bool")) dtype = "float64";
-  if (!(cond instanceof NDArray) && !arrays.length) throw new BasinError("BASIN_PLAN", "where needs at least one array", loc);
+  if (arrays.length < 2)
+    for (const v of [a, b])
+      if (typeof v === "number" && !Number.isInteger(v) && (dtype === "int64" || dtype === "int32" || dtype === "bool"))
+        dtype = "float64";
+  if (!(cond instanceof NDArray) && !arrays.length)
+    throw new BasinError("BASIN_PLAN", "where needs at least one array", loc);
   return NDArray.map("where", [cond, a, b], loc, dtype);
 }
 
@@ -148,7 +194,11 @@ function concatAt(arrays: NDArray[], axisIn: number, loc: SourceLocation | undef
   const axis = normAxis(axisIn, first.ndim, loc);
   for (const a of arrays)
     if (a.ndim !== first.ndim || a.shape.some((d, i) => i !== axis && d !== first.shape[i]))
-      throw new BasinError("BASIN_PLAN", `concatenate along axis ${axis}: shapes ${arrays.map((x) => fmtShape(x.shape)).join(", ")} differ on another axis`, loc);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `concatenate along axis ${axis}: shapes ${arrays.map((x) => fmtShape(x.shape)).join(", ")} differ on another axis`,
+        loc,
+      );
   const shape = first.shape.map((d, i) => (i === axis ? arrays.reduce((n, a) => n + a.shape[i], 0) : d));
   const chunks = first.chunks.map((c, i) => (i === axis ? arrays.flatMap((a) => a.chunks[i]) : c));
   const dtype = arrays.map((a) => a.dtype).reduce(promote);
@@ -162,7 +212,12 @@ export function stack(arrays: NDArray[], o: { axis?: number } = {}): NDArray {
   if (arrays.length === 0) throw new BasinError("BASIN_PLAN", "stack needs at least one array", loc);
   const shape = arrays[0].shape;
   for (const a of arrays)
-    if (a.shape.join() !== shape.join()) throw new BasinError("BASIN_PLAN", `stack needs equal shapes, got ${arrays.map((x) => fmtShape(x.shape)).join(", ")}`, loc);
+    if (a.shape.join() !== shape.join())
+      throw new BasinError(
+        "BASIN_PLAN",
+        `stack needs equal shapes, got ${arrays.map((x) => fmtShape(x.shape)).join(", ")}`,
+        loc,
+      );
   const axis = normAxis(o.axis ?? 0, shape.length + 1, loc);
   const expanded = arrays.map((a) => a.reshapeAt([...shape.slice(0, axis), 1, ...shape.slice(axis)], loc));
   return concatAt(expanded, axis, loc);

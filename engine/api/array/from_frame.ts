@@ -19,23 +19,44 @@ const NUMERIC = new Set(["int64", "float64", "bool"]);
 const TAG = "__basin_partition";
 
 /** @internal The implementation of fromDataFrame and DataFrame.toArray, with the caller's location. */
-export async function frameToArray(df: DataFrame, o: FromDataFrameOptions, loc: SourceLocation | undefined): Promise<NDArray> {
+export async function frameToArray(
+  df: DataFrame,
+  o: FromDataFrameOptions,
+  loc: SourceLocation | undefined,
+): Promise<NDArray> {
   const schema = df.schema;
   const names = o.columns ?? schema.filter((f) => NUMERIC.has(f.type)).map((f) => f.name);
-  if (names.length === 0) throw new BasinError("BASIN_PLAN", `toArray: the frame has no numeric (int64, float64, bool) columns; its columns are ${schema.map((f) => `${f.name}: ${f.type}`).join(", ")}`, loc);
+  if (names.length === 0)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `toArray: the frame has no numeric (int64, float64, bool) columns; its columns are ${schema.map((f) => `${f.name}: ${f.type}`).join(", ")}`,
+      loc,
+    );
   for (const name of names) {
     const f = schema.find((x) => x.name === name);
-    if (!f) throw new BasinError("BASIN_PLAN", `toArray: column "${name}" does not exist; the frame has ${schema.map((x) => x.name).join(", ")}`, loc);
-    if (!NUMERIC.has(f.type)) throw new BasinError("BASIN_PLAN", `toArray: column "${name}" is ${f.type}, not numeric; convert it first (e.g. col("${name}").cast("float64")) or leave it out of columns`, loc);
+    if (!f)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `toArray: column "${name}" does not exist; the frame has ${schema.map((x) => x.name).join(", ")}`,
+        loc,
+      );
+    if (!NUMERIC.has(f.type))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `toArray: column "${name}" is ${f.type}, not numeric; convert it first (e.g. col("${name}").cast("float64")) or leave it out of columns`,
+        loc,
+      );
   }
   const projected = df.select(...names.map((n) => col(n).cast("float64").alias(n)));
   const { table: js, parts } = await runPlan({ kind: "taggedFrame", plan: projected.toPlan(), tag: TAG }, o);
   // Row-major values (nulls → NaN) and the rows of each partition.
-  const k = names.length, m = js.rows;
+  const k = names.length,
+    m = js.rows;
   const values = new Float64Array(m * k);
   for (let j = 0; j < k; j++) {
     const c = js.columns[j];
-    const v = c.values as Float64Array, valid = c.validity;
+    const v = c.values as Float64Array,
+      valid = c.validity;
     for (let i = 0; i < m; i++) values[i * k + j] = valid && !valid[i] ? NaN : v[i];
   }
   const lens = new Array<number>(parts).fill(0);

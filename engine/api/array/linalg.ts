@@ -45,16 +45,38 @@ function floatDType(ts: ArrayDType[]): ArrayDType {
 /** A 2-D input whose short side a factorization can hold in one chunk. */
 function matrix(a: NDArray, what: string, loc: SourceLocation | undefined): [number, number] {
   if (!(a instanceof NDArray) || a.ndim !== 2 || a.shape.some((d) => !Number.isInteger(d)))
-    throw new BasinError("BASIN_PLAN", `${what} takes a 2-D array, got ${a instanceof NDArray ? `shape ${fmtShape(a.shape)}` : typeof a}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${what} takes a 2-D array, got ${a instanceof NDArray ? `shape ${fmtShape(a.shape)}` : typeof a}`,
+      loc,
+    );
   const [m, n] = a.shape;
   if (Math.min(m, n) > MAX_SMALL_SIDE)
-    throw new BasinError("BASIN_PLAN", `${what} of a ${fmtShape(a.shape)} matrix: TSQR needs a tall-skinny matrix (one side at most ${MAX_SMALL_SIDE}); use linalg.svdCompressed(a, k) for a truncated SVD`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${what} of a ${fmtShape(a.shape)} matrix: TSQR needs a tall-skinny matrix (one side at most ${MAX_SMALL_SIDE}); use linalg.svdCompressed(a, k) for a truncated SVD`,
+      loc,
+    );
   return [m, n];
 }
 
 /** A part of a factorization, cast back to float32 when the inputs were float32. */
-function part(op: LinalgOp, inputs: NDArray[], shape: number[], chunks: Chunks, loc: SourceLocation | undefined): NDArray {
-  const out = new NDArray({ kind: "linalg", op, inputs: inputs.map((x) => x.node), shape, chunks, dtype: "float64", loc });
+function part(
+  op: LinalgOp,
+  inputs: NDArray[],
+  shape: number[],
+  chunks: Chunks,
+  loc: SourceLocation | undefined,
+): NDArray {
+  const out = new NDArray({
+    kind: "linalg",
+    op,
+    inputs: inputs.map((x) => x.node),
+    shape,
+    chunks,
+    dtype: "float64",
+    loc,
+  });
   return floatDType(inputs.map((x) => x.dtype)) === "float32" ? NDArray.map("astype", [out], loc, "float32") : out;
 }
 
@@ -115,17 +137,33 @@ export function svd(a: NDArray): SvdResult {
 export function svdCompressed(a: NDArray, k: number, o: SvdCompressedOptions = {}): SvdResult {
   const loc = callerLocation();
   if (!(a instanceof NDArray) || a.ndim !== 2)
-    throw new BasinError("BASIN_PLAN", `linalg.svdCompressed takes a 2-D array, got ${a instanceof NDArray ? `shape ${fmtShape(a.shape)}` : typeof a}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.svdCompressed takes a 2-D array, got ${a instanceof NDArray ? `shape ${fmtShape(a.shape)}` : typeof a}`,
+      loc,
+    );
   const [m, n] = a.shape;
   if (!Number.isInteger(k) || k < 1 || k > Math.min(m, n))
-    throw new BasinError("BASIN_PLAN", `linalg.svdCompressed: k must be an integer from 1 to ${Math.min(m, n)} (the short side of ${fmtShape(a.shape)}), got ${k}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.svdCompressed: k must be an integer from 1 to ${Math.min(m, n)} (the short side of ${fmtShape(a.shape)}), got ${k}`,
+      loc,
+    );
   const iters = o.nPowerIter ?? 0;
   const over = o.nOversamples ?? 10;
   if (!Number.isInteger(iters) || iters < 0 || !Number.isInteger(over) || over < 0)
-    throw new BasinError("BASIN_PLAN", `linalg.svdCompressed: nPowerIter and nOversamples must be non-negative integers, got ${iters} and ${over}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.svdCompressed: nPowerIter and nOversamples must be non-negative integers, got ${iters} and ${over}`,
+      loc,
+    );
   const l = Math.min(n, m, k + over);
   if (l > MAX_SMALL_SIDE)
-    throw new BasinError("BASIN_PLAN", `linalg.svdCompressed: k + nOversamples = ${k + over} is more than ${MAX_SMALL_SIDE}; ask for fewer components`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.svdCompressed: k + nOversamples = ${k + over} is more than ${MAX_SMALL_SIDE}; ask for fewer components`,
+      loc,
+    );
   const x = a.dtype === "float64" || a.dtype === "float32" ? a : a.astype("float64");
   const omega = random.normal([n, l], { seed: o.seed ?? 0, chunks: [x.chunks[1], [l]] });
   // The range of `a`, sharpened by power iterations (re-orthonormalized, as dask does).
@@ -149,10 +187,29 @@ export function svdCompressed(a: NDArray, k: number, o: SvdCompressedOptions = {
 export function solve(a: NDArray, b: NDArray): NDArray {
   const loc = callerLocation();
   if (!(a instanceof NDArray) || a.ndim !== 2 || a.shape[0] !== a.shape[1])
-    throw new BasinError("BASIN_PLAN", `linalg.solve needs a square 2-D matrix, got ${a instanceof NDArray ? `shape ${fmtShape(a.shape)}` : typeof a}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.solve needs a square 2-D matrix, got ${a instanceof NDArray ? `shape ${fmtShape(a.shape)}` : typeof a}`,
+      loc,
+    );
   const n = a.shape[0];
-  if (n > MAX_SMALL_SIDE) throw new BasinError("BASIN_PLAN", `linalg.solve is for small systems (at most ${MAX_SMALL_SIDE} unknowns), got ${n}`, loc);
+  if (n > MAX_SMALL_SIDE)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.solve is for small systems (at most ${MAX_SMALL_SIDE} unknowns), got ${n}`,
+      loc,
+    );
   if (!(b instanceof NDArray) || b.ndim < 1 || b.ndim > 2 || b.shape[0] !== n)
-    throw new BasinError("BASIN_PLAN", `linalg.solve: b of shape ${b instanceof NDArray ? fmtShape(b.shape) : typeof b} does not fit a of shape ${fmtShape(a.shape)}: b needs ${n} rows`, loc);
-  return part("solve", [a, b], b.shape, b.shape.map((d) => [d]), loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `linalg.solve: b of shape ${b instanceof NDArray ? fmtShape(b.shape) : typeof b} does not fit a of shape ${fmtShape(a.shape)}: b needs ${n} rows`,
+      loc,
+    );
+  return part(
+    "solve",
+    [a, b],
+    b.shape,
+    b.shape.map((d) => [d]),
+    loc,
+  );
 }

@@ -1,7 +1,17 @@
 // The lazy chunked n-dimensional array of the `array` namespace.
 import {
-  ARRAY_DTYPES, isFloat, promote, promoteScalar, reduceDType, sizeOf,
-  type ArrayDType, type ArrayNode, type AxisIndex, type Chunks, type MapOp, type ReduceOp,
+  ARRAY_DTYPES,
+  isFloat,
+  promote,
+  promoteScalar,
+  reduceDType,
+  sizeOf,
+  type ArrayDType,
+  type ArrayNode,
+  type AxisIndex,
+  type Chunks,
+  type MapOp,
+  type ReduceOp,
 } from "../../common/array_plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { callerLocation } from "../source_location.js";
@@ -26,7 +36,19 @@ export interface VarOptions extends ReduceOptions {
 /** One index per axis: a position, "start:stop:step" (NumPy slice syntax), null or ":" for all, or { start, stop, step }. */
 export type IndexItem = number | string | null | { start?: number; stop?: number; step?: number };
 
-const COMPARISON = new Set<MapOp>(["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "isnan", "isinf"]);
+const COMPARISON = new Set<MapOp>([
+  "equal",
+  "not_equal",
+  "less",
+  "less_equal",
+  "greater",
+  "greater_equal",
+  "logical_and",
+  "logical_or",
+  "logical_not",
+  "isnan",
+  "isinf",
+]);
 const FLOAT_MATH = new Set<MapOp>(["sqrt", "exp", "log", "sin", "cos", "tan"]);
 
 /** The result dtype of an elementwise op, NumPy's rules. */
@@ -74,7 +96,11 @@ export class NDArray {
   static map(op: MapOp, args: ArrayLike[], loc: SourceLocation | undefined, dtype?: ArrayDType): NDArray {
     const arrays = args.filter((a): a is NDArray => a instanceof NDArray);
     for (const a of arrays) a.known(op, loc);
-    const shape = broadcastShapes(arrays.map((a) => a.node.shape), op, loc);
+    const shape = broadcastShapes(
+      arrays.map((a) => a.node.shape),
+      op,
+      loc,
+    );
     const chunks = shape.map((d, j) => {
       for (const a of arrays) {
         const i = j - (shape.length - a.ndim);
@@ -89,71 +115,137 @@ export class NDArray {
   /** A masked selection has a length known only after running: most operations need it computed first. */
   private known(what: string, loc: SourceLocation | undefined): void {
     if (this.node.kind === "mask")
-      throw new BasinError("BASIN_PLAN", `${what}: a boolean-mask selection has a length known only after it runs; compute() it first, then build a new array from the result`, loc);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `${what}: a boolean-mask selection has a length known only after it runs; compute() it first, then build a new array from the result`,
+        loc,
+      );
   }
 
   /** @example x.add(1) */
-  add(o: ArrayLike): NDArray { return NDArray.map("add", [this, o], callerLocation()); }
+  add(o: ArrayLike): NDArray {
+    return NDArray.map("add", [this, o], callerLocation());
+  }
   /** @example x.sub(x.mean({ axis: 0 })) */
-  sub(o: ArrayLike): NDArray { return NDArray.map("subtract", [this, o], callerLocation()); }
+  sub(o: ArrayLike): NDArray {
+    return NDArray.map("subtract", [this, o], callerLocation());
+  }
   /** @example x.mul(2) */
-  mul(o: ArrayLike): NDArray { return NDArray.map("multiply", [this, o], callerLocation()); }
+  mul(o: ArrayLike): NDArray {
+    return NDArray.map("multiply", [this, o], callerLocation());
+  }
   /** True division (ints give float64). @example x.div(y) */
-  div(o: ArrayLike): NDArray { return NDArray.map("divide", [this, o], callerLocation()); }
+  div(o: ArrayLike): NDArray {
+    return NDArray.map("divide", [this, o], callerLocation());
+  }
   /** @example x.floorDiv(3) */
-  floorDiv(o: ArrayLike): NDArray { return NDArray.map("floor_divide", [this, o], callerLocation()); }
+  floorDiv(o: ArrayLike): NDArray {
+    return NDArray.map("floor_divide", [this, o], callerLocation());
+  }
   /** Remainder with the sign of the divisor (NumPy's mod). @example x.mod(3) */
-  mod(o: ArrayLike): NDArray { return NDArray.map("mod", [this, o], callerLocation()); }
+  mod(o: ArrayLike): NDArray {
+    return NDArray.map("mod", [this, o], callerLocation());
+  }
   /** @example x.pow(2) */
-  pow(o: ArrayLike): NDArray { return NDArray.map("power", [this, o], callerLocation()); }
+  pow(o: ArrayLike): NDArray {
+    return NDArray.map("power", [this, o], callerLocation());
+  }
   /** Elementwise maximum (NaN wins). @example x.maximum(0) */
-  maximum(o: ArrayLike): NDArray { return NDArray.map("maximum", [this, o], callerLocation()); }
+  maximum(o: ArrayLike): NDArray {
+    return NDArray.map("maximum", [this, o], callerLocation());
+  }
   /** @example x.minimum(1) */
-  minimum(o: ArrayLike): NDArray { return NDArray.map("minimum", [this, o], callerLocation()); }
+  minimum(o: ArrayLike): NDArray {
+    return NDArray.map("minimum", [this, o], callerLocation());
+  }
   /** @example x.eq(0) */
-  eq(o: ArrayLike): NDArray { return NDArray.map("equal", [this, o], callerLocation()); }
+  eq(o: ArrayLike): NDArray {
+    return NDArray.map("equal", [this, o], callerLocation());
+  }
   /** @example x.ne(0) */
-  ne(o: ArrayLike): NDArray { return NDArray.map("not_equal", [this, o], callerLocation()); }
+  ne(o: ArrayLike): NDArray {
+    return NDArray.map("not_equal", [this, o], callerLocation());
+  }
   /** @example x.lt(0.5) */
-  lt(o: ArrayLike): NDArray { return NDArray.map("less", [this, o], callerLocation()); }
+  lt(o: ArrayLike): NDArray {
+    return NDArray.map("less", [this, o], callerLocation());
+  }
   /** @example x.le(0.5) */
-  le(o: ArrayLike): NDArray { return NDArray.map("less_equal", [this, o], callerLocation()); }
+  le(o: ArrayLike): NDArray {
+    return NDArray.map("less_equal", [this, o], callerLocation());
+  }
   /** @example x.gt(0.5) */
-  gt(o: ArrayLike): NDArray { return NDArray.map("greater", [this, o], callerLocation()); }
+  gt(o: ArrayLike): NDArray {
+    return NDArray.map("greater", [this, o], callerLocation());
+  }
   /** @example x.ge(0.5) */
-  ge(o: ArrayLike): NDArray { return NDArray.map("greater_equal", [this, o], callerLocation()); }
+  ge(o: ArrayLike): NDArray {
+    return NDArray.map("greater_equal", [this, o], callerLocation());
+  }
   /** @example x.gt(0).and(x.lt(1)) */
-  and(o: ArrayLike): NDArray { return NDArray.map("logical_and", [this, o], callerLocation()); }
+  and(o: ArrayLike): NDArray {
+    return NDArray.map("logical_and", [this, o], callerLocation());
+  }
   /** @example x.lt(0).or(x.gt(1)) */
-  or(o: ArrayLike): NDArray { return NDArray.map("logical_or", [this, o], callerLocation()); }
+  or(o: ArrayLike): NDArray {
+    return NDArray.map("logical_or", [this, o], callerLocation());
+  }
   /** @example x.gt(0).not() */
-  not(): NDArray { return NDArray.map("logical_not", [this], callerLocation()); }
+  not(): NDArray {
+    return NDArray.map("logical_not", [this], callerLocation());
+  }
   /** @example x.neg() */
-  neg(): NDArray { return NDArray.map("negative", [this], callerLocation()); }
+  neg(): NDArray {
+    return NDArray.map("negative", [this], callerLocation());
+  }
   /** @example x.abs() */
-  abs(): NDArray { return NDArray.map("abs", [this], callerLocation()); }
+  abs(): NDArray {
+    return NDArray.map("abs", [this], callerLocation());
+  }
   /** @example x.sqrt() */
-  sqrt(): NDArray { return NDArray.map("sqrt", [this], callerLocation()); }
+  sqrt(): NDArray {
+    return NDArray.map("sqrt", [this], callerLocation());
+  }
   /** @example x.exp() */
-  exp(): NDArray { return NDArray.map("exp", [this], callerLocation()); }
+  exp(): NDArray {
+    return NDArray.map("exp", [this], callerLocation());
+  }
   /** Natural logarithm. @example x.log() */
-  log(): NDArray { return NDArray.map("log", [this], callerLocation()); }
+  log(): NDArray {
+    return NDArray.map("log", [this], callerLocation());
+  }
   /** @example x.sin() */
-  sin(): NDArray { return NDArray.map("sin", [this], callerLocation()); }
+  sin(): NDArray {
+    return NDArray.map("sin", [this], callerLocation());
+  }
   /** @example x.cos() */
-  cos(): NDArray { return NDArray.map("cos", [this], callerLocation()); }
+  cos(): NDArray {
+    return NDArray.map("cos", [this], callerLocation());
+  }
   /** @example x.tan() */
-  tan(): NDArray { return NDArray.map("tan", [this], callerLocation()); }
+  tan(): NDArray {
+    return NDArray.map("tan", [this], callerLocation());
+  }
   /** @example x.floor() */
-  floor(): NDArray { return NDArray.map("floor", [this], callerLocation()); }
+  floor(): NDArray {
+    return NDArray.map("floor", [this], callerLocation());
+  }
   /** @example x.ceil() */
-  ceil(): NDArray { return NDArray.map("ceil", [this], callerLocation()); }
+  ceil(): NDArray {
+    return NDArray.map("ceil", [this], callerLocation());
+  }
   /** @example x.sign() */
-  sign(): NDArray { return NDArray.map("sign", [this], callerLocation()); }
+  sign(): NDArray {
+    return NDArray.map("sign", [this], callerLocation());
+  }
   /** @example x.isnan() */
-  isnan(): NDArray { return NDArray.map("isnan", [this], callerLocation()); }
+  isnan(): NDArray {
+    return NDArray.map("isnan", [this], callerLocation());
+  }
   /** @example x.isinf() */
-  isinf(): NDArray { return NDArray.map("isinf", [this], callerLocation()); }
+  isinf(): NDArray {
+    return NDArray.map("isinf", [this], callerLocation());
+  }
   /** Converts the elements (float → int truncates toward zero). @example x.astype("int32") */
   astype(dtype: ArrayDType): NDArray {
     const loc = callerLocation();
@@ -167,35 +259,72 @@ export class NDArray {
     const nd = this.ndim;
     let axes: number[];
     if (o.axis === undefined) axes = [...Array(nd).keys()];
-    else axes = [...new Set((Array.isArray(o.axis) ? o.axis : [o.axis]).map((a) => normAxis(a, nd, loc)))].sort((a, b) => a - b);
+    else
+      axes = [...new Set((Array.isArray(o.axis) ? o.axis : [o.axis]).map((a) => normAxis(a, nd, loc)))].sort(
+        (a, b) => a - b,
+      );
     if ((op === "argmin" || op === "argmax") && axes.length !== nd && axes.length !== 1)
       throw new BasinError("BASIN_PLAN", `${op} takes one axis or none, got [${axes.join(", ")}]`, loc);
-    if ((op === "min" || op === "max" || op === "argmin" || op === "argmax") && axes.some((a) => this.node.shape[a] === 0))
-      throw new BasinError("BASIN_PLAN", `${op} of an empty axis (shape ${fmtShape(this.node.shape)}): there is no identity; filter or check the length first`, loc);
+    if (
+      (op === "min" || op === "max" || op === "argmin" || op === "argmax") &&
+      axes.some((a) => this.node.shape[a] === 0)
+    )
+      throw new BasinError(
+        "BASIN_PLAN",
+        `${op} of an empty axis (shape ${fmtShape(this.node.shape)}): there is no identity; filter or check the length first`,
+        loc,
+      );
     const ddof = o.ddof ?? 0;
     if (!Number.isFinite(ddof)) throw new BasinError("BASIN_PLAN", `ddof must be a number, got ${ddof}`, loc);
     const keepdims = o.keepdims ?? false;
     const shape = this.node.shape.flatMap((d, i) => (axes.includes(i) ? (keepdims ? [1] : []) : [d]));
     const chunks = this.node.chunks.flatMap((c, i) => (axes.includes(i) ? (keepdims ? [[1]] : []) : [[...c]]));
-    return new NDArray({ kind: "reduce", op, input: this.node, axes, keepdims, ddof, shape, chunks, dtype: reduceDType(op, this.dtype), loc });
+    return new NDArray({
+      kind: "reduce",
+      op,
+      input: this.node,
+      axes,
+      keepdims,
+      ddof,
+      shape,
+      chunks,
+      dtype: reduceDType(op, this.dtype),
+      loc,
+    });
   }
 
   /** @example x.sum({ axis: 0 }) */
-  sum(o: ReduceOptions = {}): NDArray { return this.reduce("sum", o, callerLocation()); }
+  sum(o: ReduceOptions = {}): NDArray {
+    return this.reduce("sum", o, callerLocation());
+  }
   /** @example x.mean({ axis: 0 }) */
-  mean(o: ReduceOptions = {}): NDArray { return this.reduce("mean", o, callerLocation()); }
+  mean(o: ReduceOptions = {}): NDArray {
+    return this.reduce("mean", o, callerLocation());
+  }
   /** NaN if any element is NaN, as NumPy. @example x.min() */
-  min(o: ReduceOptions = {}): NDArray { return this.reduce("min", o, callerLocation()); }
+  min(o: ReduceOptions = {}): NDArray {
+    return this.reduce("min", o, callerLocation());
+  }
   /** @example x.max({ axis: 1, keepdims: true }) */
-  max(o: ReduceOptions = {}): NDArray { return this.reduce("max", o, callerLocation()); }
+  max(o: ReduceOptions = {}): NDArray {
+    return this.reduce("max", o, callerLocation());
+  }
   /** @example x.var({ ddof: 1 }) */
-  var(o: VarOptions = {}): NDArray { return this.reduce("var", o, callerLocation()); }
+  var(o: VarOptions = {}): NDArray {
+    return this.reduce("var", o, callerLocation());
+  }
   /** @example x.std({ axis: 0, ddof: 1 }) */
-  std(o: VarOptions = {}): NDArray { return this.reduce("std", o, callerLocation()); }
+  std(o: VarOptions = {}): NDArray {
+    return this.reduce("std", o, callerLocation());
+  }
   /** Position of the first minimum (flat without an axis). @example x.argmin({ axis: 1 }) */
-  argmin(o: ReduceOptions = {}): NDArray { return this.reduce("argmin", o, callerLocation()); }
+  argmin(o: ReduceOptions = {}): NDArray {
+    return this.reduce("argmin", o, callerLocation());
+  }
   /** @example x.argmax() */
-  argmax(o: ReduceOptions = {}): NDArray { return this.reduce("argmax", o, callerLocation()); }
+  argmax(o: ReduceOptions = {}): NDArray {
+    return this.reduce("argmax", o, callerLocation());
+  }
 
   /** Cumulative sum along an axis (the flattened array without one). @example x.cumsum({ axis: 0 }) */
   cumsum(o: { axis?: number } = {}): NDArray {
@@ -222,8 +351,20 @@ export class NDArray {
     const nd = this.ndim;
     const ax = axes ? axes.map((a) => normAxis(a, nd, loc)) : [...Array(nd).keys()].reverse();
     if (ax.length !== nd || new Set(ax).size !== nd)
-      throw new BasinError("BASIN_PLAN", `transpose axes [${axes?.join(", ")}] must name each of the ${nd} axes once`, loc);
-    return new NDArray({ kind: "transpose", input: this.node, axes: ax, shape: ax.map((a) => this.node.shape[a]), chunks: ax.map((a) => [...this.node.chunks[a]]), dtype: this.dtype, loc });
+      throw new BasinError(
+        "BASIN_PLAN",
+        `transpose axes [${axes?.join(", ")}] must name each of the ${nd} axes once`,
+        loc,
+      );
+    return new NDArray({
+      kind: "transpose",
+      input: this.node,
+      axes: ax,
+      shape: ax.map((a) => this.node.shape[a]),
+      chunks: ax.map((a) => [...this.node.chunks[a]]),
+      dtype: this.dtype,
+      loc,
+    });
   }
 
   /**
@@ -239,18 +380,49 @@ export class NDArray {
     if (index.length === 1 && index[0] instanceof NDArray) {
       const m = index[0];
       m.known("get", loc);
-      if (m.dtype !== "bool") throw new BasinError("BASIN_PLAN", `an array index must be a boolean mask, got dtype ${m.dtype}; compare first (x.gt(0))`, loc);
+      if (m.dtype !== "bool")
+        throw new BasinError(
+          "BASIN_PLAN",
+          `an array index must be a boolean mask, got dtype ${m.dtype}; compare first (x.gt(0))`,
+          loc,
+        );
       if (m.shape.join() !== this.node.shape.join())
-        throw new BasinError("BASIN_PLAN", `boolean mask of shape ${fmtShape(m.shape)} does not match the array's shape ${fmtShape(this.node.shape)}`, loc);
-      return new NDArray({ kind: "mask", input: this.node, mask: m.node, shape: [NaN], chunks: [[NaN]], dtype: this.dtype, loc });
+        throw new BasinError(
+          "BASIN_PLAN",
+          `boolean mask of shape ${fmtShape(m.shape)} does not match the array's shape ${fmtShape(this.node.shape)}`,
+          loc,
+        );
+      return new NDArray({
+        kind: "mask",
+        input: this.node,
+        mask: m.node,
+        shape: [NaN],
+        chunks: [[NaN]],
+        dtype: this.dtype,
+        loc,
+      });
     }
     const items = index as IndexItem[];
     if (items.length > this.ndim)
-      throw new BasinError("BASIN_PLAN", `too many indices: ${items.length} for an array of shape ${fmtShape(this.node.shape)}`, loc);
-    const idx: AxisIndex[] = this.node.shape.map((n, d) => axisIndex(d < items.length ? items[d] : null, n, d, this.node.shape, loc));
+      throw new BasinError(
+        "BASIN_PLAN",
+        `too many indices: ${items.length} for an array of shape ${fmtShape(this.node.shape)}`,
+        loc,
+      );
+    const idx: AxisIndex[] = this.node.shape.map((n, d) =>
+      axisIndex(d < items.length ? items[d] : null, n, d, this.node.shape, loc),
+    );
     const shape: number[] = [];
     idx.forEach((ix) => "count" in ix && shape.push(ix.count));
-    return new NDArray({ kind: "slice", input: this.node, index: idx, shape, chunks: sliceChunks(this.node.chunks, idx), dtype: this.dtype, loc });
+    return new NDArray({
+      kind: "slice",
+      input: this.node,
+      index: idx,
+      shape,
+      chunks: sliceChunks(this.node.chunks, idx),
+      dtype: this.dtype,
+      loc,
+    });
   }
 
   /** Same elements in C order, new shape (one -1 is inferred). @example x.reshape([-1, 4]) */
@@ -266,7 +438,11 @@ export class NDArray {
     const known = sizeOf(shape.filter((d) => d !== -1));
     const out = shape.map((d) => (d === -1 ? (known === 0 ? 0 : this.size / known) : d));
     if (free > 1 || out.some((d) => !Number.isInteger(d) || d < 0) || sizeOf(out) !== this.size)
-      throw new BasinError("BASIN_PLAN", `cannot reshape an array of shape ${fmtShape(this.node.shape)} (${this.size} elements) into ${fmtShape(shape)}`, loc);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `cannot reshape an array of shape ${fmtShape(this.node.shape)} (${this.size} elements) into ${fmtShape(shape)}`,
+        loc,
+      );
     // Only length-1 axes added or removed: keep the chunks (a view); else the given or automatic chunks.
     const core = this.node.shape.filter((d) => d !== 1).join();
     let outChunks: Chunks;
@@ -282,7 +458,14 @@ export class NDArray {
   rechunk(chunks: ChunksSpec): NDArray {
     const loc = callerLocation();
     this.known("rechunk", loc);
-    return new NDArray({ kind: "rechunk", input: this.node, shape: this.shape, chunks: normalizeChunks(this.node.shape, chunks, loc), dtype: this.dtype, loc });
+    return new NDArray({
+      kind: "rechunk",
+      input: this.node,
+      shape: this.shape,
+      chunks: normalizeChunks(this.node.shape, chunks, loc),
+      dtype: this.dtype,
+      loc,
+    });
   }
 
   /** Matrix product (1-D operands as vectors, NumPy's rules); blocked by chunks. @example a.matmul(b) */
@@ -306,16 +489,22 @@ export class NDArray {
   }
 }
 
-function parseSlice(item: string, d: number, loc: SourceLocation | undefined): { start?: number; stop?: number; step?: number } | number {
+function parseSlice(
+  item: string,
+  d: number,
+  loc: SourceLocation | undefined,
+): { start?: number; stop?: number; step?: number } | number {
   const parts = item.split(":").map((s) => s.trim());
   const num = (s: string | undefined) => {
     if (s === undefined || s === "") return undefined;
     const n = Number(s);
-    if (!Number.isInteger(n)) throw new BasinError("BASIN_PLAN", `index "${item}" of axis ${d} is not "start:stop:step" with integers`, loc);
+    if (!Number.isInteger(n))
+      throw new BasinError("BASIN_PLAN", `index "${item}" of axis ${d} is not "start:stop:step" with integers`, loc);
     return n;
   };
   if (parts.length === 1) return num(parts[0]) ?? NaN;
-  if (parts.length > 3) throw new BasinError("BASIN_PLAN", `index "${item}" of axis ${d} has more than two colons`, loc);
+  if (parts.length > 3)
+    throw new BasinError("BASIN_PLAN", `index "${item}" of axis ${d} has more than two colons`, loc);
   return { start: num(parts[0]), stop: num(parts[1]), step: num(parts[2]) };
 }
 
@@ -324,11 +513,16 @@ function axisIndex(item: IndexItem, n: number, d: number, shape: number[], loc: 
   const it = typeof item === "string" ? parseSlice(item, d, loc) : item;
   if (typeof it === "number") {
     if (!Number.isInteger(it) || it < -n || it >= n)
-      throw new BasinError("BASIN_PLAN", `index ${typeof item === "string" ? `"${item}"` : item} is out of range for axis ${d} of length ${n} (array shape ${fmtShape(shape)})`, loc);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `index ${typeof item === "string" ? `"${item}"` : item} is out of range for axis ${d} of length ${n} (array shape ${fmtShape(shape)})`,
+        loc,
+      );
     return { at: it < 0 ? it + n : it };
   }
   const step = it?.step ?? 1;
-  if (step === 0 || !Number.isInteger(step)) throw new BasinError("BASIN_PLAN", `slice step of axis ${d} must be a non-zero integer`, loc);
+  if (step === 0 || !Number.isInteger(step))
+    throw new BasinError("BASIN_PLAN", `slice step of axis ${d} must be a non-zero integer`, loc);
   const clamp = (v: number | undefined, dflt: number, lo: number, hi: number) => {
     if (v === undefined) return dflt;
     const x = v < 0 ? v + n : v;
@@ -363,13 +557,29 @@ function sliceChunks(chunks: Chunks, index: AxisIndex[]): Chunks {
 
 function matmulAt(a: NDArray, b: NDArray, loc: SourceLocation | undefined): NDArray {
   if (a.ndim < 1 || a.ndim > 2 || b.ndim < 1 || b.ndim > 2)
-    throw new BasinError("BASIN_PLAN", `matmul takes 1-D or 2-D arrays, got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `matmul takes 1-D or 2-D arrays, got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`,
+      loc,
+    );
   const l = a.ndim === 1 ? a.reshapeAt([1, a.shape[0]], loc) : a;
   const r = b.ndim === 1 ? b.reshapeAt([b.shape[0], 1], loc) : b;
   if (l.shape[1] !== r.shape[0])
-    throw new BasinError("BASIN_PLAN", `matmul: shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)} are not aligned (${l.shape[1]} ≠ ${r.shape[0]}): the last axis of the left must equal the first of the right`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `matmul: shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)} are not aligned (${l.shape[1]} ≠ ${r.shape[0]}): the last axis of the left must equal the first of the right`,
+      loc,
+    );
   const dtype = promote(a.dtype, b.dtype);
-  const node: ArrayNode = { kind: "matmul", left: l.node, right: r.node, shape: [l.shape[0], r.shape[1]], chunks: [[...l.chunks[0]], [...r.chunks[1]]], dtype, loc };
+  const node: ArrayNode = {
+    kind: "matmul",
+    left: l.node,
+    right: r.node,
+    shape: [l.shape[0], r.shape[1]],
+    chunks: [[...l.chunks[0]], [...r.chunks[1]]],
+    dtype,
+    loc,
+  };
   const out = new NDArray(node);
   const shape = [...(a.ndim === 2 ? [a.shape[0]] : []), ...(b.ndim === 2 ? [b.shape[1]] : [])];
   return shape.length === 2 ? out : out.reshapeAt(shape, loc);

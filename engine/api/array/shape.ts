@@ -13,7 +13,8 @@ export const fmtShape = (s: readonly number[]) => `(${s.join(", ")}${s.length ==
 
 export function checkShape(shape: readonly number[], loc: SourceLocation | undefined): number[] {
   for (const d of shape)
-    if (!Number.isInteger(d) || d < 0) throw new BasinError("BASIN_PLAN", `shape ${fmtShape(shape)} must hold non-negative integers`, loc);
+    if (!Number.isInteger(d) || d < 0)
+      throw new BasinError("BASIN_PLAN", `shape ${fmtShape(shape)} must hold non-negative integers`, loc);
   return [...shape];
 }
 
@@ -30,23 +31,40 @@ function split(n: number, size: number): number[] {
  * @example
  * normalizeChunks([10, 4], 3) // [[3, 3, 3, 1], [3, 1]]
  */
-export function normalizeChunks(shape: readonly number[], spec: ChunksSpec | undefined, loc: SourceLocation | undefined): Chunks {
+export function normalizeChunks(
+  shape: readonly number[],
+  spec: ChunksSpec | undefined,
+  loc: SourceLocation | undefined,
+): Chunks {
   if (spec === undefined || spec === "auto") {
     const side = Math.max(1, Math.floor(Math.pow(AUTO_ELEMENTS, 1 / Math.max(1, shape.length))));
     return shape.map((d) => split(d, Math.max(1, Math.min(d, side))));
   }
   if (typeof spec === "number") spec = shape.map(() => spec as number);
   if (spec.length !== shape.length)
-    throw new BasinError("BASIN_PLAN", `chunks give ${spec.length} axes but the shape ${fmtShape(shape)} has ${shape.length}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `chunks give ${spec.length} axes but the shape ${fmtShape(shape)} has ${shape.length}`,
+      loc,
+    );
   return shape.map((d, i) => {
     const c = spec[i];
     if (Array.isArray(c)) {
       if (c.some((x) => !Number.isInteger(x) || x < 0) || c.reduce((a, b) => a + b, 0) !== d)
-        throw new BasinError("BASIN_PLAN", `chunks [${c.join(", ")}] of axis ${i} must be non-negative integers summing to its length ${d}`, loc);
+        throw new BasinError(
+          "BASIN_PLAN",
+          `chunks [${c.join(", ")}] of axis ${i} must be non-negative integers summing to its length ${d}`,
+          loc,
+        );
       return c.length ? [...c] : [0];
     }
     if (c === -1) return [d];
-    if (!Number.isInteger(c) || c < 1) throw new BasinError("BASIN_PLAN", `chunk size ${c} of axis ${i} must be a positive integer (or -1 for the whole axis)`, loc);
+    if (!Number.isInteger(c) || c < 1)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `chunk size ${c} of axis ${i} must be a positive integer (or -1 for the whole axis)`,
+        loc,
+      );
     return split(d, c);
   });
 }
@@ -65,7 +83,11 @@ export function broadcastShapes(shapes: number[][], what: string, loc: SourceLoc
       const j = i + nd - s.length;
       if (d === out[j] || d === 1) return;
       if (out[j] !== 1)
-        throw new BasinError("BASIN_PLAN", `${what}: shapes ${shapes.map(fmtShape).join(" and ")} cannot be broadcast together (axis ${j}: ${out[j]} vs ${d}); make the lengths equal or 1`, loc);
+        throw new BasinError(
+          "BASIN_PLAN",
+          `${what}: shapes ${shapes.map(fmtShape).join(" and ")} cannot be broadcast together (axis ${j}: ${out[j]} vs ${d}); make the lengths equal or 1`,
+          loc,
+        );
       out[j] = d;
     });
   return out;
@@ -74,6 +96,10 @@ export function broadcastShapes(shapes: number[][], what: string, loc: SourceLoc
 /** An axis in [0, ndim), negative counting from the end. */
 export function normAxis(axis: number, ndim: number, loc: SourceLocation | undefined): number {
   if (!Number.isInteger(axis) || axis < -ndim || axis >= ndim)
-    throw new BasinError("BASIN_PLAN", `axis ${axis} is out of range for an array with ${ndim} dimension${ndim === 1 ? "" : "s"}`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `axis ${axis} is out of range for an array with ${ndim} dimension${ndim === 1 ? "" : "s"}`,
+      loc,
+    );
   return axis < 0 ? axis + ndim : axis;
 }

@@ -1,6 +1,14 @@
 // Bag: a lazy, partitioned collection of JSON values (like dask.bag), transformed by
 // ordinary TypeScript functions that run on the worker threads.
-import { BAG_SCHEMA, type BagNode, type FnSpec, type JsonValue, type KeySpec, type Maybe, type Reducer } from "../../common/bag.js";
+import {
+  BAG_SCHEMA,
+  type BagNode,
+  type FnSpec,
+  type JsonValue,
+  type KeySpec,
+  type Maybe,
+  type Reducer,
+} from "../../common/bag.js";
 import { PLAN_VERSION, type Plan } from "../../common/plan.js";
 import { BasinError, type SourceLocation } from "../../common/errors.js";
 import { isDType, type DType, type Field } from "../../common/types.js";
@@ -39,11 +47,20 @@ function maybe(v: unknown, what: string, loc: SourceLocation | undefined): Maybe
   return { value: v as JsonValue };
 }
 
-function keySpec<T>(key: KeyArg<T> | undefined, what: string, loc: SourceLocation | undefined, options: UserFnOptions): KeySpec {
+function keySpec<T>(
+  key: KeyArg<T> | undefined,
+  what: string,
+  loc: SourceLocation | undefined,
+  options: UserFnOptions,
+): KeySpec {
   if (key === undefined) return { identity: true };
   if (typeof key === "string" || (typeof key === "number" && Number.isInteger(key) && key >= 0)) return { field: key };
   if (typeof key === "function") return { fn: captureFn(key, `the key function of ${what}`, loc, options) };
-  throw new BasinError("BASIN_PLAN", `${what}: the key must be a field name, an array index or a function, got ${JSON.stringify(key) ?? typeof key}`, loc);
+  throw new BasinError(
+    "BASIN_PLAN",
+    `${what}: the key must be a field name, an array index or a function, got ${JSON.stringify(key) ?? typeof key}`,
+    loc,
+  );
 }
 
 function reducerOf(f: unknown, what: string, loc: SourceLocation | undefined, options: UserFnOptions): Reducer {
@@ -109,7 +126,11 @@ export class Bag<T = unknown> {
   pluck<K extends keyof T & (string | number)>(key: K, options: PluckOptions = {}): Bag<T[K]> {
     const loc = callerLocation();
     if (typeof key !== "string" && !(typeof key === "number" && Number.isInteger(key) && key >= 0))
-      throw new BasinError("BASIN_PLAN", `pluck() needs a field name or an array index, got ${JSON.stringify(key) ?? typeof key}`, loc);
+      throw new BasinError(
+        "BASIN_PLAN",
+        `pluck() needs a field name or an array index, got ${JSON.stringify(key) ?? typeof key}`,
+        loc,
+      );
     const node: BagNode = { kind: "pluck", input: this.node, key, loc };
     if ("default" in options) node.default = maybe(options.default, "pluck's default", loc);
     return new Bag<T[K]>(node);
@@ -133,11 +154,15 @@ export class Bag<T = unknown> {
       input: this.node,
       key: keySpec(key, "foldBy", loc, options),
       binop: binopR,
-      combine: options.combine === undefined ? binopR : reducerOf(options.combine, "the combine function of foldBy", loc, options),
+      combine:
+        options.combine === undefined
+          ? binopR
+          : reducerOf(options.combine, "the combine function of foldBy", loc, options),
       loc,
     };
     if ("initial" in options) node.initial = maybe(options.initial, "foldBy's initial", loc);
-    if ("combineInitial" in options) node.combineInitial = maybe(options.combineInitial, "foldBy's combineInitial", loc);
+    if ("combineInitial" in options)
+      node.combineInitial = maybe(options.combineInitial, "foldBy's combineInitial", loc);
     return new Bag<[unknown, A]>(node);
   }
 
@@ -150,7 +175,12 @@ export class Bag<T = unknown> {
    */
   groupBy(key: KeyArg<T>, options: UserFnOptions = {}): Bag<[unknown, T[]]> {
     const loc = callerLocation();
-    return new Bag<[unknown, T[]]>({ kind: "groupBy", input: this.node, key: keySpec(key, "groupBy", loc, options), loc });
+    return new Bag<[unknown, T[]]>({
+      kind: "groupBy",
+      input: this.node,
+      key: keySpec(key, "groupBy", loc, options),
+      loc,
+    });
   }
 
   /**
@@ -161,7 +191,15 @@ export class Bag<T = unknown> {
    */
   frequencies(): Bag<[T, number]> {
     const loc = callerLocation();
-    return new Bag<[T, number]>({ kind: "foldBy", input: this.node, key: { identity: true }, binop: { builtin: "count" }, initial: { value: 0 }, combine: { builtin: "add" }, loc });
+    return new Bag<[T, number]>({
+      kind: "foldBy",
+      input: this.node,
+      key: { identity: true },
+      binop: { builtin: "count" },
+      initial: { value: 0 },
+      combine: { builtin: "add" },
+      loc,
+    });
   }
 
   /**
@@ -172,8 +210,16 @@ export class Bag<T = unknown> {
    */
   topK(k: number, key?: KeyArg<T>, options: TopKOptions = {}): Bag<T> {
     const loc = callerLocation();
-    if (!Number.isInteger(k) || k < 0) throw new BasinError("BASIN_PLAN", `topK() needs a non-negative integer k, got ${k}`, loc);
-    return new Bag<T>({ kind: "topK", input: this.node, k, key: keySpec(key, "topK", loc, options), descending: options.descending ?? true, loc });
+    if (!Number.isInteger(k) || k < 0)
+      throw new BasinError("BASIN_PLAN", `topK() needs a non-negative integer k, got ${k}`, loc);
+    return new Bag<T>({
+      kind: "topK",
+      input: this.node,
+      k,
+      key: keySpec(key, "topK", loc, options),
+      descending: options.descending ?? true,
+      loc,
+    });
   }
 
   /**
@@ -198,9 +244,15 @@ export class Bag<T = unknown> {
   toDataFrame(types: Record<string, DType>): DataFrame {
     const loc = callerLocation();
     const entries = Object.entries(types ?? {});
-    if (entries.length === 0) throw new BasinError("BASIN_PLAN", 'toDataFrame() needs the columns and their types, e.g. { name: "string", age: "int64" }', loc);
+    if (entries.length === 0)
+      throw new BasinError(
+        "BASIN_PLAN",
+        'toDataFrame() needs the columns and their types, e.g. { name: "string", age: "int64" }',
+        loc,
+      );
     const schema: Field[] = entries.map(([name, t]) => {
-      if (!isDType(t)) throw new BasinError("BASIN_PLAN", `toDataFrame: type "${String(t)}" for "${name}" is not a Basin type`, loc);
+      if (!isDType(t))
+        throw new BasinError("BASIN_PLAN", `toDataFrame: type "${String(t)}" for "${name}" is not a Basin type`, loc);
       return { name, type: t };
     });
     return new DataFrame({ kind: "fromBag", bag: this.node, schema, loc });
@@ -214,7 +266,10 @@ export class Bag<T = unknown> {
    * const plan = bag.fromItems([{ a: 1 }]).toPlan();
    */
   toPlan(): Plan {
-    return { version: PLAN_VERSION, root: { kind: "fromBag", bag: this.node, schema: BAG_SCHEMA, raw: true, loc: this.node.loc } };
+    return {
+      version: PLAN_VERSION,
+      root: { kind: "fromBag", bag: this.node, schema: BAG_SCHEMA, raw: true, loc: this.node.loc },
+    };
   }
 
   /**

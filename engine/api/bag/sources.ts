@@ -28,7 +28,12 @@ export function fromItems<T>(items: T[], options: FromItemsOptions = {}): Bag<T>
   const loc = callerLocation();
   if (!Array.isArray(items)) throw new BasinError("BASIN_PLAN", "fromItems() needs an array of items", loc);
   const why = notJson(items, "items");
-  if (why) throw new BasinError("BASIN_PLAN", `fromItems: ${why}; bag items must be JSON values (objects, arrays, strings, finite numbers, booleans, null)`, loc);
+  if (why)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `fromItems: ${why}; bag items must be JSON values (objects, arrays, strings, finite numbers, booleans, null)`,
+      loc,
+    );
   let at = 0;
   const partitions = partitionSizes(items.length, options.partitions, loc).map((n) => {
     const part = items.slice(at, at + n) as JsonValue[];
@@ -47,7 +52,13 @@ export function fromItems<T>(items: T[], options: FromItemsOptions = {}): Bag<T>
 export function readText(paths: string | string[], options: ReadTextOptions = {}): Bag<string> {
   const loc = callerLocation();
   const files = expandPaths(paths, "bag.readText", "txt", loc);
-  return new Bag<string>({ kind: "files", files, format: "text", blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc), loc });
+  return new Bag<string>({
+    kind: "files",
+    files,
+    format: "text",
+    blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc),
+    loc,
+  });
 }
 
 /**
@@ -61,5 +72,11 @@ export function readText(paths: string | string[], options: ReadTextOptions = {}
 export function readJson<T = unknown>(paths: string | string[], options: ReadTextOptions = {}): Bag<T> {
   const loc = callerLocation();
   const files = expandPaths(paths, "bag.readJson", "ndjson", loc);
-  return new Bag<T>({ kind: "files", files, format: "json", blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc), loc });
+  return new Bag<T>({
+    kind: "files",
+    files,
+    format: "json",
+    blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc),
+    loc,
+  });
 }

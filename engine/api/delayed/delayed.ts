@@ -44,7 +44,14 @@ export class Delayed<T = unknown> {
 }
 
 /** An argument of a delayed call: the value, a delayed value, or arrays / plain objects holding those. */
-export type Lazy<T> = T | Delayed<T> | (T extends readonly (infer E)[] ? Lazy<E>[] : T extends Record<string, unknown> ? { [K in keyof T]: Lazy<T[K]> } : never);
+export type Lazy<T> =
+  | T
+  | Delayed<T>
+  | (T extends readonly (infer E)[]
+      ? Lazy<E>[]
+      : T extends Record<string, unknown>
+        ? { [K in keyof T]: Lazy<T[K]> }
+        : never);
 
 /** What `compute` resolves a value to: a delayed value's result; other values as they are. */
 export type Computed<T> = T extends Delayed<infer R> ? R : T;
@@ -57,8 +64,15 @@ function isPlain(v: object): boolean {
 /** Values that keep their meaning through a structured clone (as arguments travel to workers). */
 function cloneable(v: object): boolean {
   return (
-    Array.isArray(v) || isPlain(v) || ArrayBuffer.isView(v) || v instanceof ArrayBuffer || v instanceof Date ||
-    v instanceof Map || v instanceof Set || v instanceof RegExp || v instanceof Error
+    Array.isArray(v) ||
+    isPlain(v) ||
+    ArrayBuffer.isView(v) ||
+    v instanceof ArrayBuffer ||
+    v instanceof Date ||
+    v instanceof Map ||
+    v instanceof Set ||
+    v instanceof RegExp ||
+    v instanceof Error
   );
 }
 
@@ -69,21 +83,41 @@ function template(v: unknown, deps: Delayed[], where: string, loc: SourceLocatio
     if (i < 0) i = deps.push(v) - 1;
     return { dep: i };
   }
-  if (v instanceof Future) throw new BasinError("BASIN_PLAN", `${where} is a Future; pass its value (await fut.result()), or use a delayed value instead`, loc);
+  if (v instanceof Future)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${where} is a Future; pass its value (await fut.result()), or use a delayed value instead`,
+      loc,
+    );
   if (v instanceof DataFrame || v instanceof Bag)
-    throw new BasinError("BASIN_PLAN", `${where} is a ${v instanceof Bag ? "Bag" : "DataFrame"}; compute it first and pass the result`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${where} is a ${v instanceof Bag ? "Bag" : "DataFrame"}; compute it first and pass the result`,
+      loc,
+    );
   if (typeof v === "function" || typeof v === "symbol")
-    throw new BasinError("BASIN_PLAN", `${where} is a ${typeof v}, which cannot travel to worker threads; pass functions with { with: { name: fn } } on delayed()`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${where} is a ${typeof v}, which cannot travel to worker threads; pass functions with { with: { name: fn } } on delayed()`,
+      loc,
+    );
   if (typeof v !== "object" || v === null) return { value: v };
   if (!cloneable(v))
-    throw new BasinError("BASIN_PLAN", `${where} is a ${v.constructor?.name ?? "class instance"}, which would lose its class on the way to a worker thread; pass plain data`, loc);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${where} is a ${v.constructor?.name ?? "class instance"}, which would lose its class on the way to a worker thread; pass plain data`,
+      loc,
+    );
   const before = deps.length;
   if (Array.isArray(v)) {
     const parts = v.map((x, i) => template(x, deps, `${where}[${i}]`, loc));
     return parts.some((p) => !("value" in p)) || deps.length > before ? { array: parts } : { value: v };
   }
   if (isPlain(v)) {
-    const parts = Object.entries(v).map(([k, x]): [string, ArgTemplate] => [k, template(x, deps, `${where}.${k}`, loc)]);
+    const parts = Object.entries(v).map(([k, x]): [string, ArgTemplate] => [
+      k,
+      template(x, deps, `${where}.${k}`, loc),
+    ]);
     return parts.some(([, p]) => !("value" in p)) ? { object: parts } : { value: v };
   }
   return { value: v };
@@ -99,7 +133,10 @@ function template(v: unknown, deps: Delayed[], where: string, loc: SourceLocatio
  * const total = delayed((parts: number[][]) => parts.flat().reduce((a, b) => a + b, 0));
  * const [t] = await compute(total([load(1), load(2), load(3)]));
  */
-export function delayed<A extends unknown[], R>(fn: (...args: A) => R, options: UserFnOptions = {}): (...args: { [K in keyof A]: Lazy<A[K]> }) => Delayed<R> {
+export function delayed<A extends unknown[], R>(
+  fn: (...args: A) => R,
+  options: UserFnOptions = {},
+): (...args: { [K in keyof A]: Lazy<A[K]> }) => Delayed<R> {
   const spec = captureFn(fn, "the function passed to delayed", callerLocation(), options);
   return (...args) => {
     const loc = callerLocation();
@@ -117,7 +154,12 @@ function callTasks(roots: Delayed[], catchErrors: Set<Delayed>): Map<Delayed, Ta
     if (done) return done.key;
     const deps = d.deps.map((x) => ({ key: visit(x), index: 0 }));
     const key = `call(${d.fn.name})-${d.id}`;
-    tasks.set(d, { key, group: `call(${d.fn.name})`, deps, steps: [{ kind: "call", call: { fn: d.fn, args: d.args, catchErrors: catchErrors.has(d) }, loc: d.loc }] });
+    tasks.set(d, {
+      key,
+      group: `call(${d.fn.name})`,
+      deps,
+      steps: [{ kind: "call", call: { fn: d.fn, args: d.args, catchErrors: catchErrors.has(d) }, loc: d.loc }],
+    });
     return key;
   };
   roots.forEach(visit);
@@ -125,10 +167,19 @@ function callTasks(roots: Delayed[], catchErrors: Set<Delayed>): Map<Delayed, Ta
 }
 
 /** Runs the delayed values `roots` in one graph; resolves to their outcomes, in order. */
-async function runCalls(roots: Delayed[], catchErrors: Set<Delayed>, options: Pick<ComputeOptions, "cluster" | "onProgress" | "signal">): Promise<CallOutcome[]> {
+async function runCalls(
+  roots: Delayed[],
+  catchErrors: Set<Delayed>,
+  options: Pick<ComputeOptions, "cluster" | "onProgress" | "signal">,
+): Promise<CallOutcome[]> {
   if (roots.length === 0) return [];
   const tasks = callTasks(roots, catchErrors);
-  const gather: Task = { key: "gather", group: "gather", deps: roots.map((d) => ({ key: tasks.get(d)!.key, index: 0 })), steps: [concatAll(roots.length)] };
+  const gather: Task = {
+    key: "gather",
+    group: "gather",
+    deps: roots.map((d) => ({ key: tasks.get(d)!.key, index: 0 })),
+    steps: [concatAll(roots.length)],
+  };
   const graph: TaskGraph = { tasks: [...tasks.values(), gather], output: gather.key };
   return runPlan({ kind: "delayed", graph }, options);
 }
@@ -227,14 +278,18 @@ function flush(): void {
  * const futs = [1, 2, 3].map((n) => submit((x: number) => x * x, n));
  * const squares = await Promise.all(futs.map((f) => f.result())); // [1, 4, 9]
  */
-export function submit<A extends unknown[], R>(fn: (...args: A) => R, ...args: { [K in keyof A]: Lazy<A[K]> }): Future<R> {
+export function submit<A extends unknown[], R>(
+  fn: (...args: A) => R,
+  ...args: { [K in keyof A]: Lazy<A[K]> }
+): Future<R> {
   const call = delayed(fn)(...args); // located at this function's caller: engine frames are skipped
   return new Future<R>(
     new Promise<R>((resolve, reject) => {
       if (batch.length === 0) queueMicrotask(flush);
       batch.push({
         call,
-        settle: (o) => (o instanceof BasinError ? reject(o) : o.ok ? resolve(o.value as R) : reject(BasinError.fromJSON(o.error))),
+        settle: (o) =>
+          o instanceof BasinError ? reject(o) : o.ok ? resolve(o.value as R) : reject(BasinError.fromJSON(o.error)),
       });
     }),
   );

@@ -71,7 +71,10 @@ export function bridgeScript(): string {
     const p = join(dir, "resources", "dask_bridge", "bridge.py");
     if (existsSync(p)) return p;
   }
-  throw new BasinError("BASIN_INTERNAL", "resources/dask_bridge/bridge.py is missing from this Basin installation; reinstall Basin");
+  throw new BasinError(
+    "BASIN_INTERNAL",
+    "resources/dask_bridge/bridge.py is missing from this Basin installation; reinstall Basin",
+  );
 }
 
 function defaultPython(): string {
@@ -116,8 +119,11 @@ export class DaskCluster implements Cluster {
   async status(): Promise<DaskStatus> {
     const r = await this.request({ op: "status" });
     return {
-      scheduler: String(r.scheduler), dashboard: String(r.dashboard), workers: r.workers as DaskWorkerStatus[],
-      processing: Number(r.processing ?? 0), waiting: Number(r.waiting ?? 0),
+      scheduler: String(r.scheduler),
+      dashboard: String(r.dashboard),
+      workers: r.workers as DaskWorkerStatus[],
+      processing: Number(r.processing ?? 0),
+      waiting: Number(r.waiting ?? 0),
     };
   }
 
@@ -126,7 +132,14 @@ export class DaskCluster implements Cluster {
     const d = await this.status();
     return {
       kind: "dask",
-      workers: d.workers.map((w) => ({ name: w.name || w.address, kind: "cpu" as const, busy: w.tasks > 0, memory: w.memory, memoryLimit: w.memoryLimit, tasks: w.tasks })),
+      workers: d.workers.map((w) => ({
+        name: w.name || w.address,
+        kind: "cpu" as const,
+        busy: w.tasks > 0,
+        memory: w.memory,
+        memoryLimit: w.memoryLimit,
+        tasks: w.tasks,
+      })),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
       dask: { scheduler: d.scheduler, dashboard: d.dashboard },
     };
@@ -149,7 +162,10 @@ export class DaskCluster implements Cluster {
 
   /** Arrays, bags and delayed calls run on Basin's own workers only. */
   async runGraph(_graph: TaskGraph, what: string, _options?: ClusterRunOptions): Promise<StoredParts> {
-    throw new BasinError("BASIN_PLAN", `${what} run on Basin's local cluster only; compute them without the Dask cluster option`);
+    throw new BasinError(
+      "BASIN_PLAN",
+      `${what} run on Basin's local cluster only; compute them without the Dask cluster option`,
+    );
   }
 
   /** Retires the workers with these names gracefully (their data moves to other workers, then they close). */
@@ -237,7 +253,10 @@ export class DaskCluster implements Cluster {
     proc.stderr.on("data", (s: string) => (this.stderrTail = (this.stderrTail + s).slice(-4000)));
     createInterface({ input: proc.stdout }).on("line", (line) => this.onLine(line));
     const fail = (why: string) => {
-      this.exited = new BasinError("BASIN_WORKER", `the Dask bridge (${python}) ${why}${this.stderrTail ? `:\n${this.stderrTail.trim().split("\n").slice(-6).join("\n")}` : ""}; check that this Python has dask, distributed and pandas (set BASIN_PYTHON to choose another)`);
+      this.exited = new BasinError(
+        "BASIN_WORKER",
+        `the Dask bridge (${python}) ${why}${this.stderrTail ? `:\n${this.stderrTail.trim().split("\n").slice(-6).join("\n")}` : ""}; check that this Python has dask, distributed and pandas (set BASIN_PYTHON to choose another)`,
+      );
       if (this.proc === proc) this.proc = undefined;
       for (const p of this.pending.values()) p.reject(this.exited);
       this.pending.clear();
@@ -260,7 +279,12 @@ export class DaskCluster implements Cluster {
     if (!p) return;
     this.pending.delete(reply.id);
     if (reply.ok) p.resolve(reply);
-    else p.reject(BasinError.fromJSON(reply.error ?? { name: "BasinError", code: "BASIN_INTERNAL", message: "the Dask bridge failed" }));
+    else
+      p.reject(
+        BasinError.fromJSON(
+          reply.error ?? { name: "BasinError", code: "BASIN_INTERNAL", message: "the Dask bridge failed" },
+        ),
+      );
   }
 
   private request(body: Record<string, unknown>): Promise<Reply> {

@@ -20,15 +20,26 @@ export interface WireTable {
 const SPECIAL: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
 
 function decodeColumn(c: WireColumn, rows: number): JsColumn {
-  if (c.values.length !== rows) throw new BasinError("BASIN_INTERNAL", `the Dask bridge sent ${c.values.length} values for ${rows} rows`);
+  if (c.values.length !== rows)
+    throw new BasinError("BASIN_INTERNAL", `the Dask bridge sent ${c.values.length} values for ${rows} rows`);
   let validity: Uint8Array | null = null;
   if (c.values.some((v) => v === null)) validity = Uint8Array.from(c.values, (v) => (v === null ? 0 : 1));
   switch (c.type) {
     case "int64":
     case "timestamp":
-      return { type: c.type, validity, values: BigInt64Array.from(c.values, (v) => (v === null ? 0n : BigInt(v as number | string))) };
+      return {
+        type: c.type,
+        validity,
+        values: BigInt64Array.from(c.values, (v) => (v === null ? 0n : BigInt(v as number | string))),
+      };
     case "float64":
-      return { type: c.type, validity, values: Float64Array.from(c.values, (v) => (v === null ? 0 : typeof v === "string" ? SPECIAL[v] : (v as number))) };
+      return {
+        type: c.type,
+        validity,
+        values: Float64Array.from(c.values, (v) =>
+          v === null ? 0 : typeof v === "string" ? SPECIAL[v] : (v as number),
+        ),
+      };
     case "date":
       return { type: c.type, validity, values: Int32Array.from(c.values, (v) => (v === null ? 0 : (v as number))) };
     case "bool":

@@ -109,7 +109,10 @@ export class RemoteEngine extends RpcClient {
   /** "started" or "reused": what the last connection found on the host. */
   engineWas: "started" | "reused" | undefined;
 
-  private constructor(readonly sshProfile: SshProfile, private readonly options: RemoteEngineOptions) {
+  private constructor(
+    readonly sshProfile: SshProfile,
+    private readonly options: RemoteEngineOptions,
+  ) {
     super();
     this.onEvent((e) => {
       if (e.type === "progress") this.runs.get(e.runId)?.onProgress?.(e.progress);
@@ -157,7 +160,9 @@ export class RemoteEngine extends RpcClient {
       return await request;
     } catch (e) {
       const err = BasinError.from(e);
-      throw err.message.includes(this.where) ? err : new BasinError(err.code, `on ${this.where}: ${err.detail}`, err.location);
+      throw err.message.includes(this.where)
+        ? err
+        : new BasinError(err.code, `on ${this.where}: ${err.detail}`, err.location);
     }
   }
 
@@ -177,15 +182,21 @@ export class RemoteEngine extends RpcClient {
    * Runs a pipeline (its text as `source`, under `path` in the remote workspace)
    * and resolves when it finishes; a failed run rejects with the engine's error.
    */
-  async runToEnd(path: string, source: string, options: { onProgress?: (p: RunProgress) => void; signal?: AbortSignal } = {}): Promise<RemoteRunResult> {
+  async runToEnd(
+    path: string,
+    source: string,
+    options: { onProgress?: (p: RunProgress) => void; signal?: AbortSignal } = {},
+  ): Promise<RemoteRunResult> {
     const { runId } = await this.run(path, source);
     return new Promise<RemoteRunResult>((resolve, reject) => {
       const onAbort = () => void this.cancel(runId).catch(() => {});
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      const done = <T>(f: (v: T) => void) => (v: T) => {
-        options.signal?.removeEventListener("abort", onAbort);
-        f(v);
-      };
+      const done =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          options.signal?.removeEventListener("abort", onAbort);
+          f(v);
+        };
       this.runs.set(runId, { resolve: done(resolve), reject: done(reject), onProgress: options.onProgress });
       // It may have ended before the reply that named it came.
       const ended = this.ended.get(runId);
@@ -240,7 +251,10 @@ export class RemoteEngine extends RpcClient {
     const r = await ssh.exec(startScript(basin, this.sshProfile.workspace, timeoutMs));
     const m = /^(started|reused) http:\/\/127\.0\.0\.1:(\d+)\/\?token=([\w-]+)$/m.exec(r.stdout);
     if (r.code !== 0 || !m)
-      throw new BasinError("BASIN_IO", `cannot start Basin on ${this.where} with \`${basin} serve\`: ${(r.stderr || r.stdout).trim() || `exit code ${r.code}`}; check the profile's "basin" command (e.g. "node /opt/basin/bin/basin.js") and "workspace" folder`);
+      throw new BasinError(
+        "BASIN_IO",
+        `cannot start Basin on ${this.where} with \`${basin} serve\`: ${(r.stderr || r.stdout).trim() || `exit code ${r.code}`}; check the profile's "basin" command (e.g. "node /opt/basin/bin/basin.js") and "workspace" folder`,
+      );
     this.engineWas = m[1] as "started" | "reused";
     const url: ServeUrl = { port: Number(m[2]), token: m[3] };
     this.tunnel = await ssh.tunnel("127.0.0.1", url.port);
@@ -251,10 +265,24 @@ export class RemoteEngine extends RpcClient {
   private openSocket(url: ServeUrl, localPort: number, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       // The engine checks the Origin against its own address, as the host sees it.
-      const ws = new WebSocket(`ws://127.0.0.1:${localPort}/?token=${url.token}`, { origin: `http://127.0.0.1:${url.port}`, handshakeTimeout: timeoutMs });
+      const ws = new WebSocket(`ws://127.0.0.1:${localPort}/?token=${url.token}`, {
+        origin: `http://127.0.0.1:${url.port}`,
+        handshakeTimeout: timeoutMs,
+      });
       this.socket = ws;
-      ws.once("unexpected-response", (_req, res) => reject(new BasinError("BASIN_IO", `the Basin engine on ${this.where} refused the connection (HTTP ${res.statusCode}); it may be another user's or stale: stop it and connect again`)));
-      ws.once("error", (e) => reject(new BasinError("BASIN_IO", `cannot reach the Basin engine on ${this.where} through the tunnel: ${e.message}`)));
+      ws.once("unexpected-response", (_req, res) =>
+        reject(
+          new BasinError(
+            "BASIN_IO",
+            `the Basin engine on ${this.where} refused the connection (HTTP ${res.statusCode}); it may be another user's or stale: stop it and connect again`,
+          ),
+        ),
+      );
+      ws.once("error", (e) =>
+        reject(
+          new BasinError("BASIN_IO", `cannot reach the Basin engine on ${this.where} through the tunnel: ${e.message}`),
+        ),
+      );
       ws.once("open", () => {
         this.setState("open");
         for (const text of this.queued.splice(0)) ws.send(text);
@@ -272,7 +300,9 @@ export class RemoteEngine extends RpcClient {
       ws.on("close", () => {
         if (this.socket !== ws) return;
         this.teardown();
-        this.lost(`the Basin engine on ${this.where} closed the connection (did its \`basin serve\` stop?); this session reconnects by itself`);
+        this.lost(
+          `the Basin engine on ${this.where} closed the connection (did its \`basin serve\` stop?); this session reconnects by itself`,
+        );
         this.scheduleReconnect();
       });
     });

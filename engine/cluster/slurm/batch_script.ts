@@ -57,14 +57,29 @@ export function walltimeSeconds(t: string): number {
  * checkJobSpec({ name: "hpc", walltime: "01:00:00", cores: 0, memory: "4G" }); // throws: cores must be a positive integer
  */
 export function checkJobSpec(spec: SlurmJobSpec): void {
-  const bad = (what: string, fix: string) => new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
-  if (!Number.isInteger(spec.cores) || spec.cores < 1) throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");
-  if (!/^\d+[KMGT]?$/.test(spec.memory)) throw bad(`memory "${spec.memory}" is not a SLURM size`, 'write it like "16G" or "4000M"');
-  if (spec.gpus !== undefined && (!Number.isInteger(spec.gpus) || spec.gpus < 0)) throw bad(`gpus must be a whole number, got ${spec.gpus}`, "give the GPUs per job, or 0");
-  for (const [k, v] of [["partition", spec.partition], ["account", spec.account], ["conda", spec.conda], ...(spec.modules ?? []).map((m) => ["module", m])] as const)
-    if (v !== undefined && !(k === "module" ? /^[\w.+/-]+$/ : WORD).test(v)) throw bad(`${k} "${v}" has characters SLURM names do not`, "check the spelling");
-  if (spec.protocol !== undefined && spec.protocol !== "tcp" && spec.protocol !== "ucx") throw bad(`protocol "${String(spec.protocol)}" is not tcp or ucx`, 'use "ucx" for InfiniBand/NVLink, else leave it out');
-  if (!WORD.test(spec.name)) throw bad("the name has characters a job name cannot", 'use letters, digits, ".", "-" or "_"');
+  const bad = (what: string, fix: string) =>
+    new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
+  if (!Number.isInteger(spec.cores) || spec.cores < 1)
+    throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");
+  if (!/^\d+[KMGT]?$/.test(spec.memory))
+    throw bad(`memory "${spec.memory}" is not a SLURM size`, 'write it like "16G" or "4000M"');
+  if (spec.gpus !== undefined && (!Number.isInteger(spec.gpus) || spec.gpus < 0))
+    throw bad(`gpus must be a whole number, got ${spec.gpus}`, "give the GPUs per job, or 0");
+  for (const [k, v] of [
+    ["partition", spec.partition],
+    ["account", spec.account],
+    ["conda", spec.conda],
+    ...(spec.modules ?? []).map((m) => ["module", m]),
+  ] as const)
+    if (v !== undefined && !(k === "module" ? /^[\w.+/-]+$/ : WORD).test(v))
+      throw bad(`${k} "${v}" has characters SLURM names do not`, "check the spelling");
+  if (spec.protocol !== undefined && spec.protocol !== "tcp" && spec.protocol !== "ucx")
+    throw bad(
+      `protocol "${String(spec.protocol)}" is not tcp or ucx`,
+      'use "ucx" for InfiniBand/NVLink, else leave it out',
+    );
+  if (!WORD.test(spec.name))
+    throw bad("the name has characters a job name cannot", 'use letters, digits, ".", "-" or "_"');
 }
 
 /**
@@ -132,6 +147,9 @@ export function schedulerAddress(fileText: string, file: string): string {
     address = undefined;
   }
   if (typeof address !== "string" || !/^(tcp|ucx|tls):\/\/\S+$/.test(address))
-    throw new BasinError("BASIN_IO", `${file} holds no Dask scheduler address; the scheduler job may have failed: see its log`);
+    throw new BasinError(
+      "BASIN_IO",
+      `${file} holds no Dask scheduler address; the scheduler job may have failed: see its log`,
+    );
   return address;
 }

@@ -47,11 +47,16 @@ export class LocalRunner implements CommandRunner {
 
   run(argv: string[]): Promise<CommandResult> {
     return new Promise((resolve) => {
-      execFile(argv[0], argv.slice(1), { env: this.env, encoding: "utf8", timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-        const e = err as (Error & { code?: number | string }) | null;
-        if (e && typeof e.code === "string") return resolve({ code: 127, stdout, stderr: `${stderr}${e.message}` }); // ENOENT: not installed
-        resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, stdout, stderr });
-      });
+      execFile(
+        argv[0],
+        argv.slice(1),
+        { env: this.env, encoding: "utf8", timeout: 60_000, maxBuffer: 16 << 20 },
+        (err, stdout, stderr) => {
+          const e = err as (Error & { code?: number | string }) | null;
+          if (e && typeof e.code === "string") return resolve({ code: 127, stdout, stderr: `${stderr}${e.message}` }); // ENOENT: not installed
+          resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, stdout, stderr });
+        },
+      );
     });
   }
 
@@ -117,7 +122,10 @@ export class SshRunner implements CommandRunner {
   }
 
   async writeFile(path: string, text: string): Promise<void> {
-    await this.check(`umask 077 && printf %s ${shellQuote(text)} > ${shellQuote(path)} && chmod 700 ${shellQuote(path)}`, `write ${path}`);
+    await this.check(
+      `umask 077 && printf %s ${shellQuote(text)} > ${shellQuote(path)} && chmod 700 ${shellQuote(path)}`,
+      `write ${path}`,
+    );
   }
 
   async mkdir(path: string): Promise<void> {
@@ -135,7 +143,11 @@ export class SshRunner implements CommandRunner {
 
   private async check(command: string, what: string): Promise<string> {
     const r = await this.ssh.exec(command);
-    if (r.code !== 0) throw new BasinError("BASIN_IO", `cannot ${what} on ${this.where}: ${r.stderr.trim() || `exit code ${r.code}`}; check the profile's directory and its permissions`);
+    if (r.code !== 0)
+      throw new BasinError(
+        "BASIN_IO",
+        `cannot ${what} on ${this.where}: ${r.stderr.trim() || `exit code ${r.code}`}; check the profile's directory and its permissions`,
+      );
     return r.stdout;
   }
 }

@@ -34,7 +34,9 @@ export function describeSlurmEvent(e: SlurmEvent): string {
  * profileScale({ ...profile, minJobs: 1, maxJobs: 4 }); // { minJobs: 1, maxJobs: 4, idleSeconds: undefined }
  */
 export function profileScale(p: SlurmProfile): SlurmScale {
-  return p.minJobs !== undefined && p.maxJobs !== undefined ? { minJobs: p.minJobs, maxJobs: p.maxJobs, idleSeconds: p.idleSeconds } : { jobs: p.jobs ?? 1 };
+  return p.minJobs !== undefined && p.maxJobs !== undefined
+    ? { minJobs: p.minJobs, maxJobs: p.maxJobs, idleSeconds: p.idleSeconds }
+    : { jobs: p.jobs ?? 1 };
 }
 
 /**
@@ -43,20 +45,31 @@ export function profileScale(p: SlurmProfile): SlurmScale {
  * @example
  * const { cluster, close } = await openSlurm(findProfile("hpc") as SlurmProfile, { log: console.error });
  */
-export async function openSlurm(p: SlurmProfile, options: Pick<DaskClusterOptions, "python"> & { log?: (line: string) => void } = {}): Promise<SlurmCluster> {
+export async function openSlurm(
+  p: SlurmProfile,
+  options: Pick<DaskClusterOptions, "python"> & { log?: (line: string) => void } = {},
+): Promise<SlurmCluster> {
   let ssh: SshSession | undefined;
   const tunnels: Tunnel[] = [];
   let runner: CommandRunner = new LocalRunner();
   let reach: ((address: string) => Promise<{ address: string; viaScheduler: boolean }>) | undefined;
   if (p.ssh) {
     const sp = findProfile(p.ssh);
-    if (sp.kind !== "ssh") throw new BasinError("BASIN_PLAN", `slurm profile "${p.name}": "ssh": "${p.ssh}" names a ${sp.kind} profile; name an ssh profile of the login node`);
+    if (sp.kind !== "ssh")
+      throw new BasinError(
+        "BASIN_PLAN",
+        `slurm profile "${p.name}": "ssh": "${p.ssh}" names a ${sp.kind} profile; name an ssh profile of the login node`,
+      );
     const session = await SshSession.connect(sp);
     ssh = session;
     runner = new SshRunner(session);
     reach = async (address) => {
       const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(address);
-      if (!m) throw new BasinError("BASIN_IO", `the Dask scheduler of slurm profile "${p.name}" listens at ${address}, which an SSH tunnel cannot reach; use protocol tcp`);
+      if (!m)
+        throw new BasinError(
+          "BASIN_IO",
+          `the Dask scheduler of slurm profile "${p.name}" listens at ${address}, which an SSH tunnel cannot reach; use protocol tcp`,
+        );
       const t = await session.tunnel(m[1], Number(m[2]));
       tunnels.push(t);
       return { address: `tcp://127.0.0.1:${t.port}`, viaScheduler: true };
@@ -67,7 +80,13 @@ export async function openSlurm(p: SlurmProfile, options: Pick<DaskClusterOption
     ssh?.close();
   };
   const slurm = new SlurmCluster({
-    spec: p, scale: profileScale(p), runner, reach, directory: p.directory, startTimeout: p.startTimeout, python: options.python,
+    spec: p,
+    scale: profileScale(p),
+    runner,
+    reach,
+    directory: p.directory,
+    startTimeout: p.startTimeout,
+    python: options.python,
     onEvent: (e) => options.log?.(describeSlurmEvent(e)),
     via: ssh ? `ssh ${ssh.where}` : undefined,
     onClose: closeSsh,

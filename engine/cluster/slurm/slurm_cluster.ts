@@ -104,13 +104,21 @@ export class SlurmCluster implements Cluster {
     this.spec = options.spec;
     this.runner = options.runner ?? new LocalRunner();
     const s = options.scale;
-    if (s && "jobs" in s ? !(Number.isInteger(s.jobs) && s.jobs >= 1) : s && !(Number.isInteger(s.minJobs) && Number.isInteger(s.maxJobs) && s.minJobs >= 1 && s.maxJobs >= s.minJobs))
-      throw new BasinError("BASIN_PLAN", `SLURM profile "${this.spec.name}": scale needs jobs ≥ 1, or 1 ≤ minJobs ≤ maxJobs (whole numbers), got ${JSON.stringify(s)}`);
+    if (
+      s && "jobs" in s
+        ? !(Number.isInteger(s.jobs) && s.jobs >= 1)
+        : s && !(Number.isInteger(s.minJobs) && Number.isInteger(s.maxJobs) && s.minJobs >= 1 && s.maxJobs >= s.minJobs)
+    )
+      throw new BasinError(
+        "BASIN_PLAN",
+        `SLURM profile "${this.spec.name}": scale needs jobs ≥ 1, or 1 ≤ minJobs ≤ maxJobs (whole numbers), got ${JSON.stringify(s)}`,
+      );
   }
 
   /** The Dask cluster to run pipelines on (after start()). */
   get dask(): DaskCluster {
-    if (!this.client) throw new BasinError("BASIN_PLAN", `the SLURM cluster "${this.spec.name}" is not started; await start() first`);
+    if (!this.client)
+      throw new BasinError("BASIN_PLAN", `the SLURM cluster "${this.spec.name}" is not started; await start() first`);
     return this.client;
   }
 
@@ -136,7 +144,10 @@ export class SlurmCluster implements Cluster {
   /** The Dask cluster's status with this cluster's live jobs. */
   async clusterStatus(): Promise<ClusterStatus> {
     const status = await this.dask.clusterStatus();
-    return { ...status, slurm: { jobs: this.liveJobs.map((j) => ({ id: j.id, state: j.state, scheduler: j.scheduler })) } };
+    return {
+      ...status,
+      slurm: { jobs: this.liveJobs.map((j) => ({ id: j.id, state: j.state, scheduler: j.scheduler })) },
+    };
   }
 
   /** The jobs submitted and not ended, the scheduler's first. */
@@ -162,7 +173,10 @@ export class SlurmCluster implements Cluster {
   async scripts(): Promise<SlurmScripts> {
     const dir = await this.directory();
     const common = { schedulerFile: `${dir}/scheduler.json`, logDir: dir };
-    return { scheduler: renderBatchScript(this.spec, { ...common, withScheduler: true }), worker: renderBatchScript(this.spec, { ...common, withScheduler: false }) };
+    return {
+      scheduler: renderBatchScript(this.spec, { ...common, withScheduler: true }),
+      worker: renderBatchScript(this.spec, { ...common, withScheduler: false }),
+    };
   }
 
   /**
@@ -186,7 +200,11 @@ export class SlurmCluster implements Cluster {
       const first = await this.submit(true);
       const address = await this.waitForScheduler(first);
       const reach = this.options.reach ? await this.options.reach(address) : { address, viaScheduler: false };
-      this.client = new DaskCluster(reach.address, { python: this.options.python, viaScheduler: reach.viaScheduler, connectTimeout: 30 });
+      this.client = new DaskCluster(reach.address, {
+        python: this.options.python,
+        viaScheduler: reach.viaScheduler,
+        connectTimeout: 30,
+      });
       await this.client.connect();
       const s = this.options.scale ?? { jobs: 1 };
       for (let i = 1; i < ("jobs" in s ? s.jobs : s.minJobs); i++) await this.submit(false);
@@ -236,7 +254,14 @@ export class SlurmCluster implements Cluster {
     const dir = await this.directory();
     const id = await submitJob(this.runner, `${dir}/${scheduler ? "scheduler" : "worker"}.sh`, dir);
     this.submitted.add(id);
-    this.jobs.set(id, { id, scheduler, state: "PENDING", submittedAt: Date.now(), joined: false, idleSince: Date.now() });
+    this.jobs.set(id, {
+      id,
+      scheduler,
+      state: "PENDING",
+      submittedAt: Date.now(),
+      joined: false,
+      idleSince: Date.now(),
+    });
     this.emit({ type: "submitted", jobId: id, scheduler });
     return id;
   }
@@ -268,14 +293,23 @@ export class SlurmCluster implements Cluster {
       }
       job = (await queryJobs(this.runner, [id])).get(id);
       if (!job || jobEnded(job.state))
-        throw new BasinError("BASIN_IO", `SLURM job ${id} (the Dask scheduler of profile "${this.spec.name}") ended${job ? ` (${job.state}${job.reason && job.reason !== "None" ? `, ${job.reason}` : ""})` : ""} before its scheduler started; ${await this.logTail(id)}\nFix the profile (python, modules, conda) so the job can start Dask, and try again`);
+        throw new BasinError(
+          "BASIN_IO",
+          `SLURM job ${id} (the Dask scheduler of profile "${this.spec.name}") ended${job ? ` (${job.state}${job.reason && job.reason !== "None" ? `, ${job.reason}` : ""})` : ""} before its scheduler started; ${await this.logTail(id)}\nFix the profile (python, modules, conda) so the job can start Dask, and try again`,
+        );
       if (Date.now() > deadline) break;
       await sleep(this.options.pollInterval !== undefined ? Math.min(500, this.options.pollInterval * 1000) : 500);
     }
     const secs = this.options.startTimeout ?? 300;
     if (job.state === "PENDING")
-      throw new BasinError("BASIN_IO", `SLURM job ${id} (the Dask scheduler of profile "${this.spec.name}") is still PENDING (${job.reason || "no reason given"}) after ${secs} s; the job was cancelled. Check the partition and the queue (squeue -j ${id}), ask for fewer resources, or allow a longer startTimeout`);
-    throw new BasinError("BASIN_IO", `SLURM job ${id} (the Dask scheduler of profile "${this.spec.name}") is ${job.state} but wrote no scheduler file ${file} within ${secs} s; the job was cancelled. ${await this.logTail(id)}`);
+      throw new BasinError(
+        "BASIN_IO",
+        `SLURM job ${id} (the Dask scheduler of profile "${this.spec.name}") is still PENDING (${job.reason || "no reason given"}) after ${secs} s; the job was cancelled. Check the partition and the queue (squeue -j ${id}), ask for fewer resources, or allow a longer startTimeout`,
+      );
+    throw new BasinError(
+      "BASIN_IO",
+      `SLURM job ${id} (the Dask scheduler of profile "${this.spec.name}") is ${job.state} but wrote no scheduler file ${file} within ${secs} s; the job was cancelled. ${await this.logTail(id)}`,
+    );
   }
 
   private async waitForWorker(id: string): Promise<void> {
@@ -285,9 +319,15 @@ export class SlurmCluster implements Cluster {
       if (status.workers.length > 0) return void this.observe(status);
       const job = (await queryJobs(this.runner, [id])).get(id);
       if (!job || jobEnded(job.state))
-        throw new BasinError("BASIN_IO", `SLURM job ${id} of profile "${this.spec.name}" ended (${job?.state ?? "gone"}) before its Dask worker joined; ${await this.logTail(id)}`);
+        throw new BasinError(
+          "BASIN_IO",
+          `SLURM job ${id} of profile "${this.spec.name}" ended (${job?.state ?? "gone"}) before its Dask worker joined; ${await this.logTail(id)}`,
+        );
       if (Date.now() > deadline)
-        throw new BasinError("BASIN_IO", `no Dask worker of SLURM job ${id} (profile "${this.spec.name}") joined the scheduler within ${this.options.startTimeout ?? 300} s; the jobs were cancelled. ${await this.logTail(id)}`);
+        throw new BasinError(
+          "BASIN_IO",
+          `no Dask worker of SLURM job ${id} (profile "${this.spec.name}") joined the scheduler within ${this.options.startTimeout ?? 300} s; the jobs were cancelled. ${await this.logTail(id)}`,
+        );
       await sleep(300);
     }
   }
@@ -315,12 +355,20 @@ export class SlurmCluster implements Cluster {
 
   private schedule(): void {
     if (this.closing || this.lostError) return;
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick().catch((e: unknown) => {
-        // A failed look (squeue hiccup, scheduler busy) is retried at the next tick.
-        this.emit({ type: "warning", message: `watching the SLURM jobs failed (retrying): ${(e as Error).message}` });
-      }).finally(() => this.schedule());
-    }, (this.options.pollInterval ?? 2) * 1000);
+    this.timer = setTimeout(
+      () => {
+        this.ticking = this.tick()
+          .catch((e: unknown) => {
+            // A failed look (squeue hiccup, scheduler busy) is retried at the next tick.
+            this.emit({
+              type: "warning",
+              message: `watching the SLURM jobs failed (retrying): ${(e as Error).message}`,
+            });
+          })
+          .finally(() => this.schedule());
+      },
+      (this.options.pollInterval ?? 2) * 1000,
+    );
     this.timer.unref?.();
   }
 
@@ -338,15 +386,26 @@ export class SlurmCluster implements Cluster {
       const state = q?.state ?? "ENDED";
       const why = `SLURM job ${job.id} of profile "${this.spec.name}" ended (${state}${q?.reason && q.reason !== "None" ? `, ${q.reason}` : ""})`;
       if (job.scheduler) {
-        this.lostError = new BasinError("BASIN_IO", `${why}; it ran the Dask scheduler, so this cluster is gone: reconnect to start a new one. ${await this.logTail(job.id)}`);
+        this.lostError = new BasinError(
+          "BASIN_IO",
+          `${why}; it ran the Dask scheduler, so this cluster is gone: reconnect to start a new one. ${await this.logTail(job.id)}`,
+        );
         this.client?.fail(this.lostError);
         this.emit({ type: "lost", message: this.lostError.message });
         return;
       }
       // A worker retiring before the walltime ends its job COMPLETED.
       const retired = state === "COMPLETED" ? ": its worker retired before the walltime" : "";
-      const next = adaptive ? "; a new job replaces it" : "; this fixed-size cluster goes on with one job less (reconnect for a full one, or use minJobs/maxJobs to have jobs replaced)";
-      this.emit({ type: "jobEnded", jobId: job.id, state, replaced: adaptive, message: `${why}${retired}${next}. ${await this.logTail(job.id)}` });
+      const next = adaptive
+        ? "; a new job replaces it"
+        : "; this fixed-size cluster goes on with one job less (reconnect for a full one, or use minJobs/maxJobs to have jobs replaced)";
+      this.emit({
+        type: "jobEnded",
+        jobId: job.id,
+        state,
+        replaced: adaptive,
+        message: `${why}${retired}${next}. ${await this.logTail(job.id)}`,
+      });
     }
     if (!adaptive || this.closing) return;
     const status = await this.dask.status();
@@ -354,7 +413,12 @@ export class SlurmCluster implements Cluster {
     const s = this.options.scale as { minJobs: number; maxJobs: number; idleSeconds?: number };
     const decision = scaleDecision({
       now: Date.now(),
-      jobs: [...this.jobs.values()].map((j) => ({ id: j.id, starting: !j.joined, scheduler: j.scheduler, idleSince: j.idleSince })),
+      jobs: [...this.jobs.values()].map((j) => ({
+        id: j.id,
+        starting: !j.joined,
+        scheduler: j.scheduler,
+        idleSince: j.idleSince,
+      })),
       processing: status.processing,
       waiting: status.waiting,
       // `dask cuda worker` runs one single-threaded worker per GPU

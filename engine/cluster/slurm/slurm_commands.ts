@@ -13,7 +13,19 @@ export interface QueuedJob {
 }
 
 /** States in which a job no longer runs (squeue shows them for MinJobAge seconds). */
-const ENDED = new Set(["COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"]);
+const ENDED = new Set([
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "TIMEOUT",
+  "NODE_FAIL",
+  "PREEMPTED",
+  "OUT_OF_MEMORY",
+  "BOOT_FAIL",
+  "DEADLINE",
+  "SPECIAL_EXIT",
+  "REVOKED",
+]);
 
 /**
  * Whether a job in this squeue state has ended (a state SLURM may add later counts as running).
@@ -26,14 +38,23 @@ export function jobEnded(state: string): boolean {
 }
 
 function missing(r: CommandResult, cmd: string, where: string): BasinError | undefined {
-  if (r.code === 127) // the shell's (or execFile's) "command not found"
-    return new BasinError("BASIN_IO", `${cmd} is not found on ${where}; install the SLURM client there (Debian: slurm-client) or load its module in the login shell`);
+  if (r.code === 127)
+    // the shell's (or execFile's) "command not found"
+    return new BasinError(
+      "BASIN_IO",
+      `${cmd} is not found on ${where}; install the SLURM client there (Debian: slurm-client) or load its module in the login shell`,
+    );
   return undefined;
 }
 
 /** A command's error output on one line, without its "cmd: error: " prefixes. */
 function oneLine(stderr: string, cmd: string): string {
-  return stderr.trim().split("\n").map((l) => l.replace(new RegExp(`^${cmd}: error: `), "").trim()).filter(Boolean).join("; ");
+  return stderr
+    .trim()
+    .split("\n")
+    .map((l) => l.replace(new RegExp(`^${cmd}: error: `), "").trim())
+    .filter(Boolean)
+    .join("; ");
 }
 
 /**
@@ -44,7 +65,11 @@ function oneLine(stderr: string, cmd: string): string {
  */
 export function parseSbatch(stdout: string): string {
   const m = /^(\d+)(?:;\S+)?\s*$/m.exec(stdout.trim());
-  if (!m) throw new BasinError("BASIN_IO", `sbatch printed no job id (it said "${stdout.trim()}"); check the SLURM client version`);
+  if (!m)
+    throw new BasinError(
+      "BASIN_IO",
+      `sbatch printed no job id (it said "${stdout.trim()}"); check the SLURM client version`,
+    );
   return m[1];
 }
 
@@ -55,10 +80,13 @@ export function parseSbatch(stdout: string): string {
  * parseSqueue("12|PENDING|(Resources)\n"); // [{ id: "12", state: "PENDING", reason: "Resources" }]
  */
 export function parseSqueue(stdout: string): QueuedJob[] {
-  return stdout.split("\n").filter((l) => l.trim()).map((l) => {
-    const [id, state, ...reason] = l.trim().split("|");
-    return { id, state, reason: reason.join("|").replace(/^\((.*)\)$/, "$1") };
-  });
+  return stdout
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [id, state, ...reason] = l.trim().split("|");
+      return { id, state, reason: reason.join("|").replace(/^\((.*)\)$/, "$1") };
+    });
 }
 
 /**
@@ -72,7 +100,10 @@ export async function submitJob(runner: CommandRunner, scriptPath: string, workD
   const notFound = missing(r, "sbatch", runner.where);
   if (notFound) throw notFound;
   if (r.code !== 0)
-    throw new BasinError("BASIN_IO", `sbatch refused ${scriptPath} on ${runner.where}: ${oneLine(r.stderr, "sbatch") || `exit code ${r.code}`}; check the profile's partition, account, cores, memory and walltime against the cluster's limits (sinfo, sacctmgr show assoc)`);
+    throw new BasinError(
+      "BASIN_IO",
+      `sbatch refused ${scriptPath} on ${runner.where}: ${oneLine(r.stderr, "sbatch") || `exit code ${r.code}`}; check the profile's partition, account, cores, memory and walltime against the cluster's limits (sinfo, sacctmgr show assoc)`,
+    );
   return parseSbatch(r.stdout);
 }
 
@@ -89,7 +120,11 @@ export async function queryJobs(runner: CommandRunner, ids: string[]): Promise<M
   if (notFound) throw notFound;
   // squeue fails for a list of only unknown (long ended) job ids: none of them is queued.
   if (r.code !== 0 && /Invalid job id/i.test(r.stderr)) return new Map();
-  if (r.code !== 0) throw new BasinError("BASIN_IO", `squeue failed on ${runner.where}: ${oneLine(r.stderr, "squeue") || `exit code ${r.code}`}; check that slurmctld is reachable (sinfo)`);
+  if (r.code !== 0)
+    throw new BasinError(
+      "BASIN_IO",
+      `squeue failed on ${runner.where}: ${oneLine(r.stderr, "squeue") || `exit code ${r.code}`}; check that slurmctld is reachable (sinfo)`,
+    );
   return new Map(parseSqueue(r.stdout).map((j) => [j.id, j]));
 }
 
@@ -105,5 +140,8 @@ export async function cancelJobs(runner: CommandRunner, ids: string[]): Promise<
   const notFound = missing(r, "scancel", runner.where);
   if (notFound) throw notFound;
   if (r.code !== 0 && !/Invalid job id|already completing or completed/i.test(r.stderr))
-    throw new BasinError("BASIN_IO", `scancel ${ids.join(" ")} failed on ${runner.where}: ${oneLine(r.stderr, "scancel")}; cancel them by hand (scancel ${ids.join(" ")})`);
+    throw new BasinError(
+      "BASIN_IO",
+      `scancel ${ids.join(" ")} failed on ${runner.where}: ${oneLine(r.stderr, "scancel")}; cancel them by hand (scancel ${ids.join(" ")})`,
+    );
 }

@@ -60,13 +60,22 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
       settled = true;
       client.destroy();
       if (!verdict.ok) {
-        const what = verdict.reason === "unknown"
-          ? `the host key of ${knownHostName(hop.host, port)} is not in ${knownHosts}`
-          : `the host key of ${knownHostName(hop.host, port)} differs from the one in ${knownHosts} (it may have been reinstalled, or someone is in the middle)`;
-        reject(new BasinError("BASIN_IO", `${role}${what}; it offered ${verdict.fingerprint}. Check that fingerprint with the host's administrator, then add the key to known_hosts (ssh-keyscan -p ${port} ${hop.host})`));
+        const what =
+          verdict.reason === "unknown"
+            ? `the host key of ${knownHostName(hop.host, port)} is not in ${knownHosts}`
+            : `the host key of ${knownHostName(hop.host, port)} differs from the one in ${knownHosts} (it may have been reinstalled, or someone is in the middle)`;
+        reject(
+          new BasinError(
+            "BASIN_IO",
+            `${role}${what}; it offered ${verdict.fingerprint}. Check that fingerprint with the host's administrator, then add the key to known_hosts (ssh-keyscan -p ${port} ${hop.host})`,
+          ),
+        );
         return;
       }
-      const hint = e.level === "client-authentication" ? `; check the key (${hop.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys` : "";
+      const hint =
+        e.level === "client-authentication"
+          ? `; check the key (${hop.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys`
+          : "";
       reject(new BasinError("BASIN_IO", `${role}cannot connect to ${sshAddress(hop)}: ${e.message}${hint}`));
     });
     let privateKey: Buffer | undefined;
@@ -99,14 +108,28 @@ function forwardThrough(client: Client, via: string, to: SshProfile, timeoutMs: 
   const target = `${to.host}:${to.port ?? 22}`;
   return new Promise((resolve, reject) => {
     let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      reject(new BasinError("BASIN_IO", `jump host ${via} did not reach ${target} within ${timeoutMs} ms; check that ${target} is reachable from the jump host`));
-    }, Math.max(1, timeoutMs));
+    const timer = setTimeout(
+      () => {
+        late = true;
+        reject(
+          new BasinError(
+            "BASIN_IO",
+            `jump host ${via} did not reach ${target} within ${timeoutMs} ms; check that ${target} is reachable from the jump host`,
+          ),
+        );
+      },
+      Math.max(1, timeoutMs),
+    );
     client.forwardOut("127.0.0.1", 0, to.host, to.port ?? 22, (err, ch) => {
       clearTimeout(timer);
       if (late) return ch?.destroy();
-      if (err) reject(new BasinError("BASIN_IO", `jump host ${via} cannot open a connection to ${target}: ${err.message}; check "host" and "port" of profile "${to.name}" as the jump host sees them, and that the jump host allows TCP forwarding (AllowTcpForwarding)`));
+      if (err)
+        reject(
+          new BasinError(
+            "BASIN_IO",
+            `jump host ${via} cannot open a connection to ${target}: ${err.message}; check "host" and "port" of profile "${to.name}" as the jump host sees them, and that the jump host allows TCP forwarding (AllowTcpForwarding)`,
+          ),
+        );
       else resolve(ch);
     });
   });
@@ -129,7 +152,12 @@ export class SshSession {
    * `jumps`: the jump hosts' connections, first hop first; the session owns them.
    * `where`: "user@host:port", with " via user@jump:port" for each jump host.
    */
-  private constructor(private readonly client: Client, readonly profile: SshProfile, private readonly jumps: readonly Client[], readonly where: string) {
+  private constructor(
+    private readonly client: Client,
+    readonly profile: SshProfile,
+    private readonly jumps: readonly Client[],
+    readonly where: string,
+  ) {
     const drop = () => {
       if (this.closed || this.dropped) return;
       this.dropped = new BasinError("BASIN_IO", `the SSH connection to ${where} dropped; reconnect to go on`);
@@ -161,7 +189,8 @@ export class SshSession {
         hops.push(await connectHop(chain[i], sock, left(), role));
         sock = await forwardThrough(hops[i], sshAddress(chain[i]), chain[i + 1] ?? profile, left());
       }
-      const role = chain.length > 0 ? `${sshAddress(profile)} through jump host ${sshAddress(chain[chain.length - 1])}: ` : "";
+      const role =
+        chain.length > 0 ? `${sshAddress(profile)} through jump host ${sshAddress(chain[chain.length - 1])}: ` : "";
       const client = await connectHop(profile, sock, left(), role);
       return new SshSession(client, profile, hops, where);
     } catch (e) {
@@ -182,7 +211,8 @@ export class SshSession {
       if (this.dropped) return reject(this.dropped);
       this.client.exec(command, (err, ch) => {
         if (err) return reject(new BasinError("BASIN_IO", `ssh ${this.profile.host}: ${command}: ${err.message}`));
-        let stdout = "", stderr = "";
+        let stdout = "",
+          stderr = "";
         ch.on("data", (d: Buffer) => (stdout += d.toString()));
         ch.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
         const off = this.whenDropped(reject);

@@ -20,13 +20,20 @@ export function estimateBytes(node: PlanNode, fileFactor = 1): number {
       const total = node.files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0);
       return (fileFactor * total * node.schema.length) / Math.max(1, node.fileSchema.length);
     }
-    case "values": return node.partitions.reduce((n, p) => n + (Object.values(p)[0]?.length ?? 0), 0) * node.schema.length * 8;
-    case "stored": return node.bytes;
-    case "fromBag": return Number.POSITIVE_INFINITY; // unknown until run: never broadcast
-    case "head": return Math.min(est(node.input), node.n * node.schema.length * 8);
-    case "union": return node.inputs.reduce((n, i) => n + est(i), 0);
-    case "join": return est(node.left) + est(node.right) * (node.how === "semi" || node.how === "anti" ? 0 : 1);
-    default: return est(node.input);
+    case "values":
+      return node.partitions.reduce((n, p) => n + (Object.values(p)[0]?.length ?? 0), 0) * node.schema.length * 8;
+    case "stored":
+      return node.bytes;
+    case "fromBag":
+      return Number.POSITIVE_INFINITY; // unknown until run: never broadcast
+    case "head":
+      return Math.min(est(node.input), node.n * node.schema.length * 8);
+    case "union":
+      return node.inputs.reduce((n, i) => n + est(i), 0);
+    case "join":
+      return est(node.left) + est(node.right) * (node.how === "semi" || node.how === "anti" ? 0 : 1);
+    default:
+      return est(node.input);
   }
 }
 

@@ -37,10 +37,16 @@ function renamer(pairs: [string, string][]): Map<string, ExprNode> {
  * holds for the right rows they match, so an inner, left, semi or anti join copies
  * it to the right side too (DuckDB and Polars do the same).
  */
-function pushIntoJoin(node: Extract<PlanNode, { kind: "join" }>, predicate: ExprNode, loc: string | undefined): PlanNode {
+function pushIntoJoin(
+  node: Extract<PlanNode, { kind: "join" }>,
+  predicate: ExprNode,
+  loc: string | undefined,
+): PlanNode {
   const leftKeeps = node.how !== "right" && node.how !== "outer";
   const rightKeeps = node.how === "inner" || node.how === "right";
-  const leftNames = renamer(node.output.flatMap((o): [string, string][] => (o.side === "left" ? [[o.name, o.source]] : [])));
+  const leftNames = renamer(
+    node.output.flatMap((o): [string, string][] => (o.side === "left" ? [[o.name, o.source]] : [])),
+  );
   const rightNames = renamer(
     node.output.flatMap((o): [string, string][] =>
       o.side === "right" ? [[o.name, o.source]] : o.side === "key" ? [[o.name, node.rightOn[o.source]]] : [],
@@ -48,7 +54,9 @@ function pushIntoJoin(node: Extract<PlanNode, { kind: "join" }>, predicate: Expr
   );
   const keyToRight = renamer(node.leftOn.map((k, i) => [k, node.rightOn[i]]));
   const reads = (e: ExprNode, names: Map<string, ExprNode>) => [...columnsOf(e)].every((c) => names.has(c));
-  const left: ExprNode[] = [], right: ExprNode[] = [], rest: ExprNode[] = [];
+  const left: ExprNode[] = [],
+    right: ExprNode[] = [],
+    rest: ExprNode[] = [];
   for (const c of conjuncts(predicate)) {
     if (leftKeeps && reads(c, leftNames)) {
       const onLeft = substitute(c, leftNames);
@@ -57,9 +65,12 @@ function pushIntoJoin(node: Extract<PlanNode, { kind: "join" }>, predicate: Expr
     } else if (rightKeeps && reads(c, rightNames)) right.push(substitute(c, rightNames));
     else rest.push(c);
   }
-  const push = (side: PlanNode, parts: ExprNode[]) => (parts.length === 0 ? side : pushFilter(side, parts.reduce(and), loc));
+  const push = (side: PlanNode, parts: ExprNode[]) =>
+    parts.length === 0 ? side : pushFilter(side, parts.reduce(and), loc);
   const joined: PlanNode = { ...node, left: push(node.left, left), right: push(node.right, right) };
-  return rest.length === 0 ? joined : { kind: "filter", input: joined, predicate: rest.reduce(and), schema: node.schema, loc };
+  return rest.length === 0
+    ? joined
+    : { kind: "filter", input: joined, predicate: rest.reduce(and), schema: node.schema, loc };
 }
 
 /** Places `predicate` as low as it can go beneath `node`. */

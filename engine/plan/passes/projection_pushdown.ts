@@ -20,7 +20,13 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       // ones (a projection of column references shares the stored columns, copying none).
       const kept = node.schema.filter((f) => needed.has(f.name));
       if (kept.length === 0 || kept.length === node.schema.length) return node;
-      return { kind: "project", input: node, exprs: kept.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })), schema: kept, loc: node.loc };
+      return {
+        kind: "project",
+        input: node,
+        exprs: kept.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
+        schema: kept,
+        loc: node.loc,
+      };
     }
     case "values":
     case "fromBag":
@@ -45,7 +51,12 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       const below = new Set([...needed].filter((n) => !windows.some((w) => w.name === n)));
       for (const w of windows) columnsOf(w.expr, below);
       const input = prune(node.input, below);
-      return { ...node, input, windows, schema: [...input.schema, ...node.schema.filter((f) => windows.some((w) => w.name === f.name))] };
+      return {
+        ...node,
+        input,
+        windows,
+        schema: [...input.schema, ...node.schema.filter((f) => windows.some((w) => w.name === f.name))],
+      };
     }
     case "head": {
       const input = prune(node.input, needed);
@@ -59,10 +70,17 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       // Keys are always read; other columns only when some output needs them.
       const output = node.output.filter((o) => needed.has(o.name) || o.side === "key");
       const kept = output.length > 0 ? output : node.output.slice(0, 1);
-      const side = (s: "left" | "right", on: string[]) => new Set([...on, ...kept.flatMap((o) => (o.side === s ? [o.source] : []))]);
+      const side = (s: "left" | "right", on: string[]) =>
+        new Set([...on, ...kept.flatMap((o) => (o.side === s ? [o.source] : []))]);
       const left = prune(node.left, side("left", node.leftOn));
       const right = prune(node.right, side("right", node.rightOn));
-      return { ...node, left, right, output: kept, schema: node.schema.filter((f) => kept.some((o) => o.name === f.name)) };
+      return {
+        ...node,
+        left,
+        right,
+        output: kept,
+        schema: node.schema.filter((f) => kept.some((o) => o.name === f.name)),
+      };
     }
     case "aggregate": {
       const below = new Set<string>();
@@ -84,7 +102,14 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       for (const k of node.keys) columnsOf(k.expr, below);
       const input = prune(node.input, below);
       const keyNames = new Set(node.keys.map((k) => k.name));
-      return { ...node, input, schema: [...node.schema.filter((f) => keyNames.has(f.name)), ...input.schema.filter((f) => !keyNames.has(f.name))] };
+      return {
+        ...node,
+        input,
+        schema: [
+          ...node.schema.filter((f) => keyNames.has(f.name)),
+          ...input.schema.filter((f) => !keyNames.has(f.name)),
+        ],
+      };
     }
     case "stack": {
       const below = new Set<string>();
@@ -98,8 +123,15 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
       const names = new Set(schema.map((f) => f.name));
       const inputs = node.inputs.map((i): PlanNode => {
         const input = prune(i, names);
-        if (input.schema.length === schema.length && input.schema.every((f, j) => f.name === schema[j].name)) return input;
-        return { kind: "project", input, exprs: schema.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })), schema, loc: node.loc };
+        if (input.schema.length === schema.length && input.schema.every((f, j) => f.name === schema[j].name))
+          return input;
+        return {
+          kind: "project",
+          input,
+          exprs: schema.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
+          schema,
+          loc: node.loc,
+        };
       });
       return { ...node, inputs, schema };
     }

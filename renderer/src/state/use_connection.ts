@@ -21,7 +21,10 @@ export interface ConnectionDeps {
  * const connection = useConnection(client, { refresh, log, forgetResults, failRun });
  * <RunBar connection={connection} canRun={connection === "open"} … />
  */
-export function useConnection(client: WorkbenchClient, { refresh, log, forgetResults, failRun }: ConnectionDeps): ConnectionState {
+export function useConnection(
+  client: WorkbenchClient,
+  { refresh, log, forgetResults, failRun }: ConnectionDeps,
+): ConnectionState {
   const [connection, setConnection] = useState<ConnectionState>(client.state);
 
   useEffect(() => {

@@ -24,6 +24,9 @@ export interface OutputLog {
  */
 export function useLog(): OutputLog {
   const [logs, setLogs] = useState<LogLine[]>([]);
-  const log = useCallback((level: LogLine["level"], text: string) => setLogs((l) => [...l.slice(-999), { time: Date.now(), level, text }]), []);
+  const log = useCallback(
+    (level: LogLine["level"], text: string) => setLogs((l) => [...l.slice(-999), { time: Date.now(), level, text }]),
+    [],
+  );
   return { logs, log };
 }

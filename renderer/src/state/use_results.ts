@@ -47,7 +47,10 @@ export interface Results {
  * replaceResults([e.result, ...(e.shown ?? [])]); // when a run finishes
  * <ResultsTable result={shown} baseRows={base.rows} sort={sort} filters={filters} onSort={onSort} … />
  */
-export function useResults(client: WorkbenchClient, { log, refresh, update }: { log: Log; refresh: () => Promise<void>; update: UpdateLayout }): Results {
+export function useResults(
+  client: WorkbenchClient,
+  { log, refresh, update }: { log: Log; refresh: () => Promise<void>; update: UpdateLayout },
+): Results {
   const [results, setResults] = useState<ResultInfo[]>([]);
   const [base, setBase] = useState<ResultInfo | undefined>();
   const [shown, setShown] = useState<ResultInfo | undefined>();
@@ -104,7 +107,10 @@ export function useResults(client: WorkbenchClient, { log, refresh, update }: { 
   const exportShown = async (format: ExportFormat, runFile: string | undefined) => {
     const r = shownRef.current;
     if (!r) return;
-    const path = prompt(`Export ${r.rows.toLocaleString("en-US")} rows as ${format === "csv" ? "CSV" : "Parquet"} to (path in the workspace):`, exportPathFor(runFile, r, format));
+    const path = prompt(
+      `Export ${r.rows.toLocaleString("en-US")} rows as ${format === "csv" ? "CSV" : "Parquet"} to (path in the workspace):`,
+      exportPathFor(runFile, r, format),
+    );
     if (!path) return;
     try {
       const out = await client.exportResult(r.id, path, format);
@@ -156,10 +162,31 @@ export function useResults(client: WorkbenchClient, { log, refresh, update }: { 
   };
 
   const onSort = (column: string) => {
-    const next: ResultSort | undefined = sort?.column !== column ? { column, descending: false } : !sort.descending ? { column, descending: true } : undefined;
+    const next: ResultSort | undefined =
+      sort?.column !== column
+        ? { column, descending: false }
+        : !sort.descending
+          ? { column, descending: true }
+          : undefined;
     void applyView(next, filters);
   };
   const onFilter = (column: string, text: string) => void applyView(sort, { ...filters, [column]: text });
 
-  return { results, base, shown, sort, filters, filterError, viewBusy, exported, setExported, selectResult, replaceResults, forgetResults, exportShown, onSort, onFilter };
+  return {
+    results,
+    base,
+    shown,
+    sort,
+    filters,
+    filterError,
+    viewBusy,
+    exported,
+    setExported,
+    selectResult,
+    replaceResults,
+    forgetResults,
+    exportShown,
+    onSort,
+    onFilter,
+  };
 }

@@ -53,7 +53,10 @@ export interface RunDeps {
  * <RunBar run={run} onRun={() => void runActive()} onStop={stop} … />
  * <ProblemsPanel problems={problems} onJump={showProblem} />
  */
-export function useRun(client: WorkbenchClient, { activeFile, log, update, opened, filesRef, open, editorRef, replaceResults, setExported }: RunDeps): Run {
+export function useRun(
+  client: WorkbenchClient,
+  { activeFile, log, update, opened, filesRef, open, editorRef, replaceResults, setExported }: RunDeps,
+): Run {
   const [run, setRun] = useState<RunState | undefined>();
   const runRef = useRef<RunState | undefined>(undefined);
   runRef.current = run;
@@ -104,7 +107,8 @@ export function useRun(client: WorkbenchClient, { activeFile, log, update, opene
 
   const failRun = useCallback(() => {
     const cur = runRef.current;
-    if (cur && (cur.status === "running" || cur.status === "starting")) setRun({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt });
+    if (cur && (cur.status === "running" || cur.status === "starting"))
+      setRun({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt });
   }, []);
 
   useEffect(
@@ -113,11 +117,13 @@ export function useRun(client: WorkbenchClient, { activeFile, log, update, opene
         const cur = runRef.current;
         switch (e.type) {
           case "runStarted":
-            if (cur && (cur.runId === undefined || cur.runId === e.runId)) setRun({ ...cur, runId: e.runId, status: "running" });
+            if (cur && (cur.runId === undefined || cur.runId === e.runId))
+              setRun({ ...cur, runId: e.runId, status: "running" });
             log("info", `run ${e.runId}: ${e.file}`);
             break;
           case "progress":
-            if (cur?.runId === e.runId) setRun((r) => r && { ...r, progress: { ...r.progress, [e.progress.group]: e.progress } });
+            if (cur?.runId === e.runId)
+              setRun((r) => r && { ...r, progress: { ...r.progress, [e.progress.group]: e.progress } });
             break;
           case "runFinished":
             if (cur && cur.runId !== e.runId) {
@@ -127,24 +133,42 @@ export function useRun(client: WorkbenchClient, { activeFile, log, update, opene
             setRun((r) => r && { ...r, status: "done", elapsedMs: e.elapsedMs, tasks: e.tasks });
             replaceResults([e.result, ...(e.shown ?? [])]);
             setExported(undefined);
-            log("info", `run ${e.runId} finished in ${e.elapsedMs} ms: ${e.result.rows.toLocaleString("en-US")} rows, ${e.tasks} tasks`);
+            log(
+              "info",
+              `run ${e.runId} finished in ${e.elapsedMs} ms: ${e.result.rows.toLocaleString("en-US")} rows, ${e.tasks} tasks`,
+            );
             update((l) => (l.bottomTab === "plot" ? l : { ...l, bottomTab: "results" }));
             break;
           case "runFailed": {
             if (cur && cur.runId !== e.runId) break;
             const cancelled = e.error.code === "BASIN_CANCELLED";
             setRun((r) => r && { ...r, status: cancelled ? "cancelled" : "failed", elapsedMs: e.elapsedMs });
-            log(cancelled ? "info" : "error", `run ${e.runId} ${cancelled ? "stopped" : "failed"}: ${e.error.location ? `${e.error.location}: ` : ""}${e.error.message}`);
+            log(
+              cancelled ? "info" : "error",
+              `run ${e.runId} ${cancelled ? "stopped" : "failed"}: ${e.error.location ? `${e.error.location}: ` : ""}${e.error.message}`,
+            );
             if (cancelled) break;
             const loc = parseLocation(e.error.location);
             const file = loc ? workspaceFileOf(loc.file, [...filesRef.current, ...opened.current.keys()]) : undefined;
-            const problem: Problem = { error: e.error, file: file ?? cur?.file, line: loc && file ? loc.line : 1, column: loc && file ? loc.column : 1 };
+            const problem: Problem = {
+              error: e.error,
+              file: file ?? cur?.file,
+              line: loc && file ? loc.line : 1,
+              column: loc && file ? loc.column : 1,
+            };
             setProblems([problem]);
             const target = problem.file ? opened.current.get(problem.file) : undefined;
             if (target) {
               const line = Math.min(problem.line, target.model.getLineCount());
               monaco.editor.setModelMarkers(target.model, "basin", [
-                { severity: monaco.MarkerSeverity.Error, message: `${e.error.code}: ${e.error.message}`, startLineNumber: line, startColumn: problem.column, endLineNumber: line, endColumn: target.model.getLineMaxColumn(line) },
+                {
+                  severity: monaco.MarkerSeverity.Error,
+                  message: `${e.error.code}: ${e.error.message}`,
+                  startLineNumber: line,
+                  startColumn: problem.column,
+                  endLineNumber: line,
+                  endColumn: target.model.getLineMaxColumn(line),
+                },
               ]);
             }
             update((l) => ({ ...l, bottomTab: "problems" }));

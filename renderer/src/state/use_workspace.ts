@@ -56,7 +56,10 @@ export interface Workspace {
  * <FileTree files={files} dirty={dirty} onOpen={(p) => void open(p)} … />
  * <EditorPane model={activeModel} onSave={() => void save()} … />
  */
-export function useWorkspace(client: WorkbenchClient, { activeFile, log, update }: { activeFile: string | undefined; log: Log; update: UpdateLayout }): Workspace {
+export function useWorkspace(
+  client: WorkbenchClient,
+  { activeFile, log, update }: { activeFile: string | undefined; log: Log; update: UpdateLayout },
+): Workspace {
   const [files, setFiles] = useState<string[]>([]);
   const [host, setHost] = useState<string | undefined>();
   const opened = useRef(new Map<string, Open>());
@@ -67,7 +70,11 @@ export function useWorkspace(client: WorkbenchClient, { activeFile, log, update 
   filesRef.current = files;
 
   const refresh = useCallback(
-    () => client.workspace().then((w) => (setFiles(w.files), setHost(w.host ? `${w.host}:${w.root}` : undefined)), (e: Error) => log("error", e.message)),
+    () =>
+      client.workspace().then(
+        (w) => (setFiles(w.files), setHost(w.host ? `${w.host}:${w.root}` : undefined)),
+        (e: Error) => log("error", e.message),
+      ),
     [client, log],
   );
 
@@ -79,20 +86,32 @@ export function useWorkspace(client: WorkbenchClient, { activeFile, log, update 
           text = await client.readFile(path);
         } catch (e) {
           log("error", (e as Error).message);
-          update((l) => ({ ...l, openFiles: l.openFiles.filter((f) => f !== path), activeFile: l.activeFile === path ? l.openFiles.find((f) => f !== path) : l.activeFile }));
+          update((l) => ({
+            ...l,
+            openFiles: l.openFiles.filter((f) => f !== path),
+            activeFile: l.activeFile === path ? l.openFiles.find((f) => f !== path) : l.activeFile,
+          }));
           return;
         }
         if (opened.current.has(path)) return;
-        const model = monaco.editor.getModel(modelUri(path)) ?? monaco.editor.createModel(text, path.endsWith(".ts") ? "typescript" : undefined, modelUri(path));
+        const model =
+          monaco.editor.getModel(modelUri(path)) ??
+          monaco.editor.createModel(text, path.endsWith(".ts") ? "typescript" : undefined, modelUri(path));
         const entry: Open = { model, savedVersion: model.getAlternativeVersionId() };
         model.onDidChangeContent(() => {
           const isDirty = model.getAlternativeVersionId() !== entry.savedVersion;
-          setDirty((d) => (d.has(path) === isDirty ? d : isDirty ? new Set([...d, path]) : new Set([...d].filter((x) => x !== path))));
+          setDirty((d) =>
+            d.has(path) === isDirty ? d : isDirty ? new Set([...d, path]) : new Set([...d].filter((x) => x !== path)),
+          );
         });
         opened.current.set(path, entry);
         setModelsVersion((v) => v + 1);
       }
-      update((l) => ({ ...l, openFiles: l.openFiles.includes(path) ? l.openFiles : [...l.openFiles, path], activeFile: activate ? path : l.activeFile }));
+      update((l) => ({
+        ...l,
+        openFiles: l.openFiles.includes(path) ? l.openFiles : [...l.openFiles, path],
+        activeFile: activate ? path : l.activeFile,
+      }));
     },
     [client, log, update],
   );
