@@ -7,7 +7,7 @@ export interface MachineInfo {
   memoryBytes: number;
   freeMemoryBytes: number;
   gpus: number;
-  native: { cuda: boolean; napiVersion: number; flavour: "cuda" | "cpu" };
+  native: { cuda: boolean; napiVersion: number; flavour: "cuda" | "cpu"; spillCompression: string[] };
   /** CUDA as this build sees it: compiled in, driver/runtime versions (e.g. 13000), each GPU. */
   cuda: { compiled: boolean; driverVersion: number; runtimeVersion: number; note: string; devices: GpuDevice[] };
   node: string;
@@ -29,7 +29,12 @@ export function machineInfo(): MachineInfo {
     memoryBytes: totalmem(),
     freeMemoryBytes: freemem(),
     gpus: b.gpus,
-    native: { cuda: b.cuda, napiVersion: b.napiVersion, flavour: b.cuda ? "cuda" : "cpu" },
+    native: {
+      cuda: b.cuda,
+      napiVersion: b.napiVersion,
+      flavour: b.cuda ? "cuda" : "cpu",
+      spillCompression: b.spillCompression,
+    },
     cuda: g,
     node: process.version,
     defaultWorkers: availableParallelism(),
@@ -41,6 +46,16 @@ const GIB = 1024 ** 3;
 /** 13000 → "13.0"; 0 → "none". */
 function cudaVersion(v: number): string {
   return v === 0 ? "none" : `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
+}
+
+/** The compressions spill files may use, and how to get the missing ones. */
+function spillLine(available: string[]): string {
+  const missing = ["lz4", "zstd"].filter((c) => !available.includes(c));
+  const codecs = available.filter((c) => c !== "none");
+  const have = codecs.length > 0 ? `compressed with ${codecs.join(" or ")} (or none)` : "uncompressed";
+  return missing.length === 0
+    ? have
+    : `${have}; ${missing.join(" and ")} not built in (apt-get install -y ${missing.map((c) => `lib${c}-dev`).join(" ")}, then npm install)`;
 }
 
 export function formatInfo(i: MachineInfo): string {
@@ -56,6 +71,7 @@ export function formatInfo(i: MachineInfo): string {
       ? [`CUDA            driver ${cudaVersion(i.cuda.driverVersion)}, runtime ${cudaVersion(i.cuda.runtimeVersion)}`]
       : []),
     `native build    ${i.native.flavour}${i.native.cuda && i.gpus === 0 ? " (built with CUDA; no GPU or driver found, running on CPU)" : ""}, N-API ${i.native.napiVersion}`,
+    `spill files     ${spillLine(i.native.spillCompression)}`,
     `node            ${i.node}`,
     `default workers ${i.defaultWorkers} CPU worker threads`,
   ].join("\n");

@@ -54,9 +54,26 @@ export function resolveMemory(o: MemoryOptions = {}): MemorySettings {
   };
 }
 
+/**
+ * The spill compressions this build has, best first ("none" always): lz4 and zstd
+ * only where their libraries were found when the addon was built.
+ *
+ * @example
+ * availableSpillCompressions() // ["lz4", "zstd", "none"]
+ */
+export function availableSpillCompressions(): SpillCompression[] {
+  return native().buildInfo().spillCompression;
+}
+
 function spillCompression(v: unknown): SpillCompression {
-  if (v === undefined) return "lz4";
-  if (SPILL_COMPRESSIONS.includes(v as SpillCompression)) return v as SpillCompression;
+  const available = availableSpillCompressions();
+  if (v === undefined) return available[0];
+  if (available.includes(v as SpillCompression)) return v as SpillCompression;
+  if (SPILL_COMPRESSIONS.includes(v as SpillCompression))
+    throw new BasinError(
+      "BASIN_PLAN",
+      `spill compression "${v}" is not in this build: lib${v}-dev was not found when Basin was built (apt-get install -y lib${v}-dev, then npm install again); use ${available.map((c) => `"${c}"`).join(" or ")}`,
+    );
   throw new BasinError(
     "BASIN_PLAN",
     `spillCompression must be one of ${SPILL_COMPRESSIONS.map((c) => `"${c}"`).join(", ")}, got ${JSON.stringify(v)}`,

@@ -95,7 +95,7 @@ export interface MemoryConfig {
   target?: number;
   /** This process's own spill folder (engine/memory/spill_dir.ts makes it). */
   directory: string;
-  /** How spill files are compressed (default "lz4"). */
+  /** How spill files are compressed (default: the best this build has, BuildInfo.spillCompression[0]). */
   compression?: "lz4" | "zstd" | "none";
 }
 
@@ -149,6 +149,8 @@ export interface BuildInfo {
   cuda: boolean;
   gpus: number;
   napiVersion: number;
+  /** Spill compressions this build has, best first: lz4 and zstd where their libraries were found at build time; "none" always. */
+  spillCompression: ("lz4" | "zstd" | "none")[];
 }
 
 /** One GPU as the CUDA runtime sees it. */

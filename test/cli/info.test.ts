@@ -28,6 +28,7 @@ describe("basin info", () => {
       cuda: build.cuda,
       napiVersion: build.napiVersion,
       flavour: build.cuda ? "cuda" : "cpu",
+      spillCompression: build.spillCompression,
     });
     expect(info.node).toBe(process.version);
     expect(info.defaultWorkers).toBe(availableParallelism());
@@ -50,6 +51,7 @@ describe("basin info", () => {
     expect(r.stdout).toMatch(new RegExp(`^cores\\s+${availableParallelism()}\\b`, "m"));
     expect(r.stdout).toMatch(/^memory\s+[\d.]+ GiB/m);
     expect(r.stdout).toMatch(/^native build\s+(cpu|cuda)/m);
+    expect(r.stdout).toMatch(/^spill files\s+compressed with lz4 or zstd \(or none\)$/m); // this machine has liblz4-dev and libzstd-dev
     const gib = Number(/^memory\s+([\d.]+) GiB/m.exec(r.stdout)![1]);
     expect(Math.abs(gib - totalmem() / 1024 ** 3)).toBeLessThan(0.06);
     expect(() => JSON.parse(r.stdout)).toThrow();

@@ -5,6 +5,7 @@
 #include "bind/napi_util.h"
 #include "bind/plan_args.h"
 #include "gpu/gpu.h"
+#include "io/spill_file.h"
 #include "store/store.h"
 
 namespace basin {
@@ -76,6 +77,11 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
     o.Set("cuda", r.compiled);
     o.Set("gpus", int(r.devices.size()));
     o.Set("napiVersion", NAPI_VERSION);
+    // The spill compressions this build has, best first ("none" always).
+    auto codecs = Napi::Array::New(info.Env());
+    for (SpillCodec c : {SpillCodec::Lz4, SpillCodec::Zstd, SpillCodec::None})
+      if (SpillCodecAvailable(c)) codecs.Set(codecs.Length(), SpillCodecName(c));
+    o.Set("spillCompression", codecs);
     return o;
   }));
   // gpuInfo() -> { compiled, driverVersion, runtimeVersion, note, devices }

@@ -8,8 +8,12 @@
 #include <unordered_set>
 #include <vector>
 
+#if BASIN_WITH_LZ4
 #include <lz4frame.h>
+#endif
+#if BASIN_WITH_ZSTD
 #include <zstd.h>
+#endif
 
 #include "io/flatbuf.h"
 
@@ -23,6 +27,16 @@ constexpr char kMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
 constexpr uint32_t kContinuation = 0xFFFFFFFFu;
 // Buffers are (de)compressed in pieces of this many bytes, so the scratch stays small.
 constexpr size_t kChunk = size_t(1) << 20;
+#if BASIN_WITH_LZ4
+constexpr bool kHasLz4 = true;
+#else
+constexpr bool kHasLz4 = false;
+#endif
+#if BASIN_WITH_ZSTD
+constexpr bool kHasZstd = true;
+#else
+constexpr bool kHasZstd = false;
+#endif
 // zstd's fastest regular level: spilling is on the critical path.
 constexpr int kZstdLevel = 1;
 
@@ -37,18 +51,30 @@ struct FileCloser {
 };
 using File = std::unique_ptr<FILE, FileCloser>;
 
+#if BASIN_WITH_LZ4
 struct Lz4CFree {
   void operator()(LZ4F_cctx* c) const { LZ4F_freeCompressionContext(c); }
 };
 struct Lz4DFree {
   void operator()(LZ4F_dctx* d) const { LZ4F_freeDecompressionContext(d); }
 };
+#endif
+#if BASIN_WITH_ZSTD
 struct ZstdCFree {
   void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
 };
 struct ZstdDFree {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
+#endif
+
+// Where this build lacks a codec: how to get it (SpillCodecFromName refuses it before any file is written).
+[[noreturn]] void Unavailable(SpillCodec c) {
+  std::string name = SpillCodecName(c);
+  throw BasinError("BASIN_PLAN", "this Basin was built without " + name + " (install lib" + name + "-dev, e.g. apt-get install -y lib" + name +
+                                     "-dev, then run npm install again); use spill compression " +
+                                     (SpillCodecAvailable(SpillCodec::Lz4) ? "lz4 or none" : SpillCodecAvailable(SpillCodec::Zstd) ? "zstd or none" : "none"));
+}
 
 [[noreturn]] void Fail(const std::string& what, const std::string& path, int err) {
   std::string why = err == ENOSPC ? "no space left on the device" : err == EDQUOT ? "disk quota exceeded" : std::strerror(err);
@@ -133,7 +159,10 @@ class Writer {
   }
 
  private:
-  void lz4(const uint8_t* src, size_t n) {
+  void lz4([[maybe_unused]] const uint8_t* src, [[maybe_unused]] size_t n) {
+#if !BASIN_WITH_LZ4
+    Unavailable(SpillCodec::Lz4);
+#else
     LZ4F_preferences_t prefs;
     std::memset(&prefs, 0, sizeof prefs);
     prefs.frameInfo.contentSize = n;
@@ -152,8 +181,12 @@ class Writer {
     for (size_t at = 0; at < n; at += kChunk)
       put(scratch_.data(), check(LZ4F_compressUpdate(lz4_.get(), scratch_.data(), scratch_.size(), src + at, std::min(kChunk, n - at), nullptr)));
     put(scratch_.data(), check(LZ4F_compressEnd(lz4_.get(), scratch_.data(), scratch_.size(), nullptr)));
+#endif
   }
-  void zstd(const uint8_t* src, size_t n) {
+  void zstd([[maybe_unused]] const uint8_t* src, [[maybe_unused]] size_t n) {
+#if !BASIN_WITH_ZSTD
+    Unavailable(SpillCodec::Zstd);
+#else
     if (!zstd_) zstd_.reset(ZSTD_createCCtx());
     if (!zstd_) throw BasinError("BASIN_SPILL", "cannot start zstd to write spill file " + path_ + ": out of memory");
     ZSTD_CCtx_reset(zstd_.get(), ZSTD_reset_session_only);
@@ -173,6 +206,7 @@ class Writer {
         put(scratch_.data(), out.pos);
       } while (last ? left != 0 : in.pos < in.size);
     }
+#endif
   }
 
   std::string path_;
@@ -180,8 +214,12 @@ class Writer {
   SpillCodec codec_;
   int64_t at_ = 0;
   std::vector<uint8_t> scratch_;
+#if BASIN_WITH_LZ4
   std::unique_ptr<LZ4F_cctx, Lz4CFree> lz4_;
+#endif
+#if BASIN_WITH_ZSTD
   std::unique_ptr<ZSTD_CCtx, ZstdCFree> zstd_;
+#endif
 };
 
 class Reader {
@@ -237,15 +275,19 @@ class Reader {
     }
     if (raw != int64_t(size)) corrupt("a buffer has the wrong size");
     size_t out = 0;
+#if BASIN_WITH_LZ4
     if (compression == kLz4Frame && !lz4_) {
       LZ4F_dctx* d = nullptr;
       if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION))) corrupt("lz4 could not start");
       lz4_.reset(d);
     }
+    if (compression == kLz4Frame) LZ4F_resetDecompressionContext(lz4_.get());
+#endif
+#if BASIN_WITH_ZSTD
     if (compression == kZstd && !zstd_) zstd_.reset(ZSTD_createDCtx());
     if (compression == kZstd && !zstd_) throw std::bad_alloc();
     if (compression == kZstd) ZSTD_DCtx_reset(zstd_.get(), ZSTD_reset_session_only);
-    if (compression == kLz4Frame) LZ4F_resetDecompressionContext(lz4_.get());
+#endif
     while (stored > 0) {
       size_t n = size_t(std::min<int64_t>(stored, int64_t(kChunk)));
       scratch_.resize(n);
@@ -253,12 +295,16 @@ class Reader {
       stored -= int64_t(n);
       size_t used = 0;
       while (used < n) {
-        if (compression == kLz4Frame) {
+        if (false) {
+#if BASIN_WITH_LZ4
+        } else if (compression == kLz4Frame) {
           size_t dstSize = size - out, srcSize = n - used;
           size_t r = LZ4F_decompress(lz4_.get(), dst + out, &dstSize, scratch_.data() + used, &srcSize, nullptr);
           if (LZ4F_isError(r) || (dstSize == 0 && srcSize == 0)) corrupt("an lz4 frame does not decompress");
           out += dstSize;
           used += srcSize;
+#endif
+#if BASIN_WITH_ZSTD
         } else if (compression == kZstd) {
           ZSTD_inBuffer in{scratch_.data() + used, n - used, 0};
           ZSTD_outBuffer o{dst, size, out};
@@ -266,8 +312,9 @@ class Reader {
           if (ZSTD_isError(r) || (in.pos == 0 && o.pos == out)) corrupt("a zstd frame does not decompress");
           out = o.pos;
           used += in.pos;
+#endif
         } else {
-          corrupt("it names an unknown compression");
+          corrupt("it names a compression this build cannot read");
         }
       }
     }
@@ -282,8 +329,12 @@ class Reader {
   File f_;
   int64_t at_ = 0;
   std::vector<uint8_t> scratch_;
+#if BASIN_WITH_LZ4
   std::unique_ptr<LZ4F_dctx, Lz4DFree> lz4_;
+#endif
+#if BASIN_WITH_ZSTD
   std::unique_ptr<ZSTD_DCtx, ZstdDFree> zstd_;
+#endif
 };
 
 uint8_t ArrowType(DType t) {
@@ -380,9 +431,25 @@ const char* SpillCodecName(SpillCodec c) {
   return "?";
 }
 
+bool SpillCodecAvailable(SpillCodec c) {
+  switch (c) {
+    case SpillCodec::None: return true;
+    case SpillCodec::Lz4: return kHasLz4;
+    case SpillCodec::Zstd: return kHasZstd;
+  }
+  return false;
+}
+
+SpillCodec DefaultSpillCodec() {
+  return kHasLz4 ? SpillCodec::Lz4 : kHasZstd ? SpillCodec::Zstd : SpillCodec::None;
+}
+
 SpillCodec SpillCodecFromName(const std::string& name) {
-  for (SpillCodec c : {SpillCodec::None, SpillCodec::Lz4, SpillCodec::Zstd})
-    if (name == SpillCodecName(c)) return c;
+  for (SpillCodec c : {SpillCodec::None, SpillCodec::Lz4, SpillCodec::Zstd}) {
+    if (name != SpillCodecName(c)) continue;
+    if (!SpillCodecAvailable(c)) Unavailable(c);
+    return c;
+  }
   throw BasinError("BASIN_PLAN", "unknown spill compression '" + name + "'; use lz4, zstd or none");
 }
 

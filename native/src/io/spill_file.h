@@ -14,11 +14,13 @@ namespace basin {
 
 enum class SpillCodec : uint8_t { None = 0, Lz4 = 1, Zstd = 2 };
 const char* SpillCodecName(SpillCodec c);
-SpillCodec SpillCodecFromName(const std::string& name);  // throws BASIN_PLAN on an unknown name
+SpillCodec SpillCodecFromName(const std::string& name);  // throws BASIN_PLAN on an unknown name or one this build lacks
+bool SpillCodecAvailable(SpillCodec c);                   // lz4 and zstd only where the build found them
+SpillCodec DefaultSpillCodec();                           // lz4, else zstd, else none: the best this build has
 
 // Writes `t` to `path`, returning the bytes written; on failure (disk full, no
 // permission) removes the partial file and throws BASIN_SPILL.
-int64_t WriteSpillFile(const std::string& path, const Table& t, SpillCodec codec = SpillCodec::Lz4);
+int64_t WriteSpillFile(const std::string& path, const Table& t, SpillCodec codec = DefaultSpillCodec());
 TablePtr ReadSpillFile(const std::string& path);
 // The bytes a table holds in memory, each buffer counted once.
 int64_t TableBytes(const Table& t);

@@ -28,7 +28,7 @@ struct MemoryConfig {
   int64_t diskLimit = SpillPolicy::kUnlimited;  // bytes of spill files before spilling fails
   double target = 0.8;                          // spill down to this fraction of the limit
   std::string directory;                        // this process's own spill directory
-  SpillCodec codec = SpillCodec::Lz4;           // how spill files are compressed
+  SpillCodec codec = DefaultSpillCodec();      // how spill files are compressed
 };
 
 struct MemoryStats {
