@@ -5,6 +5,7 @@ export type ErrorCode =
   | "BASIN_IO" // a file is missing or unreadable
   | "BASIN_CAST" // a value cannot be cast
   | "BASIN_SYNTAX" // the pipeline file does not compile
+  | "BASIN_PIPELINE" // the pipeline's own code threw while it was evaluated (a typo'd method, a throw, a missing import)
   | "BASIN_CANCELLED"
   | "BASIN_WORKER" // a worker died
   | "BASIN_OOM"

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join, resolve } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Cluster } from "../cluster/cluster.js";
+import { BasinError } from "../common/errors.js";
 import type { EngineClient, EngineEvent } from "../common/rpc.js";
 import type { WorkbenchClient } from "../common/rpc_client.js";
 import { assetFile, contentType } from "./assets.js";
@@ -157,7 +158,16 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   });
 
   await new Promise<void>((ok, fail) => {
-    http.once("error", fail);
+    http.once("error", (e: NodeJS.ErrnoException) =>
+      fail(
+        e.code === "EADDRINUSE"
+          ? new BasinError(
+              "BASIN_IO",
+              `port ${options.port} on 127.0.0.1 is already in use; pick another with --port, or leave it out for a free one`,
+            )
+          : e,
+      ),
+    );
     http.listen(options.port ?? 0, "127.0.0.1", () => ok());
   });
   const port = (http.address() as { port: number }).port;

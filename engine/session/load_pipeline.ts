@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { stackLocation } from "../api/source_location.js";
 import { BasinError } from "../common/errors.js";
 
 /** The engine's public module, as the pipeline's `"basin"` import resolves to it. */
@@ -29,6 +30,23 @@ function syntaxError(m: Message, file: string): BasinError {
     ? `${shown(resolve("/", m.location.file))}:${m.location.line}:${m.location.column + 1}`
     : shown(file);
   return new BasinError("BASIN_SYNTAX", `${m.text} (fix the pipeline file and run again)`, at);
+}
+
+/**
+ * What the pipeline's own code threw while it was evaluated, as the user's mistake
+ * (BASIN_PIPELINE at its line), not an engine failure; Basin's own errors pass as they are.
+ */
+function pipelineError(e: unknown, file: string): BasinError {
+  if (e instanceof BasinError) return e;
+  const err = e instanceof Error ? e : new Error(String(e));
+  // A missing named import fails when the module links, before any line runs.
+  const message = err.message.replaceAll(API_URL, "basin");
+  const at = stackLocation(err.stack ?? "") ?? shown(file);
+  return new BasinError(
+    "BASIN_PIPELINE",
+    `${err.name}: ${message} (thrown by the pipeline's own code; fix it and run again)`,
+    at,
+  );
 }
 
 /**
@@ -74,6 +92,8 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   try {
     writeFileSync(out, code);
     mod = (await import(pathToFileURL(out).href)) as { default?: unknown };
+  } catch (e) {
+    throw pipelineError(e, file);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -311,3 +311,48 @@ describe("basin run --output", () => {
     expect(readdirSync(dir).filter((f) => f.includes("partial"))).toEqual([]);
   });
 });
+
+describe("basin run: mistakes in the pipeline's own code are the user's, not Basin's", () => {
+  it("(j) a misspelt method, a throw and a missing import: BASIN_PIPELINE at the user's line, never BASIN_INTERNAL", async () => {
+    const typo = `import { readCsv, col } from "basin";
+const trips = readCsv("good.csv");
+export default trips.fliter(col("v").gt(0));
+`;
+    const t = expectOneError(await run("typo.ts", typo), "BASIN_PIPELINE");
+    expect(t).toContain(`typo.ts:${at(typo, "trips.fliter").split(":")[0]}:`);
+    expect(t).toContain("TypeError");
+    expect(t).toContain("fliter is not a function");
+
+    const thrower = `import { readCsv } from "basin";
+if (readCsv("good.csv").columns.length < 10) throw new Error("need ten columns");
+export default readCsv("good.csv");
+`;
+    const th = expectOneError(await run("thrower.ts", thrower), "BASIN_PIPELINE");
+    expect(th).toContain(`thrower.ts:${at(thrower, "throw new").split(":")[0]}:`);
+    expect(th).toContain("Error: need ten columns");
+
+    const missing = `import { readCsvv } from "basin";
+export default readCsvv("good.csv");
+`;
+    const m = expectOneError(await run("missing_import.ts", missing), "BASIN_PIPELINE");
+    expect(m).toContain("missing_import.ts");
+    expect(m).toContain("does not provide an export named 'readCsvv'");
+    expect(m).toContain("'basin'");
+  });
+});
+
+describe("basin serve: a busy port", () => {
+  it("(k) says the port is in use (BASIN_IO), not an engine bug", async () => {
+    const { createServer } = await import("node:net");
+    const busy = createServer();
+    await new Promise<void>((ok) => busy.listen(0, "127.0.0.1", ok));
+    try {
+      const port = (busy.address() as { port: number }).port;
+      const r = await runBasin(["serve", dir, "--port", String(port)], { cwd: dir });
+      const line = expectOneError(r, "BASIN_IO");
+      expect(line).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      busy.close();
+    }
+  });
+});

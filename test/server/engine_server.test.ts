@@ -199,6 +199,16 @@ describe("engine server: errors and cancellation", () => {
     expect(e.type === "runFailed" && e.error.location).toMatch(/trips\.ts:2:\d+$/);
   });
 
+  it("reports what the pipeline's own code threw as BASIN_PIPELINE at its line (evaluated in the driver thread)", async () => {
+    const e = await runToEnd(
+      "trips.ts",
+      `import { readCsv } from "basin";\nconst t = readCsv("${dir}/*.csv");\nexport default t.fliter(1);\n`,
+    );
+    expect(e.type === "runFailed" && e.error.code).toBe("BASIN_PIPELINE");
+    expect(e.type === "runFailed" && e.error.location).toMatch(/trips\.ts:3:\d+$/);
+    expect(e.type === "runFailed" && e.error.message).toContain("TypeError: t.fliter is not a function");
+  });
+
   it("cancels a run whose pipeline file never finishes evaluating", async () => {
     const { runId } = await client.call<{ runId: string }>("run", "loops.ts");
     await new Promise((r) => setTimeout(r, 300));
