@@ -109,7 +109,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     res.end(`${text}\n`);
   };
 
+  // DNS rebinding: a page of another site whose name now resolves to 127.0.0.1 sends its
+  // own name as Host. Any port: an SSH tunnel (RemoteEngine) reaches this one on another.
+  const hostOk = (req: IncomingMessage) => /^(127\.0\.0\.1|localhost)(:\d+)?$/.test(req.headers.host ?? "");
+  let port = 0;
+
   const http = createServer((req, res) => {
+    if (!hostOk(req)) return refuse(res, 421, "Basin: this server answers only to 127.0.0.1 and localhost");
     const url = new URL(req.url ?? "/", origin);
     const query = url.searchParams.get("token");
     if (!sameToken(query, token) && !sameToken(cookieToken(req), token))
@@ -135,6 +141,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       "content-security-policy": contentSecurityPolicy({ websocket: true }),
       "x-content-type-options": "nosniff",
       "cache-control": "no-store",
+      // The page's address holds the token until the page removes it: never send it on.
+      "referrer-policy": "no-referrer",
     });
     res.end(readFileSync(join(file)));
   });
@@ -144,10 +152,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? "/", origin);
     const allowed = [origin, origin.replace("127.0.0.1", "localhost")];
     const okToken = sameToken(url.searchParams.get("token"), token) || sameToken(cookieToken(req), token);
-    if (!okToken || !allowed.includes(req.headers.origin ?? "")) {
-      socket.end(
-        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nBasin: ${okToken ? "wrong Origin" : "token missing or wrong"}\r\n`,
-      );
+    if (!okToken || !allowed.includes(req.headers.origin ?? "") || !hostOk(req)) {
+      const why = !okToken ? "token missing or wrong" : !hostOk(req) ? "wrong Host" : "wrong Origin";
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nBasin: ${why}\r\n`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -170,7 +177,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     );
     http.listen(options.port ?? 0, "127.0.0.1", () => ok());
   });
-  const port = (http.address() as { port: number }).port;
+  port = (http.address() as { port: number }).port;
   origin = `http://127.0.0.1:${port}`;
   return {
     url: `${origin}/?token=${token}`,

@@ -148,6 +148,9 @@ async function runAndWait(status: RegExp, timeout = 30_000): Promise<void> {
 describe("workbench in the browser", { timeout: 120_000 }, () => {
   it("opens a pipeline, completes `basin` API names, runs edited text and shows the first rows", async () => {
     await page.goto(server.url);
+    // The token leaves the address bar once the page has it (the client keeps it).
+    await page.waitForFunction(() => !location.search.includes("token"));
+    expect(page.url()).toBe(`http://127.0.0.1:${server.port}/`);
     await page.click('[data-path="small.ts"]');
     await page.waitForSelector(".monaco-editor .view-lines");
     await page.waitForFunction(() => document.querySelector(".view-lines")?.textContent?.includes("fromColumns"));

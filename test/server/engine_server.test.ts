@@ -85,6 +85,26 @@ describe("engine server: access", () => {
     ).rejects.toThrow(/HTTP 403/);
   });
 
+  it("answers only to its own Host (DNS rebinding) and tells the browser to send no referrer", async () => {
+    const { request } = await import("node:http");
+    const get = (host: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown> }>((ok, fail) =>
+        request({ host: "127.0.0.1", port: server.port, path: `/?token=${server.token}`, headers: { host } }, (r) => {
+          r.resume();
+          ok({ status: r.statusCode ?? 0, headers: r.headers });
+        })
+          .on("error", fail)
+          .end(),
+      );
+    expect((await get("evil.example:80")).status).toBe(421);
+    expect((await get(`evil.example:${server.port}`)).status).toBe(421);
+    expect((await get(`127.0.0.1.evil.example:${server.port}`)).status).toBe(421);
+    const good = await get(`127.0.0.1:${server.port}`);
+    expect(good.status).not.toBe(421);
+    expect(good.headers["referrer-policy"]).toBe("no-referrer");
+    expect((await get(`localhost:${server.port}`)).status).not.toBe(421);
+  });
+
   it("serves nothing outside the app's assets, even with the token", async () => {
     const r = await fetch(`${origin}/..%2F..%2Fpackage.json?token=${server.token}`);
     expect([403, 404]).toContain(r.status);
