@@ -2,6 +2,7 @@
 // expressions (column indices, every node typed), aggregations, sort and join keys,
 // window functions and CSV scan options. Plain JSON; the addon's typings and the
 // task graph both read them from here.
+import type { AggOp, BinaryOp, UnaryOp } from "../common/expr.js";
 import type { DType } from "../common/types.js";
 
 export interface CsvOptions {
@@ -36,23 +37,8 @@ export type NativeExpr =
 /** Function parameters: numbers (durations in microseconds), strings, bools, nulls, lists of them. */
 export type NativeFnOptions = Record<string, number | string | boolean | null | (number | string | boolean | null)[]>;
 
-export type BinaryOp = "add" | "sub" | "mul" | "div" | "mod" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
-export type UnaryOp = "neg" | "not" | "isNull" | "isNotNull";
-
-export type AggOp =
-  | "sum"
-  | "mean"
-  | "min"
-  | "max"
-  | "count"
-  | "std"
-  | "var"
-  | "median"
-  | "nunique"
-  | "first"
-  | "last"
-  | "quantile"
-  | "corr";
+// The plan's operator names are the kernels' too (one list, in common/expr.ts).
+export type { AggOp, BinaryOp, UnaryOp } from "../common/expr.js";
 export type AggMode = "full" | "partial" | "merge" | "final";
 
 export interface NativeAgg {
