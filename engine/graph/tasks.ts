@@ -60,7 +60,7 @@ export type Step = (
   | { kind: "bagToTable"; schema: Field[] }
   /** Delayed: calls a user function on arguments built from `args` and the task's inputs (engine/common/delayed.ts). */
   | { kind: "call"; call: DelayedCall }
-  /** One step of an array chunk task (engine/lower/array_tasks.ts). */
+  /** One step of an array chunk task (engine/graph/array_steps.ts). */
   | { kind: "array"; step: ArrayStep }
 ) & { loc?: SourceLocation };
 

@@ -244,7 +244,7 @@ export interface NativeAddon {
   /**
    * The table as JS arrays that must only be read, releasing `h`: no buffer is copied;
    * those no other table holds move to JS when `h` was the last reference, the rest are
-   * shared with the tables that hold them. `takeTable` (take_table.ts) makes it a JsTable.
+   * shared with the tables that hold them. `takeTable` (engine/run/take.ts) makes it a JsTable.
    */
   takeTableToJs(h: Handle): TakenTable;
   tableFromJs(t: JsTable): Handle;

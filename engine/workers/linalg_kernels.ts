@@ -1,6 +1,6 @@
 // The TSQR stages and solves on array chunks; the dense factorizations themselves
 // are native (native/src/array/linalg.cc). Packed chunks hold several matrices one after
-// another, their shapes known from the step (engine/lower/array_tasks.ts).
+// another, their shapes known from the step (engine/graph/array_steps.ts).
 import { BasinError } from "../common/errors.js";
 import { native } from "../native/addon.js";
 import { matmul } from "./array_kernels.js";
