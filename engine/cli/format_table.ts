@@ -22,6 +22,9 @@ export function displayWidth(s: string): number {
   return w;
 }
 
+/** Rows `basin run` prints of a result at most: its head and tail halves of these. */
+export const MAX_PRINTED_ROWS = 20;
+
 /** What formatTable reads of a table: only the rows it shows are read from `column`. */
 export type PrintableTable = Pick<Table, "columnNames" | "numRows" | "schema" | "column">;
 
@@ -31,7 +34,7 @@ export type PrintableTable = Pick<Table, "columnNames" | "numRows" | "schema" | 
  * @example
  * console.log(formatTable(await df.compute()));
  */
-export function formatTable(t: PrintableTable, maxRows = 20): string {
+export function formatTable(t: PrintableTable, maxRows = MAX_PRINTED_ROWS): string {
   const names = t.columnNames;
   const half = Math.floor(maxRows / 2);
   const rowIdx =

@@ -8,11 +8,12 @@ import { encodeNpy } from "../io/npy.js";
 import { checkWritable, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import { explainPlan } from "../run/explain.js";
-import { takeParts, type ArrayResult } from "../run/run_plan.js";
+import { peekParts } from "../run/peek.js";
+import type { ArrayResult } from "../run/run_plan.js";
 import { writeStored } from "../run/write_frame.js";
 import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";
 import { formatArray } from "./format_array.js";
-import { formatTable } from "./format_table.js";
+import { formatTable, MAX_PRINTED_ROWS } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
 
 export interface RunFileOptions {
@@ -113,7 +114,11 @@ async function emit(
     // --output streams the result's partitions from the store to the file (never one table in memory).
     const { rows } = await writeStored(parts.refs, output, format);
     process.stderr.write(`wrote ${rows} rows to ${output}\n`);
-  } else process.stdout.write(`${formatTable(await takeParts(parts))}\n`);
+  } else {
+    // Only the rows printed leave the store: a result of any size prints at once.
+    const half = Math.floor(MAX_PRINTED_ROWS / 2);
+    process.stdout.write(`${formatTable(await peekParts(parts, half, half))}\n`);
+  }
 }
 
 function emitArray(r: ArrayResult, output: string | undefined, secs: string): void {

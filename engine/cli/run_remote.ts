@@ -10,7 +10,7 @@ import type { Page, ResultInfo, WireValue } from "../common/rpc.js";
 import type { DType } from "../common/types.js";
 import type { SshProfile } from "../cluster/profiles.js";
 import { RemoteEngine } from "../cluster/remote/remote_engine.js";
-import { formatTable, type PrintableTable } from "./format_table.js";
+import { formatTable, MAX_PRINTED_ROWS, type PrintableTable } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
 
 /** A wire cell as the CLI prints local values (timestamps as Dates when exact to the millisecond). */
@@ -85,7 +85,7 @@ export async function runRemote(
     }
     const secs = ((performance.now() - t0) / 1000).toFixed(2);
     try {
-      const table = await printable(engine, run.result, 20);
+      const table = await printable(engine, run.result, MAX_PRINTED_ROWS);
       process.stderr.write(`${run.tasks} tasks in ${secs} s on ${profile.host}\n`);
       process.stdout.write(`${formatTable(table)}\n`);
     } finally {
