@@ -1,6 +1,7 @@
 // Writes a result to one CSV, Parquet or Arrow IPC file, chunk by chunk in order,
 // into a temporary file in the same folder that is renamed over the real name only
 // once complete: a failure never leaves half a file behind.
+import { randomBytes } from "node:crypto";
 import { accessSync, constants, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
 import { once } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
@@ -274,11 +275,9 @@ export async function writeFile(
   loc?: SourceLocation,
 ): Promise<WriteSummary> {
   checkWritable(path, loc);
-  const tmp = join(
-    dirname(path),
-    `.${basename(path)}.partial-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-  );
-  const ws = createWriteStream(tmp);
+  const tmp = join(dirname(path), `.${basename(path)}.partial-${process.pid}-${randomBytes(9).toString("base64url")}`);
+  // O_EXCL: a file or link planted at the temp name fails the write instead of being followed.
+  const ws = createWriteStream(tmp, { flags: "wx" });
   const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
   failed.catch(() => undefined);
   try {

@@ -1,6 +1,17 @@
 // The folder the workbench edits: a file list and reads/writes confined to it.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { BasinError } from "../common/errors.js";
 import type { WorkspaceInfo } from "../common/rpc.js";
 
@@ -16,8 +27,12 @@ export const MAX_LISTED = 5000;
 export class Workspace {
   readonly root: string;
 
+  /** The root with its links resolved: every path must really be under it. */
+  private readonly realRoot: string;
+
   constructor(root: string) {
     this.root = resolve(root);
+    this.realRoot = realpathSync(this.root);
   }
 
   list(): WorkspaceInfo {
@@ -28,23 +43,54 @@ export class Workspace {
         if (files.length >= MAX_LISTED) return;
         if (e.name.startsWith(".") || SKIPPED.has(e.name)) continue;
         const rel = relative(this.root, join(dir, e.name)).split(sep).join("/");
-        if (e.isDirectory()) {
+        // A link is listed as what it points to when that is inside; links leading out are left out.
+        const kind = e.isSymbolicLink()
+          ? this.linkKind(join(dir, e.name))
+          : e.isDirectory()
+            ? "dir"
+            : e.isFile()
+              ? "file"
+              : undefined;
+        if (kind === "dir" && !e.isSymbolicLink()) {
           files.push(`${rel}/`);
           walk(join(dir, e.name));
-        } else if (e.isFile()) files.push(rel);
+        } else if (kind === "dir") files.push(`${rel}/`);
+        else if (kind === "file") files.push(rel);
       }
     };
     walk(this.root);
     return { root: this.root, files };
   }
 
-  /** The absolute path of a workspace file; refuses anything outside the root. */
+  /**
+   * The absolute path of a workspace file; refuses anything outside the root, by its
+   * name or through a link (the path, or its nearest existing folder, resolved).
+   */
   path(rel: string): string {
     if (typeof rel !== "string" || rel === "") throw new BasinError("BASIN_IO", "a workspace file path is needed");
     const p = resolve(this.root, rel);
-    if (p !== this.root && !p.startsWith(this.root + sep))
-      throw new BasinError("BASIN_IO", `${rel} is outside the workspace ${this.root}; open that folder instead`);
+    const outside = () =>
+      new BasinError("BASIN_IO", `${rel} is outside the workspace ${this.root}; open that folder instead`);
+    if (!this.inside(p, this.root)) throw outside();
+    let existing = p;
+    while (!existsSync(existing) && existing !== this.root) existing = dirname(existing);
+    if (!this.inside(realpathSync(existing), this.realRoot)) throw outside();
     return p;
+  }
+
+  private inside(p: string, root: string): boolean {
+    return p === root || p.startsWith(root + sep);
+  }
+
+  /** What a link inside the workspace points to, when that is inside too. */
+  private linkKind(link: string): "dir" | "file" | undefined {
+    try {
+      if (!this.inside(realpathSync(link), this.realRoot)) return undefined;
+      const s = statSync(link);
+      return s.isDirectory() ? "dir" : s.isFile() ? "file" : undefined;
+    } catch {
+      return undefined; // a dangling link
+    }
   }
 
   read(rel: string): string {
@@ -62,9 +108,15 @@ export class Workspace {
     const p = this.path(rel);
     try {
       mkdirSync(dirname(p), { recursive: true });
-      const tmp = `${p}.basin-save`;
-      writeFileSync(tmp, text);
-      renameSync(tmp, p);
+      // An unpredictable name opened with O_EXCL: a link planted beside the file is never followed.
+      const tmp = join(dirname(p), `.${basename(p)}.basin-save-${randomBytes(9).toString("base64url")}`);
+      writeFileSync(tmp, text, { flag: "wx" });
+      try {
+        renameSync(tmp, p);
+      } catch (e) {
+        unlinkSync(tmp);
+        throw e;
+      }
     } catch (e) {
       throw new BasinError("BASIN_IO", `${rel}: cannot save (${(e as Error).message}); check the folder's permissions`);
     }
