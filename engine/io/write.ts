@@ -246,9 +246,17 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
   // Chunks go to the wasm writer one at a time as it pulls them.
   const it = src.chunks()[Symbol.asyncIterator]();
   let wrote = false;
+  // The wasm writer reports a failed source as "Dyn casting error", or not at all: keep the cause.
+  let cause: unknown;
   const batches = new ReadableStream<WasmBatch>({
     async pull(controller) {
-      const next = await it.next();
+      let next: IteratorResult<JsTable>;
+      try {
+        next = await it.next();
+      } catch (e) {
+        cause = e;
+        throw e;
+      }
       if (next.done && wrote) return controller.close();
       const js = next.done ? emptyTable(src.schema) : next.value;
       wrote = true;
@@ -257,8 +265,15 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
       if (next.done) controller.close();
     },
   });
-  const out = await transformParquetStream(batches, props);
-  for await (const bytes of out as unknown as AsyncIterable<Uint8Array>) await put(ws, bytes);
+  try {
+    const out = await transformParquetStream(batches, props);
+    for await (const bytes of out as unknown as AsyncIterable<Uint8Array>) await put(ws, bytes);
+  } catch (e) {
+    throw cause ?? e;
+  }
+  // A source that failed after some batches may end the wasm stream without an error:
+  // the file would hold only the rows before the failure.
+  if (cause) throw cause;
 }
 
 /**
@@ -294,7 +309,10 @@ export async function writeFile(
     renameSync(tmp, path);
     return { path, rows: src.rows, bytes };
   } catch (e) {
+    // The stream opens its file asynchronously: wait until it is closed, so the file is
+    // there to remove (removing it before the open completes left an empty temp file).
     ws.destroy();
+    if (!ws.closed) await once(ws, "close").catch(() => undefined);
     try {
       unlinkSync(tmp);
     } catch {
