@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { resolveMemory } from "../memory/limits.js";
+import type { Cluster } from "./cluster.js";
 import { LocalCluster, type LocalClusterOptions } from "./local.js";
 
 let cluster: LocalCluster | undefined;
@@ -41,4 +42,16 @@ export async function closeDefaultCluster(): Promise<void> {
   const c = cluster;
   cluster = undefined;
   await c?.close();
+}
+
+/**
+ * The cluster whose workers share this process's store, for work that stays here
+ * (arrays, and views of kept results) while frames may run elsewhere: `cluster`
+ * when it is local, else undefined, which means the default cluster.
+ *
+ * @example
+ * runPlan({ kind: "array", node }, { cluster: localPart(options.cluster) });
+ */
+export function localPart(cluster: Cluster | undefined): Cluster | undefined {
+  return cluster?.kind === "local" ? cluster : undefined;
 }

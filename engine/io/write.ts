@@ -277,6 +277,18 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
 }
 
 /**
+ * A hidden, unpredictable name beside `path` for the temp file a write renames over it.
+ * Open it with O_EXCL ("wx"): a file or link planted there then fails the write
+ * instead of being followed.
+ *
+ * @example
+ * writeFileSync(tempBeside("a.ts", "basin-save"), text, { flag: "wx" });
+ */
+export function tempBeside(path: string, tag: string): string {
+  return join(dirname(path), `.${basename(path)}.${tag}-${process.pid}-${randomBytes(9).toString("base64url")}`);
+}
+
+/**
  * Writes `src` to `path` in `format`, through a temporary file in the same folder.
  *
  * @example
@@ -290,8 +302,7 @@ export async function writeFile(
   loc?: SourceLocation,
 ): Promise<WriteSummary> {
   checkWritable(path, loc);
-  const tmp = join(dirname(path), `.${basename(path)}.partial-${process.pid}-${randomBytes(9).toString("base64url")}`);
-  // O_EXCL: a file or link planted at the temp name fails the write instead of being followed.
+  const tmp = tempBeside(path, "partial");
   const ws = createWriteStream(tmp, { flags: "wx" });
   const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
   failed.catch(() => undefined);

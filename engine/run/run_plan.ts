@@ -109,7 +109,7 @@ export async function takeParts({ refs, skippedLines, tasks }: StoredParts): Pro
   return new Table(parts, { skippedLines, tasks });
 }
 
-/** Runs a graph a collection built; `read` decodes its one result, which is released after. */
+/** Runs a graph a collection built; `read` decodes its result, and every part is released after. */
 async function runGraph<T>(
   graph: TaskGraph,
   what: string,
@@ -123,7 +123,7 @@ async function runGraph<T>(
   try {
     return read(refs[0]);
   } finally {
-    native().release(refs[0]);
+    for (const h of refs) native().release(h);
   }
 }
 

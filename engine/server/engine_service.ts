@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Cluster } from "../cluster/cluster.js";
-import { defaultCluster } from "../cluster/default.js";
+import { defaultCluster, localPart } from "../cluster/default.js";
 import type { ArrayResult } from "../run/run_plan.js";
 import { BasinError } from "../common/errors.js";
 import type {
@@ -50,13 +50,11 @@ export class EngineService implements EngineClient {
   private readonly results: ResultStore;
   private readonly runs = new Map<string, AbortController>();
   private counter = 0;
-  /** The cluster of this process's store: the one given when it is local, else the default one. */
-  private readonly local?: Cluster;
 
   constructor(private readonly options: EngineServiceOptions) {
     this.workspaceFolder = new Workspace(options.root);
-    this.local = options.cluster?.kind === "local" ? options.cluster : undefined;
-    this.results = new ResultStore({ cluster: this.local });
+    // Results stay here, and their views run here, wherever runs go.
+    this.results = new ResultStore({ cluster: localPart(options.cluster) });
   }
 
   async workspace(): Promise<WorkspaceInfo> {

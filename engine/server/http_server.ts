@@ -112,7 +112,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   // DNS rebinding: a page of another site whose name now resolves to 127.0.0.1 sends its
   // own name as Host. Any port: an SSH tunnel (RemoteEngine) reaches this one on another.
   const hostOk = (req: IncomingMessage) => /^(127\.0\.0\.1|localhost)(:\d+)?$/.test(req.headers.host ?? "");
-  let port = 0;
 
   const http = createServer((req, res) => {
     if (!hostOk(req)) return refuse(res, 421, "Basin: this server answers only to 127.0.0.1 and localhost");
@@ -177,7 +176,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     );
     http.listen(options.port ?? 0, "127.0.0.1", () => ok());
   });
-  port = (http.address() as { port: number }).port;
+  const port = (http.address() as { port: number }).port;
   origin = `http://127.0.0.1:${port}`;
   return {
     url: `${origin}/?token=${token}`,

@@ -1,5 +1,4 @@
 // The folder the workbench edits: a file list and reads/writes confined to it.
-import { randomBytes } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
@@ -11,9 +10,10 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { BasinError } from "../common/errors.js";
 import type { WorkspaceInfo } from "../common/rpc.js";
+import { tempBeside } from "../io/write.js";
 
 const SKIPPED = new Set(["node_modules", ".git", "dist"]);
 /** A workspace listing stops here (a home folder opened by mistake must not hang the app). */
@@ -108,8 +108,7 @@ export class Workspace {
     const p = this.path(rel);
     try {
       mkdirSync(dirname(p), { recursive: true });
-      // An unpredictable name opened with O_EXCL: a link planted beside the file is never followed.
-      const tmp = join(dirname(p), `.${basename(p)}.basin-save-${randomBytes(9).toString("base64url")}`);
+      const tmp = tempBeside(p, "basin-save");
       writeFileSync(tmp, text, { flag: "wx" });
       try {
         renameSync(tmp, p);

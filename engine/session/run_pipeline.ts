@@ -5,6 +5,7 @@
 import type { ArrayNode } from "../common/array_plan.js";
 import type { Plan } from "../common/plan.js";
 import type { Cluster, StoredParts } from "../cluster/cluster.js";
+import { localPart } from "../cluster/default.js";
 import { runPlan, type ArrayResult } from "../run/run_plan.js";
 import { computeParts, type ComputeOptions } from "../run/stored.js";
 import type { Table } from "../run/table.js";
@@ -61,8 +62,10 @@ export async function runPipeline(
   if (planned.table) await receive({ kind: "table", table: planned.table });
   if (planned.array) {
     before?.({ kind: "array", node: planned.array }, undefined);
-    const local = cluster?.kind === "local" ? cluster : undefined;
-    const array = await runPlan({ kind: "array", node: planned.array }, { ...compute, cluster: local, onProgress });
+    const array = await runPlan(
+      { kind: "array", node: planned.array },
+      { ...compute, cluster: localPart(cluster), onProgress },
+    );
     await receive({ kind: "array", node: planned.array, array });
   }
   for (const { name, plan } of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
