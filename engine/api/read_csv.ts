@@ -21,7 +21,15 @@ export interface ReadCsvOptions {
   onBadLines?: "error" | "skip";
   /** Bytes read from the start of the first file to infer types (default 1 MiB). */
   sampleBytes?: number;
+  /**
+   * How bytes become text: "utf8" (default; a byte that is not UTF-8 is an error at
+   * its line and column), "latin1" (ISO 8859-1), or "replace" (UTF-8, with invalid
+   * bytes read as U+FFFD).
+   */
+  encoding?: "utf8" | "latin1" | "replace";
 }
+
+const ENCODINGS = ["utf8", "latin1", "replace"];
 
 const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
 
@@ -55,7 +63,14 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
     nullValues: options.nullValues ?? [""],
     blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc),
     onBadLines: options.onBadLines ?? "error",
+    encoding: options.encoding ?? "utf8",
   };
+  if (!ENCODINGS.includes(opts.encoding))
+    throw new BasinError(
+      "BASIN_PLAN",
+      `encoding must be one of ${ENCODINGS.map((e) => `"${e}"`).join(", ")}, got ${JSON.stringify(opts.encoding)}`,
+      loc,
+    );
   if (opts.delimiter.length !== 1)
     throw new BasinError("BASIN_PLAN", `delimiter must be one character, got ${JSON.stringify(opts.delimiter)}`, loc);
   if (opts.onBadLines !== "error" && opts.onBadLines !== "skip")
@@ -64,7 +79,7 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
       `onBadLines must be "error" or "skip", got ${JSON.stringify(opts.onBadLines)}`,
       loc,
     );
-  const csv = { delimiter: opts.delimiter, header: opts.header, nullValues: opts.nullValues };
+  const csv = { delimiter: opts.delimiter, header: opts.header, nullValues: opts.nullValues, encoding: opts.encoding };
   let inferred: { names: string[]; types: DType[] };
   try {
     inferred = native().csvInfer(files[0], { ...csv, sampleBytes: options.sampleBytes ?? 1 << 20 });
@@ -79,13 +94,19 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
   } catch (e) {
     throw BasinError.from(e, loc);
   }
+  if (inferred.names.length === 0)
+    throw new BasinError(
+      "BASIN_PARSE",
+      `${files[0]} is empty: it has no header and no rows; check the file (an empty export?) or the path`,
+      loc,
+    );
   const fileSchema: Field[] = inferred.names.map((name, i) => ({ name, type: inferred.types[i] }));
   const override = (name: string, type: DType, what: string) => {
     const f = fileSchema.find((x) => x.name === name);
     if (!f)
       throw new BasinError(
         "BASIN_PLAN",
-        `${what} names column "${name}", which the file does not have; the columns are: ${inferred.names.join(", ")}`,
+        `${what} names column "${name}", which ${files[0]} does not have; its columns are: ${inferred.names.join(", ")}`,
         loc,
       );
     if (!isDType(type))

@@ -55,6 +55,20 @@ export class BasinError extends Error {
     return new BasinError(e.code, e.message, e.location);
   }
 
+  /**
+   * Something thrown while reading `path`, as a BasinError whose message starts with
+   * the file (an engine bug, BASIN_INTERNAL, stays as it is).
+   *
+   * @example
+   * throw BasinError.inFile(e, "trips.arrow");
+   */
+  static inFile(err: unknown, path: string): BasinError {
+    const e = BasinError.from(err);
+    return e.code === "BASIN_INTERNAL" || e.detail.startsWith(path)
+      ? e
+      : new BasinError(e.code, `${path}: ${e.detail}`);
+  }
+
   /** Wraps anything thrown (native errors carry a `code`) as a BasinError. */
   static from(err: unknown, location?: SourceLocation): BasinError {
     if (err instanceof BasinError)

@@ -12,6 +12,8 @@ export interface CsvSourceOptions {
   nullValues: string[];
   blocksize: number;
   onBadLines: "error" | "skip";
+  /** "utf8" (checked), "latin1" or "replace" (invalid bytes read as U+FFFD). */
+  encoding: "utf8" | "latin1" | "replace";
 }
 
 /** File formats read by the `scanFile` node (CSV has its own node, `scanCsv`). */

@@ -5,10 +5,15 @@
 import type { AggOp, BinaryOp, UnaryOp } from "../common/expr.js";
 import type { DType } from "../common/types.js";
 
+/** How a CSV file's bytes become text (see ReadCsvOptions.encoding). */
+export type CsvEncoding = "utf8" | "latin1" | "replace";
+
 export interface CsvOptions {
   delimiter: string;
   header: boolean;
   nullValues: string[];
+  /** Default "utf8". */
+  encoding?: CsvEncoding;
 }
 
 export interface CsvScanOptions extends CsvOptions {

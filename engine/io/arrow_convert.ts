@@ -28,6 +28,11 @@ import type { JsColumn, JsStrings, JsTable } from "../native/addon.js";
  * dtypeOfArrow(new Int32()) // "int64"
  */
 export function dtypeOfArrow(t: DataType): DType | { unsupported: string } {
+  // Parameters outside the format's enums come from damaged metadata: never guess a width.
+  if (DataType.isInt(t) && ![8, 16, 32, 64].includes(t.bitWidth)) return { unsupported: `${t.bitWidth}-bit integer` };
+  if (DataType.isFloat(t) && ![0, 1, 2].includes(t.precision)) return { unsupported: `float precision ${t.precision}` };
+  if (DataType.isDate(t) && ![0, 1].includes(t.unit)) return { unsupported: `date unit ${t.unit}` };
+  if (DataType.isTimestamp(t) && ![0, 1, 2, 3].includes(t.unit)) return { unsupported: `timestamp unit ${t.unit}` };
   if (DataType.isInt(t)) return t.bitWidth === 64 && !t.isSigned ? { unsupported: "unsigned 64-bit integer" } : "int64";
   if (DataType.isFloat(t)) return "float64";
   if (DataType.isBool(t)) return "bool";
@@ -38,17 +43,33 @@ export function dtypeOfArrow(t: DataType): DType | { unsupported: string } {
   return { unsupported: String(t) };
 }
 
+/** A column of a file that contradicts itself (lengths, counts, keys). */
+function corrupt(name: string, what: string): never {
+  throw new BasinError("BASIN_IO", `column "${name}": ${what}; the file is corrupt or was written wrongly`);
+}
+
+/** The bitmap's bit for row i (after the data's offset), with its length checked by the caller. */
+function bitsOf(bits: Uint8Array, offset: number, n: number, out: Uint8Array): number {
+  let ones = 0;
+  for (let i = 0; i < n; i++) {
+    const j = offset + i;
+    out[i] = (bits[j >> 3] >> (j & 7)) & 1;
+    ones += out[i];
+  }
+  return ones;
+}
+
 /** Bytes per row → one validity byte per row (Basin's layout), or null when all valid. */
-function validityOf(d: Data): Uint8Array | null {
+function validityOf(d: Data, name: string): Uint8Array | null {
   if (d.nullCount === 0) return null;
   const out = new Uint8Array(d.length);
   if (d.typeId === Type.Null) return out;
   const bits = d.nullBitmap;
-  if (!bits || bits.length === 0) return null;
-  for (let i = 0; i < d.length; i++) {
-    const j = d.offset + i;
-    out[i] = (bits[j >> 3] >> (j & 7)) & 1;
-  }
+  if (!bits || bits.length * 8 < d.offset + d.length)
+    corrupt(name, `it counts ${d.nullCount} nulls in ${d.length} rows but its validity bitmap is missing or short`);
+  const valid = bitsOf(bits, d.offset, d.length, out);
+  if (d.nullCount > 0 && d.length - valid !== d.nullCount)
+    corrupt(name, `it counts ${d.nullCount} nulls but its validity bitmap has ${d.length - valid}`);
   return out;
 }
 
@@ -61,18 +82,60 @@ function toBigInt64(values: ArrayLike<number | bigint>, n: number): BigInt64Arra
   return out;
 }
 
-function stringsOf(d: Data): JsStrings {
-  const off = d.valueOffsets as Int32Array | BigInt64Array;
+/** Utf8/LargeUtf8 data as bulk strings; the addon checks the offsets and the UTF-8. */
+function stringsOf(d: Data, name: string): JsStrings {
+  const off = d.valueOffsets as Int32Array | BigInt64Array | undefined;
   const n = d.length;
+  if (!off || off.length < n + 1) corrupt(name, `it has ${off?.length ?? 0} string offsets for ${n} rows`);
+  const chars = (d.values as Uint8Array | undefined) ?? new Uint8Array(0);
   const base = Number(off[0]);
   const offsets = new Float64Array(n + 1);
-  for (let i = 0; i <= n; i++) offsets[i] = Number(off[i]) - base;
-  return { offsets, chars: (d.values as Uint8Array).subarray(base, base + offsets[n]), ascii: false };
+  for (let i = 0; i <= n; i++) {
+    offsets[i] = Number(off[i]) - base;
+    if (i > 0 && !(offsets[i] >= offsets[i - 1])) corrupt(name, `its string offsets go backwards at row ${i}`);
+  }
+  if (!(base >= 0 && base + offsets[n] <= chars.length))
+    corrupt(name, `its string offsets reach past the ${chars.length} bytes of its text`);
+  return { offsets, chars: chars.subarray(base), ascii: false };
+}
+
+/** Dictionary-encoded strings, each key checked against the dictionary, gathered as bulk strings. */
+function dictionaryStrings(d: Data, validity: Uint8Array | null, name: string): JsStrings {
+  const dict = d.dictionary?.data[0] as Data | undefined;
+  if (!dict || (dict.typeId !== Type.Utf8 && dict.typeId !== Type.LargeUtf8))
+    corrupt(name, "its dictionary is missing or not text");
+  const words = stringsOf(dict, name);
+  const keys = d.values as ArrayLike<number | bigint> | undefined;
+  const n = d.length;
+  if (!keys || keys.length < n) corrupt(name, `it has ${keys?.length ?? 0} dictionary keys for ${n} rows`);
+  const offsets = new Float64Array(n + 1);
+  const picked: number[] = new Array<number>(n).fill(-1);
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    // Keys are checked in null slots too (writers put 0 there): a bad one is damage.
+    const k = Number(keys[i]);
+    if (!(k >= 0 && k < dict.length)) corrupt(name, `row ${i + 1}'s dictionary key ${k} is not below ${dict.length}`);
+    if (validity && !validity[i]) {
+      offsets[i + 1] = bytes;
+      continue;
+    }
+    const len = words.offsets[k + 1] - words.offsets[k];
+    if (!(len >= 0)) corrupt(name, `its dictionary's string offsets are out of order`);
+    picked[i] = k;
+    bytes += len;
+    offsets[i + 1] = bytes;
+  }
+  const chars = new Uint8Array(bytes);
+  for (let i = 0; i < n; i++) {
+    const k = picked[i];
+    if (k >= 0) chars.set(words.chars.subarray(words.offsets[k], words.offsets[k + 1]), offsets[i]);
+  }
+  return { offsets, chars, ascii: false };
 }
 
 function column(d: Data, type: DType, name: string): JsColumn {
   const n = d.length;
-  const validity = validityOf(d);
+  const validity = validityOf(d, name);
   const bad = (): never => {
     throw new BasinError(
       "BASIN_IO",
@@ -92,6 +155,9 @@ function column(d: Data, type: DType, name: string): JsColumn {
               : new BigInt64Array(n);
     return { type, values, validity };
   }
+  const fixedWidth = d.typeId !== Type.Bool && d.typeId !== Type.Utf8 && d.typeId !== Type.LargeUtf8;
+  if (fixedWidth && ((d.values as ArrayLike<unknown> | undefined)?.length ?? 0) < n)
+    corrupt(name, `it has fewer values than its ${n} rows`);
   switch (type) {
     case "int64":
       if (d.typeId !== Type.Int) bad();
@@ -108,26 +174,16 @@ function column(d: Data, type: DType, name: string): JsColumn {
     }
     case "bool": {
       if (d.typeId !== Type.Bool) bad();
-      const bits = d.values as Uint8Array;
+      const bits = d.values as Uint8Array | undefined;
+      if (!bits || bits.length * 8 < d.offset + n) corrupt(name, `its bitmap of values is shorter than its ${n} rows`);
       const out = new Uint8Array(n);
-      for (let i = 0; i < n; i++) {
-        const j = d.offset + i;
-        out[i] = (bits[j >> 3] >> (j & 7)) & 1;
-      }
+      bitsOf(bits, d.offset, n, out);
       return { type, values: out, validity };
     }
     case "string": {
-      if (d.typeId === Type.Utf8 || d.typeId === Type.LargeUtf8) return { type, values: stringsOf(d), validity };
+      if (d.typeId === Type.Utf8 || d.typeId === Type.LargeUtf8) return { type, values: stringsOf(d, name), validity };
       if (d.typeId !== Type.Dictionary) bad();
-      // Dictionary-encoded strings: look each index up (rare in files Basin reads).
-      const dict = d.dictionary;
-      const words = dict ? Array.from({ length: dict.length }, (_, i) => dict.get(i) as string | null) : [];
-      const keys = d.values as ArrayLike<number | bigint>;
-      return {
-        type,
-        values: Array.from({ length: n }, (_, i) => (validity && !validity[i] ? null : words[Number(keys[i])])),
-        validity,
-      };
+      return { type, values: dictionaryStrings(d, validity, name), validity };
     }
     case "date": {
       if (d.typeId !== Type.Date) bad();

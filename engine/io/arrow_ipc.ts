@@ -3,11 +3,13 @@
 // messages, and a worker reads only the bytes of the batches it decodes.
 import { closeSync, openSync, statSync } from "node:fs";
 import { Message, MessageHeader, tableFromIPC, type Schema as ArrowSchema } from "apache-arrow";
+import type { RecordBatch as RecordBatchHeader } from "apache-arrow/ipc/metadata/message";
 import { Footer } from "apache-arrow/ipc/metadata/file";
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
 import { batchToJs, dtypeOfArrow } from "./arrow_convert.js";
+import { boundFlatbufferVectors } from "./flatbuffer_bounds.js";
 import { tablesToHandle } from "./tables.js";
 import { readAt } from "./read_at.js";
 
@@ -20,7 +22,36 @@ export interface ArrowLayout {
 }
 
 const FILE_MAGIC = "ARROW1";
+boundFlatbufferVectors();
 const cache = new Map<string, ArrowLayout>();
+
+/** A record batch's (or dictionary's) buffers and nodes, checked against its body. */
+function checkBatch(path: string, pos: number, bodyLength: number, batch: RecordBatchHeader, columns: number): void {
+  const length = Number(batch.length);
+  if (!(length >= 0 && Number.isSafeInteger(length))) bad(path, `the batch at byte ${pos} claims ${batch.length} rows`);
+  for (const b of batch.buffers) {
+    const offset = Number(b.offset),
+      size = Number(b.length);
+    if (!(offset >= 0 && size >= 0 && offset + size <= bodyLength))
+      bad(path, `a buffer of the batch at byte ${pos} lies outside its ${bodyLength}-byte body`);
+  }
+  // In a flat schema (one node per column) every column has the batch's length.
+  const flat = batch.nodes.length === columns;
+  for (const n of batch.nodes) {
+    const rows = Number(n.length),
+      nulls = Number(n.nullCount);
+    if (!(rows >= 0 && nulls >= 0 && nulls <= rows && (flat ? rows === length : rows <= length)))
+      bad(
+        path,
+        `a column of the batch at byte ${pos} claims ${n.length} rows and ${n.nullCount} nulls in a batch of ${length}`,
+      );
+  }
+}
+
+function sameSchema(a: ArrowSchema, b: ArrowSchema): boolean {
+  const describe = (s: ArrowSchema) => JSON.stringify(s.fields.map((f) => [f.name, String(f.type), f.nullable]));
+  return describe(a) === describe(b);
+}
 
 function bad(path: string, what: string): never {
   throw new BasinError(
@@ -44,22 +75,28 @@ export function arrowLayout(path: string): ArrowLayout {
   const fd = openSync(path, "r");
   try {
     const isFile = new TextDecoder().decode(readAt(fd, 0, 6)) === FILE_MAGIC;
+    if (isFile && st.size < 18) bad(path, "it starts with ARROW1 but is cut short");
     // The file format is a stream between the magic and a footer.
     let end = st.size;
     const layout: Partial<ArrowLayout> & { dictionaries: ByteRange[]; batches: ByteRange[] } = {
       dictionaries: [],
       batches: [],
     };
+    let footerBatches = -1;
+    const dictionaryIds = new Set<number>();
+    let streamSchema: ArrowSchema | undefined; // the file format's copy, checked against the footer's
     if (isFile) {
       const tail = readAt(fd, st.size - 10, 10);
-      if (st.size < 18 || new TextDecoder().decode(tail.subarray(4)) !== FILE_MAGIC)
+      if (new TextDecoder().decode(tail.subarray(4)) !== FILE_MAGIC)
         bad(path, "it starts with ARROW1 but has no footer");
       const footerLength = new DataView(tail.buffer, tail.byteOffset).getInt32(0, true);
       end = st.size - 10 - footerLength;
       if (footerLength <= 0 || end < 8) bad(path, `its footer length ${footerLength} does not fit the file`);
       // Writers may leave the schema message out of the file format: the footer has it.
       try {
-        layout.schema = Footer.decode(readAt(fd, end, footerLength)).schema;
+        const footer = Footer.decode(readAt(fd, end, footerLength));
+        layout.schema = footer.schema;
+        footerBatches = footer.numRecordBatches;
       } catch (e) {
         bad(path, `the footer does not decode (${(e as Error).message})`);
       }
@@ -86,14 +123,37 @@ export function arrowLayout(path: string): ArrowLayout {
       const size = skip + len + Number(msg.bodyLength);
       if (pos + size > end) bad(path, `the message at byte ${pos} runs past the end of the data`);
       const range: ByteRange = [pos, size];
-      if (msg.isSchema()) layout.schema ??= msg.header();
-      else if (msg.isDictionaryBatch()) layout.dictionaries.push(range);
-      else if (msg.isRecordBatch()) layout.batches.push(range);
-      else if (msg.headerType !== MessageHeader.NONE)
-        bad(path, `message type ${msg.headerType} (tensors) is not a table`);
+      const bodyLength = Number(msg.bodyLength);
+      try {
+        // Headers decode lazily: a damaged one throws here.
+        if (msg.isSchema()) {
+          if (layout.schema) streamSchema = msg.header();
+          else layout.schema = msg.header();
+        } else if (msg.isDictionaryBatch()) {
+          const dict = msg.header();
+          if (dict.isDelta && !dictionaryIds.has(dict.id))
+            bad(path, `the dictionary batch at byte ${pos} extends a dictionary that none before it defines`);
+          dictionaryIds.add(dict.id);
+          checkBatch(path, pos, bodyLength, dict.data, 1);
+          layout.dictionaries.push(range);
+        } else if (msg.isRecordBatch()) {
+          checkBatch(path, pos, bodyLength, msg.header(), layout.schema?.fields.length ?? -1);
+          layout.batches.push(range);
+        } else if (msg.headerType === MessageHeader.Tensor || msg.headerType === MessageHeader.SparseTensor)
+          bad(path, `the message at byte ${pos} is a tensor, not a table`);
+        else bad(path, `the message at byte ${pos} has an unknown type ${msg.headerType}`);
+      } catch (e) {
+        if (e instanceof BasinError) throw e;
+        bad(path, `the message at byte ${pos} does not decode (${(e as Error).message})`);
+      }
       pos += size;
     }
     if (!layout.schema) bad(path, "it has no schema message");
+    if (layout.schema.fields.some((f) => typeof f.name !== "string")) bad(path, "a column has no name");
+    if (streamSchema && !sameSchema(streamSchema, layout.schema))
+      bad(path, "the schema in its footer differs from the one at its start");
+    if (footerBatches >= 0 && footerBatches !== layout.batches.length)
+      bad(path, `its footer lists ${footerBatches} record batches but ${layout.batches.length} were found`);
     const out = layout as ArrowLayout;
     if (cache.size >= 256) cache.delete(cache.keys().next().value as string);
     cache.set(key, out);
@@ -166,6 +226,6 @@ export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): 
       columns,
     );
   } catch (e) {
-    throw e instanceof BasinError ? new BasinError(e.code, `${path}: ${e.detail}`) : e;
+    throw BasinError.inFile(e, path);
   }
 }

@@ -9,7 +9,35 @@ import { native, type Handle, type JsColumn } from "../native/addon.js";
 import { readAt } from "./read_at.js";
 
 const NEWLINE = 10;
-const utf8 = new TextDecoder("utf-8", { fatal: false });
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * `bytes` as text, or BASIN_PARSE naming the line (`line` is the first one's number)
+ * of the first byte that is not UTF-8: a replacement character would change the data.
+ */
+function decodeUtf8(bytes: Uint8Array, path: string, line: () => number, stream = false): string {
+  try {
+    return utf8.decode(bytes, { stream });
+  } catch {
+    // Found again line by line, only to name it.
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    let i = 0;
+    for (let at = 0; at < bytes.length; i++) {
+      const nl = bytes.indexOf(NEWLINE, at);
+      const end = nl < 0 ? bytes.length : nl;
+      try {
+        strict.decode(bytes.subarray(at, end), { stream: nl < 0 && stream });
+      } catch {
+        break;
+      }
+      at = end + 1;
+    }
+    throw new BasinError(
+      "BASIN_PARSE",
+      `${path}:${line() + i}: the line is not valid UTF-8; save the file as UTF-8 (or convert it, e.g. with iconv)`,
+    );
+  }
+}
 
 export function withFile<T>(path: string, f: (fd: number, size: number) => T): T {
   let fd: number;
@@ -102,7 +130,36 @@ function parseLine(text: string, where: () => string): Record<string, unknown> {
       "BASIN_PARSE",
       `${where()}: expected a JSON object like {"a": 1}, found ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`,
     );
-  return v as Record<string, unknown>;
+  const obj = v as Record<string, unknown>;
+  // JSON.parse keeps a repeated key's last value: a line that repeats one is damaged
+  // (or ambiguous), so it is an error rather than a silent choice.
+  if (
+    stringsBeforeColon(text) !== Object.keys(obj).length &&
+    !Object.values(obj).some((x) => typeof x === "object" && x)
+  )
+    throw new BasinError("BASIN_PARSE", `${where()}: a key appears more than once in the line; keep one of them`);
+  return obj;
+}
+
+/** The strings followed by ':' in a JSON text: the keys of a flat object, repeats included. */
+function stringsBeforeColon(text: string): number {
+  let keys = 0;
+  for (let at = text.indexOf('"'); at >= 0;) {
+    let end = text.indexOf('"', at + 1);
+    // A quote after an odd run of backslashes is escaped.
+    for (;;) {
+      let slashes = 0;
+      while (text[end - 1 - slashes] === "\\") slashes++;
+      if (end < 0 || slashes % 2 === 0) break;
+      end = text.indexOf('"', end + 1);
+    }
+    if (end < 0) break;
+    let next = end + 1;
+    while (text[next] === " " || text[next] === "\t") next++;
+    if (text[next] === ":") keys++;
+    at = text.indexOf('"', next);
+  }
+  return keys;
 }
 
 function nestedError(where: string, key: string): BasinError {
@@ -119,7 +176,16 @@ const TS_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d
 export function parseTimestamp(s: string): bigint | null {
   const m = TS_RE.exec(s);
   if (!m) return null;
-  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0));
+  const [y, mo, d, h, mi, sec] = [+m[1], +m[2], +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0)];
+  // Out-of-range parts are not rolled over ("1990-18-26" is not a date in 1991).
+  if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(2000, mo, 0)).getUTCDate() || h > 23 || mi > 59 || sec > 59)
+    return null;
+  if (mo === 2 && d === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return null;
+  // setUTCFullYear, not Date.UTC: that reads years 0–99 as 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, sec, 0);
+  const ms = date.getTime();
   if (Number.isNaN(ms)) return null;
   let us = BigInt(ms) * 1000n + BigInt(((m[7] ?? "") + "000000").slice(0, 6));
   const tz = m[8];
@@ -154,7 +220,7 @@ export function inferJson(path: string, opts: JsonInferOptions): Field[] {
     while (seen < opts.sampleRows && pos < size) {
       const chunk = readAt(fd, pos, 1 << 20);
       pos += chunk.length;
-      const lines = (rest + utf8.decode(chunk, { stream: pos < size })).split("\n");
+      const lines = (rest + decodeUtf8(chunk, path, () => line + 1, pos < size)).split("\n");
       rest = pos < size ? (lines.pop() ?? "") : "";
       for (const raw of lines) {
         line++;
@@ -251,7 +317,7 @@ export function convert(v: unknown, t: DType): number | bigint | boolean | strin
  */
 export function scanJson(path: string, start: number, end: number, columns: Field[]): Handle {
   return withFile(path, (fd) => {
-    const lines = utf8.decode(readAt(fd, start, end - start)).split("\n");
+    const lines = decodeUtf8(readAt(fd, start, end - start), path, () => lineAt(fd, start)).split("\n");
     // Line numbers are counted only for an error message.
     const where = (i: number) => `${path}:${lineAt(fd, start) + i}`;
     const byName = new Map(columns.map((c, i) => [c.name, i]));

@@ -177,9 +177,16 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
     });
     if (chunks.length !== leaves)
       corrupt(path, `a row group has ${chunks.length} column chunks for ${leaves} leaf columns`);
-    return { rows: fieldInt(rg, 3) ?? 0, bytes: Number(fieldBig(rg, 2) ?? 0n), chunks };
+    const rows = fieldInt(rg, 3) ?? 0;
+    if (rows < 0) corrupt(path, `a row group claims ${rows} rows`);
+    return { rows, bytes: Number(fieldBig(rg, 2) ?? 0n), chunks };
   });
-  return { path, size, rows: Number(fieldBig(meta, 3) ?? 0n), columns, rowGroups, meta };
+  // num_rows and row_groups are required: a footer without them is damaged, not empty.
+  if (fieldBig(meta, 3) === undefined || !meta.has(4)) corrupt(path, "its footer has no row count or no row groups");
+  const rows = Number(fieldBig(meta, 3));
+  const inGroups = rowGroups.reduce((n, g) => n + g.rows, 0);
+  if (rows !== inGroups) corrupt(path, `it claims ${rows} rows but its row groups hold ${inGroups}`);
+  return { path, size, rows, columns, rowGroups, meta };
 }
 
 const cache = new Map<string, ParquetFooter>();

@@ -52,6 +52,6 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
       columns,
     );
   } catch (e) {
-    throw BasinError.from(e instanceof BasinError ? new BasinError(e.code, `${path}: ${e.detail}`) : e);
+    throw BasinError.inFile(e, path);
   }
 }

@@ -152,6 +152,7 @@ class GraphBuilder {
         delimiter: node.options.delimiter,
         header: node.options.header,
         nullValues: node.options.nullValues,
+        encoding: node.options.encoding,
       };
       let blocks;
       try {

@@ -113,9 +113,13 @@ def read_csv_file(path, opts, file_schema, read, loc):
             names=None if opts["header"] else [f["name"] for f in file_schema],
             dtype=str, keep_default_na=False, na_values=opts["nullValues"], usecols=[f["name"] for f in read],
             on_bad_lines="skip" if opts.get("onBadLines") == "skip" else "error", engine="c",
+            encoding="latin-1" if opts.get("encoding") == "latin1" else "utf-8",
+            encoding_errors="replace" if opts.get("encoding") == "replace" else "strict",
         )
     except FileNotFoundError:
         raise BridgeError("BASIN_IO", f"{path} does not exist on the Dask workers; put the data where every worker can read it (a shared file system)", loc)
+    except UnicodeDecodeError as e:
+        raise BridgeError("BASIN_PARSE", f"{path}: byte {e.start + 1} is not valid UTF-8; if the file is Latin-1 pass encoding: \"latin1\", or encoding: \"replace\"", loc)
     except (pd.errors.ParserError, ValueError) as e:
         raise BridgeError("BASIN_PARSE", f"{path}: {e}", loc)
     from basin_exprs import cast

@@ -505,12 +505,24 @@ describe("csvScan", () => {
     });
   });
 
-  it("keeps text after a closing quote and quotes inside unquoted fields literally", () => {
-    const path = write('a,b\n"x"y,ab"c\n"p""q"r,"s"\r\n');
+  it("keeps quotes inside unquoted fields literally", () => {
+    const path = write('a,b\nx,ab"c\n"p""q","s"\r\n');
     const got = scanAll(path, 1, scanOpts(["a", "b"], ["string", "string"]));
     expect(got.rows).toEqual([
-      ["xy", 'ab"c'],
-      ['p"qr', "s"],
+      ["x", 'ab"c'],
+      ['p"q', "s"],
+    ]);
+  });
+
+  it("reports text after a closing quote at its line and column, or skips the line when asked", () => {
+    const path = write('a,b\n"x",1\n"p""q"r,"s"\n"ok",2\n');
+    expect(() => scanAll(path, 1, scanOpts(["a", "b"], ["string", "string"]))).toThrow(
+      /:3:7: text after a closing quote/,
+    );
+    const got = scanAll(path, 1, scanOpts(["a", "b"], ["string", "string"], { onBadLines: "skip" }));
+    expect(got.rows).toEqual([
+      ["x", "1"],
+      ["ok", "2"],
     ]);
   });
 });

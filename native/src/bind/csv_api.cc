@@ -17,6 +17,13 @@ void ReadOptions(const Napi::Object& o, CsvOptions* out) {
   }
   if (o.Has("header")) out->header = o.Get("header").ToBoolean().Value();
   if (o.Has("nullValues")) out->nullValues = StringList(o.Get("nullValues"));
+  if (o.Has("encoding")) {
+    std::string e = o.Get("encoding").As<Napi::String>().Utf8Value();
+    if (e == "utf8") out->encoding = CsvEncoding::Utf8;
+    else if (e == "latin1") out->encoding = CsvEncoding::Latin1;
+    else if (e == "replace") out->encoding = CsvEncoding::Replace;
+    else throw BasinError("BASIN_INTERNAL", "csv: unknown encoding \"" + e + "\"");
+  }
 }
 
 int64_t IntArg(const Napi::Value& v) { return v.As<Napi::Number>().Int64Value(); }

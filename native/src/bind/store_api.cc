@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bind/napi_util.h"
+#include "io/utf8.h"
 #include "store/store.h"
 
 namespace basin {
@@ -124,19 +125,57 @@ Napi::Value TableToJs(Napi::Env env, const Table& t, Handover how) {
   return o;
 }
 
-Column ColumnFromJs(const Napi::Object& o, int64_t rows) {
+// Readers hand over columns built from file bytes (Arrow, Parquet): every length and
+// offset is checked before it is read, so a corrupt file is an error, never a read
+// outside the arrays (a crash, or values from elsewhere in memory).
+[[noreturn]] void Corrupt(const std::string& name, const std::string& what) {
+  throw BasinError("BASIN_IO", "column \"" + name + "\": " + what + "; the file is corrupt or was written wrongly");
+}
+
+void CheckStrings(const std::string& name, const double* off, size_t offsets, size_t chars, const uint8_t* bytes,
+                  const uint8_t* valid, int64_t rows, bool ascii) {
+  if (offsets < size_t(rows) + 1)
+    Corrupt(name, std::to_string(offsets) + " string offsets for " + std::to_string(rows) + " rows");
+  double prev = off[0];
+  if (!(prev == 0)) Corrupt(name, "the string offsets do not start at 0");
+  for (int64_t i = 1; i <= rows; i++) {
+    const double o = off[size_t(i)];
+    if (!(o >= prev && o <= double(chars) && o == double(int64_t(o))))
+      Corrupt(name, "string offset " + std::to_string(i) + " (" + std::to_string(o) + ") is out of order or past the " +
+                        std::to_string(chars) + " bytes of text");
+    prev = o;
+  }
+  if (ascii) return;
+  for (int64_t i = 0; i < rows; i++) {
+    if (valid && !valid[i]) continue;
+    const size_t at = size_t(off[size_t(i)]), len = size_t(off[size_t(i) + 1]) - at;
+    const size_t bad = FirstInvalidUtf8(bytes + at, len);
+    if (bad < len)
+      throw BasinError("BASIN_IO", "column \"" + name + "\", row " + std::to_string(i + 1) +
+                                       " of the part read: the text is not valid UTF-8 (byte " + std::to_string(bad + 1) +
+                                       " of the value); rewrite the file with UTF-8 strings");
+  }
+}
+
+Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name) {
   DType t = DTypeFromName(o.Get("type").As<Napi::String>().Utf8Value());
   Napi::Value values = o.Get("values");
   Napi::Value validity = o.Get("validity");
   const uint8_t* valid = nullptr;
-  if (validity.IsTypedArray()) valid = validity.As<Napi::Uint8Array>().Data();
-  ColumnBuilder b(t, rows);
+  if (validity.IsTypedArray()) {
+    auto v = validity.As<Napi::Uint8Array>();
+    if (v.ElementLength() < size_t(rows)) Corrupt(name, "its validity has fewer entries than the table has rows");
+    valid = v.Data();
+  }
   if (t == DType::String && !values.IsArray()) {
-    // Bulk strings { offsets: Float64Array, chars: Uint8Array }, as readers of Arrow
-    // data hand them over (no JS string per value).
+    // Bulk strings { offsets: Float64Array, chars: Uint8Array, ascii }, as readers of
+    // Arrow data hand them over (no JS string per value).
     auto raw = values.As<Napi::Object>();
     auto off = raw.Get("offsets").As<Napi::Float64Array>();
     auto chars = raw.Get("chars").As<Napi::Uint8Array>();
+    CheckStrings(name, off.Data(), off.ElementLength(), chars.ElementLength(), chars.Data(), valid, rows,
+                 raw.Get("ascii").ToBoolean().Value());
+    ColumnBuilder b(t, rows);
     const char* ch = reinterpret_cast<const char*>(chars.Data());
     for (int64_t i = 0; i < rows; i++) {
       if (valid && !valid[i]) b.appendNull();
@@ -146,6 +185,8 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows) {
   }
   if (t == DType::String) {
     auto a = values.As<Napi::Array>();
+    if (a.Length() < size_t(rows)) Corrupt(name, "it has fewer values than the table has rows");
+    ColumnBuilder b(t, rows);
     for (int64_t i = 0; i < rows; i++) {
       Napi::Value v = a.Get(uint32_t(i));
       if ((valid && !valid[i]) || !v.IsString()) b.appendNull();
@@ -154,7 +195,9 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows) {
     return b.finish();
   }
   auto ta = values.As<Napi::TypedArray>();
+  if (ta.ByteLength() / ElementSize(t) < size_t(rows)) Corrupt(name, "it has fewer values than the table has rows");
   const uint8_t* raw = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+  ColumnBuilder b(t, rows);
   for (int64_t i = 0; i < rows; i++) {
     if (valid && !valid[i]) {
       b.appendNull();
@@ -252,7 +295,10 @@ void RegisterStore(Napi::Env env, Napi::Object exports) {
       t->rows = o.Get("rows").As<Napi::Number>().Int64Value();
       t->names = StringList(o.Get("names"));
       auto cols = o.Get("columns").As<Napi::Array>();
-      for (uint32_t i = 0; i < cols.Length(); i++) t->columns.push_back(ColumnFromJs(cols.Get(i).As<Napi::Object>(), t->rows));
+      if (t->rows < 0) throw BasinError("BASIN_IO", "a table with " + std::to_string(t->rows) + " rows; the file is corrupt");
+      if (cols.Length() != t->names.size()) throw BasinError("BASIN_INTERNAL", "tableFromJs: names and columns differ in number");
+      for (uint32_t i = 0; i < cols.Length(); i++)
+        t->columns.push_back(ColumnFromJs(cols.Get(i).As<Napi::Object>(), t->rows, t->names[i]));
       return PutTable(info.Env(), t);
     });
   }));

@@ -3,6 +3,7 @@
 // quoted field is: a '"' opens a quoted field only at the start of a field, `""` inside
 // quotes is a literal quote, and anything else is literal data.
 #include "io/csv.h"
+#include "io/utf8.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,10 +13,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <tuple>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -174,6 +177,7 @@ struct RowInfo {
   size_t count = 0;         // fields in the row (may exceed the stored maximum)
   bool terminated = false;  // ended with a newline (else ran to the end of the buffer)
   const char* unclosed = nullptr;  // the opening quote of a field that never closes
+  const char* afterQuote = nullptr;  // text after a closing quote (RFC 4180 allows none)
 };
 
 // The first delimiter or '\n' in [p, e), or e. Reads up to 15 bytes past e (see kPad).
@@ -203,6 +207,7 @@ inline const char* ParseRow(const char* p, const char* e, char delim, RawField* 
   size_t n = 0;
   info->terminated = false;
   info->unclosed = nullptr;
+  info->afterQuote = nullptr;
   for (;;) {
     const char* fb = p;
     RawField f;
@@ -231,7 +236,8 @@ inline const char* ParseRow(const char* p, const char* e, char delim, RawField* 
       }
       p = close + 1;
       if (p < e && *p != delim && *p != '\n' && !(*p == '\r' && (p + 1 == e || p[1] == '\n'))) {
-        // Text after the closing quote: kept literally.
+        // Text after the closing quote: the field is damaged (the scan reports it).
+        if (!info->afterQuote) info->afterQuote = p;
         while (p < e && *p != delim && *p != '\n') p++;
         const char* fe = p;
         if (fe > close + 1 && fe[-1] == '\r' && (p == e || *p == '\n')) fe--;
@@ -386,6 +392,46 @@ class NullSet {
   bool empty_ = false;
   std::vector<std::string> others_;
 };
+
+// Whether every byte is ASCII (Latin-1 text with none above 0x7F is already UTF-8).
+bool AllAsciiBytes(const uint8_t* p, size_t n) {
+  uint8_t any = 0;
+  for (size_t i = 0; i < n; i++) any |= p[i];
+  return (any & 0x80) == 0;
+}
+
+// The error for a byte that is not UTF-8, at `where` (file:line:col).
+BasinError InvalidUtf8(const std::string& where, const char* at) {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", unsigned(uint8_t(*at)));
+  return BasinError("BASIN_PARSE", where + ": byte " + hex +
+                                       " is not valid UTF-8; if the file is Latin-1 pass encoding: \"latin1\", or "
+                                       "encoding: \"replace\" to read bad bytes as U+FFFD");
+}
+
+
+// The bytes [b, b+n) as the parser reads them: UTF-8 as they are (*bad is then the
+// offset of the first invalid byte, or n), or transcoded as `enc` says; and, in a range
+// that starts the file and has no '\n' at all, classic-Mac line ends ('\r' alone) read
+// as '\n'. Returns b itself when nothing changes, else a padded copy held by `storage`.
+std::pair<const char*, size_t> PrepareText(const char* b, size_t n, bool fileStart, CsvEncoding enc, Bytes* storage,
+                                           size_t* bad) {
+  *bad = n;
+  const bool crOnly = fileStart && !std::memchr(b, '\n', n) && std::memchr(b, '\r', n);
+  const auto* u = reinterpret_cast<const uint8_t*>(b);
+  std::string changed;
+  if (enc == CsvEncoding::Utf8) {
+    *bad = FirstInvalidUtf8(u, n);
+  } else if (FirstInvalidUtf8(u, n) < n || (enc == CsvEncoding::Latin1 && !AllAsciiBytes(u, n))) {
+    changed = enc == CsvEncoding::Latin1 ? Latin1ToUtf8(b, n) : ReplaceInvalidUtf8(b, n);
+  }
+  if (!crOnly && changed.empty()) return {b, n};
+  if (changed.empty()) changed.assign(b, n);
+  if (crOnly) std::replace(changed.begin(), changed.end(), '\r', '\n');
+  *storage = AllocBytes(changed.size());
+  std::memcpy(storage->get(), changed.data(), changed.size());
+  return {storage->get(), changed.size()};
+}
 
 // 1-based line and byte column of `pos` in a buffer whose first byte is at line `line0`.
 // `lineStart0` is where the first line's columns start counting (after a BOM).
@@ -696,13 +742,19 @@ CsvSchema CsvInfer(const std::string& path, const CsvOptions& opts, int64_t samp
   int64_t want = std::min(std::max<int64_t>(sampleBytes, 1), size);
   const size_t need = opts.header ? 2 : 1;
 
-  Bytes buf;
+  Bytes buf, text;
   const char *b = nullptr, *body = nullptr, *cut = nullptr;
   for (;;) {
     buf = AllocBytes(size_t(want));
     size_t n = f.readAt(buf.get(), size_t(want), 0);
     bool atEof = int64_t(n) >= size || int64_t(n) < want;
-    b = buf.get();
+    size_t bad;
+    std::tie(b, n) = PrepareText(buf.get(), n, true, opts.encoding, &text, &bad);
+    // A sample may end inside a character: only a bad byte before the last 3 counts.
+    if (bad < n && (atEof || bad + 3 < n)) {
+      auto lc = LineCol(b, b, b + bad, 1);
+      throw InvalidUtf8(path + ":" + std::to_string(lc.first) + ":" + std::to_string(lc.second), b + bad);
+    }
     const char* e = b + n;
     body = HasBom(b, n) ? b + 3 : b;
     cut = body;
@@ -881,9 +933,12 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     if (c < 0 || size_t(c) >= ncols)
       throw BasinError("BASIN_INTERNAL", "csvScan: column index " + std::to_string(c) + " out of range");
 
-  const size_t n = size_t(end - start);
   FileRange range(f, path, start, end);
-  const char* b = range.data();
+  Bytes prepared;
+  size_t bad;
+  const auto text = PrepareText(range.data(), size_t(end - start), start == 0, opts.encoding, &prepared, &bad);
+  const char* b = text.first;
+  const size_t n = text.second;
   const char* e = b + n;
   const char* body = (start == 0 && HasBom(b, n)) ? b + 3 : b;
   bool skipHeader = start == 0 && opts.header;
@@ -906,6 +961,8 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     return path + ":" + std::to_string(lc.first) + ":" + std::to_string(lc.second);
   };
 
+  if (bad < n) throw InvalidUtf8(where(b + bad), b + bad);
+
   int64_t rows = 0, skipped = 0;
   RowInfo info;
   const char* p = SkipBlank(body, e);
@@ -918,14 +975,19 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
       skipHeader = false;
       continue;
     }
-    if (info.unclosed) {
+    if (info.unclosed || info.afterQuote) {
       if (opts.skipBadLines) {
         skipped++;
         continue;
       }
-      throw BasinError("BASIN_PARSE", where(info.unclosed) +
-                                          ": unterminated quoted field (a '\"' opens a field that never closes; "
-                                          "fix the quoting, or pass onBadLines: \"skip\" to drop such lines)");
+      throw BasinError("BASIN_PARSE", info.unclosed ? where(info.unclosed) +
+                                                          ": unterminated quoted field (a '\"' opens a field that never "
+                                                          "closes; fix the quoting, or pass onBadLines: \"skip\" to drop "
+                                                          "such lines)"
+                                                    : where(info.afterQuote) +
+                                                          ": text after a closing quote (a quoted field must end at a "
+                                                          "delimiter or the line's end; double a quote inside it as "
+                                                          "\"\", or pass onBadLines: \"skip\" to drop such lines)");
     }
     if (info.count != ncols) {
       if (opts.skipBadLines) {

@@ -9,8 +9,13 @@
 
 namespace basin {
 
+// How bytes become text: UTF-8 checked (an invalid byte is an error at its line and
+// column), Latin-1 transcoded, or UTF-8 with invalid sequences replaced by U+FFFD.
+enum class CsvEncoding : uint8_t { Utf8, Latin1, Replace };
+
 struct CsvOptions {
   char delimiter = ',';
+  CsvEncoding encoding = CsvEncoding::Utf8;
   bool header = true;
   std::vector<std::string> nullValues{""};
 };
