@@ -21,6 +21,7 @@ import {
   type TValue,
 } from "./thrift.js";
 import { readAt } from "./read_at.js";
+import { damagedChunk } from "./parquet_pages.js";
 
 /** Parquet physical types (parquet.thrift `Type`). */
 const PHYS = ["BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"] as const;
@@ -293,12 +294,15 @@ export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]
       const ccs = fieldStructs(rgs[g], 1);
       const groupStart = at;
       let uncompressed = 0;
-      const outChunks = leaves.map((c) => {
+      const outChunks = leaves.map((c, k) => {
         const { start, length } = f.rowGroups[g].chunks[c];
-        body.set(readAt(fd, start, length), at);
+        const bytes = readAt(fd, start, length);
+        const md: TStruct = new Map(fieldStruct(ccs[c], 3));
+        const damage = damagedChunk(bytes, md);
+        if (damage) corrupt(f.path, `column "${f.columns[columns[k]].name}", row group ${g}: ${damage}`);
+        body.set(bytes, at);
         const shift = BigInt(at - start);
         const cc: TStruct = new Map(ccs[c]);
-        const md: TStruct = new Map(fieldStruct(ccs[c], 3));
         for (const id of [9, 10, 11]) {
           const v = md.get(id);
           if (v?.type === T.I64 && v.v > 0n) md.set(id, { type: T.I64, v: v.v + shift });

@@ -234,7 +234,21 @@ class Writer {
  * const footer = decodeStruct(bytes); footer.get(3) // num_rows
  */
 export function decodeStruct(bytes: Uint8Array): TStruct {
-  return new Reader(bytes).struct();
+  return decodeStructAt(bytes, 0)[0];
+}
+
+/**
+ * Decodes one struct starting at byte `at`, and where it ends (a page header is
+ * followed by its page).
+ *
+ * @example
+ * const [header, end] = decodeStructAt(chunk, 0);
+ */
+export function decodeStructAt(bytes: Uint8Array, at: number): [TStruct, number] {
+  const r = new Reader(bytes);
+  r.pos = at;
+  const s = r.struct();
+  return [s, r.pos];
 }
 
 /** Encodes a struct (as decoded, possibly edited) to compact-protocol bytes. */
