@@ -430,6 +430,7 @@ std::pair<const char*, size_t> PrepareText(const char* b, size_t n, bool fileSta
   if (crOnly) std::replace(changed.begin(), changed.end(), '\r', '\n');
   *storage = AllocBytes(changed.size());
   std::memcpy(storage->get(), changed.data(), changed.size());
+  if (enc != CsvEncoding::Utf8) *bad = changed.size();  // transcoded: nothing left to report
   return {storage->get(), changed.size()};
 }
 
