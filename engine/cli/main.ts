@@ -194,6 +194,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const err = BasinError.from(e);
     process.stderr.write(`error [${err.code}]: ${err.message}\n`);
+    // Ctrl+C: the shell's convention for "ended by SIGINT".
+    if (err.code === "BASIN_CANCELLED") return 130;
     if (err.code === "BASIN_INTERNAL" && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     return 1;
   } finally {

@@ -79,6 +79,7 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
           format && r.name === undefined ? format : undefined,
           opts.cluster,
           seconds(),
+          ac.signal,
         );
       },
     );
@@ -95,12 +96,13 @@ async function emit(
   format: OutputFormat | undefined,
   cluster: Cluster | undefined,
   secs: string,
+  signal: AbortSignal,
 ): Promise<void> {
   if (r.kind === "array") return emitArray(r.array, output, secs);
   if (r.kind === "table") {
     warnSkipped(r.table.info.skippedLines);
     if (output && format) {
-      await writeFile(jsChunks(r.table.raw()), output, format);
+      await writeFile(jsChunks(r.table.raw()), output, format, {}, undefined, signal);
       process.stderr.write(`wrote ${r.table.numRows} rows to ${output}\n`);
     } else process.stdout.write(`${formatTable(r.table)}\n`);
     return;
@@ -112,7 +114,7 @@ async function emit(
   warnSkipped(parts.skippedLines);
   if (output && format) {
     // --output streams the result's partitions from the store to the file (never one table in memory).
-    const { rows } = await writeStored(parts.refs, output, format);
+    const { rows } = await writeStored(parts.refs, output, format, {}, undefined, signal);
     process.stderr.write(`wrote ${rows} rows to ${output}\n`);
   } else {
     // Only the rows printed leave the store: a result of any size prints at once.

@@ -164,21 +164,38 @@ export class LocalCluster implements Cluster {
           execute: (worker, key, inputs) =>
             this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),
           overMemory: () => native().memoryStats().overLimit,
+          abandon: (worker) => void this.pool.kill(worker),
         },
         options,
       );
       this.current = run;
-      try {
-        run.start();
-        const refs = await run.result;
-        return { ref: refs[0], refs, skippedLines: run.skippedLines };
-      } finally {
-        this.current = undefined;
-      }
+      // The next run waits until no task of this one runs (a cancelled run answers at
+      // once, its tasks finish or are ended within the grace period).
+      settled = run.settled.then(() => {
+        if (this.current === run) this.current = undefined;
+      });
+      run.start();
+      const refs = await run.result;
+      return { ref: refs[0], refs, skippedLines: run.skippedLines };
     };
+    let settled: Promise<void> = Promise.resolve();
     const result = this.queue.then(go, go);
-    this.queue = result.catch(() => {});
+    this.queue = result.then(
+      () => settled,
+      () => settled,
+    );
     return result;
+  }
+
+  /**
+   * Resolves once no run is queued or running, tasks of cancelled runs included
+   * (a cancelled run answers at once; its tasks finish or are ended within the grace period).
+   *
+   * @example
+   * ac.abort(); await cluster.idle(); // every worker is free now
+   */
+  async idle(): Promise<void> {
+    await this.queue;
   }
 
   async close(): Promise<void> {

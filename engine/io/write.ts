@@ -2,7 +2,17 @@
 // into a temporary file in the same folder that is renamed over the real name only
 // once complete: a failure never leaves half a file behind.
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  lstatSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  type WriteStream,
+} from "node:fs";
 import { once } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { RecordBatchFileWriter, tableToIPC, Table as ArrowTable } from "apache-arrow";
@@ -14,6 +24,7 @@ import {
   type RecordBatch as WasmBatch,
 } from "parquet-wasm";
 import { csvField } from "../common/csv_field.js";
+import { removeOrphans } from "../memory/orphans.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import { pinResident } from "../memory/resident.js";
@@ -198,7 +209,9 @@ export function csvLines(t: JsTable): string {
 }
 
 async function put(ws: WriteStream, data: string | Uint8Array): Promise<void> {
-  if (!ws.write(data)) await Promise.race([once(ws, "drain"), once(ws, "error")]);
+  // once() rejects on "error" too, and removes both listeners when either fires (an
+  // extra once(ws, "error") per wait piled up listeners: MaxListenersExceededWarning).
+  if (!ws.write(data)) await once(ws, "drain");
 }
 
 async function writeCsv(src: ChunkSource, ws: WriteStream): Promise<void> {
@@ -276,6 +289,33 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
   if (cause) throw cause;
 }
 
+/** The file a symbolic link leads to (through every link on the way), or `path` itself. */
+function linkTarget(path: string): string {
+  for (let hops = 0; hops < 40; hops++) {
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st?.isSymbolicLink()) return path;
+    path = resolve(dirname(path), readlinkSync(path));
+  }
+  throw new BasinError("BASIN_IO", `cannot write ${path}: its links go round in a circle`);
+}
+
+/** `src`, stopping with BASIN_CANCELLED at the next chunk once `signal` aborts. */
+function cancellable(src: ChunkSource, signal: AbortSignal): ChunkSource {
+  return {
+    ...src,
+    async *chunks() {
+      for await (const chunk of src.chunks()) {
+        if (signal.aborted)
+          throw new BasinError(
+            "BASIN_CANCELLED",
+            `the write was cancelled (${String(signal.reason)}); the old file is kept`,
+          );
+        yield chunk;
+      }
+    },
+  };
+}
+
 /**
  * A hidden, unpredictable name beside `path` for the temp file a write renames over it.
  * Open it with O_EXCL ("wx"): a file or link planted there then fails the write
@@ -300,8 +340,15 @@ export async function writeFile(
   format: OutputFormat,
   options: WriteParquetOptions = {},
   loc?: SourceLocation,
+  signal?: AbortSignal,
 ): Promise<WriteSummary> {
+  const shown = path;
+  // Onto a link: the file it points to is replaced, and the link stays.
+  path = linkTarget(path);
   checkWritable(path, loc);
+  if (signal) src = cancellable(src, signal);
+  // A write that was killed (SIGKILL) left its temp file: the next write removes it.
+  removeOrphans(dirname(path), `.${basename(path)}.partial-`);
   const tmp = tempBeside(path, "partial");
   const ws = createWriteStream(tmp, { flags: "wx" });
   const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
@@ -318,7 +365,7 @@ export async function writeFile(
     await Promise.race([once(ws, "finish"), failed]);
     const bytes = ws.bytesWritten;
     renameSync(tmp, path);
-    return { path, rows: src.rows, bytes };
+    return { path: shown, rows: src.rows, bytes };
   } catch (e) {
     // The stream opens its file asynchronously: wait until it is closed, so the file is
     // there to remove (removing it before the open completes left an empty temp file).

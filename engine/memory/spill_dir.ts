@@ -2,25 +2,17 @@
 // local directory. Folders of processes that died (killed engines) are removed at
 // start-up; folders of live processes are never touched, so two engines on one
 // machine never see each other's files.
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { BasinError } from "../common/errors.js";
+import { removeOrphans } from "./orphans.js";
 
 const PREFIX = "basin-spill-";
 
 /** Where spill folders go by default: `<os.tmpdir()>/basin`. */
 export function defaultLocalDirectory(): string {
   return join(tmpdir(), "basin");
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== "ESRCH"; // EPERM: alive, someone else's
-  }
 }
 
 /**
@@ -30,26 +22,7 @@ function alive(pid: number): boolean {
  * removeStaleSpillDirectories("/scratch/basin") // ["basin-spill-4242-k3x9"]
  */
 export function removeStaleSpillDirectories(base: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || alive(pid)) continue;
-    try {
-      rmSync(join(base, name), { recursive: true, force: true });
-      removed.push(name);
-    } catch {
-      // another engine starting up removes it at the same moment: fine
-    }
-  }
-  return removed;
+  return removeOrphans(base, PREFIX);
 }
 
 const mine = new Map<string, string>();

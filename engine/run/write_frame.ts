@@ -60,9 +60,10 @@ export async function writeStored(
   format: OutputFormat,
   options: WriteParquetOptions = {},
   loc?: SourceLocation,
+  signal?: AbortSignal,
 ): Promise<WriteSummary> {
   try {
-    return await writeFile(storeChunks(refs), path, format, options, loc);
+    return await writeFile(storeChunks(refs), path, format, options, loc, signal);
   } finally {
     for (const h of refs) native().release(h);
   }

@@ -19,21 +19,31 @@ export interface Executor {
   execute(worker: string, key: string, inputs: Ref[]): void;
   /** Whether memory is over its limit even after spilling (the run then holds back root tasks). */
   overMemory?(): boolean;
+  /** Ends a worker whose task ran on past the grace period of a failed run (the cluster replaces it). */
+  abandon?(worker: string): void;
 }
 
 export interface RunOptions {
   onProgress?: (e: ProgressEvent) => void;
   signal?: AbortSignal;
+  /** How long a task may run on after its run failed or was cancelled before its worker is ended (ms, default 1000). */
+  graceMs?: number;
 }
 
+const DEFAULT_GRACE_MS = 1000;
+
 /**
- * One run of a graph: `feed` takes events from the cluster, `result` settles when
- * the run is over and no task of it is still running.
+ * One run of a graph: `feed` takes events from the cluster. `result` settles when
+ * the run is over: a failure or cancel at once, a success when its last task is done.
+ * `settled` resolves when no task of the run is still running: a task that runs on
+ * past the grace period of a failed run has its worker ended (`Executor.abandon`).
  */
 export class GraphRun {
   readonly state: SchedulerState;
   /** The result's refs, owned by the caller: the output task's first output, or all of them for a partitioned graph. */
   readonly result: Promise<Ref[]>;
+  /** Resolves once the run is over and none of its tasks is still running. */
+  readonly settled: Promise<void>;
   skippedLines = 0;
   /** worker → task now running there */
   private readonly running = new Map<string, string>();
@@ -44,6 +54,8 @@ export class GraphRun {
   }
   private outcome?: { ok: true; refs: Ref[] } | { ok: false; error: BasinError };
   private settle!: { resolve: (r: Ref[]) => void; reject: (e: BasinError) => void };
+  private markSettled!: () => void;
+  private grace?: ReturnType<typeof setTimeout>;
   private seq = 0;
   private readonly queue: SchedulerEvent[] = [];
   private feeding = false;
@@ -56,6 +68,7 @@ export class GraphRun {
   ) {
     this.state = new SchedulerState(graph);
     this.result = new Promise<Ref[]>((resolve, reject) => (this.settle = { resolve, reject }));
+    this.settled = new Promise<void>((resolve) => (this.markSettled = resolve));
     const onAbort = () =>
       this.feed({
         type: "cancel",
@@ -135,13 +148,21 @@ export class GraphRun {
         break;
       case "failed":
         this.outcome = { ok: false, error: BasinError.fromJSON(i.error) };
+        // The caller hears at once; tasks still running get a grace period to finish
+        // (their results are dropped), then their workers are ended.
+        this.settle.reject(this.outcome.error);
+        if (this.running.size > 0 && this.executor.abandon)
+          this.grace = setTimeout(() => {
+            for (const w of this.running.keys()) this.executor.abandon?.(w);
+          }, this.options.graceMs ?? DEFAULT_GRACE_MS);
         break;
     }
   }
 
   private maybeSettle(): void {
     if (!this.outcome || this.running.size > 0) return;
+    clearTimeout(this.grace);
     if (this.outcome.ok) this.settle.resolve(this.outcome.refs);
-    else this.settle.reject(this.outcome.error);
+    this.markSettled();
   }
 }

@@ -8,6 +8,10 @@ import { pathToFileURL } from "node:url";
 
 import { stackLocation } from "../api/source_location.js";
 import { BasinError } from "../common/errors.js";
+import { removeOrphans } from "../memory/orphans.js";
+
+/** Transpiled pipelines go to `<tmp>/basin-pipeline-<pid>-…` while they are imported. */
+const PIPELINE_PREFIX = "basin-pipeline-";
 
 /** The engine's public module, as the pipeline's `"basin"` import resolves to it. */
 const API_URL = new URL("../api/index.js", import.meta.url).href;
@@ -86,7 +90,9 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   }
   // A temp file outside the user's folder keeps it clean; unlike a data: URL, Node
   // applies its source map, so locations name the user's own file and line.
-  const tmp = mkdtempSync(join(tmpdir(), "basin-pipeline-"));
+  // Named with the pid: one left by a killed run is removed by the next.
+  removeOrphans(tmpdir(), PIPELINE_PREFIX);
+  const tmp = mkdtempSync(join(tmpdir(), `${PIPELINE_PREFIX}${process.pid}-`));
   const out = join(tmp, "pipeline.mjs");
   let mod: { default?: unknown };
   try {

@@ -2,7 +2,7 @@
 // runtime errors that name the pipeline line, and an empty store afterwards.
 import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, LocalCluster, readCsv, type ProgressEvent } from "../../engine/api/index.js";
+import { bag, col, count, fromColumns, LocalCluster, readCsv, type ProgressEvent } from "../../engine/api/index.js";
 import { BasinError } from "../../engine/common/errors.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTrips, writeTripsCsv } from "../helpers/data.js";
@@ -61,6 +61,26 @@ describe("a running pipeline", () => {
       code: "BASIN_CANCELLED",
       message: expect.stringContaining("callback broke"),
     });
+    await cluster.idle(); // the tasks already running finish, and their results are dropped
+    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  });
+
+  it("a cancelled task that never ends: BASIN_CANCELLED at once, its worker ended after the grace period and replaced, the next run not blocked", async () => {
+    const ac = new AbortController();
+    const forever = bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) => {
+      for (;;) if (x < 0) return x; // a user function that loops
+    });
+    const run = forever.compute({ cluster, signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(cluster.busyWorkers().length).toBe(2);
+    const t0 = performance.now();
+    ac.abort("user pressed Stop");
+    await expect(run).rejects.toMatchObject({ code: "BASIN_CANCELLED" });
+    expect(performance.now() - t0, "the cancel answers at once").toBeLessThan(200);
+    const next = await readCsv(`${dir}/*.csv`).agg(count().alias("n")).compute({ cluster });
+    expect(next.toRows()).toEqual([{ n: 3000 }]);
+    expect(performance.now() - t0, "within the 1 s grace period and a worker restart").toBeLessThan(5000);
+    expect(cluster.pool.names.length).toBe(2);
     expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
   });
 

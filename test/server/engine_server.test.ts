@@ -237,6 +237,24 @@ describe("engine server: errors and cancellation", () => {
     expect(e.type === "runFailed" && e.error.code).toBe("BASIN_CANCELLED");
   });
 
+  it("cancels a run whose tasks never finish: it answers at once, the workers are freed, the next run works", async () => {
+    const loop = `import { bag } from "basin";
+export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) => {
+  for (;;) if (x < 0) return x;
+});
+`;
+    const { runId } = await client.call<{ runId: string }>("run", "loop_tasks.ts", loop);
+    await new Promise((r) => setTimeout(r, 800));
+    const t0 = performance.now();
+    await client.call("cancel", runId);
+    const e = await client.waitFor((x) => x.type === "runFailed" && x.runId === runId, 5000);
+    expect(e.type === "runFailed" && e.error.code).toBe("BASIN_CANCELLED");
+    expect(performance.now() - t0, "Cancel answers at once").toBeLessThan(500);
+    const info = await finished("trips.ts");
+    expect(info.rows).toBeGreaterThan(0);
+    await client.call("release", info.id);
+  });
+
   it("reports the cluster's workers and store", async () => {
     const s = await client.call<{ workers: { name: string }[] }>("cluster");
     expect(s.workers.length).toBe(2);
