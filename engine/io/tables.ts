@@ -70,7 +70,7 @@ function concatStrings(parts: JsStrings[]): JsStrings {
     row += p.offsets.length - 1;
     base += p.chars.length;
   }
-  return { offsets, chars, ascii: parts.every((p) => p.ascii) };
+  return { offsets, chars, ascii: parts.every((p) => p.ascii), binary: parts.some((p) => p.binary) };
 }
 
 function concatColumn(cols: JsColumn[], rows: number[]): JsColumn {

@@ -33,6 +33,8 @@ export function parseBytes(size: string | number, what: string, total?: number):
       `${what} must be a size such as "4GB", "512MiB", a number of bytes, or a fraction of memory like 0.5; got ${JSON.stringify(size)}`,
     );
   let n: number;
+  // A bare number up to 1 is a fraction of `total`; with a unit ("1B") it is bytes.
+  let fraction = typeof size === "number";
   if (typeof size === "number") {
     n = size;
   } else {
@@ -41,9 +43,10 @@ export function parseBytes(size: string | number, what: string, total?: number):
     const unit = m[2].toLowerCase();
     if (unit !== "" && !(unit in UNITS)) throw bad();
     n = Number(m[1]) * (unit === "" ? 1 : UNITS[unit]);
+    fraction = unit === "";
   }
   if (!Number.isFinite(n) || n <= 0) throw bad();
-  if (n <= 1 && total !== undefined) return Math.floor(n * total);
+  if (fraction && n <= 1 && total !== undefined) return Math.floor(n * total);
   return Math.floor(n);
 }
 

@@ -38,6 +38,9 @@ export function machineMemory(): number {
 /** Default host limit: 80% of the machine's memory, leaving room for JS heaps and kernels' scratch. */
 export const DEFAULT_MEMORY_FRACTION = 0.8;
 
+/** Below this no partition fits: a limit such as "1B" is a mistake, not a setting. */
+const MIN_MEMORY_LIMIT = 64 * 1024;
+
 /**
  * Validates options into settings (BASIN_PLAN on a bad size).
  *
@@ -46,8 +49,14 @@ export const DEFAULT_MEMORY_FRACTION = 0.8;
  */
 export function resolveMemory(o: MemoryOptions = {}): MemorySettings {
   const total = machineMemory();
+  const hostLimit = parseBytes(o.memoryLimit ?? DEFAULT_MEMORY_FRACTION, "memoryLimit", total);
+  if (hostLimit < MIN_MEMORY_LIMIT)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `memoryLimit (--memory-limit) of ${hostLimit} bytes is too small to hold even one partition; give at least 64KiB, usually a few GB or a fraction of memory like 0.5`,
+    );
   return {
-    hostLimit: parseBytes(o.memoryLimit ?? DEFAULT_MEMORY_FRACTION, "memoryLimit", total),
+    hostLimit,
     diskLimit: o.spillLimit === undefined ? -1 : parseBytes(o.spillLimit, "spillLimit"),
     localDirectory: o.localDirectory ?? defaultLocalDirectory(),
     spillCompression: spillCompression(o.spillCompression),

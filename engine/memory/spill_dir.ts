@@ -2,9 +2,9 @@
 // local directory. Folders of processes that died (killed engines) are removed at
 // start-up; folders of live processes are never touched, so two engines on one
 // machine never see each other's files.
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { BasinError } from "../common/errors.js";
 import { removeOrphans } from "./orphans.js";
 
@@ -25,6 +25,19 @@ export function removeStaleSpillDirectories(base: string): string[] {
   return removeOrphans(base, PREFIX);
 }
 
+/**
+ * `mkdir -p`, one level at a time: Node's recursive mkdir never returns under /proc
+ * (mkdir there says ENOENT for a parent that exists, and it retries forever).
+ */
+function makeFolders(path: string): void {
+  const missing: string[] = [];
+  for (let p = path; !existsSync(p); p = dirname(p)) {
+    missing.push(p);
+    if (dirname(p) === p) break;
+  }
+  for (const d of missing.reverse()) mkdirSync(d);
+}
+
 const mine = new Map<string, string>();
 
 /**
@@ -40,7 +53,7 @@ export function processSpillDirectory(base: string): string {
   if (known) return known;
   const dir = join(root, `${PREFIX}${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   try {
-    mkdirSync(root, { recursive: true });
+    makeFolders(root);
     removeStaleSpillDirectories(root);
     mkdirSync(dir);
   } catch (e) {

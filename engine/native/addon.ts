@@ -38,6 +38,11 @@ export interface JsStrings {
   chars: Uint8Array;
   /** All bytes below 0x80: byte offsets are character offsets. */
   ascii: boolean;
+  /**
+   * Bytes that are not text (a delayed call's serialized value): stored as they are.
+   * Other strings must be UTF-8; tableFromJs checks them.
+   */
+  binary?: boolean;
 }
 
 /**

@@ -16,7 +16,7 @@ export const VALUE_COLUMN = "value";
 export function encodeOutcome(o: CallOutcome): Handle {
   const bytes = serialize(o);
   const chars = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const values: JsStrings = { offsets: Float64Array.of(0, chars.length), chars, ascii: false };
+  const values: JsStrings = { offsets: Float64Array.of(0, chars.length), chars, ascii: false, binary: true };
   return native().tableFromJs({
     rows: 1,
     names: [VALUE_COLUMN],

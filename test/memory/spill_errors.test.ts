@@ -95,6 +95,26 @@ describe("spill errors", () => {
       );
   });
 
+  it('a size with a unit is bytes, never a fraction ("1B" is one byte), and a limit no partition fits is BASIN_PLAN', () => {
+    expect(parseBytes("1B", "memoryLimit", 1000)).toBe(1);
+    expect(parseBytes("1", "memoryLimit", 1000)).toBe(1000); // a bare 1: all of it
+    for (const tiny of ["1B", "1KB", 100])
+      expect(() => new LocalCluster({ workers: 1, memoryLimit: tiny })).toThrow(
+        expect.objectContaining({ code: "BASIN_PLAN", message: expect.stringContaining("too small") }),
+      );
+  });
+
+  it("a spill folder under /proc (where Node's recursive mkdir never returns): BASIN_SPILL at once", async () => {
+    const cwd = join(root, "proc-case");
+    mkdirSync(cwd);
+    writeText(cwd, "p.ts", 'import { fromColumns } from "basin";\nexport default fromColumns({ a: [1, 2] });\n');
+    const t0 = performance.now();
+    const r = await runBasin(["run", "p.ts", "--local-directory", "/proc/nope/spill"], { cwd, timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/error \[BASIN_SPILL\]: cannot make a spill folder in \/proc\/nope\/spill/);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
   it("cannot make a spill folder in a file: BASIN_SPILL naming it", async () => {
     const file = join(root, "a-file");
     writeFileSync(file, "x");

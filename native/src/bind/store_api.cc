@@ -173,8 +173,9 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
     auto raw = values.As<Napi::Object>();
     auto off = raw.Get("offsets").As<Napi::Float64Array>();
     auto chars = raw.Get("chars").As<Napi::Uint8Array>();
+    // Text must be UTF-8 (kernels decode it); `binary` bytes (serialized values) are not text.
     CheckStrings(name, off.Data(), off.ElementLength(), chars.ElementLength(), chars.Data(), valid, rows,
-                 raw.Get("ascii").ToBoolean().Value());
+                 raw.Get("ascii").ToBoolean().Value() || raw.Get("binary").ToBoolean().Value());
     ColumnBuilder b(t, rows);
     const char* ch = reinterpret_cast<const char*>(chars.Data());
     for (int64_t i = 0; i < rows; i++) {
