@@ -56,9 +56,8 @@ export function walltimeSeconds(t: string): number {
  * @example
  * checkJobSpec({ name: "hpc", walltime: "01:00:00", cores: 0, memory: "4G" }); // throws: cores must be a positive integer
  */
-export function checkJobSpec(spec: SlurmJobSpec): void {
-  const bad = (what: string, fix: string) =>
-    new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
+export function checkJobSpec(spec: Omit<SlurmJobSpec, "walltime">, kind = "SLURM profile"): void {
+  const bad = (what: string, fix: string) => new BasinError("BASIN_PLAN", `${kind} "${spec.name}": ${what}; ${fix}`);
   if (!Number.isInteger(spec.cores) || spec.cores < 1)
     throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");
   if (!/^\d+[KMGT]?$/.test(spec.memory))
@@ -95,8 +94,7 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
   // Retire the worker before SLURM kills it: 5 minutes early, or 10% of a short job.
   const lifetime = Math.max(30, seconds - Math.min(300, Math.round(seconds * 0.1)));
   const file = shellQuote(options.schedulerFile);
-  // SLURM sizes are binary and default to megabytes; Dask reads "16GiB".
-  const memory = `${spec.memory}${/\d$/.test(spec.memory) ? "M" : ""}iB`;
+  const memory = daskMemory(spec.memory);
   const lines = [
     "#!/bin/bash",
     `#SBATCH --job-name=basin-${spec.name}`,
@@ -136,6 +134,29 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
     "",
   );
   return lines.join("\n");
+}
+
+/**
+ * A SLURM size as Dask reads it: SLURM sizes are binary and default to megabytes.
+ *
+ * @example
+ * daskMemory("16G"); // "16GiB"
+ */
+export function daskMemory(memory: string): string {
+  return `${memory}${/\d$/.test(memory) ? "M" : ""}iB`;
+}
+
+/**
+ * A SLURM size in whole megabytes.
+ *
+ * @example
+ * slurmMegabytes("2G"); // 2048
+ */
+export function slurmMegabytes(memory: string): number {
+  const m = /^(\d+)([KMGT]?)$/.exec(memory);
+  if (!m) throw new BasinError("BASIN_PLAN", `memory "${memory}" is not a SLURM size; write it like "16G" or "4000M"`);
+  const scale = { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024 }[m[2] || "M"] ?? 1;
+  return Math.floor(Number(m[1]) * scale);
 }
 
 /** The scheduler's address from the scheduler file it wrote. */
