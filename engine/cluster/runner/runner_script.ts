@@ -44,7 +44,7 @@ export type RunnerMode =
       /** The driver's working folder (the pipeline's data paths are relative to it). */
       cwd: string;
       /** More arguments for `basin run` (--output, --explain, --no-optimize). */
-      args: string[];
+      args: readonly string[];
     }
   | { kind: "serve" };
 
