@@ -20,6 +20,7 @@ import { RpcClient } from "../helpers/rpc_client.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
 import { requireMpi, RUNNER_PIPELINE, WAITING_PIPELINE, workerPid } from "./runner_procs.js";
 import { processesUsing, until } from "./slurm_procs.js";
+import { startSshd } from "./sshd_procs.js";
 
 let dir: string;
 let jobs: string;
@@ -171,6 +172,58 @@ describe("a runner started with mpirun on this machine", () => {
       await localCluster.close();
     }
     expect(readdirSync(jobs)).toEqual([]);
+  }, 150_000);
+
+  it("on a login node over SSH: the pipeline's text goes to the shared folder and reads its data from the workspace, with the local answers", async () => {
+    const sshd = await startSshd();
+    try {
+      const file = `${dir}/config/profiles.json`;
+      saveProfile(
+        {
+          kind: "ssh",
+          name: "login",
+          host: "127.0.0.1",
+          port: sshd.port,
+          user: "root",
+          keyPath: sshd.clientKey,
+          knownHosts: sshd.knownHosts,
+        },
+        file,
+      );
+      // the nodes start this checkout's CLI; data paths are the workspace's
+      saveProfile(
+        profile({ name: "mpi-ssh", ssh: "login", workspace: dir, basin: `${process.execPath} ${BASIN_BIN}` }),
+        file,
+      );
+      // a pipeline that reads a file by a relative path: the workspace's, not the submitting folder's
+      const csvPipeline = `import { col, count, readCsv } from "basin";\nexport default readCsv("kv.csv").groupBy("k").agg(col("v").sum().alias("s"), count().alias("n")).sort("k");\n`;
+      writeText(
+        dir,
+        "kv.csv",
+        `k,v\n${Array.from({ length: 200 }, (_, i) => `${["a", "β", ""][i % 3]},${i}`).join("\n")}\n`,
+      );
+      writeText(dir, "csv.ts", csvPipeline);
+      const here = await runBasin(["run", "csv.ts"], { cwd: dir, env });
+      expect(here.code, here.stderr).toBe(0);
+      const elsewhere = makeTempDir("basin-runner-elsewhere-");
+      writeText(elsewhere, "csv.ts", csvPipeline);
+      try {
+        const r = await runBasin(["run", "csv.ts", "--cluster", "mpi-ssh"], {
+          cwd: elsewhere,
+          env,
+          timeoutMs: 120_000,
+        });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toBe(here.stdout);
+        expect(r.stdout).toMatch(/3 rows × 3 columns/);
+        expect(r.stderr).toMatch(/runner session \d+ on root@127\.0\.0\.1 started: 4 tasks with mpirun/);
+        expect(readdirSync(jobs)).toEqual([]);
+      } finally {
+        removeDir(elsewhere);
+      }
+    } finally {
+      await sshd.stop();
+    }
   }, 150_000);
 
   it('protocol "ucx" is refused before anything starts when the Python cannot import ucx-py', async () => {

@@ -256,7 +256,9 @@ export function renderRunnerScript(spec: RunnerSpec, options: RunnerScriptOption
     "done",
     'wait "$L" 2>/dev/null',
     'if [ -s "$DIR/driver.status" ]; then exit "$(cat "$DIR/driver.status")"; fi',
-    `echo "basin: ${spec.launcher} ended before the Basin driver (rank 1) finished; see $DIR/rank-<n>.log" >&2`,
+    mode.kind === "run"
+      ? `echo "basin: ${spec.launcher} ended before the Basin driver (rank 1) finished; see $DIR/rank-<n>.log" >&2`
+      : `echo "basin: ${spec.launcher} ended while the workbench used the cluster; see $DIR/rank-<n>.log" >&2`,
     "exit 1",
     "",
   ];
