@@ -103,6 +103,10 @@ async function follow(job: RunnerJob, o: RunOnRunnerOptions): Promise<number> {
   const workers = Array.from({ length: job.spec.tasks - 2 }, (_, i) => i + 2);
   for (;;) {
     await stream();
+    // Looked at before the driver's status: the driver writes its status before it
+    // stops the cluster, so ranks seen ended here with no status yet did not end by it.
+    const exits = await job.rankExits();
+    const state = await job.state();
     const done = (await job.read("driver.status"))?.trim();
     if (done && /^\d+$/.test(done)) {
       // the driver shuts the cluster down, and the job script then ends the job
@@ -111,8 +115,6 @@ async function follow(job: RunnerJob, o: RunOnRunnerOptions): Promise<number> {
       if (!ended) o.log(`${label} did not end within 45 s of the pipeline's end; cancelling it`);
       return Number(done);
     }
-    const exits = await job.rankExits();
-    const state = await job.state();
     if (exits.has(0) || state.ended) {
       await stream();
       throw new BasinError(
