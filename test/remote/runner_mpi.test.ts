@@ -5,7 +5,6 @@
 // workers and stops them; an edited job script is the one that runs; protocol ucx is
 // refused up front without ucx-py; bad profiles are refused by field. Nothing the
 // job started outlives a test.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +13,16 @@ import type { ClusterStatus } from "../../engine/common/rpc.js";
 import { saveProfile, type RunnerProfile } from "../../engine/cluster/profiles.js";
 import { RunnerCluster } from "../../engine/cluster/runner/runner_cluster.js";
 import { native } from "../../engine/native/addon.js";
-import { BASIN_BIN, makeTempDir, printedUrl, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import {
+  BASIN_BIN,
+  exited,
+  makeTempDir,
+  printedUrl,
+  removeDir,
+  runBasin,
+  spawnBasin,
+  writeText,
+} from "../helpers/cli.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { RpcClient } from "../helpers/rpc_client.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
@@ -70,12 +78,6 @@ afterAll(() => {
   expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
 });
 
-function exited(
-  child: ChildProcessWithoutNullStreams,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-}
-
 describe("a runner started with mpirun on this machine", () => {
   it("mpirun -n 4: scheduler, driver and two workers answer the groupby and the join as the local engine does", async () => {
     const r = await runBasin(["run", "p.ts", "--cluster", "mpi"], { cwd: dir, env, timeoutMs: 120_000 });
@@ -89,23 +91,13 @@ describe("a runner started with mpirun on this machine", () => {
   }, 150_000);
 
   it("every worker rank dying fails the run with an error naming the ranks and their logs, and stops the job", async () => {
-    const child = spawn(process.execPath, [BASIN_BIN, "run", "wait.ts", "--cluster", "mpi"], {
-      cwd: dir,
-      env: { ...process.env, ...env },
-    });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const { child, err } = spawnBasin(["run", "wait.ts", "--cluster", "mpi"], { cwd: dir, env });
     try {
       const done = exited(child);
-      await until(
-        "the driver waits for go",
-        90_000,
-        () => existsSync(join(dir, "ready")),
-        () => err,
-      );
+      await until("the driver waits for go", 90_000, () => existsSync(join(dir, "ready")), err);
       for (const rank of [2, 3]) process.kill(workerPid(jobs, rank), "SIGKILL");
-      expect((await done).code, err).toBe(1);
-      expect(err).toMatch(
+      expect((await done).code, err()).toBe(1);
+      expect(err()).toMatch(
         /error \[BASIN_IO\]: every Dask worker of runner session \d+ on this machine \(runner profile "mpi": ranks 2, 3\) exited before the pipeline finished, so it cannot go on; the job was cancelled\. rank 2 \(a Dask worker\): its log \S+\/rank-2\.log ends with:[\s\S]*basin: rank 2 \(a Dask worker\) exited with status 137[\s\S]*rank 3 \(a Dask worker\): its log \S+\/rank-3\.log ends with:/,
       );
       // the folder named in the error stays, with its logs
@@ -120,12 +112,10 @@ describe("a runner started with mpirun on this machine", () => {
   }, 150_000);
 
   it("basin serve --cluster RUNNER lists the runner's workers in the cluster status, and stopping it stops the job", async () => {
-    const child = spawn(process.execPath, [BASIN_BIN, "serve", dir, "--port", "0", "--cluster", "mpi"], {
+    const { child, err } = spawnBasin(["serve", dir, "--port", "0", "--cluster", "mpi"], {
       cwd: "/",
-      env: { ...process.env, ...env, BASIN_WORKERS: "1" },
+      env: { ...env, BASIN_WORKERS: "1" },
     });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     try {
       const { url, out } = await printedUrl(child, 90_000);
       expect(out).toMatch(/runs on Dask at runner profile mpi \(4 tasks with mpirun, scheduler tcp:\S+\)/);
@@ -137,7 +127,7 @@ describe("a runner started with mpirun on this machine", () => {
       expect(processesUsing(jobs).length).toBeGreaterThan(0);
       const done = exited(child);
       child.kill("SIGTERM");
-      expect((await done).code, err).toBe(0);
+      expect((await done).code, err()).toBe(0);
       expect(readdirSync(jobs)).toEqual([]);
     } finally {
       child.kill("SIGKILL");

@@ -4,12 +4,11 @@
 // status and leaves squeue empty; a worker rank killed mid-run is reported with its
 // log while the run still answers; SIGTERM to `basin run` while the job is pending
 // or running cancels it; mpirun inside the allocation runs the same pipeline.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveProfile, type RunnerProfile } from "../../engine/cluster/profiles.js";
-import { BASIN_BIN, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { exited, makeTempDir, removeDir, runBasin, spawnBasin, writeText } from "../helpers/cli.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
 import { requireMpi, RUNNER_PIPELINE, WAITING_PIPELINE, workerPid } from "./runner_procs.js";
 import { startSlurm, until, type Slurm } from "./slurm_procs.js";
@@ -59,12 +58,6 @@ afterAll(async () => {
   if (dir) removeDir(dir);
 });
 
-function exited(
-  child: ChildProcessWithoutNullStreams,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-}
-
 describe("a runner in one SLURM allocation", () => {
   it("srun -n 4: scheduler, driver and two workers answer the groupby and the join as the local engine does; squeue is empty after", async () => {
     const r = await runBasin(["run", "p.ts", "--cluster", "srun4"], { cwd: dir, env, timeoutMs: 120_000 });
@@ -98,33 +91,16 @@ describe("a runner in one SLURM allocation", () => {
   }, 150_000);
 
   it("a worker rank killed mid-run is reported with its log, and the run still answers on the other worker", async () => {
-    const child = spawn(process.execPath, [BASIN_BIN, "run", "wait.ts", "--cluster", "srun4"], {
-      cwd: dir,
-      env: { ...process.env, ...env },
-    });
-    let out = "",
-      err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const { child, out, err } = spawnBasin(["run", "wait.ts", "--cluster", "srun4"], { cwd: dir, env });
     try {
       const done = exited(child);
-      await until(
-        "the driver waits for go",
-        90_000,
-        () => existsSync(join(dir, "ready")),
-        () => err,
-      );
+      await until("the driver waits for go", 90_000, () => existsSync(join(dir, "ready")), err);
       process.kill(workerPid(slurm.jobs, 2), "SIGKILL");
-      await until(
-        "the rank's death is reported",
-        30_000,
-        () => /rank 2 \(a Dask worker\) exited/.test(err),
-        () => err,
-      );
+      await until("the rank's death is reported", 30_000, () => /rank 2 \(a Dask worker\) exited/.test(err()), err);
       writeFileSync(join(dir, "go"), "");
-      expect((await done).code, err).toBe(0);
-      expect(out).toBe(local);
-      expect(err).toMatch(
+      expect((await done).code, err()).toBe(0);
+      expect(out()).toBe(local);
+      expect(err()).toMatch(
         /rank 2 \(a Dask worker\) exited with status 137; the run goes on with the other workers \(Dask recomputes what it held\)\. rank 2 \(a Dask worker\): its log \S+rank-2\.log ends with:/,
       );
       expect(slurm.queue()).toEqual([]);
@@ -137,31 +113,15 @@ describe("a runner in one SLURM allocation", () => {
   it("SIGTERM to basin run cancels the job, pending or running", async () => {
     for (const when of ["pending", "running"] as const) {
       if (when === "pending") slurm.command("scontrol", ["update", "PartitionName=debug", "State=DOWN"]);
-      const child = spawn(process.execPath, [BASIN_BIN, "run", "wait.ts", "--cluster", "srun4"], {
-        cwd: dir,
-        env: { ...process.env, ...env },
-      });
-      let err = "";
-      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      const { child, err } = spawnBasin(["run", "wait.ts", "--cluster", "srun4"], { cwd: dir, env });
       try {
         if (when === "pending") {
-          await until(
-            "the job is queued",
-            30_000,
-            () => slurm.queue().length === 1,
-            () => err,
-          );
+          await until("the job is queued", 30_000, () => slurm.queue().length === 1, err);
           expect([...slurm.states().values()]).toEqual(["PENDING"]);
-        } else
-          await until(
-            "the driver runs",
-            90_000,
-            () => existsSync(join(dir, "ready")),
-            () => err,
-          );
+        } else await until("the driver runs", 90_000, () => existsSync(join(dir, "ready")), err);
         const done = exited(child);
         child.kill("SIGTERM");
-        expect(await done, err).toEqual({ code: null, signal: "SIGTERM" });
+        expect(await done, err()).toEqual({ code: null, signal: "SIGTERM" });
         await until(
           "squeue is empty",
           15_000,

@@ -4,12 +4,10 @@
 // every worker rank has joined, the job and its ranks are watched (a worker rank
 // that dies is reported with its log; the scheduler's rank or the job ending fails
 // later runs with the reason), and close() cancels the job.
-import type { Plan } from "../../common/plan.js";
 import type { ClusterStatus } from "../../common/rpc.js";
 import { BasinError } from "../../common/errors.js";
-import type { TaskGraph } from "../../graph/tasks.js";
-import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
 import { DaskCluster } from "../dask/dask_cluster.js";
+import { StartedDask } from "../dask/started_dask.js";
 import type { Reach } from "../slurm/login_node.js";
 import { RunnerJob, type RunnerJobOptions } from "./runner_job.js";
 
@@ -35,12 +33,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * const table = await df.compute({ cluster: runner });
  * await runner.close();
  */
-export class RunnerCluster implements Cluster {
-  readonly kind = "dask";
-  readonly workerSlots = 0;
+export class RunnerCluster extends StartedDask {
   readonly job: RunnerJob;
   private readonly options: RunnerClusterOptions;
-  private client?: DaskCluster;
   private timer?: ReturnType<typeof setTimeout>;
   private ticking?: Promise<void>;
   private closing?: Promise<void>;
@@ -48,6 +43,7 @@ export class RunnerCluster implements Cluster {
   private readonly reported = new Set<number>();
 
   constructor(options: RunnerClusterOptions) {
+    super();
     this.options = options;
     this.job = new RunnerJob(options);
   }
@@ -58,11 +54,8 @@ export class RunnerCluster implements Cluster {
     return `runner profile ${s.name} (${s.tasks} tasks with ${s.launcher}, ${at}${this.options.via ? ` via ${this.options.via}` : ""})`;
   }
 
-  /** The Dask cluster to run pipelines on (after start()). */
-  get dask(): DaskCluster {
-    if (!this.client)
-      throw new BasinError("BASIN_PLAN", `the runner "${this.job.spec.name}" is not started; await start() first`);
-    return this.client;
+  protected get what(): string {
+    return `the runner "${this.job.spec.name}"`;
   }
 
   /** Why the cluster stopped working (its job or scheduler rank ended), if it did. */
@@ -108,18 +101,6 @@ export class RunnerCluster implements Cluster {
     log(`connected to the runner's Dask scheduler at ${this.client.address} ${seconds.toFixed(1)} s after submitting`);
     this.schedule();
     return seconds;
-  }
-
-  connect(): Promise<void> {
-    return this.dask.connect();
-  }
-
-  runFrame(plan: Plan, options?: FrameRunOptions): Promise<StoredParts> {
-    return this.dask.runFrame(plan, options);
-  }
-
-  runGraph(graph: TaskGraph, what: string, options?: ClusterRunOptions): Promise<StoredParts> {
-    return this.dask.runGraph(graph, what, options);
   }
 
   async clusterStatus(): Promise<ClusterStatus> {

@@ -4,7 +4,7 @@
 // scheduler file, each rank's exit status and log, the driver's output and status.
 import { randomBytes } from "node:crypto";
 import { BasinError } from "../../common/errors.js";
-import { schedulerAddress } from "../slurm/batch_script.js";
+import { readSchedulerFile } from "../slurm/batch_script.js";
 import { LocalRunner, type CommandRunner } from "../slurm/command_runner.js";
 import { cancelOnExit } from "../slurm/exit_cleanup.js";
 import { shellQuote } from "../ssh/shell_quote.js";
@@ -156,14 +156,8 @@ export class RunnerJob {
     const file = `${await this.directory()}/scheduler.json`;
     let pendingSaid = false;
     for (;;) {
-      const text = await this.runner.readFile(file);
-      if (text?.trim()) {
-        try {
-          return schedulerAddress(text, file);
-        } catch {
-          // being written
-        }
-      }
+      const address = await readSchedulerFile(this.runner, file);
+      if (address) return address;
       const s = await this.state();
       if (s.state === "PENDING" && !pendingSaid) {
         pendingSaid = true;

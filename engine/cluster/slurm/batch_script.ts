@@ -5,6 +5,7 @@
 // may be edited) before sbatch gets it.
 import { BasinError } from "../../common/errors.js";
 import { shellQuote } from "../ssh/shell_quote.js";
+import type { CommandRunner } from "./command_runner.js";
 
 /** How jobs are asked of SLURM (a profile's fields; no secrets). */
 export interface SlurmJobSpec {
@@ -173,4 +174,20 @@ export function schedulerAddress(fileText: string, file: string): string {
       `${file} holds no Dask scheduler address; the scheduler job may have failed: see its log`,
     );
   return address;
+}
+
+/**
+ * The address in a scheduler file, or undefined while the file is missing or still being written.
+ *
+ * @example
+ * const address = await readSchedulerFile(runner, "/shared/basin/hpc-1/scheduler.json");
+ */
+export async function readSchedulerFile(runner: CommandRunner, file: string): Promise<string | undefined> {
+  const text = await runner.readFile(file);
+  if (!text?.trim()) return undefined;
+  try {
+    return schedulerAddress(text, file);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,45 @@
+// What a cluster that starts its own Dask (SLURM jobs, a runner's allocation) shares:
+// once started, it runs plans on a DaskCluster connected to the scheduler it started,
+// and fails clearly before then.
+import { BasinError } from "../../common/errors.js";
+import type { Plan } from "../../common/plan.js";
+import type { ClusterStatus } from "../../common/rpc.js";
+import type { TaskGraph } from "../../graph/tasks.js";
+import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
+import type { DaskCluster } from "./dask_cluster.js";
+
+/**
+ * @example
+ * class MyCluster extends StartedDask { ... this.client = new DaskCluster(address); ... }
+ */
+export abstract class StartedDask implements Cluster {
+  readonly kind = "dask";
+  readonly workerSlots = 0;
+  /** The bridge to the scheduler, set once started. */
+  protected client?: DaskCluster;
+
+  /** "the SLURM cluster "hpc"", for the error before start(). */
+  protected abstract readonly what: string;
+  abstract readonly label: string;
+  abstract clusterStatus(): Promise<ClusterStatus>;
+  abstract close(): Promise<void>;
+
+  /** The Dask cluster to run pipelines on (after start()). */
+  get dask(): DaskCluster {
+    if (!this.client) throw new BasinError("BASIN_PLAN", `${this.what} is not started; await start() first`);
+    return this.client;
+  }
+
+  /** The scheduler was reached by start(); this checks it still answers. */
+  connect(): Promise<void> {
+    return this.dask.connect();
+  }
+
+  runFrame(plan: Plan, options?: FrameRunOptions): Promise<StoredParts> {
+    return this.dask.runFrame(plan, options);
+  }
+
+  runGraph(graph: TaskGraph, what: string, options?: ClusterRunOptions): Promise<StoredParts> {
+    return this.dask.runGraph(graph, what, options);
+  }
+}
