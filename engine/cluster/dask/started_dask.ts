@@ -6,7 +6,10 @@ import type { Plan } from "../../common/plan.js";
 import type { ClusterStatus } from "../../common/rpc.js";
 import type { TaskGraph } from "../../graph/tasks.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
-import type { DaskCluster } from "./dask_cluster.js";
+import { DaskCluster } from "./dask_cluster.js";
+
+/** A scheduler address (as the nodes have it) as this machine reaches it, and whether results must come through the scheduler. */
+export type Reach = (address: string) => Promise<{ address: string; viaScheduler: boolean }>;
 
 /**
  * @example
@@ -27,6 +30,21 @@ export abstract class StartedDask implements Cluster {
   /** The Dask cluster to run pipelines on (after start()). */
   get dask(): DaskCluster {
     if (!this.client) throw new BasinError("BASIN_PLAN", `${this.what} is not started; await start() first`);
+    return this.client;
+  }
+
+  /**
+   * Connects the bridge to the scheduler the cluster started, at `address` as the
+   * nodes have it, through `reach` (e.g. an SSH tunnel) when given.
+   */
+  protected async connectTo(
+    address: string,
+    reach: Reach | undefined,
+    python: string | undefined,
+  ): Promise<DaskCluster> {
+    const r = reach ? await reach(address) : { address, viaScheduler: false };
+    this.client = new DaskCluster(r.address, { python, viaScheduler: r.viaScheduler, connectTimeout: 30 });
+    await this.client.connect();
     return this.client;
   }
 

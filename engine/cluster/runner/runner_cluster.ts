@@ -6,9 +6,9 @@
 // later runs with the reason), and close() cancels the job.
 import type { ClusterStatus } from "../../common/rpc.js";
 import { BasinError } from "../../common/errors.js";
-import { DaskCluster } from "../dask/dask_cluster.js";
-import { StartedDask } from "../dask/started_dask.js";
-import type { Reach } from "../slurm/login_node.js";
+
+import { StartedDask, type Reach } from "../dask/started_dask.js";
+
 import { RunnerJob, type RunnerJobOptions } from "./runner_job.js";
 
 export interface RunnerClusterOptions extends RunnerJobOptions {
@@ -85,20 +85,14 @@ export class RunnerCluster extends StartedDask {
       const address = await this.job.waitForScheduler((s) =>
         log(`${this.job.job.label} is pending (${s.reason || "waiting for resources"})`),
       );
-      const reach = this.options.reach ? await this.options.reach(address) : { address, viaScheduler: false };
-      this.client = new DaskCluster(reach.address, {
-        python: this.options.python,
-        viaScheduler: reach.viaScheduler,
-        connectTimeout: 30,
-      });
-      await this.client.connect();
+      await this.connectTo(address, this.options.reach, this.options.python);
       await this.waitForWorkers(spec.tasks - 2);
     } catch (e) {
       await this.close(true);
       throw e;
     }
     const seconds = (performance.now() - t0) / 1000;
-    log(`connected to the runner's Dask scheduler at ${this.client.address} ${seconds.toFixed(1)} s after submitting`);
+    log(`connected to the runner's Dask scheduler at ${this.dask.address} ${seconds.toFixed(1)} s after submitting`);
     this.schedule();
     return seconds;
   }

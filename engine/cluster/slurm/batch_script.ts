@@ -120,7 +120,8 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
   if (options.withScheduler)
     lines.push(
       `rm -f ${file}`,
-      `"$PY" -m distributed.cli.dask_scheduler --scheduler-file ${file} --protocol ${protocol} --dashboard-address :0 &`,
+      // a free port: another session's scheduler may share the node (the scheduler file says which)
+      `"$PY" -m distributed.cli.dask_scheduler --scheduler-file ${file} --protocol ${protocol} --port 0 --dashboard-address :0 &`,
       // A scheduler that cannot start (no Dask in this Python) fails the job now, not after the wait.
       `for i in $(seq 600); do [ -s ${file} ] && break; kill -0 $! 2>/dev/null || { echo "basin: the Dask scheduler exited; see the lines above" >&2; exit 1; }; sleep 0.1; done`,
     );

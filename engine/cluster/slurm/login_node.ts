@@ -3,12 +3,10 @@
 // address) reached through a tunnel of that SSH connection. Shared by slurm and
 // runner profiles.
 import { BasinError } from "../../common/errors.js";
+import type { Reach } from "../dask/started_dask.js";
 import { findProfile } from "../profiles.js";
 import { SshSession, type Tunnel } from "../ssh/ssh_session.js";
 import { LocalRunner, SshRunner, type CommandRunner } from "./command_runner.js";
-
-/** A scheduler address as this machine reaches it, and whether results must come through the scheduler. */
-export type Reach = (address: string) => Promise<{ address: string; viaScheduler: boolean }>;
 
 export interface LoginNode {
   runner: CommandRunner;

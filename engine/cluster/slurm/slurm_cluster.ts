@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { BasinError } from "../../common/errors.js";
 import type { ClusterStatus } from "../../common/rpc.js";
-import { DaskCluster, type DaskStatus } from "../dask/dask_cluster.js";
-import { StartedDask } from "../dask/started_dask.js";
+import type { DaskStatus } from "../dask/dask_cluster.js";
+import { StartedDask, type Reach } from "../dask/started_dask.js";
 import { renderBatchScript, readSchedulerFile, type SlurmJobSpec } from "./batch_script.js";
 import { LocalRunner, type CommandRunner } from "./command_runner.js";
 import { cancelOnExit } from "./exit_cleanup.js";
@@ -32,7 +32,7 @@ export interface SlurmClusterOptions {
   /** This machine's Python for the Dask bridge (default as DaskCluster). */
   python?: string;
   /** Maps the scheduler's address (as the compute node has it) to one reachable here, e.g. through an SSH tunnel. */
-  reach?: (address: string) => Promise<{ address: string; viaScheduler: boolean }>;
+  reach?: Reach;
   /** Called for every job submitted, ended, removed, and when the cluster is connected or lost. */
   onEvent?: (event: SlurmEvent) => void;
   /** How the login node is reached, for messages ("ssh user@host:22"). */
@@ -179,13 +179,7 @@ export class SlurmCluster extends StartedDask {
     try {
       const first = await this.submit(true);
       const address = await this.waitForScheduler(first);
-      const reach = this.options.reach ? await this.options.reach(address) : { address, viaScheduler: false };
-      this.client = new DaskCluster(reach.address, {
-        python: this.options.python,
-        viaScheduler: reach.viaScheduler,
-        connectTimeout: 30,
-      });
-      await this.client.connect();
+      await this.connectTo(address, this.options.reach, this.options.python);
       const s = this.options.scale ?? { jobs: 1 };
       for (let i = 1; i < ("jobs" in s ? s.jobs : s.minJobs); i++) await this.submit(false);
       await this.waitForWorker(first);
@@ -195,7 +189,7 @@ export class SlurmCluster extends StartedDask {
       throw e;
     }
     const seconds = (performance.now() - t0) / 1000;
-    this.emit({ type: "connected", address: this.client.address, seconds });
+    this.emit({ type: "connected", address: this.dask.address, seconds });
     this.schedule();
     return seconds;
   }
