@@ -1,7 +1,7 @@
 // A runner profile on the real single-node SLURM started here: `basin run --cluster
 // RUNNER` submits one job of 4 tasks started with srun (scheduler, driver, two
 // workers), prints the local engine's groupby and join, exits with the pipeline's
-// status and leaves squeue empty; a worker rank killed mid-run is reported with its
+// status and leaves squeue empty (also with srun making its own allocation); a worker rank killed mid-run is reported with its
 // log while the run still answers; SIGTERM to `basin run` while the job is pending
 // or running cancels it; mpirun inside the allocation runs the same pipeline.
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
@@ -48,6 +48,7 @@ beforeAll(async () => {
   const file = `${dir}/config/profiles.json`;
   saveProfile(profile({}), file);
   saveProfile(profile({ name: "mpi4", launcher: "mpirun" }), file);
+  saveProfile(profile({ name: "srun-direct", submit: "none" }), file);
   const r = await runBasin(["run", "p.ts"], { cwd: dir, env });
   expect(r.code, r.stderr).toBe(0);
   local = r.stdout;
@@ -87,6 +88,14 @@ describe("a runner in one SLURM allocation", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(local);
     expect(r.stderr).toMatch(/SLURM job \d+ submitted: 4 tasks with mpirun/);
+    expect(slurm.queue()).toEqual([]);
+  }, 150_000);
+
+  it("submit none: srun outside an allocation asks SLURM for one itself, answers the same, and leaves squeue empty", async () => {
+    const r = await runBasin(["run", "p.ts", "--cluster", "srun-direct"], { cwd: dir, env, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(local);
+    expect(r.stderr).toMatch(/runner session \d+ on this machine started: 4 tasks with srun/);
     expect(slurm.queue()).toEqual([]);
   }, 150_000);
 
