@@ -7,7 +7,7 @@ import type { Cluster } from "../cluster/cluster.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
 import { parseGpuList } from "../cluster/gpus.js";
 import { openCluster } from "../cluster/open.js";
-import { findProfile, type SshProfile } from "../cluster/profiles.js";
+import { findProfile, type RunnerProfile, type SshProfile } from "../cluster/profiles.js";
 import { BasinError } from "../common/errors.js";
 import { parseBytes } from "../memory/bytes.js";
 import { formatMemoryStats } from "../memory/format_stats.js";
@@ -18,6 +18,7 @@ import { generateDemoData } from "./demo_data.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { runFile } from "./run_file.js";
 import { runRemote } from "./run_remote.js";
+import { runOnRunnerProfile } from "./run_runner.js";
 import { serveCommand } from "./serve.js";
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
@@ -26,7 +27,9 @@ usage:
   basin run <pipeline.ts> [--workers N] [--output result.csv|result.parquet|result.arrow|result.npy] [--explain] [--no-optimize]
             [--cluster tcp://host:8786|PROFILE]   run on a Dask cluster (its Python: BASIN_PYTHON), on the
                                                   Basin engine of an ssh profile's host (one without a scheduler),
-                                                  or on Dask in SLURM jobs of a slurm profile (cancelled at exit)
+                                                  on Dask in SLURM jobs of a slurm profile (cancelled at exit),
+                                                  or inside one srun/mpirun allocation of a runner profile
+                                                  (exits with the pipeline's status)
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR]
             [--spill-compression lz4|zstd|none] [--stats]
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
@@ -72,6 +75,13 @@ async function clusterOption(v: string | undefined): Promise<Cluster | undefined
       `--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`,
     );
   return openCluster(v, { log: (line) => process.stderr.write(`${line}\n`) });
+}
+
+/** A runner profile: the pipeline runs inside its job, on the driver rank. */
+function runnerProfile(v: string | undefined): RunnerProfile | undefined {
+  if (v === undefined || !/^[\w.-]+$/.test(v)) return undefined;
+  const p = findProfile(v);
+  return p.kind === "runner" ? p : undefined;
 }
 
 /** An ssh profile without a Dask scheduler: the pipeline runs on that host's own Basin engine. */
@@ -154,6 +164,13 @@ export async function main(argv: string[]): Promise<number> {
           await runRemote(rest[0], remote, { output: values.output, explain: values.explain });
           return 0;
         }
+        const runner = runnerProfile(values.cluster);
+        if (runner)
+          return await runOnRunnerProfile(rest[0], runner, {
+            output: values.output,
+            explain: values.explain,
+            optimize: !values["no-optimize"],
+          });
         const cluster = await clusterOption(values.cluster);
         try {
           await runFile(rest[0], {

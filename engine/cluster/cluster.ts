@@ -1,6 +1,6 @@
 // The one interface every cluster a plan runs on implements: Basin's local cluster
 // (CPU and GPU workers in this process) and Dask (a scheduler reached directly,
-// through SSH, or started in SLURM jobs). engine/run talks to this alone, so no
+// through SSH, started in SLURM jobs, or in one srun/mpirun runner allocation). engine/run talks to this alone, so no
 // caller picks a code path by the cluster's class.
 //
 // The remote Basin engine (cluster/remote/remote_engine.ts) is not one of these: a

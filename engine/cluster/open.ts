@@ -1,12 +1,14 @@
 // The one way to open a cluster from what a user names (`--cluster X`, the
 // workbench): a Dask scheduler address, or a saved profile's name (a Dask
-// scheduler, directly or through an SSH tunnel, or a Dask cluster in SLURM jobs).
+// scheduler, directly or through an SSH tunnel, a Dask cluster in SLURM jobs, or
+// one in a runner's single allocation).
 // Closing what it returns frees everything it took: tunnels, sessions, jobs.
 import { BasinError } from "../common/errors.js";
 import type { Cluster } from "./cluster.js";
 import { DaskCluster, type DaskClusterOptions } from "./dask/dask_cluster.js";
 import { findProfile, type Profile } from "./profiles.js";
 import { SshSession } from "./ssh/ssh_session.js";
+import { openRunner } from "./runner/open_runner.js";
 import { openSlurm } from "./slurm/open_slurm.js";
 
 /** How a cluster is opened: the bridge's Python and timeouts, and where progress lines go. */
@@ -23,6 +25,7 @@ export async function openCluster(spec: string | Profile, options: OpenClusterOp
   if (p.kind === "dask")
     return new DaskCluster(p.scheduler, { ...options, label: `${p.scheduler} (profile ${p.name})` });
   if (p.kind === "slurm") return openSlurm(p, options);
+  if (p.kind === "runner") return openRunner(p, options);
   if (!p.scheduler)
     throw new BasinError(
       "BASIN_PLAN",

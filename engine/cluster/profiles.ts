@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { BasinError } from "../common/errors.js";
+import { checkRunnerSpec, type RunnerSpec } from "./runner/runner_script.js";
 import { checkJobSpec, walltimeSeconds, type SlurmJobSpec } from "./slurm/batch_script.js";
 
 /** A remote Basin engine (or a Dask scheduler) reached over SSH. */
@@ -62,7 +63,26 @@ export interface SlurmProfile extends SlurmJobSpec {
   startTimeout?: number;
 }
 
-export type Profile = SshProfile | DaskProfile | SlurmProfile;
+/**
+ * A fixed-size Dask cluster inside one allocation (dask-jobqueue's SLURMRunner,
+ * dask-mpi): one job of `tasks` tasks started with srun or mpirun, in which rank 0
+ * runs the scheduler, rank 1 the Basin driver and the rest the workers. The job
+ * fields are per task; sbatch (or the launcher, with `submit: "none"`) runs here or
+ * on the login node of the ssh profile named by `ssh`.
+ */
+export interface RunnerProfile extends RunnerSpec {
+  kind: "runner";
+  /** A folder on storage the login node and every node share (default ~/.basin/runner). */
+  directory?: string;
+  /** The name of an ssh profile whose host submits the job (a login node); without it, it is submitted here. */
+  ssh?: string;
+  /** Seconds to wait for the job to start, queue time included, and for its workers (default 300). */
+  startTimeout?: number;
+  /** The driver's working folder on the nodes (default: the current folder here, the home folder over ssh). */
+  workspace?: string;
+}
+
+export type Profile = SshProfile | DaskProfile | SlurmProfile | RunnerProfile;
 
 const SECRET_FIELDS = ["password", "passphrase", "privateKey", "token", "secret"];
 
@@ -91,6 +111,14 @@ function check(p: Profile): Profile {
   if (p.kind === "dask" && !/^(tcp|tls|ucx):\/\/\S+$/.test(p.scheduler))
     throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
   if (p.kind === "slurm") checkSlurm(p);
+  if (p.kind === "runner") {
+    checkRunnerSpec(p);
+    if (p.startTimeout !== undefined && !(p.startTimeout > 0))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `runner profile "${p.name}": startTimeout must be positive, got ${p.startTimeout}`,
+      );
+  }
   return p;
 }
 

@@ -1,6 +1,6 @@
 // Helpers for end-to-end tests of the `basin` command: spawn the real CLI in a
 // temp folder, write pipelines and data there, parse the printed table.
-import { execFile, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,6 +86,33 @@ export function printedUrl(child: ChildProcessWithoutNullStreams, ms: number): P
       if (m) (clearTimeout(timer), resolve({ url: new URL(m[0]), out }));
     });
   });
+}
+
+/**
+ * Starts `node bin/basin.js ...args` in `cwd` with `env` added, collecting its output
+ * as it comes (for tests that act while it runs).
+ *
+ * @example
+ * const run = spawnBasin(["run", "p.ts", "--cluster", "hpc"], { cwd: dir });
+ * await until("it prints", 10_000, () => run.err().includes("submitted"));
+ */
+export function spawnBasin(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): { child: ChildProcessWithoutNullStreams; out: () => string; err: () => string } {
+  const child = spawn(process.execPath, [BASIN_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } });
+  let out = "",
+    err = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+  return { child, out: () => out, err: () => err };
+}
+
+/** Resolves with how a spawned process ended (its code, or the signal that killed it). */
+export function exited(
+  child: ChildProcessWithoutNullStreams,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 }
 
 /** A fresh folder under the OS temp dir (outside the repository). */

@@ -4,13 +4,13 @@
 // plain process exit; `basin serve
 // --cluster PROFILE` shows the jobs' Dask workers in the workbench's cluster status
 // and cancels them when it stops; bad profiles are refused by field.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterStatus } from "../../engine/common/rpc.js";
 import { saveProfile, type SlurmProfile } from "../../engine/cluster/profiles.js";
 import { openCluster } from "../../engine/cluster/open.js";
-import { BASIN_BIN, makeTempDir, printedUrl, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { BASIN_BIN, exited, makeTempDir, printedUrl, removeDir, runBasin, writeText } from "../helpers/cli.js";
 import { RpcClient } from "../helpers/rpc_client.js";
 import { PYTHON, requireDask } from "./dask_procs.js";
 import { startSlurm, until, type Slurm } from "./slurm_procs.js";
@@ -50,12 +50,6 @@ afterAll(async () => {
   await slurm?.stop();
   if (dir) removeDir(dir);
 });
-
-function exited(
-  child: ChildProcessWithoutNullStreams,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-}
 
 describe("slurm profiles from the command line", () => {
   it("basin run --cluster PROFILE prints the local engine's table, reports its job, and leaves squeue empty", async () => {

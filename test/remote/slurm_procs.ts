@@ -217,7 +217,7 @@ export async function startSlurm(cpus = 4): Promise<Slurm> {
 }
 
 /** Live processes whose command line names a path under `dir` (this SLURM's jobs, scripts, daemons). */
-function processesUsing(dir: string): { pid: number; cmd: string }[] {
+export function processesUsing(dir: string): { pid: number; cmd: string }[] {
   const found: { pid: number; cmd: string }[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;

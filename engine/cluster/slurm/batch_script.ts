@@ -5,6 +5,7 @@
 // may be edited) before sbatch gets it.
 import { BasinError } from "../../common/errors.js";
 import { shellQuote } from "../ssh/shell_quote.js";
+import type { CommandRunner } from "./command_runner.js";
 
 /** How jobs are asked of SLURM (a profile's fields; no secrets). */
 export interface SlurmJobSpec {
@@ -56,9 +57,8 @@ export function walltimeSeconds(t: string): number {
  * @example
  * checkJobSpec({ name: "hpc", walltime: "01:00:00", cores: 0, memory: "4G" }); // throws: cores must be a positive integer
  */
-export function checkJobSpec(spec: SlurmJobSpec): void {
-  const bad = (what: string, fix: string) =>
-    new BasinError("BASIN_PLAN", `SLURM profile "${spec.name}": ${what}; ${fix}`);
+export function checkJobSpec(spec: Omit<SlurmJobSpec, "walltime">, kind = "SLURM profile"): void {
+  const bad = (what: string, fix: string) => new BasinError("BASIN_PLAN", `${kind} "${spec.name}": ${what}; ${fix}`);
   if (!Number.isInteger(spec.cores) || spec.cores < 1)
     throw bad(`cores must be a positive integer, got ${spec.cores}`, "give the CPU cores per job");
   if (!/^\d+[KMGT]?$/.test(spec.memory))
@@ -95,8 +95,7 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
   // Retire the worker before SLURM kills it: 5 minutes early, or 10% of a short job.
   const lifetime = Math.max(30, seconds - Math.min(300, Math.round(seconds * 0.1)));
   const file = shellQuote(options.schedulerFile);
-  // SLURM sizes are binary and default to megabytes; Dask reads "16GiB".
-  const memory = `${spec.memory}${/\d$/.test(spec.memory) ? "M" : ""}iB`;
+  const memory = daskMemory(spec.memory);
   const lines = [
     "#!/bin/bash",
     `#SBATCH --job-name=basin-${spec.name}`,
@@ -121,7 +120,8 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
   if (options.withScheduler)
     lines.push(
       `rm -f ${file}`,
-      `"$PY" -m distributed.cli.dask_scheduler --scheduler-file ${file} --protocol ${protocol} --dashboard-address :0 &`,
+      // a free port: another session's scheduler may share the node (the scheduler file says which)
+      `"$PY" -m distributed.cli.dask_scheduler --scheduler-file ${file} --protocol ${protocol} --port 0 --dashboard-address :0 &`,
       // A scheduler that cannot start (no Dask in this Python) fails the job now, not after the wait.
       `for i in $(seq 600); do [ -s ${file} ] && break; kill -0 $! 2>/dev/null || { echo "basin: the Dask scheduler exited; see the lines above" >&2; exit 1; }; sleep 0.1; done`,
     );
@@ -138,6 +138,29 @@ export function renderBatchScript(spec: SlurmJobSpec, options: BatchScriptOption
   return lines.join("\n");
 }
 
+/**
+ * A SLURM size as Dask reads it: SLURM sizes are binary and default to megabytes.
+ *
+ * @example
+ * daskMemory("16G"); // "16GiB"
+ */
+export function daskMemory(memory: string): string {
+  return `${memory}${/\d$/.test(memory) ? "M" : ""}iB`;
+}
+
+/**
+ * A SLURM size in whole megabytes.
+ *
+ * @example
+ * slurmMegabytes("2G"); // 2048
+ */
+export function slurmMegabytes(memory: string): number {
+  const m = /^(\d+)([KMGT]?)$/.exec(memory);
+  if (!m) throw new BasinError("BASIN_PLAN", `memory "${memory}" is not a SLURM size; write it like "16G" or "4000M"`);
+  const scale = { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024 }[m[2] || "M"] ?? 1;
+  return Math.floor(Number(m[1]) * scale);
+}
+
 /** The scheduler's address from the scheduler file it wrote. */
 export function schedulerAddress(fileText: string, file: string): string {
   let address: unknown;
@@ -152,4 +175,20 @@ export function schedulerAddress(fileText: string, file: string): string {
       `${file} holds no Dask scheduler address; the scheduler job may have failed: see its log`,
     );
   return address;
+}
+
+/**
+ * The address in a scheduler file, or undefined while the file is missing or still being written.
+ *
+ * @example
+ * const address = await readSchedulerFile(runner, "/shared/basin/hpc-1/scheduler.json");
+ */
+export async function readSchedulerFile(runner: CommandRunner, file: string): Promise<string | undefined> {
+  const text = await runner.readFile(file);
+  if (!text?.trim()) return undefined;
+  try {
+    return schedulerAddress(text, file);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,11 +1,9 @@
 // `--cluster PROFILE` for a slurm profile: a SlurmCluster whose sbatch runs here, or
 // on the login node of the profile's ssh profile (the scheduler then reached through
 // a tunnel of that SSH connection).
-import { BasinError } from "../../common/errors.js";
 import type { DaskClusterOptions } from "../dask/dask_cluster.js";
-import { findProfile, type SlurmProfile } from "../profiles.js";
-import { SshSession, type Tunnel } from "../ssh/ssh_session.js";
-import { LocalRunner, SshRunner, type CommandRunner } from "./command_runner.js";
+import type { SlurmProfile } from "../profiles.js";
+import { loginNode } from "./login_node.js";
 import { SlurmCluster, type SlurmEvent, type SlurmScale } from "./slurm_cluster.js";
 
 /**
@@ -49,47 +47,18 @@ export async function openSlurm(
   p: SlurmProfile,
   options: Pick<DaskClusterOptions, "python"> & { log?: (line: string) => void } = {},
 ): Promise<SlurmCluster> {
-  let ssh: SshSession | undefined;
-  const tunnels: Tunnel[] = [];
-  let runner: CommandRunner = new LocalRunner();
-  let reach: ((address: string) => Promise<{ address: string; viaScheduler: boolean }>) | undefined;
-  if (p.ssh) {
-    const sp = findProfile(p.ssh);
-    if (sp.kind !== "ssh")
-      throw new BasinError(
-        "BASIN_PLAN",
-        `slurm profile "${p.name}": "ssh": "${p.ssh}" names a ${sp.kind} profile; name an ssh profile of the login node`,
-      );
-    const session = await SshSession.connect(sp);
-    ssh = session;
-    runner = new SshRunner(session);
-    reach = async (address) => {
-      const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(address);
-      if (!m)
-        throw new BasinError(
-          "BASIN_IO",
-          `the Dask scheduler of slurm profile "${p.name}" listens at ${address}, which an SSH tunnel cannot reach; use protocol tcp`,
-        );
-      const t = await session.tunnel(m[1], Number(m[2]));
-      tunnels.push(t);
-      return { address: `tcp://127.0.0.1:${t.port}`, viaScheduler: true };
-    };
-  }
-  const closeSsh = async () => {
-    for (const t of tunnels) await t.close();
-    ssh?.close();
-  };
+  const login = await loginNode(p, "slurm profile");
   const slurm = new SlurmCluster({
     spec: p,
     scale: profileScale(p),
-    runner,
-    reach,
+    runner: login.runner,
+    reach: login.reach,
     directory: p.directory,
     startTimeout: p.startTimeout,
     python: options.python,
     onEvent: (e) => options.log?.(describeSlurmEvent(e)),
-    via: ssh ? `ssh ${ssh.where}` : undefined,
-    onClose: closeSsh,
+    via: login.via,
+    onClose: login.close,
   });
   // A start that fails closes the cluster (cancelling what it submitted), and with it the SSH session.
   await slurm.start();

@@ -5,12 +5,10 @@
 // adaptive), and cancels every job it submitted on close and on process exit.
 import { randomBytes } from "node:crypto";
 import { BasinError } from "../../common/errors.js";
-import type { Plan } from "../../common/plan.js";
 import type { ClusterStatus } from "../../common/rpc.js";
-import type { TaskGraph } from "../../graph/tasks.js";
-import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
-import { DaskCluster, type DaskStatus } from "../dask/dask_cluster.js";
-import { renderBatchScript, schedulerAddress, type SlurmJobSpec } from "./batch_script.js";
+import type { DaskStatus } from "../dask/dask_cluster.js";
+import { StartedDask, type Reach } from "../dask/started_dask.js";
+import { renderBatchScript, readSchedulerFile, type SlurmJobSpec } from "./batch_script.js";
 import { LocalRunner, type CommandRunner } from "./command_runner.js";
 import { cancelOnExit } from "./exit_cleanup.js";
 import { scaleDecision } from "./scaling_policy.js";
@@ -34,7 +32,7 @@ export interface SlurmClusterOptions {
   /** This machine's Python for the Dask bridge (default as DaskCluster). */
   python?: string;
   /** Maps the scheduler's address (as the compute node has it) to one reachable here, e.g. through an SSH tunnel. */
-  reach?: (address: string) => Promise<{ address: string; viaScheduler: boolean }>;
+  reach?: Reach;
   /** Called for every job submitted, ended, removed, and when the cluster is connected or lost. */
   onEvent?: (event: SlurmEvent) => void;
   /** How the login node is reached, for messages ("ssh user@host:22"). */
@@ -82,9 +80,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * const table = await df.compute({ cluster: slurm.dask });
  * await slurm.close(); // scancel
  */
-export class SlurmCluster implements Cluster {
-  readonly kind = "dask";
-  readonly workerSlots = 0;
+export class SlurmCluster extends StartedDask {
   readonly spec: SlurmJobSpec;
   private readonly options: SlurmClusterOptions;
   private readonly runner: CommandRunner;
@@ -92,7 +88,6 @@ export class SlurmCluster implements Cluster {
   /** Every job ever submitted and not yet seen ended: what close() cancels. */
   private readonly submitted = new Set<string>();
   private folder?: string;
-  private client?: DaskCluster;
   private timer?: ReturnType<typeof setTimeout>;
   private ticking?: Promise<void>;
   private closing?: Promise<void>;
@@ -100,6 +95,7 @@ export class SlurmCluster implements Cluster {
   private forgetExit?: () => void;
 
   constructor(options: SlurmClusterOptions) {
+    super();
     this.options = options;
     this.spec = options.spec;
     this.runner = options.runner ?? new LocalRunner();
@@ -115,30 +111,14 @@ export class SlurmCluster implements Cluster {
       );
   }
 
-  /** The Dask cluster to run pipelines on (after start()). */
-  get dask(): DaskCluster {
-    if (!this.client)
-      throw new BasinError("BASIN_PLAN", `the SLURM cluster "${this.spec.name}" is not started; await start() first`);
-    return this.client;
+  protected get what(): string {
+    return `the SLURM cluster "${this.spec.name}"`;
   }
 
   /** "SLURM profile hpc (scheduler tcp://…:8786 via ssh me@login:22)". */
   get label(): string {
     const at = this.client ? `scheduler ${this.client.address}` : "not started";
     return `SLURM profile ${this.spec.name} (${at}${this.options.via ? ` via ${this.options.via}` : ""})`;
-  }
-
-  /** The scheduler was reached by start(); this checks it still answers. */
-  connect(): Promise<void> {
-    return this.dask.connect();
-  }
-
-  runFrame(plan: Plan, options?: FrameRunOptions): Promise<StoredParts> {
-    return this.dask.runFrame(plan, options);
-  }
-
-  runGraph(graph: TaskGraph, what: string, options?: ClusterRunOptions): Promise<StoredParts> {
-    return this.dask.runGraph(graph, what, options);
   }
 
   /** The Dask cluster's status with this cluster's live jobs. */
@@ -199,13 +179,7 @@ export class SlurmCluster implements Cluster {
     try {
       const first = await this.submit(true);
       const address = await this.waitForScheduler(first);
-      const reach = this.options.reach ? await this.options.reach(address) : { address, viaScheduler: false };
-      this.client = new DaskCluster(reach.address, {
-        python: this.options.python,
-        viaScheduler: reach.viaScheduler,
-        connectTimeout: 30,
-      });
-      await this.client.connect();
+      await this.connectTo(address, this.options.reach, this.options.python);
       const s = this.options.scale ?? { jobs: 1 };
       for (let i = 1; i < ("jobs" in s ? s.jobs : s.minJobs); i++) await this.submit(false);
       await this.waitForWorker(first);
@@ -215,7 +189,7 @@ export class SlurmCluster implements Cluster {
       throw e;
     }
     const seconds = (performance.now() - t0) / 1000;
-    this.emit({ type: "connected", address: this.client.address, seconds });
+    this.emit({ type: "connected", address: this.dask.address, seconds });
     this.schedule();
     return seconds;
   }
@@ -283,14 +257,8 @@ export class SlurmCluster implements Cluster {
     const deadline = Date.now() + this.timeoutMs();
     let job: QueuedJob | undefined;
     for (;;) {
-      const text = await this.runner.readFile(file);
-      if (text?.trim()) {
-        try {
-          return schedulerAddress(text, file);
-        } catch {
-          // being written
-        }
-      }
+      const address = await readSchedulerFile(this.runner, file);
+      if (address) return address;
       job = (await queryJobs(this.runner, [id])).get(id);
       if (!job || jobEnded(job.state))
         throw new BasinError(
