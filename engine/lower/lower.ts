@@ -169,7 +169,7 @@ class GraphBuilder {
           onBadLines: node.options.onBadLines,
         };
         const steps: Step[] = [{ kind: "scanCsv", path, start: b.start, end: b.end, options, loc: node.loc }];
-        if (predicate) steps.push({ kind: "filter", predicate, loc: node.loc });
+        if (predicate) steps.push({ kind: "filter", predicate, loc: node.predicateLoc ?? node.loc });
         chains.push({ deps: [], steps });
       }
     }
@@ -191,7 +191,7 @@ class GraphBuilder {
       steps: predicate
         ? [
             { ...scan, loc: node.loc },
-            { kind: "filter", predicate, loc: node.loc },
+            { kind: "filter", predicate, loc: node.predicateLoc ?? node.loc },
           ]
         : [{ ...scan, loc: node.loc }],
     }));
