@@ -458,6 +458,10 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
       .poll(() => page.locator('[data-testid="preview"] [data-row="0"] .td').nth(1).textContent(), POLL)
       .toBe("Zürich");
     expect(await page.textContent('[data-testid="preview"]')).toContain("the first 30 rows");
+    // The first row is below the header, not under it (a preview has no filter row).
+    const head = (await page.locator('[data-testid="preview"] .results-head').boundingBox())!;
+    const first = (await page.locator('[data-testid="preview"] [data-row="0"]').boundingBox())!;
+    expect(first.y).toBeGreaterThanOrEqual(head.y + head.height - 1);
     expect(await page.locator('[data-testid="run"]').isDisabled()).toBe(true);
     await page.keyboard.press("Control+Enter");
     await page.waitForTimeout(300);
@@ -531,10 +535,12 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
 
   it("4. unsaved edits warn before the page goes; Ctrl+S asks before overwriting a file changed on disk", async () => {
     await openFile("table.ts");
+    // A real click and key press: Chromium asks before unloading only a page the user has interacted with.
+    await page.click(".monaco-editor .view-lines");
     await page.keyboard.press("Control+End");
-    await page.keyboard.insertText("// edited here\n");
+    await page.keyboard.type("// edited here\n");
     await expect.poll(() => page.locator('[data-tab="table.ts"] .dirty-dot').count(), POLL).toBe(1);
-    const leaving = page.waitForEvent("dialog");
+    const leaving = page.waitForEvent("dialog", { timeout: 15_000 });
     void page.evaluate(() => location.reload()).catch(() => {});
     const d = await leaving;
     expect(d.type()).toBe("beforeunload");
