@@ -18,11 +18,24 @@ export function findElectron(env = process.env) {
       ? { binary: env.BASIN_ELECTRON }
       : { missing: `BASIN_ELECTRON=${env.BASIN_ELECTRON} does not exist` };
   let binary;
+  const require = createRequire(join(ROOT, "package.json"));
   try {
     // The `electron` npm package exports the path of the binary it downloaded.
-    binary = createRequire(join(ROOT, "package.json"))("electron");
+    binary = require("electron");
   } catch {
-    return { missing: "the `electron` package is not installed" };
+    // It is an optional dependency: `npm install` goes on without it when its binary
+    // cannot be downloaded (no access to GitHub) or ELECTRON_SKIP_BINARY_DOWNLOAD is set.
+    let installed = false;
+    try {
+      installed = !!require.resolve("electron/package.json");
+    } catch {
+      installed = false;
+    }
+    return {
+      missing: installed
+        ? "the `electron` package is installed but its binary was not downloaded"
+        : "the `electron` package is not installed",
+    };
   }
   if (typeof binary !== "string" || !existsSync(binary))
     return { missing: "the `electron` package is installed but its binary was not downloaded" };
@@ -34,7 +47,11 @@ export function missingMessage(why) {
     `Basin desktop cannot start: ${why}.`,
     "Use the same workbench in a browser instead:",
     "  npx basin serve [folder]",
-    "(or install Electron where its binary can be downloaded: npm install --save-dev electron)",
+    "To get the desktop app, fetch Electron's binary (it is an optional dependency; its",
+    "install downloads it from github.com, or from ELECTRON_MIRROR when that is set):",
+    "  npm install electron        (unset ELECTRON_SKIP_BINARY_DOWNLOAD first)",
+    "or point BASIN_ELECTRON at an Electron binary you have: BASIN_ELECTRON=/path/to/electron npm start",
+    "Packages: npx electron-builder --linux AppImage deb (after npm run build).",
   ].join("\n");
 }
 

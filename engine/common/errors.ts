@@ -3,6 +3,7 @@ export type ErrorCode =
   | "BASIN_PLAN" // the pipeline is invalid (unknown column, wrong type), found before anything runs
   | "BASIN_PARSE" // a data file does not parse
   | "BASIN_IO" // a file is missing or unreadable
+  | "BASIN_CONFLICT" // a save would overwrite a file that changed on disk since it was opened
   | "BASIN_CAST" // a value cannot be cast
   | "BASIN_SYNTAX" // the pipeline file does not compile
   | "BASIN_PIPELINE" // the pipeline's own code threw while it was evaluated (a typo'd method, a throw, a missing import)

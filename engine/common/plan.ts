@@ -48,6 +48,8 @@ export type PlanNode =
       columns?: string[];
       /** Rows to keep while scanning (predicate pushdown). */
       predicate?: ExprNode;
+      /** Where the filter pushed into the scan was written (its errors are reported there, not at the reader). */
+      predicateLoc?: SourceLocation;
       schema: Field[];
       loc?: SourceLocation;
     }
@@ -62,6 +64,8 @@ export type PlanNode =
       columns?: string[];
       /** Rows to keep while scanning (predicate pushdown). */
       predicate?: ExprNode;
+      /** Where the filter pushed into the scan was written (its errors are reported there, not at the reader). */
+      predicateLoc?: SourceLocation;
       /** Parquet: the row groups left after pruning with the predicate (set by the optimizer). */
       rowGroups?: RowGroupSelection;
       schema: Field[];

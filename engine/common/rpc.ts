@@ -64,11 +64,58 @@ export interface ResultSort {
   descending: boolean;
 }
 
-/** Keeps rows whose column matches: a substring for strings, a closed range for numbers and dates, or nulls only. */
+/** A comparison of a column with one value (null never matches, as in SQL). */
+export type CompareOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
+
+/**
+ * Keeps rows whose column matches: a substring or prefix of strings (`ignoreCase` to
+ * match any case), a closed range (between), a comparison, or nulls / non-nulls only.
+ */
 export type ResultFilter =
-  | { column: string; kind: "contains"; text: string }
+  | { column: string; kind: "contains"; text: string; ignoreCase?: boolean }
+  | { column: string; kind: "startsWith"; text: string; ignoreCase?: boolean }
   | { column: string; kind: "range"; min?: WireValue; max?: WireValue }
-  | { column: string; kind: "isNull" };
+  | { column: string; kind: "compare"; op: CompareOp; value: WireValue }
+  | { column: string; kind: "isNull" }
+  | { column: string; kind: "notNull" };
+
+/** Rows of a result drawn uniformly at random (without replacement), in the result's order. */
+export interface ResultSample {
+  resultId: string;
+  columns: string[];
+  /** Column-major: values[c][r]. */
+  values: WireValue[][];
+  /** Rows of the whole result (values hold all of them when it has no more than were asked for). */
+  total: number;
+}
+
+/** A workspace file's text and its version (a hash of its bytes), for saves that must not overwrite a change on disk. */
+export interface OpenedFile {
+  text: string;
+  version: string;
+}
+
+/** A run as the engine remembers it for its session (so a reloaded page shows it again). */
+export interface SessionRun {
+  runId: string;
+  file: string;
+  status: "running" | "done" | "failed" | "cancelled";
+  /** Milliseconds since it started (running) or its duration (finished). */
+  elapsedMs: number;
+  tasks?: number;
+  error?: SerializedError;
+  progress: RunProgress[];
+}
+
+/** What a page's session left in the engine: the last run and the results it still holds. */
+export interface SessionState {
+  sessionId: string;
+  /** The last finished run's results (its default export, then each show()). */
+  results: ResultInfo[];
+  /** Other results the session still holds (views, previews) that the page may release. */
+  others: string[];
+  run?: SessionRun;
+}
 
 /** What a column holds, computed on request (never blocking the first page). */
 export interface ColumnProfile {
@@ -176,6 +223,23 @@ export interface EngineClient {
   workspace(): Promise<WorkspaceInfo>;
   readFile(path: string): Promise<string>;
   writeFile(path: string, text: string): Promise<void>;
+  /** A file's text with its version, for saveFile. */
+  openFile(path: string): Promise<OpenedFile>;
+  /**
+   * Writes a file unless it changed on disk since `version` was read (then fails with
+   * BASIN_CONFLICT; leave `version` out to overwrite); resolves to the new version.
+   */
+  saveFile(path: string, text: string, version?: string): Promise<{ version: string }>;
+  /**
+   * Binds this connection to a page's session (an id the page keeps across reloads):
+   * the results and runs it makes belong to that session, come back on the next
+   * attach, and are released once no page has been attached for a grace period.
+   */
+  attach(sessionId: string): Promise<SessionState>;
+  /** A data file of the workspace (CSV, Parquet, NDJSON, Arrow) as a result: its first `rows` rows. */
+  preview(path: string, rows?: number): Promise<ResultInfo>;
+  /** Up to `n` rows of some columns drawn uniformly at random, in the result's order (for plots). */
+  sample(resultId: string, n: number, columns: string[]): Promise<ResultSample>;
   /** Runs a pipeline file of the workspace; `source` runs unsaved editor text in its place. */
   run(path: string, source?: string): Promise<{ runId: string }>;
   cancel(runId: string): Promise<void>;

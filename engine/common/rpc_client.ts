@@ -11,11 +11,14 @@ import type {
   EngineMethod,
   ExportFormat,
   ExportSummary,
+  OpenedFile,
   Page,
   ResultFilter,
   ResultInfo,
+  ResultSample,
   ResultSort,
   RpcResponse,
+  SessionState,
   WorkspaceInfo,
 } from "./rpc.js";
 
@@ -79,6 +82,21 @@ export abstract class RpcClient implements WorkbenchClient {
   }
   writeFile(path: string, text: string): Promise<void> {
     return this.call("writeFile", path, text);
+  }
+  openFile(path: string): Promise<OpenedFile> {
+    return this.call("openFile", path);
+  }
+  saveFile(path: string, text: string, version?: string): Promise<{ version: string }> {
+    return this.call("saveFile", path, text, version);
+  }
+  attach(sessionId: string): Promise<SessionState> {
+    return this.call("attach", sessionId);
+  }
+  preview(path: string, rows?: number): Promise<ResultInfo> {
+    return this.call("preview", path, rows);
+  }
+  sample(resultId: string, n: number, columns: string[]): Promise<ResultSample> {
+    return this.call("sample", resultId, n, columns);
   }
   run(path: string, source?: string): Promise<{ runId: string }> {
     return this.call("run", path, source);

@@ -170,7 +170,7 @@ class GraphBuilder {
           onBadLines: node.options.onBadLines,
         };
         const steps: Step[] = [{ kind: "scanCsv", path, start: b.start, end: b.end, options, loc: node.loc }];
-        if (predicate) steps.push({ kind: "filter", predicate, loc: node.loc });
+        if (predicate) steps.push({ kind: "filter", predicate, loc: node.predicateLoc ?? node.loc });
         chains.push({ deps: [], steps });
       }
     }
@@ -192,7 +192,7 @@ class GraphBuilder {
       steps: predicate
         ? [
             { ...scan, loc: node.loc },
-            { kind: "filter", predicate, loc: node.loc },
+            { kind: "filter", predicate, loc: node.predicateLoc ?? node.loc },
           ]
         : [{ ...scan, loc: node.loc }],
     }));

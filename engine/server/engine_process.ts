@@ -40,7 +40,9 @@ export async function hostEngineOverIpc(folder: string): Promise<void> {
     if (process.connected) send(msg as RpcEventMessage, undefined, undefined, () => {});
   };
   const engine = new EngineService({ root: ".", emit: (event) => post({ event }) });
-  process.on("message", (msg) => void dispatch(engine, msg).then(post));
+  // One connection for the window(s): a reloaded window attaches to its session again.
+  const connection = engine.connection();
+  process.on("message", (msg) => void dispatch(connection, msg).then(post));
   let closing = false;
   const stop = async () => {
     if (closing) return;

@@ -2,11 +2,16 @@
 // pipeline files of a workspace on a cluster, keeps their results for paging, and
 // reports progress as events. Transports (WebSocket, Electron) wrap one of these.
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, extname } from "node:path";
 import type { Cluster } from "../cluster/cluster.js";
 import { defaultCluster, localPart } from "../cluster/default.js";
 import type { ArrayResult } from "../run/run_plan.js";
 import { BasinError } from "../common/errors.js";
+import type { DataFrame } from "../api/dataframe.js";
+import { readArrow } from "../api/read_arrow.js";
+import { readCsv } from "../api/read_csv.js";
+import { readJson } from "../api/read_json.js";
+import { readParquet } from "../api/read_parquet.js";
 import type {
   ArrayInfo,
   ClusterStatus,
@@ -15,10 +20,13 @@ import type {
   EngineEvent,
   ExportFormat,
   ExportSummary,
+  OpenedFile,
   Page,
   ResultFilter,
   ResultInfo,
+  ResultSample,
   ResultSort,
+  SessionState,
   WorkspaceInfo,
 } from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
@@ -26,6 +34,7 @@ import { arrayHeatmap, arrayTable } from "./array_result.js";
 import { native } from "../native/addon.js";
 import { runPipeline } from "../session/run_pipeline.js";
 import { ResultStore } from "./results.js";
+import { Sessions } from "./sessions.js";
 import { Workspace } from "./workspace.js";
 
 export interface EngineServiceOptions {
@@ -37,7 +46,38 @@ export interface EngineServiceOptions {
    * the local cluster (a Dask cluster runs frames only).
    */
   cluster?: Cluster;
-  emit: (e: EngineEvent) => void;
+  /** An event for the pages of `session` (a run's events), or for every page (no session). */
+  emit: (e: EngineEvent, session?: string) => void;
+  /** How long a page's session outlives its last connection (default 60 s); then its results are released. */
+  sessionGraceMs?: number;
+}
+
+/** Rows a preview of a data file shows. */
+export const PREVIEW_ROWS = 1000;
+
+/** The readers a preview uses, by file extension. */
+function previewFrame(file: string, path: string): DataFrame {
+  switch (extname(file).toLowerCase()) {
+    case ".csv":
+      return readCsv(file);
+    case ".tsv":
+      return readCsv(file, { delimiter: "\t" });
+    case ".parquet":
+      return readParquet(file);
+    case ".json":
+    case ".ndjson":
+    case ".jsonl":
+      return readJson(file);
+    case ".arrow":
+    case ".ipc":
+    case ".feather":
+      return readArrow(file);
+    default:
+      throw new BasinError(
+        "BASIN_IO",
+        `${path}: only data files can be previewed (.csv, .tsv, .parquet, .json/.ndjson, .arrow); open it in the editor instead`,
+      );
+  }
 }
 
 /**
@@ -49,12 +89,22 @@ export class EngineService implements EngineClient {
   readonly workspaceFolder: Workspace;
   private readonly results: ResultStore;
   private readonly runs = new Map<string, AbortController>();
+  private readonly sessions: Sessions;
   private counter = 0;
 
   constructor(private readonly options: EngineServiceOptions) {
     this.workspaceFolder = new Workspace(options.root);
     // Results stay here, and their views run here, wherever runs go.
     this.results = new ResultStore({ cluster: localPart(options.cluster) });
+    this.sessions = new Sessions(
+      { release: (id) => void this.release(id).catch(() => {}), cancel: (id) => void this.cancel(id) },
+      options.sessionGraceMs,
+    );
+  }
+
+  /** One page's connection: what it makes belongs to the session it attaches to. */
+  connection(): EngineConnection {
+    return new EngineConnection(this);
   }
 
   async workspace(): Promise<WorkspaceInfo> {
@@ -70,13 +120,65 @@ export class EngineService implements EngineClient {
     this.workspaceFolder.write(path, text);
   }
 
+  async openFile(path: string): Promise<OpenedFile> {
+    return this.workspaceFolder.open(path);
+  }
+
+  async saveFile(path: string, text: string, version?: string): Promise<{ version: string }> {
+    if (typeof text !== "string") throw new BasinError("BASIN_IO", "saveFile needs the file's text");
+    return this.workspaceFolder.save(path, text, typeof version === "string" ? version : undefined);
+  }
+
+  /** Without a connection (engine_process, tests), attaching only reports the session; see connection(). */
+  async attach(sessionId: string): Promise<SessionState> {
+    const state = this.sessions.attach(sessionId);
+    this.sessions.detach(sessionId);
+    return state;
+  }
+
+  /** @internal EngineConnection's side of attach/detach. */
+  attachSession(sessionId: string): SessionState {
+    return this.sessions.attach(sessionId);
+  }
+
+  /** @internal */
+  detachSession(sessionId: string): void {
+    this.sessions.detach(sessionId);
+  }
+
+  preview(path: string, rows?: number): Promise<ResultInfo> {
+    return this.previewFor(undefined, path, rows);
+  }
+
+  /** @internal */
+  async previewFor(session: string | undefined, path: string, rows = PREVIEW_ROWS): Promise<ResultInfo> {
+    if (!Number.isInteger(rows) || rows < 1 || rows > 100_000)
+      throw new BasinError("BASIN_PLAN", `preview rows must be an integer in 1..100000, got ${rows}`);
+    const file = this.workspaceFolder.path(path);
+    if (!existsSync(file)) throw new BasinError("BASIN_IO", `${path}: no such file in the workspace`);
+    const info = await this.results.keepFrame(previewFrame(file, path).head(rows), `preview:${path}`, { name: path });
+    this.sessions.own(session, info.id);
+    return info;
+  }
+
+  sample(resultId: string, n: number, columns: string[]): Promise<ResultSample> {
+    return this.results.sample(resultId, n, columns);
+  }
+
   /** Starts a run and returns at once; its outcome arrives as runFinished or runFailed. */
-  async run(path: string, source?: string): Promise<{ runId: string }> {
+  run(path: string, source?: string): Promise<{ runId: string }> {
+    return this.runFor(undefined, path, source);
+  }
+
+  /** @internal A run of `session` (its events go to that session's pages, its results belong to it). */
+  async runFor(session: string | undefined, path: string, source?: string): Promise<{ runId: string }> {
     const file = this.workspaceFolder.path(path);
     const runId = `run-${++this.counter}`;
     const ac = new AbortController();
     this.runs.set(runId, ac);
-    this.options.emit({ type: "runStarted", runId, file: path });
+    const emit = (e: EngineEvent) => this.options.emit(e, session);
+    this.sessions.runStarted(session, runId, path);
+    emit({ type: "runStarted", runId, file: path });
     const t0 = performance.now();
     const elapsedMs = () => Math.round(performance.now() - t0);
     void (async () => {
@@ -92,7 +194,10 @@ export class EngineService implements EngineClient {
               source: typeof source === "string" ? source : undefined,
               isolate: true,
               signal: ac.signal,
-              onProgress: (progress) => this.options.emit({ type: "progress", runId, progress }),
+              onProgress: (progress) => {
+                this.sessions.progress(session, runId, progress);
+                emit({ type: "progress", runId, progress });
+              },
             },
             (r) => {
               if (r.kind === "array") kept.push(this.keepArray(r.node, r.array, runId));
@@ -119,16 +224,16 @@ export class EngineService implements EngineClient {
           throw e;
         }
         const [result, ...shown] = kept;
-        this.options.emit({
-          type: "runFinished",
-          runId,
-          result,
-          ...(shown.length > 0 ? { shown } : {}),
-          elapsedMs: elapsedMs(),
-          tasks,
-        });
+        const ms = elapsedMs();
+        if (!this.sessions.runFinished(session, runId, kept, ms, tasks)) {
+          for (const r of kept) this.results.release(r.id); // its page is gone for good
+          return;
+        }
+        emit({ type: "runFinished", runId, result, ...(shown.length > 0 ? { shown } : {}), elapsedMs: ms, tasks });
       } catch (e) {
-        this.options.emit({ type: "runFailed", runId, error: BasinError.from(e).toJSON(), elapsedMs: elapsedMs() });
+        const error = BasinError.from(e).toJSON();
+        this.sessions.runFailed(session, runId, error, elapsedMs());
+        emit({ type: "runFailed", runId, error, elapsedMs: elapsedMs() });
       } finally {
         this.runs.delete(runId);
       }
@@ -158,7 +263,19 @@ export class EngineService implements EngineClient {
   }
 
   view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
-    return this.results.view(resultId, sort ?? [], filters ?? []);
+    return this.viewFor(undefined, resultId, sort, filters);
+  }
+
+  /** @internal */
+  async viewFor(
+    session: string | undefined,
+    resultId: string,
+    sort: ResultSort[],
+    filters: ResultFilter[],
+  ): Promise<ResultInfo> {
+    const info = await this.results.view(resultId, sort ?? [], filters ?? []);
+    this.sessions.own(session, info.id);
+    return info;
   }
 
   profile(resultId: string, column: string): Promise<ColumnProfile> {
@@ -166,6 +283,7 @@ export class EngineService implements EngineClient {
   }
 
   async release(resultId: string): Promise<void> {
+    this.sessions.released(resultId);
     this.results.release(resultId);
   }
 
@@ -187,6 +305,83 @@ export class EngineService implements EngineClient {
   async close(): Promise<void> {
     for (const ac of this.runs.values()) ac.abort("closing");
     while (this.runs.size > 0) await new Promise((r) => setTimeout(r, 10));
+    this.sessions.clear();
     this.results.clear();
+  }
+}
+
+/**
+ * One page's connection to the engine (a WebSocket, the desktop window's port): the
+ * contract, with the runs, views and previews it makes belonging to the session it
+ * attached to. Closing it starts that session's grace period.
+ *
+ * @example
+ * const conn = engine.connection();
+ * ws.on("message", (m) => void dispatch(conn, JSON.parse(String(m))).then(send));
+ * ws.on("close", () => conn.close());
+ */
+export class EngineConnection implements EngineClient {
+  /** The session attached to, if any. */
+  session: string | undefined;
+
+  constructor(private readonly engine: EngineService) {}
+
+  async attach(sessionId: string): Promise<SessionState> {
+    const state = this.engine.attachSession(sessionId);
+    if (this.session !== undefined) this.engine.detachSession(this.session);
+    this.session = sessionId;
+    return state;
+  }
+
+  /** The page went away (or reloads). */
+  close(): void {
+    if (this.session !== undefined) this.engine.detachSession(this.session);
+    this.session = undefined;
+  }
+
+  workspace(): Promise<WorkspaceInfo> {
+    return this.engine.workspace();
+  }
+  readFile(path: string): Promise<string> {
+    return this.engine.readFile(path);
+  }
+  writeFile(path: string, text: string): Promise<void> {
+    return this.engine.writeFile(path, text);
+  }
+  openFile(path: string): Promise<OpenedFile> {
+    return this.engine.openFile(path);
+  }
+  saveFile(path: string, text: string, version?: string): Promise<{ version: string }> {
+    return this.engine.saveFile(path, text, version);
+  }
+  preview(path: string, rows?: number): Promise<ResultInfo> {
+    return this.engine.previewFor(this.session, path, rows);
+  }
+  sample(resultId: string, n: number, columns: string[]): Promise<ResultSample> {
+    return this.engine.sample(resultId, n, columns);
+  }
+  run(path: string, source?: string): Promise<{ runId: string }> {
+    return this.engine.runFor(this.session, path, source);
+  }
+  cancel(runId: string): Promise<void> {
+    return this.engine.cancel(runId);
+  }
+  page(resultId: string, offset: number, limit: number, columns?: string[]): Promise<Page> {
+    return this.engine.page(resultId, offset, limit, columns);
+  }
+  view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
+    return this.engine.viewFor(this.session, resultId, sort, filters);
+  }
+  profile(resultId: string, column: string): Promise<ColumnProfile> {
+    return this.engine.profile(resultId, column);
+  }
+  release(resultId: string): Promise<void> {
+    return this.engine.release(resultId);
+  }
+  cluster(): Promise<ClusterStatus> {
+    return this.engine.cluster();
+  }
+  exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
+    return this.engine.exportResult(resultId, path, format);
   }
 }

@@ -13,7 +13,7 @@ import type { EngineClient, EngineEvent } from "../common/rpc.js";
 import type { WorkbenchClient } from "../common/rpc_client.js";
 import { assetFile, contentType } from "./assets.js";
 import { contentSecurityPolicy } from "./csp.js";
-import { EngineService } from "./engine_service.js";
+import { EngineService, type EngineConnection } from "./engine_service.js";
 import { dispatch } from "./rpc_dispatch.js";
 
 export interface ServeOptions {
@@ -27,6 +27,8 @@ export interface ServeOptions {
   assets?: string;
   /** Where runs go (default: the process's local cluster); `basin serve --cluster` opens a Dask one. */
   cluster?: Cluster;
+  /** How long a page's session (its results, its run) outlives the page; default 60 s. */
+  sessionGraceMs?: number;
   /**
    * The workbench drives this engine instead of a local one (a RemoteEngine: Basin on
    * an SSH host): every request goes to it, the workspace's file list, reads and saves
@@ -80,13 +82,22 @@ function defaultAssets(): string {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const token = options.token ?? randomBytes(24).toString("base64url");
   const assets = resolve(options.assets ?? defaultAssets());
-  const sockets = new Set<WebSocket>();
-  const broadcast = (event: EngineEvent) => {
+  // Each socket is one page; its connection knows the session the page attached to.
+  const sockets = new Map<WebSocket, EngineConnection | undefined>();
+  /** A run's events go to its session's pages; the rest to every page. */
+  const broadcast = (event: EngineEvent, session?: string) => {
     const text = JSON.stringify({ event });
-    for (const ws of sockets) ws.send(text);
+    for (const [ws, conn] of sockets) if (session === undefined || conn?.session === session) ws.send(text);
   };
   const { remote } = options;
-  const engine = remote ?? new EngineService({ root: options.root, cluster: options.cluster, emit: broadcast });
+  const engine =
+    remote ??
+    new EngineService({
+      root: options.root,
+      cluster: options.cluster,
+      emit: broadcast,
+      sessionGraceMs: options.sessionGraceMs,
+    });
   const unsubscribe = remote
     ? [
         remote.onEvent(broadcast),
@@ -157,9 +168,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      sockets.add(ws);
-      ws.on("close", () => sockets.delete(ws));
-      ws.on("message", (data) => void answer(engine, ws, String(data)));
+      const conn = engine instanceof EngineService ? engine.connection() : undefined;
+      sockets.set(ws, conn);
+      ws.on("close", () => (sockets.delete(ws), conn?.close()));
+      ws.on("message", (data) => void answer(conn ?? engine, ws, String(data)));
     });
   });
 
@@ -184,7 +196,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     token,
     engine,
     async close() {
-      for (const ws of sockets) ws.terminate();
+      for (const ws of sockets.keys()) ws.terminate();
       wss.close();
       await new Promise<void>((ok) => http.close(() => ok()));
       for (const off of unsubscribe) off();

@@ -13,6 +13,7 @@ import type {
   Page,
   ResultFilter,
   ResultInfo,
+  ResultSample,
   ResultSort,
   WireValue,
 } from "../common/rpc.js";
@@ -23,6 +24,8 @@ import { toWire } from "./wire.js";
 
 /** Most rows one page request may ask for. */
 export const MAX_PAGE_ROWS = 10_000;
+/** Most rows one sample request may ask for. */
+export const MAX_SAMPLE_ROWS = 100_000;
 const HISTOGRAM_BINS = 20;
 const TOP_VALUES = 10;
 
@@ -118,8 +121,45 @@ export class ResultStore {
         sort.map((s) => s.column),
         { descending: sort.map((s) => s.descending) },
       );
+    return this.keepFrame(df, id, { kind: this.get(id).info.kind });
+  }
+
+  /** Computes a frame and keeps its parts as a result. */
+  async keepFrame(
+    df: DataFrame,
+    source: string,
+    what: { name?: string; kind?: ResultInfo["kind"] } = {},
+  ): Promise<ResultInfo> {
     const { refs } = await computeParts(df.toPlan(), this.compute);
-    return this.keep(refs, id, { kind: this.get(id).info.kind });
+    return this.keep(refs, source, what);
+  }
+
+  /**
+   * Up to `n` rows of `columns`, drawn uniformly at random without replacement (all rows
+   * when the result has no more), in the result's order: what a plot of a large result draws.
+   */
+  async sample(id: string, n: number, columns: string[]): Promise<ResultSample> {
+    const { info } = this.get(id);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_ROWS)
+      fail(`sample size must be an integer in 1..${MAX_SAMPLE_ROWS}, got ${n}`);
+    if (!Array.isArray(columns) || columns.length === 0) fail("sample needs at least one column");
+    for (const c of columns) if (!info.schema.some((f) => f.name === c)) fail(`result ${id} has no column "${c}"`);
+    const distinct = [...new Set(columns)];
+    let df = this.frame(id).select(...distinct);
+    if (info.rows > n) df = df.sample({ n }, { seed: 1 });
+    const { ref } = await computeStored(df.toPlan(), this.compute);
+    try {
+      const js = native().tableToJs(ref);
+      const all = toWire(js);
+      return {
+        resultId: id,
+        columns,
+        values: columns.map((c) => all[js.names.indexOf(c)]),
+        total: info.rows,
+      };
+    } finally {
+      native().release(ref);
+    }
   }
 
   async profile(id: string, column: string): Promise<ColumnProfile> {
@@ -252,8 +292,37 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
       const hi = f.max === undefined || f.max === null ? null : c.le(f.max);
       return lo && hi ? lo.and(hi) : (lo ?? hi)!;
     }
+    case "notNull":
+      return c.isNotNull();
+    case "compare":
+      if (f.value === null || f.value === undefined)
+        fail(`a comparison filter on "${f.column}" needs a value; use isNull / notNull for nulls`);
+      switch (f.op) {
+        case "eq":
+          return c.eq(f.value);
+        case "ne":
+          return c.ne(f.value);
+        case "lt":
+          return c.lt(f.value);
+        case "le":
+          return c.le(f.value);
+        case "gt":
+          return c.gt(f.value);
+        case "ge":
+          return c.ge(f.value);
+        default:
+          return fail(
+            `unknown comparison "${String(f.op)}" in a filter on "${f.column}"; use eq, ne, lt, le, gt or ge`,
+          );
+      }
     case "contains":
+    case "startsWith": {
       if (field.type !== "string") fail(`"${f.column}" is ${field.type}; a text filter needs a string column`);
-      return c.str.contains(f.text, { literal: true });
+      const text = f.ignoreCase ? f.text.toLowerCase() : f.text;
+      const s = f.ignoreCase ? c.str.lower() : c;
+      return f.kind === "contains" ? s.str.contains(text, { literal: true }) : s.str.startsWith(text);
+    }
+    default:
+      return fail(`unknown filter kind "${String((f as { kind: unknown }).kind)}"`);
   }
 }

@@ -1,4 +1,5 @@
 // The folder the workbench edits: a file list and reads/writes confined to it.
+import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
@@ -12,8 +13,13 @@ import {
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { BasinError } from "../common/errors.js";
-import type { WorkspaceInfo } from "../common/rpc.js";
+import type { OpenedFile, WorkspaceInfo } from "../common/rpc.js";
 import { tempBeside } from "../io/write.js";
+
+/** A file's version as saveFile compares it: a hash of its text ("none" when it does not exist). */
+function versionOf(text: string | undefined): string {
+  return text === undefined ? "none" : createHash("sha256").update(text, "utf8").digest("hex").slice(0, 32);
+}
 
 const SKIPPED = new Set(["node_modules", ".git", "dist"]);
 /** A workspace listing stops here (a home folder opened by mistake must not hang the app). */
@@ -101,6 +107,36 @@ export class Workspace {
         e instanceof BasinError ? e : new BasinError("BASIN_IO", `${rel}: ${(e as Error).message}`),
       );
     }
+  }
+
+  /** The file's text and version. */
+  open(rel: string): OpenedFile {
+    const text = this.read(rel);
+    return { text, version: versionOf(text) };
+  }
+
+  /**
+   * Writes the file unless it changed on disk since `version` (BASIN_CONFLICT then);
+   * returns the new version.
+   */
+  save(rel: string, text: string, version?: string): { version: string } {
+    if (version !== undefined) {
+      let onDisk: string | undefined;
+      try {
+        onDisk = readFileSync(this.path(rel), "utf8");
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw BasinError.from(e);
+      }
+      if (versionOf(onDisk) !== version)
+        throw new BasinError(
+          "BASIN_CONFLICT",
+          onDisk !== undefined
+            ? `${rel} changed on disk since it was opened; saving would overwrite that change (reload it, or save again to overwrite)`
+            : `${rel} was deleted on disk since it was opened (save again to write it anew)`,
+        );
+    }
+    this.write(rel, text);
+    return { version: versionOf(text) };
   }
 
   /** Writes through a temp file and a rename: a crash never leaves half a file. */

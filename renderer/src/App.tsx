@@ -1,11 +1,14 @@
 // The workbench: explorer, editor tabs, run bar, and the bottom panel (results,
 // plot, problems, output, cluster). Talks to the engine only through EngineClient.
 // Its state lives in hooks by concern (state/): App composes them and lays out the panels.
-import { useMemo } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { ResultInfo, SessionRun } from "../../engine/common/rpc.js";
 import type { BottomTab } from "../common/layout.js";
 import { resultLabel } from "../common/result_tabs.js";
 import type { WorkbenchClient } from "../common/rpc_client.js";
 import { ClusterPanel } from "./ClusterPanel.js";
+import { ErrorBoundary } from "./ErrorBoundary.js";
+import { PreviewPane } from "./PreviewPane.js";
 import { EditorPane } from "./EditorPane.js";
 import { FileTree } from "./FileTree.js";
 import { OutputPanel } from "./OutputPanel.js";
@@ -21,8 +24,26 @@ import { useLayout } from "./state/use_layout.js";
 import { useLog } from "./state/use_log.js";
 import { useResults } from "./state/use_results.js";
 import { useRun } from "./state/use_run.js";
+import { useSession } from "./state/use_session.js";
 import { useShortcuts } from "./state/use_shortcuts.js";
-import { useWorkspace } from "./state/use_workspace.js";
+import { useTypeProblems } from "./state/use_type_problems.js";
+import { isDataFile, isPipelineFile, useWorkspace } from "./state/use_workspace.js";
+
+/** The editor keeps at least this height; the bottom panel gives way on a short window. */
+const MIN_EDITOR = 180;
+/** The file tabs' bar above the editor, and the splitter. */
+const CHROME = 36 + 4;
+
+/** The window's height, followed. */
+function useWindowHeight(): number {
+  const [h, setH] = useState(window.innerHeight);
+  useEffect(() => {
+    const on = () => setH(window.innerHeight);
+    window.addEventListener("resize", on);
+    return () => window.removeEventListener("resize", on);
+  }, []);
+  return h;
+}
 
 const TABS: { id: BottomTab; label: string }[] = [
   { id: "results", label: "Results" },
@@ -35,8 +56,34 @@ const TABS: { id: BottomTab; label: string }[] = [
 export function App({ client }: { client: WorkbenchClient }) {
   const { logs, log } = useLog();
   const { layout, update } = useLayout();
-  const { files, host, dirty, opened, filesRef, editorRef, activeModel, refresh, open, close, save, newFile } =
-    useWorkspace(client, { activeFile: layout.activeFile, log, update });
+  // The session attaches first, so that what the page asks for next belongs to it.
+  const restore = useRef<{
+    results?: (r: ResultInfo[], o: string[], f: boolean) => void;
+    run?: (r: SessionRun | undefined) => void;
+  }>({});
+  useSession(client, {
+    log,
+    restoreResults: (r, o, f) => restore.current.results?.(r, o, f),
+    restoreRun: (r) => restore.current.run?.(r),
+  });
+  const onEdit = useRef<((path: string, changes: { startLine: number; endLine: number }[]) => void) | undefined>(
+    undefined,
+  );
+  const {
+    files,
+    host,
+    dirty,
+    opened,
+    filesRef,
+    editorRef,
+    activeModel,
+    previews,
+    refresh,
+    open,
+    close,
+    save,
+    newFile,
+  } = useWorkspace(client, { activeFile: layout.activeFile, log, update, onEdit });
   const {
     results,
     base,
@@ -50,11 +97,12 @@ export function App({ client }: { client: WorkbenchClient }) {
     selectResult,
     replaceResults,
     forgetResults,
+    restoreResults,
     exportShown,
     onSort,
     onFilter,
   } = useResults(client, { log, refresh, update });
-  const { run, runRef, problems, runActive, stop, showProblem, failRun } = useRun(client, {
+  const { run, runRef, problems, runActive, stop, showProblem, failRun, restoreRun, dropEdited } = useRun(client, {
     activeFile: layout.activeFile,
     log,
     update,
@@ -65,8 +113,16 @@ export function App({ client }: { client: WorkbenchClient }) {
     replaceResults,
     setExported,
   });
+  restore.current = { results: restoreResults, run: restoreRun };
+  onEdit.current = dropEdited;
+  const typeProblems = useTypeProblems(opened);
+  const allProblems = useMemo(() => [...problems, ...typeProblems], [problems, typeProblems]);
   const connection = useConnection(client, { refresh, log, forgetResults, failRun });
   useShortcuts({ save, run: runActive });
+  const windowHeight = useWindowHeight();
+  const panelHeight = Math.max(80, Math.min(layout.panelHeight, windowHeight - CHROME - MIN_EDITOR));
+  const activePreview =
+    layout.activeFile && isDataFile(layout.activeFile) ? previews.get(layout.activeFile) : undefined;
 
   const gridStyle = useMemo(
     () => ({ gridTemplateColumns: `${layout.sidebarWidth}px 4px 1fr`, gridTemplateRows: `1fr` }),
@@ -89,15 +145,17 @@ export function App({ client }: { client: WorkbenchClient }) {
           </div>
         </div>
       )}
-      <FileTree
-        files={files}
-        host={host}
-        active={layout.activeFile}
-        dirty={dirty}
-        onOpen={(p) => void open(p)}
-        onNew={() => void newFile()}
-        onRefresh={() => void refresh()}
-      />
+      <ErrorBoundary name="The explorer" resetKey={files}>
+        <FileTree
+          files={files}
+          host={host}
+          active={layout.activeFile}
+          dirty={dirty}
+          onOpen={(p) => void open(p)}
+          onNew={() => void newFile()}
+          onRefresh={() => void refresh()}
+        />
+      </ErrorBoundary>
       <Splitter
         direction="vertical"
         size={layout.sidebarWidth}
@@ -105,7 +163,7 @@ export function App({ client }: { client: WorkbenchClient }) {
         max={700}
         onResize={(n) => update((l) => ({ ...l, sidebarWidth: n }))}
       />
-      <div className="main" style={{ gridTemplateRows: `auto 1fr 4px ${layout.panelHeight}px` }}>
+      <div className="main" style={{ gridTemplateRows: `auto minmax(0, 1fr) 4px ${panelHeight}px` }}>
         <div className="topbar">
           <div className="tabs" role="tablist">
             {layout.openFiles.map((f) => (
@@ -150,30 +208,44 @@ export function App({ client }: { client: WorkbenchClient }) {
               Ctrl/Cmd+Enter runs it; Ctrl/Cmd+S saves.
             </div>
           )}
-          <EditorPane
-            model={activeModel}
-            theme={layout.theme}
-            onSave={() => void save()}
-            onRun={() => void runActive()}
-            onReady={(ed) => (editorRef.current = ed)}
-          />
+          <ErrorBoundary name="The editor">
+            <EditorPane
+              model={activeModel}
+              theme={layout.theme}
+              onSave={() => void save()}
+              onRun={() => void runActive()}
+              onReady={(ed) => (editorRef.current = ed)}
+            />
+          </ErrorBoundary>
+          {activePreview && layout.activeFile && (
+            <ErrorBoundary name="The file preview" resetKey={activePreview}>
+              <PreviewPane
+                client={client}
+                path={layout.activeFile}
+                preview={activePreview}
+                onError={(m) => log("error", m)}
+              />
+            </ErrorBoundary>
+          )}
         </div>
         <Splitter
           direction="horizontal"
-          size={layout.panelHeight}
+          size={panelHeight}
           min={80}
           max={2000}
           invert
           onResize={(n) => update((l) => ({ ...l, panelHeight: n }))}
         />
         <div className="panel">
-          <RunBar
-            run={run}
-            canRun={!!activeModel && connection === "open"}
-            connection={connection}
-            onRun={() => void runActive()}
-            onStop={stop}
-          />
+          <ErrorBoundary name="The run bar">
+            <RunBar
+              run={run}
+              canRun={!!activeModel && isPipelineFile(layout.activeFile) && connection === "open"}
+              connection={connection}
+              onRun={() => void runActive()}
+              onStop={stop}
+            />
+          </ErrorBoundary>
           <div className="panel-tabs" role="tablist">
             {TABS.map((t) => (
               <button
@@ -183,80 +255,86 @@ export function App({ client }: { client: WorkbenchClient }) {
                 data-panel={t.id}
               >
                 {t.label}
-                {t.id === "problems" && problems.length > 0 ? <span className="badge">{problems.length}</span> : null}
+                {t.id === "problems" && allProblems.length > 0 ? (
+                  <span className="badge">{allProblems.length}</span>
+                ) : null}
               </button>
             ))}
           </div>
           <div className="panel-body">
-            {layout.bottomTab === "results" &&
-              (shown && base ? (
-                <div className="results-area">
-                  <div className="result-bar">
-                    <div className="result-tabs" role="tablist" data-testid="result-tabs">
-                      {results.length > 1 &&
-                        results.map((r) => (
-                          <button
-                            key={r.id}
-                            className={`result-tab${r.id === base.id ? " active" : ""}`}
-                            onClick={() => r.id !== base.id && selectResult(r)}
-                            data-result-tab={resultLabel(r)}
-                            role="tab"
-                            title={`${r.rows.toLocaleString("en-US")} rows`}
-                          >
-                            {resultLabel(r)}
-                          </button>
-                        ))}
+            <ErrorBoundary name={`The ${layout.bottomTab} panel`} resetKey={`${layout.bottomTab}:${shown?.id ?? ""}`}>
+              {layout.bottomTab === "results" &&
+                (shown && base ? (
+                  <div className="results-area">
+                    <div className="result-bar">
+                      <div className="result-tabs" role="tablist" data-testid="result-tabs">
+                        {results.length > 1 &&
+                          results.map((r) => (
+                            <button
+                              key={r.id}
+                              className={`result-tab${r.id === base.id ? " active" : ""}`}
+                              onClick={() => r.id !== base.id && selectResult(r)}
+                              data-result-tab={resultLabel(r)}
+                              role="tab"
+                              title={`${r.rows.toLocaleString("en-US")} rows`}
+                            >
+                              {resultLabel(r)}
+                            </button>
+                          ))}
+                      </div>
+                      <span className="grow" />
+                      {exported && (
+                        <span className="muted" data-testid="exported">
+                          saved {exported}
+                        </span>
+                      )}
+                      <button
+                        className="btn small"
+                        onClick={() => void exportShown("csv", runRef.current?.file)}
+                        title="Export these rows (sorted and filtered as shown) as CSV into the workspace"
+                        data-testid="export-csv"
+                      >
+                        Export CSV
+                      </button>
+                      <button
+                        className="btn small"
+                        onClick={() => void exportShown("parquet", runRef.current?.file)}
+                        title="Export these rows (sorted and filtered as shown) as Parquet into the workspace"
+                        data-testid="export-parquet"
+                      >
+                        Export Parquet
+                      </button>
                     </div>
-                    <span className="grow" />
-                    {exported && (
-                      <span className="muted" data-testid="exported">
-                        saved {exported}
-                      </span>
-                    )}
-                    <button
-                      className="btn small"
-                      onClick={() => void exportShown("csv", runRef.current?.file)}
-                      title="Export these rows (sorted and filtered as shown) as CSV into the workspace"
-                      data-testid="export-csv"
-                    >
-                      Export CSV
-                    </button>
-                    <button
-                      className="btn small"
-                      onClick={() => void exportShown("parquet", runRef.current?.file)}
-                      title="Export these rows (sorted and filtered as shown) as Parquet into the workspace"
-                      data-testid="export-parquet"
-                    >
-                      Export Parquet
-                    </button>
+                    {base.array && <ArrayHeader array={base.array} />}
+                    <div className="results-host">
+                      {shown.kind === "bag" ? (
+                        <BagView client={client} result={shown} onError={(m) => log("error", m)} />
+                      ) : (
+                        <ResultsTable
+                          client={client}
+                          result={shown}
+                          baseRows={base.rows}
+                          sort={sort}
+                          filters={filters}
+                          filterError={filterError}
+                          busy={viewBusy}
+                          onSort={onSort}
+                          onFilter={onFilter}
+                          onError={(m) => log("error", m)}
+                        />
+                      )}
+                    </div>
                   </div>
-                  {base.array && <ArrayHeader array={base.array} />}
-                  <div className="results-host">
-                    {shown.kind === "bag" ? (
-                      <BagView client={client} result={shown} onError={(m) => log("error", m)} />
-                    ) : (
-                      <ResultsTable
-                        client={client}
-                        result={shown}
-                        baseRows={base.rows}
-                        sort={sort}
-                        filters={filters}
-                        filterError={filterError}
-                        busy={viewBusy}
-                        onSort={onSort}
-                        onFilter={onFilter}
-                        onError={(m) => log("error", m)}
-                      />
-                    )}
-                  </div>
-                </div>
-              ) : (
-                <div className="empty">Run a pipeline (Ctrl/Cmd+Enter) to see its result here.</div>
-              ))}
-            {layout.bottomTab === "plot" && <PlotPanel client={client} result={shown} dark={layout.theme === "dark"} />}
-            {layout.bottomTab === "problems" && <ProblemsPanel problems={problems} onJump={showProblem} />}
-            {layout.bottomTab === "output" && <OutputPanel lines={logs} />}
-            {layout.bottomTab === "cluster" && <ClusterPanel client={client} />}
+                ) : (
+                  <div className="empty">Run a pipeline (Ctrl/Cmd+Enter) to see its result here.</div>
+                ))}
+              {layout.bottomTab === "plot" && (
+                <PlotPanel client={client} result={shown} dark={layout.theme === "dark"} />
+              )}
+              {layout.bottomTab === "problems" && <ProblemsPanel problems={allProblems} onJump={showProblem} />}
+              {layout.bottomTab === "output" && <OutputPanel lines={logs} />}
+              {layout.bottomTab === "cluster" && <ClusterPanel client={client} />}
+            </ErrorBoundary>
           </div>
         </div>
       </div>

@@ -9,7 +9,11 @@ export interface LogLine {
 
 export function OutputPanel({ lines }: { lines: LogLine[] }) {
   const end = useRef<HTMLDivElement>(null);
-  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [lines.length]);
+  // An effect returns nothing or its cleanup: scrollIntoView's value (a Promise in newer
+  // browsers) must not leak out as a "cleanup", or React fails when the effect is torn down.
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "end" });
+  }, [lines.length]);
   return (
     <div className="output" data-testid="output">
       {lines.map((l, i) => (

@@ -1,76 +1,158 @@
-// Plots of a result's columns with uPlot: line, scatter and bar over the first
-// rows (fetched with page()), histogram over the whole column (the engine's
-// profile). Saves the canvas as PNG.
+// Plots of a result's columns with uPlot: line, scatter and bar over a uniform
+// random sample of the rows (the engine's sample(); all rows when there are few),
+// sorted by x so that lines, drag-zoom and hover follow the data; text x columns on
+// a category axis; histogram over the whole column (the engine's profile). Axes are
+// titled and sized to their labels. Saves a PNG with a background and a title.
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { EngineClient, ResultInfo } from "../../engine/common/rpc.js";
+import type { EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
+import type { DType } from "../../engine/common/types.js";
+import { plotSeries, type PlotData, type PlotKind } from "../common/plot_data.js";
 
-export type PlotKind = "line" | "scatter" | "bar" | "histogram";
-/** Rows a line/scatter/bar plot draws (one page). */
+export type { PlotKind };
+/** Rows a line/scatter/bar plot draws at most: a uniform sample of a larger result. */
 export const PLOT_ROWS = 10_000;
 
-function numeric(v: unknown): number | null {
-  if (v === null || v === undefined) return null;
-  if (typeof v === "number") return v;
-  if (typeof v === "boolean") return v ? 1 : 0;
-  const t = Date.parse(String(v));
-  return Number.isNaN(t) ? null : t / 1000;
+const FONT = "11px system-ui, sans-serif";
+const LABEL_FONT = "600 12px system-ui, sans-serif";
+
+/** The plot host keeps its uPlot instance (the tests and the PNG export read it). */
+export type PlotHost = HTMLDivElement & { plot?: uPlot; plotData?: PlotData };
+
+let measurer: CanvasRenderingContext2D | null | undefined;
+function textWidth(text: string, font: string): number {
+  measurer ??= document.createElement("canvas").getContext("2d");
+  if (!measurer) return text.length * 7;
+  measurer.font = font;
+  return measurer.measureText(text).width;
+}
+
+/** An axis as wide (y) or tall (x) as its labels and title need. */
+function axisSize(vertical: boolean) {
+  return (_u: uPlot, values: string[] | null) => {
+    if (!vertical) return 28;
+    const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT)));
+    return Math.ceil(widest) + 14;
+  };
+}
+
+function timeLabel(seconds: number, type: DType): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  return type === "date" ? iso.slice(0, 10) : iso.slice(0, 19).replace("T", " ");
 }
 
 export function PlotPanel(props: { client: EngineClient; result: ResultInfo | undefined; dark: boolean }) {
   const { client, result } = props;
-  const host = useRef<HTMLDivElement>(null);
+  const host = useRef<PlotHost>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const plottable = (result?.schema ?? []).filter((f) => f.type !== "string");
   const [kind, setKind] = useState<PlotKind>("line");
   const [x, setX] = useState<string>("");
   const [y, setY] = useState<string>("");
   const [note, setNote] = useState<string>("");
-  const xCol = result?.schema.some((f) => f.name === x) ? x : (plottable[0]?.name ?? "");
-  const yCol = plottable.some((f) => f.name === y) ? y : (plottable[1]?.name ?? plottable[0]?.name ?? "");
+  const [size, setSize] = useState({ w: 0, h: 0 });
+  const xCol = result?.schema.some((f) => f.name === x) ? x : (result?.schema[0]?.name ?? "");
+  const yCol = plottable.some((f) => f.name === y)
+    ? y
+    : (plottable.find((f) => f.name !== xCol)?.name ?? plottable[0]?.name ?? "");
+
+  // Follow the panel's size (a splitter drag, a window resize).
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setSize({ w: el.clientWidth, h: el.clientHeight }));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [result !== undefined]);
 
   useEffect(() => {
     const el = host.current;
     if (!el || !result || !yCol) return;
     let live = true;
     void (async () => {
-      let data: uPlot.AlignedData;
-      let xs: (string | number)[] = [];
+      let data: PlotData;
       if (kind === "histogram") {
         const p = await client.profile(result.id, yCol);
         if (!live) return;
         const h = p.histogram;
         if (!h) return setNote(`${yCol} has no histogram (no values, or not numeric)`);
-        data = [h.edges.slice(0, -1), h.counts];
-        setNote(`histogram of ${yCol}: all ${p.rows.toLocaleString("en-US")} rows`);
+        data = {
+          xs: h.edges.slice(0, -1),
+          ys: h.counts,
+          xTitle: yCol,
+          yTitle: "count",
+          xType: "float64",
+          note: `histogram of ${yCol}: all ${p.rows.toLocaleString("en-US")} rows`,
+        };
       } else {
-        const page = await client.page(result.id, 0, Math.min(PLOT_ROWS, result.rows), [xCol, yCol]);
+        const s = await client.sample(result.id, PLOT_ROWS, [xCol, yCol]);
         if (!live) return;
-        // Text x values (or none) plot against the row number.
-        const isText = page.values[0].some((v) => typeof v === "string" && numeric(v) === null);
-        xs = page.values[0].map((v, i) => (isText ? i : (numeric(v) ?? i)));
-        data = [xs as number[], page.values[1].map(numeric)];
-        setNote(
-          `${kind} of ${yCol} by ${xCol}: first ${page.values[0].length.toLocaleString("en-US")} of ${result.rows.toLocaleString("en-US")} rows`,
-        );
+        const type = (c: string) => result.schema.find((f) => f.name === c)?.type ?? "string";
+        data = plotSeries(kind, s.values[0] as WireValue[], s.values[1] as WireValue[], {
+          x: xCol,
+          y: yCol,
+          xType: type(xCol),
+          total: s.total,
+        });
       }
+      setNote(data.note);
       plot.current?.destroy();
-      const axis = {
-        stroke: props.dark ? "#c8ccd4" : "#333",
-        grid: { stroke: props.dark ? "#2c313a" : "#e6e6e6" },
-        ticks: { stroke: props.dark ? "#2c313a" : "#e6e6e6" },
-      };
+      const grid = props.dark ? "#2c313a" : "#e6e6e6";
+      const axisColor = props.dark ? "#c8ccd4" : "#333";
+      const cats = data.categories;
+      const xValues = (_u: uPlot, splits: number[]) =>
+        splits.map((v) =>
+          cats
+            ? Number.isInteger(v)
+              ? (cats[v] ?? "")
+              : ""
+            : data.xType === "date" || data.xType === "timestamp"
+              ? timeLabel(v, data.xType)
+              : v.toLocaleString("en-US", { maximumFractionDigits: 6 }),
+        );
       const bars = kind === "bar" || kind === "histogram";
+      const common = {
+        stroke: axisColor,
+        grid: { stroke: grid },
+        ticks: { stroke: grid },
+        font: FONT,
+        labelFont: LABEL_FONT,
+      };
       const opts: uPlot.Options = {
         width: el.clientWidth || 600,
-        height: Math.max(120, (el.clientHeight || 300) - 30),
-        scales: { x: { time: false } },
-        axes: [axis, axis],
-        series: [
-          { label: kind === "histogram" ? yCol : xCol },
+        height: Math.max(140, (el.clientHeight || 300) - 34),
+        scales: {
+          x: {
+            time: false,
+            ...(cats ? { range: [-0.5, Math.max(0.5, cats.length - 0.5)] as uPlot.Range.MinMax } : {}),
+          },
+        },
+        axes: [
           {
-            label: kind === "histogram" ? "count" : yCol,
+            ...common,
+            label: data.xTitle,
+            labelSize: 18,
+            size: axisSize(false),
+            values: xValues,
+            ...(cats && cats.length <= 40 ? { splits: () => cats.map((_, i) => i) } : {}),
+          },
+          { ...common, label: data.yTitle, labelSize: 18, size: axisSize(true) },
+        ],
+        series: [
+          {
+            label: data.xTitle,
+            value: (_u, v) =>
+              v === null || v === undefined
+                ? "–"
+                : cats
+                  ? (cats[v] ?? "")
+                  : data.xType === "date" || data.xType === "timestamp"
+                    ? timeLabel(v, data.xType)
+                    : String(v),
+          },
+          {
+            label: data.yTitle,
             stroke: "#4f9cf5",
             fill: bars ? "rgba(79,156,245,0.55)" : undefined,
             width: kind === "scatter" ? 0 : 1.5,
@@ -79,21 +161,46 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
           },
         ],
       };
-      plot.current = new uPlot(opts, data, el);
+      const u = new uPlot(opts, [data.xs, data.ys], el);
+      plot.current = u;
+      el.plot = u;
+      el.plotData = data;
     })().catch((e: Error) => live && setNote(e.message));
     return () => {
       live = false;
     };
   }, [client, result, kind, xCol, yCol, props.dark]);
 
+  useEffect(() => {
+    const u = plot.current;
+    const el = host.current;
+    if (u && el && size.w > 0) u.setSize({ width: el.clientWidth, height: Math.max(140, el.clientHeight - 34) });
+  }, [size]);
+
   useEffect(() => () => plot.current?.destroy(), []);
 
+  /** The chart on an opaque background, under a title line that says what it shows. */
   const savePng = () => {
-    const canvas = host.current?.querySelector("canvas");
-    if (!canvas) return;
+    const u = plot.current;
+    const el = host.current;
+    const canvas = el?.querySelector("canvas");
+    if (!u || !el || !canvas) return;
+    const ratio = canvas.width / Math.max(1, u.width);
+    const titleH = Math.round(26 * ratio);
+    const out = document.createElement("canvas");
+    out.width = canvas.width;
+    out.height = canvas.height + titleH;
+    const ctx = out.getContext("2d")!;
+    ctx.fillStyle = props.dark ? "#1b1d23" : "#ffffff";
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.fillStyle = props.dark ? "#e6e6e6" : "#222222";
+    ctx.font = `600 ${Math.round(13 * ratio)}px system-ui, sans-serif`;
+    ctx.textBaseline = "middle";
+    ctx.fillText(`${result?.name ? `${result.name}: ` : ""}${note}`, Math.round(8 * ratio), titleH / 2);
+    ctx.drawImage(canvas, 0, titleH);
     const a = document.createElement("a");
-    a.href = canvas.toDataURL("image/png");
-    a.download = `${result?.id ?? "plot"}-${kind}.png`;
+    a.href = out.toDataURL("image/png");
+    a.download = `${result?.name ?? result?.id ?? "plot"}-${kind}-${yCol}.png`.replace(/[^\w.-]+/g, "_");
     a.click();
   };
 
@@ -132,10 +239,16 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
             ))}
           </select>
         </label>
-        <button className="btn" onClick={savePng}>
+        <button className="btn" onClick={savePng} data-testid="save-png">
           Save PNG
         </button>
-        <span className="muted">{note}</span>
+        <span
+          className="muted plot-note"
+          data-testid="plot-note"
+          title="drag across the chart to zoom, double-click to zoom out"
+        >
+          {note}
+        </span>
       </div>
       <div className="plot-host" ref={host} />
     </div>

@@ -7,6 +7,8 @@ export interface Problem {
   file: string | undefined;
   line: number;
   column: number;
+  /** Who found it, when not the engine ("TypeScript 2322"). */
+  source?: string;
 }
 
 export function ProblemsPanel(props: { problems: Problem[]; onJump(p: Problem): void }) {
@@ -14,10 +16,15 @@ export function ProblemsPanel(props: { problems: Problem[]; onJump(p: Problem): 
   return (
     <div className="problems" data-testid="problems">
       {props.problems.map((p, i) => (
-        <div key={i} className="problem" onClick={() => props.onJump(p)}>
+        <div
+          key={i}
+          className={`problem${p.source ? " problem-types" : ""}`}
+          onClick={() => props.onJump(p)}
+          data-problem-line={p.line}
+        >
           <span className="problem-icon">✕</span>
           <span className="problem-msg">{p.error.message}</span>
-          <span className="problem-code">{p.error.code}</span>
+          <span className="problem-code">{p.source ?? p.error.code}</span>
           <span className="problem-loc">{p.file ? `${p.file}:${p.line}:${p.column}` : (p.error.location ?? "")}</span>
         </div>
       ))}

@@ -18,8 +18,35 @@ import { scrollHeightFor, scrollRatio } from "../common/virtual_scale.js";
 import { ProfileBadge } from "./ProfileBadge.js";
 
 const ROW_HEIGHT = 24;
-/** The sticky header: a title row (30 px) and a filter row (24 px). */
-const HEAD_HEIGHT = 54;
+/** The sticky header: a title row (name, then type and profile: 42 px) and a filter row (24 px). */
+const HEAD_HEIGHT = 66;
+const FILTER_HEIGHT = 24;
+/** Widest a column starts (it can be dragged wider). */
+const MAX_START_WIDTH = 360;
+/** The profile badge: its 48 px histogram, the null share ("12% ∅") and gaps. */
+const BADGE_WIDTH = 48 + 44 + 8;
+
+let measurer: CanvasRenderingContext2D | null | undefined;
+/** The width of `text` in `font`, in px (a rough estimate where canvas is unavailable). */
+function textWidth(text: string, font: string): number {
+  measurer ??= document.createElement("canvas").getContext("2d");
+  if (!measurer) return text.length * 8;
+  measurer.font = font;
+  return measurer.measureText(text).width;
+}
+
+/**
+ * A column's starting width: its name must be readable in full (the header's first
+ * line), its type and profile badge must fit (the second line), and so must its first
+ * values; capped, with the name's full text in the tooltip when it is longer still.
+ */
+function startWidth(name: string, type: string, values: readonly WireValue[]): number {
+  const nameW = textWidth(name, "600 12px system-ui, sans-serif") + 12 /* sort mark */ + 16;
+  const metaW = textWidth(type, "10px ui-monospace, monospace") + BADGE_WIDTH + 16;
+  let valueW = 0;
+  for (const v of values) valueW = Math.max(valueW, textWidth(formatCell(v), "12px ui-monospace, monospace") + 16);
+  return Math.ceil(Math.min(MAX_START_WIDTH, Math.max(70, nameW, metaW, valueW)));
+}
 const features = tableFeatures({ columnSizingFeature, columnResizingFeature });
 type Row = Record<string, never>;
 
@@ -32,6 +59,8 @@ export interface ResultsTableProps {
   filters: Record<string, string>;
   filterError: string | undefined;
   busy: boolean;
+  /** A preview: no sorting and no filter row. */
+  readOnly?: boolean;
   onSort(column: string): void;
   onFilter(column: string, text: string): void;
   onError(message: string): void;
@@ -53,15 +82,21 @@ export function ResultsTable(props: ResultsTableProps) {
   const [sel, setSel] = useState<Selection | undefined>();
   const names = useMemo(() => result.schema.map((f) => f.name), [result]);
 
+  // Widths from the names, types and the first values (once the first block is in).
+  const firstValues = cache.has(0) ? Math.min(result.rows, 64) : 0;
   const columns = useMemo<ColumnDef<typeof features, Row>[]>(
     () =>
-      result.schema.map((f) => ({
+      result.schema.map((f, c) => ({
         id: f.name,
         header: f.name,
-        size: Math.min(320, Math.max(110, f.name.length * 9 + 60)),
-        minSize: 60,
+        size: startWidth(
+          f.name,
+          f.type,
+          Array.from({ length: firstValues }, (_, r) => cache.cell(r, c) ?? null),
+        ),
+        minSize: 50,
       })),
-    [result],
+    [result, firstValues > 0],
   );
   const table = useTable({ features, columns, data: [] as Row[], columnResizeMode: "onChange" });
   const headers = table.getHeaderGroups()[0]?.headers ?? [];
@@ -69,7 +104,8 @@ export function ResultsTable(props: ResultsTableProps) {
   const numWidth = 18 + 8 * String(result.rows).length;
   const totalWidth = widths.reduce((a, b) => a + b, numWidth);
 
-  const virtualHeight = result.rows * ROW_HEIGHT + HEAD_HEIGHT + ROW_HEIGHT;
+  const headHeight = props.readOnly ? HEAD_HEIGHT - FILTER_HEIGHT : HEAD_HEIGHT;
+  const virtualHeight = result.rows * ROW_HEIGHT + headHeight + ROW_HEIGHT;
   const heightRef = useRef(virtualHeight);
   heightRef.current = virtualHeight;
   const ratio = (el: HTMLElement) => scrollRatio(heightRef.current, el.scrollHeight, el.clientHeight);
@@ -79,7 +115,7 @@ export function ResultsTable(props: ResultsTableProps) {
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 8,
-    paddingStart: HEAD_HEIGHT,
+    paddingStart: headHeight,
     paddingEnd: ROW_HEIGHT,
     // Real scroll pixels map onto the (possibly much taller) virtual list.
     observeElementOffset: (instance, cb) => {
@@ -165,7 +201,8 @@ export function ResultsTable(props: ResultsTableProps) {
       const p = await client.page(result.id, off, Math.min(10_000, r1 + 1 - off), cols);
       for (let i = 0; i < (p.values[0]?.length ?? 0); i++) rows.push(p.values.map((c) => c[i]));
     }
-    const text = toTsv(rows);
+    // A header row first, as spreadsheets expect.
+    const text = toTsv([cols, ...rows]);
     try {
       await navigator.clipboard.writeText(text);
     } catch {
@@ -179,11 +216,50 @@ export function ResultsTable(props: ResultsTableProps) {
     }
   }, [sel, names, client, result.id]);
 
+  /** Scrolls so that cell (row, col) is in view. */
+  const reveal = (row: number, col: number) => {
+    const el = scroller.current;
+    if (!el) return;
+    virtualizer.scrollToIndex(row, { align: "auto" });
+    const left = numWidth + widths.slice(0, col).reduce((a, b) => a + b, 0);
+    const right = left + (widths[col] ?? 0);
+    if (left - numWidth < el.scrollLeft) el.scrollLeft = left - numWidth;
+    else if (right > el.scrollLeft + el.clientWidth) el.scrollLeft = right - el.clientWidth;
+  };
+
   const onKeyDown = (e: KeyboardEvent) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "c") {
       e.preventDefault();
       void copy();
+      return;
     }
+    if (e.target instanceof HTMLInputElement) return; // a filter box
+    // Arrows move the cell (Shift extends the selection), Page keys move a screenful,
+    // Home/End go to the row's ends (with Ctrl/Cmd: the first/last row).
+    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 240) / ROW_HEIGHT) - 3);
+    const lastRow = result.rows - 1,
+      lastCol = names.length - 1;
+    if (lastRow < 0 || lastCol < 0) return;
+    const at = sel ? { row: sel.row2, col: sel.col2 } : { row: 0, col: 0 };
+    const ctrl = e.ctrlKey || e.metaKey;
+    const moves: Record<string, () => { row: number; col: number }> = {
+      ArrowDown: () => ({ ...at, row: ctrl ? lastRow : at.row + 1 }),
+      ArrowUp: () => ({ ...at, row: ctrl ? 0 : at.row - 1 }),
+      ArrowRight: () => ({ ...at, col: ctrl ? lastCol : at.col + 1 }),
+      ArrowLeft: () => ({ ...at, col: ctrl ? 0 : at.col - 1 }),
+      PageDown: () => ({ ...at, row: at.row + page }),
+      PageUp: () => ({ ...at, row: at.row - page }),
+      Home: () => (ctrl ? { row: 0, col: 0 } : { ...at, col: 0 }),
+      End: () => (ctrl ? { row: lastRow, col: lastCol } : { ...at, col: lastCol }),
+    };
+    const move = moves[e.key];
+    if (!move) return;
+    e.preventDefault();
+    const to = move();
+    const row = Math.min(lastRow, Math.max(0, to.row)),
+      col = Math.min(lastCol, Math.max(0, to.col));
+    setSel(e.shiftKey && sel ? { ...sel, row2: row, col2: col } : { row, col, row2: row, col2: col });
+    reveal(row, col);
   };
 
   const offset = virtualizer.scrollOffset ?? 0;
@@ -210,28 +286,26 @@ export function ResultsTable(props: ResultsTableProps) {
                 return (
                   <div
                     key={h.id}
-                    className="th"
+                    className="th th-title"
                     style={{ width: widths[i] }}
-                    title={`${f.name}: ${f.type} — click to sort`}
+                    title={`${f.name} (${f.type}) — click the name to sort`}
                     data-column={f.name}
                   >
-                    <button className="th-sort" onClick={() => props.onSort(f.name)}>
+                    <button className="th-sort" onClick={() => props.onSort(f.name)} disabled={props.readOnly}>
                       <span className="th-name">{f.name}</span>
                       <span className="th-sortmark">{s}</span>
                     </button>
-                    <span className="th-type">{f.type}</span>
-                    <ProfileBadge profile={profiles[f.name]} />
+                    <span className="th-meta">
+                      <span className="th-type">{f.type}</span>
+                      <ProfileBadge profile={profiles[f.name]} />
+                    </span>
                     <div className="resizer" onMouseDown={h.getResizeHandler()} onTouchStart={h.getResizeHandler()} />
                   </div>
                 );
               })}
             </div>
-            <div className="tr filter-row">
-              <div
-                className="th rownum"
-                style={{ width: numWidth }}
-                title="filter: 5..10, >= 5, < 2024-01-01, = NYC, null"
-              >
+            <div className="tr filter-row" hidden={props.readOnly}>
+              <div className="th rownum" style={{ width: numWidth }} title={FILTER_HELP}>
                 ⌕
               </div>
               {result.schema.map((f, i) => (
@@ -259,6 +333,7 @@ export function ResultsTable(props: ResultsTableProps) {
                   return (
                     <div
                       key={c}
+                      data-col={c}
                       className={`td${v === null ? " null" : ""}${typeof v === "number" ? " num" : ""}${inSel(it.index, c) ? " selected" : ""}`}
                       style={{ width: widths[c] }}
                       onMouseDown={(e) =>
@@ -278,6 +353,13 @@ export function ResultsTable(props: ResultsTableProps) {
           })}
         </div>
       </div>
+      {result.rows === 0 && (
+        <div className="results-none" data-testid="no-rows">
+          {Object.values(props.filters).some((t) => t.trim() !== "")
+            ? `No rows match the filter${Object.values(props.filters).filter((t) => t.trim() !== "").length > 1 ? "s" : ""} (of ${props.baseRows.toLocaleString("en-US")} rows). Clear a filter with Esc in its box.`
+            : "The result has no rows."}
+        </div>
+      )}
       <div className="results-status">
         <span data-testid="row-count">
           {result.rows.toLocaleString("en-US")} rows
@@ -285,11 +367,19 @@ export function ResultsTable(props: ResultsTableProps) {
         </span>
         <span>{result.schema.length} columns</span>
         {props.busy && <span className="spinner-text">updating view…</span>}
-        {props.filterError && <span className="error-text">{props.filterError}</span>}
+        {props.filterError && (
+          <span className="error-text" data-testid="filter-error">
+            {props.filterError}
+          </span>
+        )}
         <span className="grow" />
         {sel && (
           <span>
-            row {Math.min(sel.row, sel.row2) + 1} · {names[Math.min(sel.col, sel.col2)]} — Ctrl+C copies
+            row {sel.row2 + 1} · {names[sel.col2]}
+            {sel.row !== sel.row2 || sel.col !== sel.col2
+              ? ` · ${Math.abs(sel.row2 - sel.row) + 1} × ${Math.abs(sel.col2 - sel.col) + 1} cells`
+              : ""}{" "}
+            — arrows move, Shift extends, Ctrl+C copies with the header
           </span>
         )}
       </div>
@@ -297,13 +387,23 @@ export function ResultsTable(props: ResultsTableProps) {
   );
 }
 
+/** The filter row's syntax, as its tooltip says it. */
+export const FILTER_HELP = [
+  "Filter (Enter applies, Esc clears):",
+  "  = v   != v   < v   <= v   > v   >= v   (also ≠ ≤ ≥)",
+  "  5..10  or  between 5 and 10   (both ends included)",
+  "  text   contains text, any case   ·   ^text  or  starts with text",
+  "  null   ·   not null",
+].join("\n");
+
 function FilterInput(props: { column: string; value: string; onCommit(column: string, text: string): void }) {
   const [text, setText] = useState(props.value);
   useEffect(() => setText(props.value), [props.value]);
   return (
     <input
       className="filter-input"
-      placeholder="filter"
+      placeholder="filter…"
+      title={FILTER_HELP}
       value={text}
       aria-label={`filter ${props.column}`}
       onChange={(e) => setText(e.target.value)}

@@ -28,7 +28,9 @@ export function RunBar(props: {
     const t = setInterval(() => setNow(Date.now()), 100);
     return () => clearInterval(t);
   }, [running]);
-  const elapsed = run ? (run.elapsedMs ?? now - run.startedAt) : 0;
+  // `now` is stale until the interval's first tick (it was last set when the previous
+  // run ended): the clock is read again here, and a duration is never negative.
+  const elapsed = run ? Math.max(0, run.elapsedMs ?? Math.max(now, Date.now()) - run.startedAt) : 0;
   return (
     <div className="runbar">
       <button

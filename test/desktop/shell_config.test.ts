@@ -195,7 +195,21 @@ describe("npm start", () => {
         /Basin desktop cannot start: (the `electron` package is not installed|BASIN_ELECTRON=\/nonexistent\/electron does not exist)/,
       );
       expect(r.stderr).toContain("npx basin serve [folder]");
+      expect(r.stderr).toContain("npm install electron");
+      expect(r.stderr).toContain("BASIN_ELECTRON=/path/to/electron");
     }
+  });
+
+  it("declares Electron as an optional dependency (npm install succeeds where its binary cannot be downloaded) and electron-builder for packages", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    expect(pkg.optionalDependencies.electron).toMatch(/^\^\d+/);
+    expect(pkg.dependencies.electron ?? pkg.devDependencies.electron).toBeUndefined();
+    expect(pkg.devDependencies["electron-builder"]).toMatch(/^\^\d+/);
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
+    expect(lock.packages["node_modules/electron"].optional).toBe(true);
+    expect(lock.packages["node_modules/electron-builder"]).toBeDefined();
+    // Packaging lists what runs the engine outside the archive.
+    expect(readFileSync(join(ROOT, "electron-builder.yml"), "utf8")).toMatch(/target: \[AppImage, deb\]/);
   });
 
   it("starts the Electron binary on dist/electron/main.js with the folder", () => {

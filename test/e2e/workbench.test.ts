@@ -183,7 +183,9 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
       .nth(3)
       .click({ modifiers: ["Shift"] });
     await page.keyboard.press("Control+C");
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), POLL).toBe("NYC\t10.5\nZürich\t47.5");
+    await expect
+      .poll(() => page.evaluate(() => navigator.clipboard.readText()), POLL)
+      .toBe("city\tfare\nNYC\t10.5\nZürich\t47.5");
     // Ctrl+S saves: the dot goes away.
     await page.click(".monaco-editor .view-lines");
     await page.keyboard.press("Control+S");

@@ -3,6 +3,7 @@
 // persisted layout, and cell text.
 import { describe, expect, it } from "vitest";
 import { parseFilter } from "../../renderer/common/filter_syntax.js";
+import { plotSeries } from "../../renderer/common/plot_data.js";
 import { formatBytes, formatCell, formatMs, toTsv } from "../../renderer/common/format.js";
 import { DEFAULT_LAYOUT, parseLayout } from "../../renderer/common/layout.js";
 import { parseLocation, workspaceFileOf } from "../../renderer/common/location.js";
@@ -82,13 +83,30 @@ describe("scroll scaling", () => {
 });
 
 describe("filter row syntax", () => {
-  it("reads ranges, comparisons, equality and null per type", () => {
+  it("reads ranges, strict and loose comparisons, !=, between, text matches and null / not null per type", () => {
     expect(parseFilter("fare", "float64", "5..10")).toEqual({ column: "fare", kind: "range", min: 5, max: 10 });
     expect(parseFilter("fare", "float64", " 5.. ")).toEqual({ column: "fare", kind: "range", min: 5 });
     expect(parseFilter("fare", "float64", "..-2.5")).toEqual({ column: "fare", kind: "range", max: -2.5 });
-    expect(parseFilter("n", "int64", ">= 3")).toEqual({ column: "n", kind: "range", min: 3 });
-    expect(parseFilter("n", "int64", "<7")).toEqual({ column: "n", kind: "range", max: 7 });
-    expect(parseFilter("n", "int64", "7")).toEqual({ column: "n", kind: "range", min: 7, max: 7 });
+    expect(parseFilter("fare", "float64", "between 5 and 10")).toEqual({
+      column: "fare",
+      kind: "range",
+      min: 5,
+      max: 10,
+    });
+    // "> 54.5" leaves 54.5 out; ">=" keeps it.
+    expect(parseFilter("fare", "float64", "> 54.5")).toEqual({
+      column: "fare",
+      kind: "compare",
+      op: "gt",
+      value: 54.5,
+    });
+    expect(parseFilter("n", "int64", ">= 3")).toEqual({ column: "n", kind: "compare", op: "ge", value: 3 });
+    expect(parseFilter("n", "int64", "≥3")).toEqual({ column: "n", kind: "compare", op: "ge", value: 3 });
+    expect(parseFilter("n", "int64", "<7")).toEqual({ column: "n", kind: "compare", op: "lt", value: 7 });
+    expect(parseFilter("n", "int64", "<= 7")).toEqual({ column: "n", kind: "compare", op: "le", value: 7 });
+    expect(parseFilter("n", "int64", "7")).toEqual({ column: "n", kind: "compare", op: "eq", value: 7 });
+    expect(parseFilter("n", "int64", "!= 7")).toEqual({ column: "n", kind: "compare", op: "ne", value: 7 });
+    expect(parseFilter("n", "int64", "<> 7")).toEqual({ column: "n", kind: "compare", op: "ne", value: 7 });
     expect(parseFilter("day", "date", "2024-01-01..2024-02-01")).toEqual({
       column: "day",
       kind: "range",
@@ -97,13 +115,47 @@ describe("filter row syntax", () => {
     });
     expect(parseFilter("city", "string", "= Zürich")).toEqual({
       column: "city",
-      kind: "range",
-      min: "Zürich",
-      max: "Zürich",
+      kind: "compare",
+      op: "eq",
+      value: "Zürich",
     });
-    expect(parseFilter("city", "string", "a..b")).toEqual({ column: "city", kind: "range", min: "a..b", max: "a..b" });
-    expect(parseFilter("ok", "bool", "true")).toEqual({ column: "ok", kind: "range", min: true, max: true });
+    expect(parseFilter("city", "string", "≠ NYC")).toEqual({ column: "city", kind: "compare", op: "ne", value: "NYC" });
+    // Plain text: contains, any case; ^ or "starts with": a prefix, any case.
+    expect(parseFilter("city", "string", "zür")).toEqual({
+      column: "city",
+      kind: "contains",
+      text: "zür",
+      ignoreCase: true,
+    });
+    expect(parseFilter("city", "string", "a..b")).toEqual({
+      column: "city",
+      kind: "contains",
+      text: "a..b",
+      ignoreCase: true,
+    });
+    expect(parseFilter("city", "string", "contains >x")).toEqual({
+      column: "city",
+      kind: "contains",
+      text: ">x",
+      ignoreCase: true,
+    });
+    expect(parseFilter("city", "string", "^Sã")).toEqual({
+      column: "city",
+      kind: "startsWith",
+      text: "Sã",
+      ignoreCase: true,
+    });
+    expect(parseFilter("city", "string", "starts with New")).toEqual({
+      column: "city",
+      kind: "startsWith",
+      text: "New",
+      ignoreCase: true,
+    });
+    expect(parseFilter("ok", "bool", "true")).toEqual({ column: "ok", kind: "compare", op: "eq", value: true });
     expect(parseFilter("city", "string", "NULL")).toEqual({ column: "city", kind: "isNull" });
+    expect(parseFilter("city", "string", "is null")).toEqual({ column: "city", kind: "isNull" });
+    expect(parseFilter("city", "string", "not null")).toEqual({ column: "city", kind: "notNull" });
+    expect(parseFilter("fare", "float64", "is not null")).toEqual({ column: "fare", kind: "notNull" });
     expect(parseFilter("city", "string", "  ")).toBeUndefined();
   });
 
@@ -112,6 +164,7 @@ describe("filter row syntax", () => {
     expect(() => parseFilter("n", "int64", "..")).toThrow(/lower or an upper end/);
     expect(() => parseFilter("ok", "bool", "yes")).toThrow(/true or false/);
     expect(() => parseFilter("d", "date", "soon")).toThrow(/YYYY-MM-DD/);
+    expect(() => parseFilter("n", "int64", ">=")).toThrow(/needs a value/);
   });
 });
 
@@ -200,5 +253,33 @@ describe("array results", () => {
     expect([...px.slice(4, 8)]).toEqual([0, 0, 0, 0]);
     expect([...px.slice(8, 12)]).toEqual([253, 231, 37, 255]);
     expect([...heatmapRgba({ rows: 1, cols: 1, values: [5], min: 5, max: 5 })]).toEqual([33, 145, 140, 255]);
+  });
+});
+
+describe("plot data", () => {
+  it("sorts numeric x (keeping rows of equal x in order) and says when it is a sample", () => {
+    const d = plotSeries("line", [3, 1, null, 2, 1], [30, 10, 99, 20, 11], {
+      x: "x",
+      y: "y",
+      xType: "int64",
+      total: 50,
+    });
+    expect(d.xs).toEqual([1, 1, 2, 3]);
+    expect(d.ys).toEqual([10, 11, 20, 30]);
+    expect(d.categories).toBeUndefined();
+    expect(d.note).toBe("line of y by x: a uniform random sample of 5 of 50 rows (1 with no x left out)");
+  });
+
+  it("puts dates on a time axis in seconds", () => {
+    const d = plotSeries("scatter", ["2024-01-02", "2024-01-01"], [2, 1], { x: "d", y: "v", xType: "date", total: 2 });
+    expect(d.xs).toEqual([Date.UTC(2024, 0, 1) / 1000, Date.UTC(2024, 0, 2) / 1000]);
+    expect(d.note).toBe("scatter of v by d: all 2 rows");
+  });
+
+  it("gives a text x one slot per category, the mean where a category repeats", () => {
+    const once = plotSeries("bar", ["b", "a", null], [2, 1, 3], { x: "k", y: "n", xType: "string", total: 3 });
+    expect(once).toMatchObject({ xs: [0, 1, 2], ys: [2, 1, 3], categories: ["b", "a", "(null)"], yTitle: "n" });
+    const many = plotSeries("bar", ["a", "b", "a"], [1, 5, 3], { x: "k", y: "n", xType: "string", total: 3 });
+    expect(many).toMatchObject({ xs: [0, 1], ys: [2, 5], categories: ["a", "b"], yTitle: "mean of n" });
   });
 });

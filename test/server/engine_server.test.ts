@@ -260,3 +260,117 @@ export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) =>
     expect(s.workers.length).toBe(2);
   });
 });
+
+describe("what the workbench's issue 20 fixes need of the server", () => {
+  it("filters with strict comparisons, !=, not null and case-insensitive contains / starts-with, matching DuckDB", async () => {
+    const info = await finished("trips.ts");
+    const cases: [object, string][] = [
+      [{ column: "v", kind: "compare", op: "gt", value: 0 }, "v > 0"],
+      [{ column: "v", kind: "compare", op: "ge", value: 0 }, "v >= 0"],
+      [{ column: "v", kind: "compare", op: "lt", value: 0 }, "v < 0"],
+      [{ column: "city", kind: "compare", op: "ne", value: "plain" }, "city <> 'plain'"],
+      [{ column: "city", kind: "compare", op: "eq", value: "plain" }, "city = 'plain'"],
+      [{ column: "day", kind: "notNull" }, "day IS NOT NULL"],
+      [{ column: "city", kind: "contains", text: "ZÜR", ignoreCase: true }, "contains(lower(city), 'zür')"],
+      [{ column: "city", kind: "contains", text: "PLAIN", ignoreCase: true }, "contains(lower(city), 'plain')"],
+      [{ column: "city", kind: "startsWith", text: "Pla", ignoreCase: true }, "starts_with(lower(city), 'pla')"],
+      [{ column: "city", kind: "startsWith", text: "pla" }, "starts_with(city, 'pla')"],
+    ];
+    for (const [filter, where] of cases) {
+      const v = await client.call<ResultInfo>("view", info.id, [{ column: "rid", descending: false }], [filter]);
+      expectSameRows(
+        await allRows(v.id, v.rows),
+        await duckRows(`SELECT * FROM t WHERE ${where} ORDER BY rid`),
+        where,
+        true,
+      );
+      await client.call("release", v.id);
+    }
+    await client.call("release", info.id);
+  });
+
+  it("samples a result uniformly: the asked number of distinct real rows, in order, from all of it", async () => {
+    const info = await finished("trips.ts");
+    const s = await client.call<{ values: unknown[][]; total: number; columns: string[] }>("sample", info.id, 100, [
+      "rid",
+      "v",
+      "rid",
+    ]);
+    expect(s.total).toBe(info.rows);
+    expect(s.columns).toEqual(["rid", "v", "rid"]);
+    const rids = s.values[0] as number[];
+    expect(rids).toHaveLength(100);
+    expect(new Set(rids).size).toBe(100);
+    expect(s.values[2]).toEqual(rids);
+    expect([...rids].sort((a, b) => a - b)).toEqual(rids); // the result's order (rid ascends in it)
+    // Not the first rows: spread over the whole result.
+    expect(rids[0]).toBeLessThan(info.rows * 0.1);
+    expect(rids[99]).toBeGreaterThan(info.rows * 0.9);
+    const all = new Map((await allRows(info.id, info.rows)).map((r) => [r[0], r]));
+    const vIndex = info.schema.findIndex((f) => f.name === "v");
+    rids.forEach((rid, i) => expect(s.values[1][i]).toEqual(all.get(rid)![vIndex]));
+    // A small result: all of it.
+    const whole = await client.call<{ values: unknown[][] }>("sample", info.id, 10_000, ["rid"]);
+    expect(whole.values[0]).toHaveLength(info.rows);
+    await expect(client.call("sample", info.id, 0, ["rid"])).rejects.toThrow(/sample size must be an integer/);
+    await client.call("release", info.id);
+  });
+
+  it("saves a file only over the version it was opened at (BASIN_CONFLICT otherwise), or when told to overwrite", async () => {
+    writeFileSync(join(dir, "edited.ts"), "export default 1;\n");
+    const opened = await client.call<{ text: string; version: string }>("openFile", "edited.ts");
+    expect(opened.text).toBe("export default 1;\n");
+    const saved = await client.call<{ version: string }>(
+      "saveFile",
+      "edited.ts",
+      "export default 2;\n",
+      opened.version,
+    );
+    expect(saved.version).not.toBe(opened.version);
+    expect((await client.call<{ version: string }>("openFile", "edited.ts")).version).toBe(saved.version);
+    writeFileSync(join(dir, "edited.ts"), "export default 3; // by someone else\n");
+    await expect(client.call("saveFile", "edited.ts", "export default 4;\n", saved.version)).rejects.toThrow(
+      /BASIN_CONFLICT: edited\.ts changed on disk since it was opened/,
+    );
+    expect(await client.call("readFile", "edited.ts")).toBe("export default 3; // by someone else\n");
+    await client.call("saveFile", "edited.ts", "export default 4;\n");
+    expect(await client.call("readFile", "edited.ts")).toBe("export default 4;\n");
+  });
+
+  it("keeps a session's results and last run for the page that attaches again, and sends its run events to it alone", async () => {
+    const session = "session-test-0001";
+    const page = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, origin);
+    try {
+      const fresh = await page.call<{ results: ResultInfo[]; run?: unknown }>("attach", session);
+      expect(fresh.results).toEqual([]);
+      expect(fresh.run).toBeUndefined();
+      const { runId } = await page.call<{ runId: string }>("run", "trips.ts");
+      const done = await page.waitFor((e) => e.type === "runFinished" && e.runId === runId);
+      // Another page (not of this session) hears nothing of it.
+      expect(client.events.some((e) => "runId" in e && e.runId === runId)).toBe(false);
+      const result = (done as Extract<EngineEvent, { type: "runFinished" }>).result;
+      const view = await page.call<ResultInfo>("view", result.id, [{ column: "rid", descending: true }], []);
+      page.close();
+      // The page reloads: a new connection attaches to the same session.
+      const again = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, origin);
+      try {
+        const back = await again.call<{
+          results: ResultInfo[];
+          others: string[];
+          run: { runId: string; status: string; elapsedMs: number; tasks: number };
+        }>("attach", session);
+        expect(back.results.map((r) => r.id)).toEqual([result.id]);
+        expect(back.others).toEqual([view.id]);
+        expect(back.run).toMatchObject({ runId, status: "done" });
+        expect(back.run.elapsedMs).toBeGreaterThanOrEqual(0);
+        expect((await again.call<Page>("page", result.id, 0, 2)).values[0]).toHaveLength(2);
+        await expect(again.call("attach", "bad id!")).rejects.toThrow(/session id/);
+        for (const id of [result.id, view.id]) await again.call("release", id);
+      } finally {
+        again.close();
+      }
+    } finally {
+      page.close();
+    }
+  });
+});

@@ -94,7 +94,11 @@ function pushFilter(node: PlanNode, predicate: ExprNode, loc: string | undefined
       break; // filtering first would change which rows the windows see
     case "scanCsv":
     case "scanFile":
-      return { ...node, predicate: node.predicate ? and(node.predicate, predicate) : predicate };
+      return {
+        ...node,
+        predicate: node.predicate ? and(node.predicate, predicate) : predicate,
+        predicateLoc: node.predicateLoc ?? loc,
+      };
     default:
       break;
   }

@@ -1,8 +1,26 @@
 // The Output panel's lines: engine log events, run summaries and the workbench's
 // own errors. A hook of its own because every other concern writes to it, so it
 // comes first and the others take its `log`.
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { LogLine } from "../OutputPanel.js";
+
+/** The page's Output lines survive a reload of this tab (sessionStorage). */
+const LOG_KEY = "basin.output.v1";
+const KEPT = 300;
+
+function storedLines(): LogLine[] {
+  try {
+    const v: unknown = JSON.parse(sessionStorage.getItem(LOG_KEY) ?? "[]");
+    return Array.isArray(v)
+      ? v.filter(
+          (l): l is LogLine =>
+            typeof l === "object" && l !== null && typeof l.time === "number" && typeof l.text === "string",
+        )
+      : [];
+  } catch {
+    return [];
+  }
+}
 
 /** Appends one line to the Output panel. */
 export type Log = (level: LogLine["level"], text: string) => void;
@@ -23,7 +41,14 @@ export interface OutputLog {
  * return <OutputPanel lines={logs} />;
  */
 export function useLog(): OutputLog {
-  const [logs, setLogs] = useState<LogLine[]>([]);
+  const [logs, setLogs] = useState<LogLine[]>(storedLines);
+  useEffect(() => {
+    try {
+      sessionStorage.setItem(LOG_KEY, JSON.stringify(logs.slice(-KEPT)));
+    } catch {
+      /* storage full or off: the lines stay on this page only */
+    }
+  }, [logs]);
   const log = useCallback(
     (level: LogLine["level"], text: string) => setLogs((l) => [...l.slice(-999), { time: Date.now(), level, text }]),
     [],

@@ -2,13 +2,31 @@
 // show()), the one selected, the sorted and filtered view of it that is shown, and
 // its export. Its own hook because it is the one place that releases results in
 // the engine: each is released when replaced, so the store holds only what is shown.
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { ExportFormat, ResultFilter, ResultInfo, ResultSort } from "../../../engine/common/rpc.js";
 import { parseFilter } from "../../common/filter_syntax.js";
 import { exportPathFor } from "../../common/result_tabs.js";
 import type { WorkbenchClient } from "../../common/rpc_client.js";
 import type { UpdateLayout } from "./use_layout.js";
 import type { Log } from "./use_log.js";
+
+const VIEW_KEY = "basin.view.v1";
+
+/** The shown result's id and its sort and filters, as kept in sessionStorage. */
+interface StoredView {
+  base: string;
+  sort: ResultSort | undefined;
+  filters: Record<string, string>;
+}
+
+function storedView(): StoredView | undefined {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(VIEW_KEY) ?? "null") as StoredView | null;
+    return v && typeof v.base === "string" && typeof v.filters === "object" && v.filters !== null ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface Results {
   /** The run's results: its default export, then each show(). */
@@ -32,6 +50,11 @@ export interface Results {
   replaceResults: (next: ResultInfo[]) => void;
   /** Drops every result without releasing it: the engine process is gone, and its results with it. */
   forgetResults: () => void;
+  /**
+   * Shows the results the page's session kept (after a reload), with the sort and
+   * filters the page had; on the first attach, releases what an earlier page left (`others`).
+   */
+  restoreResults: (results: ResultInfo[], others: string[], first: boolean) => void;
   /** Asks for a path (suggested next to `runFile`) and exports the shown rows there. */
   exportShown: (format: ExportFormat, runFile: string | undefined) => Promise<void>;
   /** Cycles a column's sort: ascending, descending, none. */
@@ -104,6 +127,32 @@ export function useResults(
     setShown(undefined);
   }, []);
 
+  const restoreResults = useCallback(
+    (next: ResultInfo[], others: string[], first: boolean) => {
+      if (first) for (const id of others) void client.release(id).catch(() => {});
+      const same = next.length === resultsRef.current.length && next.every((r, i) => r.id === resultsRef.current[i].id);
+      if (same) return;
+      if (next.length === 0) {
+        // The engine no longer has them (it restarted): nothing to release.
+        if (resultsRef.current.length > 0) forgetResults();
+        return;
+      }
+      resultsRef.current = next;
+      setResults(next);
+      const view = storedView();
+      const base = next.find((r) => r.id === view?.base) ?? next[0];
+      selectResult(base);
+      if (view && base.id === view.base && (view.sort || Object.keys(view.filters).length > 0))
+        pendingView.current = { base: base.id, sort: view.sort, filters: view.filters };
+    },
+    [client, selectResult, forgetResults],
+  );
+  // The table's sort and filters survive a reload too (re-applied to the restored result).
+  const pendingView = useRef<StoredView | undefined>(undefined);
+  useEffect(() => {
+    if (base) sessionStorage.setItem(VIEW_KEY, JSON.stringify({ base: base.id, sort, filters } satisfies StoredView));
+  }, [base, sort, filters]);
+
   const exportShown = async (format: ExportFormat, runFile: string | undefined) => {
     const r = shownRef.current;
     if (!r) return;
@@ -171,6 +220,12 @@ export function useResults(
     void applyView(next, filters);
   };
   const onFilter = (column: string, text: string) => void applyView(sort, { ...filters, [column]: text });
+  useEffect(() => {
+    const p = pendingView.current;
+    if (!p || base?.id !== p.base) return;
+    pendingView.current = undefined;
+    void applyView(p.sort, p.filters);
+  }, [base]);
 
   return {
     results,
@@ -185,6 +240,7 @@ export function useResults(
     selectResult,
     replaceResults,
     forgetResults,
+    restoreResults,
     exportShown,
     onSort,
     onFilter,

@@ -4,7 +4,8 @@
 // engine's events: a finished run hands its results to useResults, every engine
 // log line goes to the Output log.
 import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
-import type { EngineEvent, ResultInfo } from "../../../engine/common/rpc.js";
+import type { SerializedError } from "../../../engine/common/errors.js";
+import type { EngineEvent, ResultInfo, SessionRun } from "../../../engine/common/rpc.js";
 import { parseLocation, workspaceFileOf } from "../../common/location.js";
 import type { WorkbenchClient } from "../../common/rpc_client.js";
 import { monaco } from "../monaco_setup.js";
@@ -12,7 +13,7 @@ import type { Problem } from "../ProblemsPanel.js";
 import type { RunState } from "../RunBar.js";
 import type { UpdateLayout } from "./use_layout.js";
 import type { Log } from "./use_log.js";
-import type { Open } from "./use_workspace.js";
+import { isPipelineFile, type Open } from "./use_workspace.js";
 
 export interface Run {
   /** The last run started here; undefined before the first. */
@@ -29,6 +30,10 @@ export interface Run {
   showProblem: (p: Problem) => void;
   /** Fails a run still going: the engine process stopped. */
   failRun: () => void;
+  /** Shows the session's run (going or finished) after a reload. */
+  restoreRun: (run: SessionRun | undefined) => void;
+  /** Lines of an open file were edited: the problems on them are dropped. */
+  dropEdited: (path: string, changes: readonly { startLine: number; endLine: number }[]) => void;
 }
 
 /** What the run takes from the workspace and the results. */
@@ -69,7 +74,14 @@ export function useRun(
   const runActive = useCallback(async () => {
     const path = activeFile;
     const o = path ? opened.current.get(path) : undefined;
-    if (!path || !o || runRef.current?.status === "running" || runRef.current?.status === "starting") return;
+    if (
+      !path ||
+      !o ||
+      !isPipelineFile(path) ||
+      runRef.current?.status === "running" ||
+      runRef.current?.status === "starting"
+    )
+      return;
     clearMarkers();
     setProblems([]);
     const state: RunState = { runId: undefined, file: path, startedAt: Date.now(), status: "starting", progress: {} };
@@ -104,6 +116,59 @@ export function useRun(
     },
     [open, update],
   );
+
+  /** A failed run's error as the problem in Problems and a marker on its line. */
+  const showFailure = (error: SerializedError, runFile: string | undefined) => {
+    const loc = parseLocation(error.location);
+    const file = loc ? workspaceFileOf(loc.file, [...filesRef.current, ...opened.current.keys()]) : undefined;
+    const problem: Problem = {
+      error,
+      file: file ?? runFile,
+      line: loc && file ? loc.line : 1,
+      column: loc && file ? loc.column : 1,
+    };
+    setProblems([problem]);
+    const target = problem.file ? opened.current.get(problem.file) : undefined;
+    if (target) {
+      const line = Math.min(problem.line, target.model.getLineCount());
+      monaco.editor.setModelMarkers(target.model, "basin", [
+        {
+          severity: monaco.MarkerSeverity.Error,
+          message: `${error.code}: ${error.message}`,
+          startLineNumber: line,
+          startColumn: problem.column,
+          endLineNumber: line,
+          endColumn: target.model.getLineMaxColumn(line),
+        },
+      ]);
+    }
+  };
+  const showFailureRef = useRef(showFailure);
+  showFailureRef.current = showFailure;
+
+  /** The session's run as the engine remembers it, after a reload. */
+  const restoreRun = useCallback((r: SessionRun | undefined) => {
+    if (!r) return;
+    const cur = runRef.current;
+    if (cur?.runId === r.runId && cur.status !== "running" && cur.status !== "starting") return;
+    if (cur && cur.runId !== r.runId && cur.runId !== undefined) return; // this page started another since
+    const state: RunState = {
+      runId: r.runId,
+      file: r.file,
+      startedAt: Date.now() - r.elapsedMs,
+      status: r.status,
+      progress: Object.fromEntries(r.progress.map((p) => [p.group, p])),
+      ...(r.status === "running" ? {} : { elapsedMs: r.elapsedMs }),
+      ...(r.tasks !== undefined ? { tasks: r.tasks } : {}),
+    };
+    runRef.current = state;
+    setRun(state);
+    if (r.status === "failed" && r.error) {
+      const error = r.error;
+      // Once its file is open again (the workspace reopens the tabs at start).
+      setTimeout(() => showFailureRef.current(error, r.file), 500);
+    }
+  }, []);
 
   const failRun = useCallback(() => {
     const cur = runRef.current;
@@ -148,29 +213,7 @@ export function useRun(
               `run ${e.runId} ${cancelled ? "stopped" : "failed"}: ${e.error.location ? `${e.error.location}: ` : ""}${e.error.message}`,
             );
             if (cancelled) break;
-            const loc = parseLocation(e.error.location);
-            const file = loc ? workspaceFileOf(loc.file, [...filesRef.current, ...opened.current.keys()]) : undefined;
-            const problem: Problem = {
-              error: e.error,
-              file: file ?? cur?.file,
-              line: loc && file ? loc.line : 1,
-              column: loc && file ? loc.column : 1,
-            };
-            setProblems([problem]);
-            const target = problem.file ? opened.current.get(problem.file) : undefined;
-            if (target) {
-              const line = Math.min(problem.line, target.model.getLineCount());
-              monaco.editor.setModelMarkers(target.model, "basin", [
-                {
-                  severity: monaco.MarkerSeverity.Error,
-                  message: `${e.error.code}: ${e.error.message}`,
-                  startLineNumber: line,
-                  startColumn: problem.column,
-                  endLineNumber: line,
-                  endColumn: target.model.getLineMaxColumn(line),
-                },
-              ]);
-            }
+            showFailure(e.error, cur?.file);
             update((l) => ({ ...l, bottomTab: "problems" }));
             break;
           }
@@ -182,5 +225,19 @@ export function useRun(
     [client, log, replaceResults, update],
   );
 
-  return { run, runRef, problems, runActive, stop, showProblem, failRun };
+  // A problem is dropped once its line is edited (it may be fixed; the next run says).
+  const dropEdited = useCallback((path: string, changes: readonly { startLine: number; endLine: number }[]) => {
+    setProblems((ps) => {
+      const left = ps.filter(
+        (p) => p.file !== path || !changes.some((c) => p.line >= c.startLine && p.line <= c.endLine),
+      );
+      if (left.length !== ps.length) {
+        const o = opened.current.get(path);
+        if (o) monaco.editor.setModelMarkers(o.model, "basin", []);
+      }
+      return left.length === ps.length ? ps : left;
+    });
+  }, []);
+
+  return { run, runRef, problems, runActive, stop, showProblem, failRun, restoreRun, dropEdited };
 }
