@@ -1,7 +1,9 @@
-// `basin serve`: the workbench over HTTP + WebSocket on 127.0.0.1. Every request
-// needs the random token printed at start (the page sets it as a same-site
-// cookie for its own assets); the WebSocket also checks the Origin, so another
-// site open in the browser cannot drive the engine.
+// `basin serve`: the workbench over HTTP + WebSocket on 127.0.0.1. The page's
+// assets are the app's code, served to any request that names this host; the
+// WebSocket, the only way to data and files, needs the random token printed at start
+// (the page keeps it in its sessionStorage, never in a cookie: a cookie for 127.0.0.1
+// would go to every local port the browser visits) and the page's Origin, so
+// another site open in the browser cannot drive the engine.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -47,21 +49,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const COOKIE = "basin_token";
-
 function sameToken(given: string | null | undefined, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given),
     b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function cookieToken(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [k, v] = part.trim().split("=");
-    if (k === COOKIE) return v;
-  }
-  return undefined;
 }
 
 /** The renderer's build output, next to the engine in dist/. */
@@ -127,13 +119,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const http = createServer((req, res) => {
     if (!hostOk(req)) return refuse(res, 421, "Basin: this server answers only to 127.0.0.1 and localhost");
     const url = new URL(req.url ?? "/", origin);
-    const query = url.searchParams.get("token");
-    if (!sameToken(query, token) && !sameToken(cookieToken(req), token))
-      return refuse(
-        res,
-        403,
-        "Basin: this page needs the token printed by `basin serve`; open the full URL it printed",
-      );
     if (req.method !== "GET") return refuse(res, 405, "Basin: only GET is served here");
     const file = assetFile(assets, url.pathname);
     if (!file) {
@@ -147,7 +132,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     }
     res.writeHead(200, {
       "content-type": contentType(file),
-      "set-cookie": `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
       "content-security-policy": contentSecurityPolicy({ websocket: true }),
       "x-content-type-options": "nosniff",
       "cache-control": "no-store",
@@ -161,7 +145,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   http.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", origin);
     const allowed = [origin, origin.replace("127.0.0.1", "localhost")];
-    const okToken = sameToken(url.searchParams.get("token"), token) || sameToken(cookieToken(req), token);
+    const okToken = sameToken(url.searchParams.get("token"), token);
     if (!okToken || !allowed.includes(req.headers.origin ?? "") || !hostOk(req)) {
       const why = !okToken ? "token missing or wrong" : !hostOk(req) ? "wrong Host" : "wrong Origin";
       socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nBasin: ${why}\r\n`);

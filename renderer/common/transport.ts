@@ -1,6 +1,7 @@
 // Which transport the workbench uses: inside the desktop app the preload script
 // exposes window.basin (a MessagePort to the engine process); in a browser the
-// page talks to `basin serve` over a WebSocket with the token from its URL.
+// page talks to `basin serve` over a WebSocket with the token from its URL, kept in
+// the tab's sessionStorage for reloads (the address bar drops it; no cookie holds it).
 import { PortEngineClient, type PortLike } from "./port_client.js";
 import type { WorkbenchClient } from "./rpc_client.js";
 import { WsEngineClient } from "./ws_client.js";
@@ -20,7 +21,10 @@ export type Transport = { kind: "port"; bridge: DesktopBridge } | { kind: "ws"; 
 export interface PageLike {
   basin?: unknown;
   location: { host: string; search: string };
+  sessionStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void };
 }
+
+const TOKEN_KEY = "basin.token";
 
 function isBridge(b: unknown): b is DesktopBridge {
   return typeof b === "object" && b !== null && typeof (b as DesktopBridge).connect === "function";
@@ -32,7 +36,9 @@ function isBridge(b: unknown): b is DesktopBridge {
  */
 export function chooseTransport(page: PageLike): Transport {
   if (isBridge(page.basin)) return { kind: "port", bridge: page.basin };
-  const token = new URLSearchParams(page.location.search).get("token") ?? "";
+  const given = new URLSearchParams(page.location.search).get("token");
+  if (given) page.sessionStorage?.setItem(TOKEN_KEY, given);
+  const token = given ?? page.sessionStorage?.getItem(TOKEN_KEY) ?? "";
   return { kind: "ws", url: `ws://${page.location.host}/?token=${encodeURIComponent(token)}` };
 }
 

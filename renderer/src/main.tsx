@@ -7,8 +7,8 @@ import { App } from "./App.js";
 import "./styles.css";
 
 const client = createClient(window as unknown as PageLike & MessageTarget);
-// The client keeps the token it was given; the address bar (history, bookmarks, a shared
-// screen) need not show it. A reload authenticates with the server's same-site cookie.
+// The client keeps the token it was given (and the tab's sessionStorage, for reloads);
+// the address bar (history, bookmarks, a shared screen) need not show it.
 if (new URLSearchParams(location.search).has("token"))
   history.replaceState(history.state, "", location.pathname + location.hash);
 createRoot(document.getElementById("root")!).render(<App client={client} />);

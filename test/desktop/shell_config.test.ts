@@ -102,6 +102,23 @@ describe("renderer transport", () => {
     expect(chooseTransport({ location, basin: bridge })).toEqual({ kind: "port", bridge });
   });
 
+  it("keeps the page's token in the tab's sessionStorage, so a reload (address bar cleaned) still connects", () => {
+    const stored = new Map<string, string>();
+    const sessionStorage = {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => void stored.set(k, v),
+    };
+    expect(chooseTransport({ location, sessionStorage })).toEqual({
+      kind: "ws",
+      url: "ws://127.0.0.1:8123/?token=a%2Bb",
+    });
+    const reloaded = { host: "127.0.0.1:8123", search: "" };
+    expect(chooseTransport({ location: reloaded, sessionStorage })).toEqual({
+      kind: "ws",
+      url: "ws://127.0.0.1:8123/?token=a%2Bb",
+    });
+  });
+
   it("takes the desktop port only from the window's own message, then talks over it", async () => {
     type Listener = Parameters<MessageTarget["addEventListener"]>[1];
     const listeners = new Set<Listener>();

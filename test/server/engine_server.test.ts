@@ -76,9 +76,10 @@ async function duckRows(sql: string): Promise<unknown[][]> {
 }
 
 describe("engine server: access", () => {
-  it("refuses a page or a WebSocket without the token, and a WebSocket from another Origin", async () => {
-    expect((await fetch(`${origin}/`)).status).toBe(403);
-    expect((await fetch(`${origin}/?token=wrong`)).status).toBe(403);
+  it("refuses a WebSocket without the token or from another Origin, and sets no cookie (it would reach every local port)", async () => {
+    const page = await fetch(`${origin}/?token=${server.token}`);
+    expect(page.headers.get("set-cookie")).toBeNull();
+    await expect(RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=wrong`, origin)).rejects.toThrow(/HTTP 403/);
     await expect(RpcClient.connect(`ws://127.0.0.1:${server.port}/`, origin)).rejects.toThrow(/HTTP 403/);
     await expect(
       RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, "http://evil.example"),
