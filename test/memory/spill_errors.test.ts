@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, LocalCluster, readCsv } from "../../engine/api/index.js";
+import { col, fromColumns, LocalCluster, readCsv } from "../../engine/api/index.js";
 import { native, type JsTable } from "../../engine/native/addon.js";
 import { parseBytes } from "../../engine/memory/bytes.js";
 import { applyMemory, resolveMemory } from "../../engine/memory/limits.js";
@@ -113,6 +113,34 @@ describe("spill errors", () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/error \[BASIN_SPILL\]: cannot make a spill folder in \/proc\/nope\/spill/);
     expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  it("a join that multiplies rows past the memory limit is BASIN_OOM at the join's line, before the memory is taken", async () => {
+    const cluster = new LocalCluster({ workers: 1, memoryLimit: "50MB", localDirectory: join(root, "oom") });
+    try {
+      // 20,000 rows over 10 keys joined with themselves: 40 million rows.
+      const t = fromColumns({
+        k: Array.from({ length: 20_000 }, (_, i) => i % 10),
+        v: Array.from({ length: 20_000 }, (_, i) => i),
+      });
+      const rssBefore = process.memoryUsage().rss;
+      const err = await t
+        .join(t, { on: "k" })
+        .agg(col("v").sum().alias("s"))
+        .compute({ cluster })
+        .then(
+          () => undefined,
+          (e: unknown) => e as Error & { code?: string },
+        );
+      expect(err).toMatchObject({ code: "BASIN_OOM" });
+      expect(err?.message).toMatch(/spill_errors\.test\.ts:\d+:\d+: this join's output passed \d+ rows/);
+      expect(err?.message).toContain("--memory-limit");
+      expect(process.memoryUsage().rss - rssBefore, "stopped near the limit, not at 40 million rows").toBeLessThan(
+        300e6,
+      );
+    } finally {
+      await cluster.close();
+    }
   });
 
   it("cannot make a spill folder in a file: BASIN_SPILL naming it", async () => {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 #include "ops/hash.h"
+#include "store/store.h"
 
 namespace basin {
 
@@ -300,9 +302,30 @@ class JoinTable {
 // a left row; rows [split, n) are unmatched right rows (right/outer joins).
 using Pairs = JoinPairs;
 
+// What a join's output may take: one task's output is made whole in memory and cannot
+// be spilled while it is being made, so a join that multiplies rows past the memory
+// limit fails with BASIN_OOM as soon as its pairs show it, not after the machine is full.
+struct OutputBudget {
+  int64_t limit = -1;      // bytes; -1: no limit
+  double bytesPerRow = 0;  // the output row's estimated size, plus its pair of row numbers
+  size_t nextCheck = size_t(1) << 20;
+
+  void check(size_t rows) {
+    if (rows < nextCheck) return;
+    nextCheck = rows + (size_t(1) << 20);
+    const double bytes = double(rows) * bytesPerRow;
+    if (limit < 0 || bytes <= double(limit)) return;
+    throw BasinError("BASIN_OOM", "this join's output passed " + std::to_string(rows) + " rows (about " +
+                                      std::to_string(int64_t(bytes / 1e6)) + " MB), more than the memory limit of " +
+                                      std::to_string(limit / 1000000) +
+                                      " MB allows: many rows share a key on both sides, so the join multiplies them; "
+                                      "check the join keys, filter or aggregate before joining, or raise --memory-limit");
+  }
+};
+
 template <class LSide, class RSide, class EqRR, class EqLR>
 void RunJoin(const LSide& ls, int64_t nl, const RSide& rs, int64_t nr, const EqRR& eqRR, const EqLR& eqLR, JoinHow how,
-             Pairs& out) {
+             Pairs& out, OutputBudget& budget) {
   JoinTable jt;
   jt.Build(rs, nr, eqRR);
   out.l.reserve(size_t(nl));
@@ -327,6 +350,7 @@ void RunJoin(const LSide& ls, int64_t nl, const RSide& rs, int64_t nr, const EqR
           out.l.push_back(uint32_t(l));
           out.r.push_back(rows[0]);
         } else {
+          budget.check(out.l.size() + s.count);
           out.l.insert(out.l.end(), s.count, uint32_t(l));
           out.r.insert(out.r.end(), rows, rows + s.count);
         }
@@ -457,17 +481,31 @@ void CheckJoin(const Table& left, const Table& right, const JoinSpec& spec) {
     throw BasinError("BASIN_INTERNAL", "a join side has too many rows");
 }
 
+// Bytes an output row of `spec` takes (strings at their sides' average length), plus its pair.
+double OutputRowBytes(const Table& left, const Table& right, const JoinSpec& spec) {
+  double bytes = 2 * sizeof(uint32_t);
+  for (const JoinOutput& o : spec.output) {
+    const Table& t = o.side == JoinOutput::Side::Right ? right : left;
+    const int col = o.side == JoinOutput::Side::Key ? spec.leftKeys[size_t(o.column)] : o.column;
+    const Column& c = t.columns[size_t(col)];
+    bytes += double(ElementSize(c.type)) + 1;  // value and validity
+    if (c.type == DType::String && c.chars && t.rows > 0) bytes += double(c.chars->size()) / double(t.rows);
+  }
+  return bytes;
+}
+
 TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
   CheckJoin(left, right, spec);
   const size_t K = spec.leftKeys.size();
   Pairs p;
+  OutputBudget budget{Store::Instance().memoryStats().hostLimit, OutputRowBytes(left, right, spec)};
   const int64_t nl = left.rows, nr = right.rows;
   if (K == 1) {
     const Column& lc = left.columns[size_t(spec.leftKeys[0])];
     const Column& rc = right.columns[size_t(spec.rightKeys[0])];
     auto fixed = [&](auto tag) {
       using T = decltype(tag);
-      RunJoin(FixedKey<T>(lc), nl, FixedKey<T>(rc), nr, AlwaysEqual(), AlwaysEqual(), spec.how, p);
+      RunJoin(FixedKey<T>(lc), nl, FixedKey<T>(rc), nr, AlwaysEqual(), AlwaysEqual(), spec.how, p, budget);
     };
     switch (lc.type) {
       case DType::Int64:
@@ -477,14 +515,14 @@ TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
       case DType::Bool: fixed(uint8_t()); break;
       case DType::String: {
         StringKey ls(lc), rs(rc);
-        RunJoin(ls, nl, rs, nr, StringEqual{&rs, &rs}, StringEqual{&ls, &rs}, spec.how, p);
+        RunJoin(ls, nl, rs, nr, StringEqual{&rs, &rs}, StringEqual{&ls, &rs}, spec.how, p, budget);
         break;
       }
     }
   } else {
     MultiKey ls(left, spec.leftKeys), rs(right, spec.rightKeys);
     RunJoin(ls, nl, rs, nr, MultiEqual(right, spec.rightKeys, right, spec.rightKeys),
-            MultiEqual(left, spec.leftKeys, right, spec.rightKeys), spec.how, p);
+            MultiEqual(left, spec.leftKeys, right, spec.rightKeys), spec.how, p, budget);
   }
 
   return AssembleJoin(left, right, spec, p);
