@@ -61,7 +61,15 @@ function bitsOf(bits: Uint8Array, offset: number, n: number, out: Uint8Array): n
 
 /** Bytes per row → one validity byte per row (Basin's layout), or null when all valid. */
 function validityOf(d: Data, name: string): Uint8Array | null {
-  if (d.nullCount === 0) return null;
+  if (d.nullCount === 0) {
+    // No nulls claimed: a bitmap that has some contradicts the count (damage).
+    const bits = d.nullBitmap;
+    if (bits && bits.length * 8 >= d.offset + d.length && d.typeId !== Type.Null) {
+      const valid = bitsOf(bits, d.offset, d.length, new Uint8Array(d.length));
+      if (valid !== d.length) corrupt(name, `it counts no nulls but its validity bitmap has ${d.length - valid}`);
+    }
+    return null;
+  }
   const out = new Uint8Array(d.length);
   if (d.typeId === Type.Null) return out;
   const bits = d.nullBitmap;

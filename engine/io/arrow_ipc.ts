@@ -29,11 +29,18 @@ const cache = new Map<string, ArrowLayout>();
 function checkBatch(path: string, pos: number, bodyLength: number, batch: RecordBatchHeader, columns: number): void {
   const length = Number(batch.length);
   if (!(length >= 0 && Number.isSafeInteger(length))) bad(path, `the batch at byte ${pos} claims ${batch.length} rows`);
+  // Writers lay buffers out one after another, each at a multiple of 8: a buffer that
+  // overlaps the one before it, or sits off that grid, has a damaged offset.
+  let prevEnd = 0;
   for (const b of batch.buffers) {
     const offset = Number(b.offset),
       size = Number(b.length);
     if (!(offset >= 0 && size >= 0 && offset + size <= bodyLength))
       bad(path, `a buffer of the batch at byte ${pos} lies outside its ${bodyLength}-byte body`);
+    if (size === 0) continue;
+    if (offset % 8 !== 0 || offset < prevEnd)
+      bad(path, `a buffer of the batch at byte ${pos} overlaps another or is not aligned (offset ${offset})`);
+    prevEnd = offset + size;
   }
   // In a flat schema (one node per column) every column has the batch's length.
   const flat = batch.nodes.length === columns;
@@ -112,8 +119,16 @@ export function arrowLayout(path: string): ArrowLayout {
         len = dv.getInt32(4, true);
         skip = 8;
       }
-      if (len === 0) break; // end of stream
-      if (len < 0 || pos + skip + len > end) bad(path, `the message at byte ${pos} has an impossible length ${len}`);
+      if (len === 0) {
+        // The end of the stream, which nothing but padding may follow (a damaged length
+        // can land on zeros in the middle of the data).
+        if (end - (pos + skip) > 8)
+          bad(path, `it says its data ends at byte ${pos}, but ${end - pos - skip} more bytes follow`);
+        break;
+      }
+      // Writers pad each message's metadata to 8 bytes: another length is damage.
+      if (len < 0 || len % 8 !== 0 || pos + skip + len > end)
+        bad(path, `the message at byte ${pos} has an impossible length ${len}`);
       let msg: Message;
       try {
         msg = Message.decode(readAt(fd, pos + skip, len));
@@ -149,7 +164,10 @@ export function arrowLayout(path: string): ArrowLayout {
       pos += size;
     }
     if (!layout.schema) bad(path, "it has no schema message");
-    if (layout.schema.fields.some((f) => typeof f.name !== "string")) bad(path, "a column has no name");
+    const names = layout.schema.fields.map((f) => f.name);
+    if (names.some((n) => typeof n !== "string")) bad(path, "a column has no name");
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice !== undefined) bad(path, `it has two columns named "${twice}"`);
     if (streamSchema && !sameSchema(streamSchema, layout.schema))
       bad(path, "the schema in its footer differs from the one at its start");
     if (footerBatches >= 0 && footerBatches !== layout.batches.length)

@@ -152,6 +152,7 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
       continue;
     }
     leaves++;
+    if (columns.some((c) => c.name === name)) corrupt(path, `it has two columns named "${name}"`);
     columns.push({ name, ...columnType(el), physical: PHYS[fieldInt(el, 1) ?? 0], leaf, element });
   }
   const rowGroups: RowGroupInfo[] = fieldStructs(meta, 4).map((rg) => {
@@ -298,7 +299,16 @@ export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]
         const { start, length } = f.rowGroups[g].chunks[c];
         const bytes = readAt(fd, start, length);
         const md: TStruct = new Map(fieldStruct(ccs[c], 3));
-        const damage = damagedChunk(bytes, md);
+        const col = f.columns[columns[k]];
+        // Flat columns Basin reads: their pages' levels and values are checked too.
+        const el = fieldStructs(f.meta, 2)[col.element];
+        const repetition = el ? fieldInt(el, 3) : undefined;
+        const flat = typeof col.type === "string" && (repetition === 0 || repetition === 1);
+        const damage = damagedChunk(
+          bytes,
+          md,
+          flat ? { physical: fieldInt(el, 1) ?? -1, optional: repetition === 1 } : undefined,
+        );
         if (damage) corrupt(f.path, `column "${f.columns[columns[k]].name}", row group ${g}: ${damage}`);
         body.set(bytes, at);
         const shift = BigInt(at - start);

@@ -537,12 +537,17 @@ int64_t WriteSpillFile(const std::string& path, const Table& t, SpillCodec codec
     Writer w(path, codec);
     w.put(kMagic, sizeof kMagic);
     w.pad8();
+    // The checksum covers the schema (a changed type would read the same bytes as
+    // other values) and the body as stored.
+    BodyHash hash;
     {
       fb::Builder b;
       auto [msg, ms] = b.table({fb::Scalar(0, 2, kMetadataV5), fb::Scalar(1, 1, kHeaderSchema), fb::Offset(2), fb::Scalar(3, 8, 0)});
       b.root(msg);
       b.point(ms[2], PutSchema(b, t));
+      w.hashInto(&hash);
       w.message(b);
+      w.hashInto(nullptr);
     }
     // Per column: validity (a bitmap, or nothing when there are no nulls), then the
     // values (bools as a bitmap), or a string's int64 offsets and its UTF-8 bytes.
@@ -565,7 +570,6 @@ int64_t WriteSpillFile(const std::string& path, const Table& t, SpillCodec codec
     fb::Builder placeholder = RecordBatchMessage(t, nodes, buffers, 0, codec, 0);
     int64_t metaLength = w.message(placeholder);
     int64_t bodyAt = w.tell();
-    BodyHash hash;
     for (size_t i = 0; i < body.size(); i++) {
       buffers[i][0] = w.tell() - bodyAt;
       w.hashInto(&hash);  // the buffer as stored, not its padding
@@ -603,7 +607,10 @@ TablePtr ReadSpillFile(const std::string& path) {
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) throw BasinError("BASIN_SPILL", "spill file " + path + " is not an Arrow IPC file");
   if (!r.endsWithMagic()) r.corrupt("it was cut short");
   r.seek(sizeof magic);
+  BodyHash hash;  // over the schema message and the body, as the writer made it
+  r.hashInto(&hash);
   std::vector<uint8_t> schemaBytes = r.message();
+  r.hashInto(nullptr);
   fb::Table schemaMsg = fb::Table::Root(schemaBytes, path);
   if (schemaMsg.scalar<uint8_t>(1, 0) != kHeaderSchema) r.corrupt("it does not start with a schema");
   fb::Table schema = schemaMsg.table(2);
@@ -670,7 +677,6 @@ TablePtr ReadSpillFile(const std::string& path) {
     if (kv.string(0) == kBodyHashKey) wantHash = kv.string(1);
   }
   if (wantHash.empty()) r.corrupt("it has no body checksum");
-  BodyHash hash;
   r.hashInto(&hash);
   for (size_t i = 0; i < nFields; i++) {
     Column& c = t->columns[i];
