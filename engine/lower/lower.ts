@@ -14,7 +14,14 @@ import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
-import { aggregateInputBytes, inMemoryBytes, partBytes, shufflePlan, type MemoryBudget } from "./out_of_core.js";
+import {
+  aggregateInputBytes,
+  inMemoryBytes,
+  partBytes,
+  scanBlockBytes,
+  shufflePlan,
+  type MemoryBudget,
+} from "./out_of_core.js";
 
 /** Boundary rows each partition offers when choosing the ranges of a sort. */
 export const SAMPLES_PER_PARTITION = 32;
@@ -143,10 +150,11 @@ class GraphBuilder {
     const names = node.fileSchema.map((f) => f.name);
     const { columns, predicate } = nativeOf(node);
     const chains: Chain[] = [];
+    const limited = scanBlockBytes(node.options.blocksize, this.budget, MIN_BLOCK);
     const blocksize =
       this.minScanBlocks > 1
-        ? Math.min(node.options.blocksize, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks)))
-        : node.options.blocksize;
+        ? Math.min(limited, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks)))
+        : limited;
     for (const path of node.files) {
       const csv = {
         delimiter: node.options.delimiter,
@@ -182,7 +190,13 @@ class GraphBuilder {
     let scans: Step[];
     try {
       scans = node.files.flatMap((path, i) =>
-        fileScanSteps(node.format, path, columns, node.options.blocksize, node.rowGroups?.kept[i]),
+        fileScanSteps(
+          node.format,
+          path,
+          columns,
+          scanBlockBytes(node.options.blocksize, this.budget, MIN_BLOCK),
+          node.rowGroups?.kept[i],
+        ),
       );
     } catch (e) {
       throw BasinError.from(e, node.loc);

@@ -39,6 +39,19 @@ export function partBytes(budget: MemoryBudget): number {
   return (budget.limit * WORKING_SHARE) / Math.max(1, budget.workers) / WORKING_SET_FACTOR;
 }
 
+/**
+ * The bytes of file one scan task reads: `blocksize`, unless a memory limit makes
+ * that too much for a task to hold (the block itself, mapped, and its columns, about
+ * FILE_EXPANSION times larger, while every worker scans at once).
+ *
+ * @example
+ * scanBlockBytes(64 << 20, { limit: 100e6, workers: 2 }, 1 << 20) // 4_166_666
+ */
+export function scanBlockBytes(blocksize: number, budget: MemoryBudget | undefined, min: number): number {
+  if (!budget) return blocksize;
+  return Math.min(blocksize, Math.max(min, Math.floor(partBytes(budget) / FILE_EXPANSION)));
+}
+
 /** An upper bound on the in-memory bytes `node` produces (Infinity when unknown before running). */
 export function inMemoryBytes(node: PlanNode): number {
   return estimateBytes(node, FILE_EXPANSION);

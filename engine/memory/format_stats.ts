@@ -24,6 +24,8 @@ export function formatMemoryStats(s: MemoryStats, gpus: GpuStats[] = []): string
         )),
     `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s; ${formatBytes(s.writtenBytes)} written (${s.compression}), ${s.reusedCount} evictions reused a kept file`,
     `  unspilled ${s.unspilledCount} tables, ${formatBytes(s.unspilledBytes)} in ${s.unspillSeconds.toFixed(2)} s`,
+    // The whole process's high-water mark: Node, a V8 heap per worker, the store, mapped files.
+    `  process   peak RSS ${formatBytes(process.resourceUsage().maxRSS * 1024)}`,
     "",
   ].join("\n");
 }
