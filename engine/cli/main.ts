@@ -6,7 +6,6 @@ import { parseArgs } from "node:util";
 import type { Cluster } from "../cluster/cluster.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
 import { parseGpuList } from "../cluster/gpus.js";
-import { openCluster } from "../cluster/open.js";
 import { findProfile, type RunnerProfile, type SshProfile } from "../cluster/profiles.js";
 import { BasinError } from "../common/errors.js";
 import { parseBytes } from "../memory/bytes.js";
@@ -17,9 +16,8 @@ import { collectResults } from "../run/take.js";
 import { generateDemoData } from "./demo_data.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { runFile } from "./run_file.js";
-import { runRemote } from "./run_remote.js";
-import { runOnRunnerProfile } from "./run_runner.js";
-import { serveCommand } from "./serve.js";
+// Clusters, SSH, the server and the runner load only when a command uses them: a
+// plain `basin run` starts without ssh2, ws or the HTTP server (about 70 ms).
 
 const HELP = `basin — lazy dataframe pipelines on a local cluster
 
@@ -74,6 +72,7 @@ async function clusterOption(v: string | undefined): Promise<Cluster | undefined
     throw new UsageError(
       `--cluster needs a Dask scheduler address such as tcp://127.0.0.1:8786 or a profile name, got "${v}"`,
     );
+  const { openCluster } = await import("../cluster/open.js");
   return openCluster(v, { log: (line) => process.stderr.write(`${line}\n`) });
 }
 
@@ -161,16 +160,19 @@ export async function main(argv: string[]): Promise<number> {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");
         const remote = remoteEngineProfile(values.cluster);
         if (remote) {
+          const { runRemote } = await import("./run_remote.js");
           await runRemote(rest[0], remote, { output: values.output, explain: values.explain });
           return 0;
         }
         const runner = runnerProfile(values.cluster);
-        if (runner)
+        if (runner) {
+          const { runOnRunnerProfile } = await import("./run_runner.js");
           return await runOnRunnerProfile(rest[0], runner, {
             output: values.output,
             explain: values.explain,
             optimize: !values["no-optimize"],
           });
+        }
         const cluster = await clusterOption(values.cluster);
         try {
           await runFile(rest[0], {
@@ -190,6 +192,7 @@ export async function main(argv: string[]): Promise<number> {
         const port = values.port === undefined ? undefined : Number(values.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
           throw new UsageError(`--port needs a port number, got "${values.port}"`);
+        const { serveCommand } = await import("./serve.js");
         await serveCommand(rest[0], port, values.cluster, remoteEngineProfile(values.cluster));
         return 0;
       }
