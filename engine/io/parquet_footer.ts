@@ -301,7 +301,7 @@ export function cutParquet(f: ParquetFooter, groups: number[], columns: number[]
         const md: TStruct = new Map(fieldStruct(ccs[c], 3));
         const col = f.columns[columns[k]];
         // Flat columns Basin reads: their pages' levels and values are checked too.
-        const el = fieldStructs(f.meta, 2)[col.element];
+        const el = schema[col.element];
         const repetition = el ? fieldInt(el, 3) : undefined;
         const flat = typeof col.type === "string" && (repetition === 0 || repetition === 1);
         const damage = damagedChunk(

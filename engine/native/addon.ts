@@ -280,6 +280,16 @@ export interface NativeAddon {
   csvSplit(path: string, blocksize: number, opts: CsvOptions): CsvBlock[];
   /** Reads the header and infers column types over a sample of the file's start. */
   csvInfer(path: string, opts: CsvOptions & { sampleBytes: number }): { names: string[]; types: DType[] };
+  /** Why a Parquet page body contradicts its header (see native/src/io/parquet_pages.h), or null. */
+  parquetPageDamage(
+    body: Uint8Array,
+    page: {
+      codec: number;
+      raw: number;
+      levels: number;
+      values?: { count: number; encoding: number; physical: number; optional: boolean; dictionary: number };
+    },
+  ): string | null;
   /** Parses bytes [start, end) of a file; the header row is skipped when start is 0 and header is true. */
   csvScan(path: string, start: number, end: number, opts: CsvScanOptions): CsvScanResult;
 

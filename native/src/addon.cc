@@ -4,6 +4,7 @@
 namespace basin {
 void RegisterStore(Napi::Env env, Napi::Object exports);
 void RegisterCsv(Napi::Env env, Napi::Object exports);
+void RegisterParquet(Napi::Env env, Napi::Object exports);
 void RegisterExpr(Napi::Env env, Napi::Object exports);
 void RegisterGroupBy(Napi::Env env, Napi::Object exports);
 void RegisterJoin(Napi::Env env, Napi::Object exports);
@@ -19,6 +20,7 @@ void RegisterGpu(Napi::Env env, Napi::Object exports);
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterStore(env, exports);
   basin::RegisterCsv(env, exports);
+  basin::RegisterParquet(env, exports);
   basin::RegisterExpr(env, exports);
   basin::RegisterGroupBy(env, exports);
   basin::RegisterJoin(env, exports);
