@@ -12,6 +12,7 @@ import { removeOrphans } from "../memory/orphans.js";
 
 /** Transpiled pipelines go to `<tmp>/basin-pipeline-<pid>-…` while they are imported. */
 const PIPELINE_PREFIX = "basin-pipeline-";
+let orphansRemoved = false;
 
 /** The engine's public module, as the pipeline's `"basin"` import resolves to it. */
 const API_URL = new URL("../api/index.js", import.meta.url).href;
@@ -90,8 +91,10 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   }
   // A temp file outside the user's folder keeps it clean; unlike a data: URL, Node
   // applies its source map, so locations name the user's own file and line.
-  // Named with the pid: one left by a killed run is removed by the next.
-  removeOrphans(tmpdir(), PIPELINE_PREFIX);
+  // Named with the pid: one left by a killed run is removed by the next process (once:
+  // a server loading a pipeline per run need not list the temp folder each time).
+  if (!orphansRemoved) removeOrphans(tmpdir(), PIPELINE_PREFIX);
+  orphansRemoved = true;
   const tmp = mkdtempSync(join(tmpdir(), `${PIPELINE_PREFIX}${process.pid}-`));
   const out = join(tmp, "pipeline.mjs");
   let mod: { default?: unknown };
