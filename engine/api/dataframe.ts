@@ -17,6 +17,7 @@ import type { ComputeOptions } from "../run/stored.js";
 import { runPlan } from "../run/run_plan.js";
 import { persistNode, type PersistOptions } from "../run/persist.js";
 import { col, Expr, exprNode, type ExprLike } from "./expr.js";
+import { splitAggregations } from "./agg_split.js";
 import { callerLocation } from "./source_location.js";
 import type { Table } from "../run/table.js";
 import { describeNode, corrNode } from "./frame_stats.js";
@@ -519,6 +520,8 @@ export class DataFrame {
   /** @internal */
   aggregate(keys: NamedExpr[], aggs: NamedExpr[], loc: SourceLocation | undefined): DataFrame {
     if (aggs.length === 0) plan('agg() needs at least one aggregation, as in agg(col("x").sum())', loc);
+    const split = splitAggregations(keys, aggs, loc);
+    if (split.outer) return this.aggregate(keys, split.inner, loc).project(split.outer, loc);
     const schema: Field[] = keys.map(({ name, expr }) => ({ name, type: resolveExpr(expr, this.schema, loc).type }));
     for (const a of aggs) {
       if (schema.some((f) => f.name === a.name))

@@ -161,7 +161,7 @@ export function aggParts(e: ExprNode, name: string, schema: Schema, loc?: Source
   const at = ("loc" in inner && inner.loc) || loc;
   if (inner.kind !== "agg")
     fail(
-      `agg() takes aggregations such as col("x").sum(), but got ${exprToString(e)}; compute on aggregated columns with withColumns() afterwards`,
+      `agg() takes aggregations such as col("x").sum() or arithmetic on them, but got ${exprToString(e)}, which aggregates nothing`,
       at,
     );
   if (inner.arg && containsAgg(inner.arg)) fail(`aggregations cannot be nested: ${exprToString(inner)}`, at);
