@@ -41,6 +41,8 @@ export interface ParquetColumn {
   element: number;
   /** Multiplier to microseconds for timestamp statistics (e.g. 1000 for millis, 1/1000 for nanos). */
   toMicros: number;
+  /** An INT32 holding unsigned values. */
+  unsigned?: boolean;
 }
 
 export interface ChunkStats {
@@ -76,7 +78,12 @@ const MAGIC = "PAR1";
 const text = new TextDecoder();
 
 /** Basin type of a flat Parquet column, from its physical and logical/converted types. */
-function columnType(el: TStruct): { type: DType | { unsupported: string }; stat: StatKind; toMicros: number } {
+function columnType(el: TStruct): {
+  type: DType | { unsupported: string };
+  stat: StatKind;
+  toMicros: number;
+  unsigned?: boolean;
+} {
   const physical = PHYS[fieldInt(el, 1) ?? -1];
   const converted = fieldInt(el, 6);
   const logical = fieldStruct(el, 10);
@@ -97,7 +104,7 @@ function columnType(el: TStruct): { type: DType | { unsupported: string }; stat:
     case "BOOLEAN":
       return { type: "bool", stat: "bool", toMicros: 1 };
     case "INT32":
-      return { type: "int64", stat: unsigned ? "none" : "int", toMicros: 1 };
+      return { type: "int64", stat: unsigned ? "none" : "int", toMicros: 1, unsigned };
     case "INT64":
       if (unsigned) return no("unsigned 64-bit integer");
       return { type: "int64", stat: "int", toMicros: 1 };
@@ -163,7 +170,7 @@ function parseFooter(path: string, size: number, meta: TStruct): ParquetFooter {
       const dict = Number(fieldBig(md, 11) ?? 0n);
       const start = dict > 0 && dict < data ? dict : data;
       const length = Number(fieldBig(md, 7) ?? 0n);
-      if (start < 4 || start + length > size) corrupt(path, "a column chunk lies outside the file");
+      if (start < 4 || length < 0 || start + length > size) corrupt(path, "a column chunk lies outside the file");
       const st = fieldStruct(md, 12);
       const stats: ChunkStats = {};
       if (st) {

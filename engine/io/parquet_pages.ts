@@ -1,9 +1,10 @@
-// The pages of a Parquet column chunk, walked and checked before the decoder sees
-// them: the decoder (parquet-wasm) trusts page sizes and value counts, so a damaged
-// header could read another page's bytes as values. Every header must decode, every
-// page must fit the chunk and end where the next begins, uncompressed pages must be as
-// long as they say, and the data pages must hold the chunk's number of values.
-import { native } from "../native/addon.js";
+// The pages of a Parquet column chunk, walked and checked before a decoder sees
+// them: every header must decode, every page must fit the chunk and end where the
+// next begins, uncompressed pages must be as long as they say, and the data pages
+// must hold the chunk's number of values. The native decoder (io/parquet_decode.cc)
+// then checks each body as it decodes it; for parquet-wasm, which trusts them, the
+// bodies are checked beforehand (damagedChunk).
+import { native, type NativeParquetPage } from "../native/addon.js";
 import { decodeStructAt, fieldBool, fieldInt, fieldBig, fieldStruct, ThriftError, type TStruct } from "./thrift.js";
 
 const DATA_PAGE = 0,
@@ -20,17 +21,22 @@ export interface PageColumn {
   optional: boolean;
 }
 
+/** One page as its header describes it; `body` is a view of the chunk. */
+export type ChunkPage = NativeParquetPage;
+
 /**
- * Why the column chunk `bytes` (its ColumnMetaData is `meta`) is damaged, or null.
+ * The pages of column chunk `bytes` (its ColumnMetaData is `meta`), or why the
+ * chunk is damaged.
  *
  * @example
- * const why = damagedChunk(chunkBytes, columnMeta);
+ * const pages = chunkPages(chunkBytes, columnMeta);
+ * if (typeof pages === "string") throw new Error(pages);
  */
-export function damagedChunk(bytes: Uint8Array, meta: TStruct, column?: PageColumn): string | null {
+export function chunkPages(bytes: Uint8Array, meta: TStruct): ChunkPage[] | string {
   const codec = fieldInt(meta, 4) ?? UNCOMPRESSED;
   const want = fieldBig(meta, 5);
+  const pages: ChunkPage[] = [];
   let values = 0n;
-  let dictionary = 0;
   for (let at = 0; at < bytes.length;) {
     let header: TStruct, end: number;
     try {
@@ -48,21 +54,73 @@ export function damagedChunk(bytes: Uint8Array, meta: TStruct, column?: PageColu
     const v2 = fieldStruct(header, 8);
     const compressed = codec !== UNCOMPRESSED && (type !== DATA_PAGE_V2 || (v2 && fieldBool(v2, 7)) !== false);
     if (!compressed && raw !== stored) return `an uncompressed page says ${raw} bytes but holds ${stored}`;
-    // The body, in native code (io/parquet_pages.cc): a Snappy block must decompress
-    // to the size the page says, and a V1 data page of a flat column must hold the
-    // levels and values its header counts.
-    const v1 = type === DATA_PAGE ? (fieldStruct(header, 5) ?? new Map()) : undefined;
-    const checkValues = v1 !== undefined && column !== undefined && (!compressed || codec === SNAPPY);
-    if ((compressed && codec === SNAPPY) || checkValues) {
-      const why = native().parquetPageDamage(bytes.subarray(end, end + stored), {
-        codec: compressed ? codec : UNCOMPRESSED,
-        raw,
-        levels: v2 ? (fieldInt(v2, 5) ?? 0) + (fieldInt(v2, 6) ?? 0) : 0,
+    const page: ChunkPage = {
+      type,
+      body: bytes.subarray(end, end + stored),
+      raw,
+      values: 0,
+      encoding: -1,
+      levelBytes: 0,
+      compressed,
+    };
+    if (type === DATA_PAGE) {
+      const v1 = fieldStruct(header, 5);
+      if (!v1) return "a data page has no header";
+      page.values = fieldInt(v1, 1) ?? -1;
+      page.encoding = fieldInt(v1, 2) ?? -1;
+      if (page.values < 0) return "a data page has no value count";
+      values += BigInt(page.values);
+    }
+    if (type === DATA_PAGE_V2) {
+      if (!v2) return "a data page has no header";
+      const n = fieldInt(v2, 1) ?? -1,
+        nulls = fieldInt(v2, 2) ?? 0,
+        levels = (fieldInt(v2, 5) ?? 0) + (fieldInt(v2, 6) ?? 0);
+      if (n < 0 || nulls < 0 || nulls > n || levels < 0 || levels > stored) return "a data page's counts contradict it";
+      page.values = n;
+      page.encoding = fieldInt(v2, 4) ?? -1;
+      page.levelBytes = levels;
+      values += BigInt(n);
+    }
+    if (type === DICTIONARY_PAGE) {
+      const d = fieldStruct(header, 7) ?? new Map();
+      page.values = fieldInt(d, 1) ?? -1;
+      page.encoding = fieldInt(d, 2) ?? 0;
+      if (page.values < 0) return "a dictionary page has no value count";
+    }
+    pages.push(page);
+    at = end + stored;
+  }
+  if (want !== undefined && values !== want) return `its pages hold ${values} values, its metadata says ${want}`;
+  return pages;
+}
+
+/**
+ * Why the column chunk `bytes` (its ColumnMetaData is `meta`) is damaged, or null:
+ * the page walk, then (in native code, io/parquet_pages.cc) each Snappy block must
+ * decompress to the size its page says and each V1 data page of a flat column must
+ * hold the levels and values its header counts.
+ *
+ * @example
+ * const why = damagedChunk(chunkBytes, columnMeta);
+ */
+export function damagedChunk(bytes: Uint8Array, meta: TStruct, column?: PageColumn): string | null {
+  const pages = chunkPages(bytes, meta);
+  if (typeof pages === "string") return pages;
+  const codec = fieldInt(meta, 4) ?? UNCOMPRESSED;
+  let dictionary = 0;
+  for (const p of pages) {
+    const checkValues = p.type === DATA_PAGE && column !== undefined && (!p.compressed || codec === SNAPPY);
+    if ((p.compressed && codec === SNAPPY) || checkValues) {
+      const why = native().parquetPageDamage(p.body, {
+        codec: p.compressed ? codec : UNCOMPRESSED,
+        raw: p.raw,
+        levels: p.levelBytes,
         ...(checkValues
           ? {
               values: {
-                count: fieldInt(v1, 1) ?? 0,
-                encoding: fieldInt(v1, 2) ?? -1,
+                count: p.values,
+                encoding: p.encoding,
                 physical: column.physical,
                 optional: column.optional,
                 dictionary,
@@ -72,21 +130,7 @@ export function damagedChunk(bytes: Uint8Array, meta: TStruct, column?: PageColu
       });
       if (why) return why;
     }
-    if (type === DATA_PAGE) values += BigInt(fieldInt(v1 ?? new Map(), 1) ?? 0);
-    if (type === DATA_PAGE_V2) {
-      if (!v2) return "a data page has no header";
-      const n = fieldInt(v2, 1) ?? -1,
-        nulls = fieldInt(v2, 2) ?? 0,
-        levels = (fieldInt(v2, 5) ?? 0) + (fieldInt(v2, 6) ?? 0);
-      if (n < 0 || nulls < 0 || nulls > n || levels < 0 || levels > stored) return "a data page's counts contradict it";
-      values += BigInt(n);
-    }
-    if (type === DICTIONARY_PAGE) {
-      dictionary = fieldInt(fieldStruct(header, 7) ?? new Map(), 1) ?? -1;
-      if (dictionary < 0) return "a dictionary page has no value count";
-    }
-    at = end + stored;
+    if (p.type === DICTIONARY_PAGE) dictionary = p.values;
   }
-  if (want !== undefined && values !== want) return `its pages hold ${values} values, its metadata says ${want}`;
   return null;
 }

@@ -1,14 +1,22 @@
 // Decodes row groups of a Parquet file into the native store, in a worker: only
-// the needed column chunks are read from disk (cut into a small Parquet file),
-// decoded by parquet-wasm into Arrow, and copied column by column into the store.
+// the needed column chunks are read from disk. Flat columns with PLAIN or dictionary
+// PLAIN, dictionary, DELTA and BYTE_STREAM_SPLIT pages (what Basin, DuckDB, Arrow,
+// Polars and Spark write) are decoded by the addon straight into the store; anything
+// else (nested columns, INT96, fixed-length binary, LZ4 pages) goes through
+// parquet-wasm and Arrow. Gzip and Brotli pages are inflated here, by Node's zlib.
+import { closeSync, openSync } from "node:fs";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { tableFromIPC } from "apache-arrow";
 import { readParquet } from "parquet-wasm";
 import { BasinError } from "../common/errors.js";
-import type { Field } from "../common/types.js";
+import type { DType, Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
 import { batchToJs } from "./arrow_convert.js";
 import { emptyTable, tablesToHandle } from "./tables.js";
-import { cutParquet, readParquetFooter } from "./parquet_footer.js";
+import { cutParquet, readParquetFooter, type ParquetFooter } from "./parquet_footer.js";
+import { chunkPages, type ChunkPage } from "./parquet_pages.js";
+import { readAt } from "./read_at.js";
+import { fieldInt, fieldStruct, fieldStructs } from "./thrift.js";
 
 /**
  * Row groups `rowGroups` of a Parquet file as one table with `columns`.
@@ -34,15 +42,142 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
         `${path} has ${footer.rowGroups.length} row groups, not ${g + 1}; did the file change while the pipeline ran?`,
       );
   if (rowGroups.length === 0 || columns.length === 0) return native().tableFromJs(emptyTable(columns));
-  const rows = rowGroups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
+  return decodeNatively(footer, rowGroups, index) ?? decodeWithArrow(footer, rowGroups, index, columns);
+}
+
+const PLAIN = 0,
+  PLAIN_DICTIONARY = 2,
+  RLE = 3,
+  DELTA_BINARY_PACKED = 5,
+  DELTA_LENGTH_BYTE_ARRAY = 6,
+  DELTA_BYTE_ARRAY = 7,
+  RLE_DICTIONARY = 8,
+  BYTE_STREAM_SPLIT = 9;
+const BOOLEAN = 0,
+  INT32 = 1,
+  INT64 = 2,
+  INT96 = 3,
+  DOUBLE = 5,
+  BYTE_ARRAY = 6,
+  FIXED_LEN_BYTE_ARRAY = 7;
+
+/** The pages' encodings the addon decodes for a column of this physical type. */
+function decodable(p: ChunkPage, physical: number): boolean {
+  if (p.type === 2) return p.encoding === PLAIN || p.encoding === PLAIN_DICTIONARY;
+  if (p.type !== 0 && p.type !== 3) return true; // index pages are skipped
+  switch (p.encoding) {
+    case PLAIN:
+    case PLAIN_DICTIONARY:
+    case RLE_DICTIONARY:
+      return true;
+    case RLE:
+      return physical === BOOLEAN;
+    case DELTA_BINARY_PACKED:
+      return physical === INT32 || physical === INT64;
+    case DELTA_LENGTH_BYTE_ARRAY:
+    case DELTA_BYTE_ARRAY:
+      return physical === BYTE_ARRAY;
+    case BYTE_STREAM_SPLIT:
+      return physical >= INT32 && physical <= DOUBLE && physical !== INT96;
+    default:
+      return false;
+  }
+}
+
+/** Codecs Node inflates (parquet.thrift CompressionCodec 2 GZIP, 4 BROTLI). */
+const INFLATE: Record<number, (b: Uint8Array, o: { maxOutputLength: number }) => Uint8Array> = {
+  2: gunzipSync,
+  4: brotliDecompressSync,
+};
+
+/** The page with its values inflated: an uncompressed page for the addon. */
+function inflated(
+  p: ChunkPage,
+  inflate: (b: Uint8Array, o: { maxOutputLength: number }) => Uint8Array,
+  path: string,
+): ChunkPage {
+  if (!p.compressed) return p;
+  let values: Uint8Array;
+  try {
+    // No more than the page says: a damaged page must not inflate to gigabytes.
+    values = inflate(p.body.subarray(p.levelBytes), { maxOutputLength: Math.max(1, p.raw - p.levelBytes) });
+  } catch (e) {
+    throw new BasinError(
+      "BASIN_IO",
+      `${path} is not a readable Parquet file: a compressed page does not inflate (${e instanceof Error ? e.message : String(e)}); check that the file was written completely`,
+    );
+  }
+  const body = new Uint8Array(p.levelBytes + values.length);
+  body.set(p.body.subarray(0, p.levelBytes));
+  body.set(values, p.levelBytes);
+  return { ...p, body, compressed: false };
+}
+
+/** The columns decoded by the addon, or null when one of them needs parquet-wasm. */
+function decodeNatively(footer: ParquetFooter, groups: number[], index: number[]): Handle | null {
+  const addon = native();
+  const schema = fieldStructs(footer.meta, 2);
+  const rgs = fieldStructs(footer.meta, 4);
+  const specs: Parameters<typeof addon.parquetDecode>[0]["columns"] = [];
+  const fd = openSync(footer.path, "r");
+  try {
+    for (const i of index) {
+      const col = footer.columns[i];
+      const el = schema[col.element];
+      const physical = fieldInt(el, 1) ?? -1;
+      const repetition = fieldInt(el, 3);
+      if (typeof col.type !== "string" || (repetition !== 0 && repetition !== 1)) return null;
+      if (physical === INT96 || physical === FIXED_LEN_BYTE_ARRAY) return null;
+      const pages: (ChunkPage & { group: number })[] = [];
+      let codec = -1;
+      for (const g of groups) {
+        const meta = fieldStruct(fieldStructs(rgs[g], 1)[col.leaf], 3) ?? new Map();
+        const stored = fieldInt(meta, 4) ?? 0;
+        const chunkCodec = INFLATE[stored] ? 0 : stored;
+        if (!addon.parquetCodecSupported(chunkCodec) || (codec >= 0 && chunkCodec !== codec)) return null;
+        codec = chunkCodec;
+        const { start, length } = footer.rowGroups[g].chunks[col.leaf];
+        const chunk = chunkPages(readAt(fd, start, length), meta);
+        if (typeof chunk === "string")
+          throw new BasinError(
+            "BASIN_IO",
+            `${footer.path} is not a readable Parquet file: column "${col.name}", row group ${g}: ${chunk}; check that the file is Parquet and was written completely`,
+          );
+        if (!chunk.every((p) => decodable(p, physical))) return null;
+        for (const p of chunk)
+          pages.push({ ...(INFLATE[stored] ? inflated(p, INFLATE[stored], footer.path) : p), group: g });
+      }
+      specs.push({
+        name: col.name,
+        type: col.type satisfies DType,
+        physical,
+        optional: repetition === 1,
+        unsigned: col.unsigned === true,
+        timeMul: col.type === "timestamp" && col.toMicros > 1 ? col.toMicros : 1,
+        timeDiv: col.type === "timestamp" && col.toMicros < 1 ? Math.round(1 / col.toMicros) : 1,
+        codec,
+        pages,
+      });
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const rows = groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
+  return addon.parquetDecode({ path: footer.path, rows, columns: specs });
+}
+
+/** The columns through parquet-wasm (a cut file of just those chunks) and Arrow. */
+function decodeWithArrow(footer: ParquetFooter, groups: number[], index: number[], columns: Field[]): Handle {
+  const path = footer.path;
+  const rows = groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
   let ipc: Uint8Array;
   try {
-    ipc = readParquet(cutParquet(footer, rowGroups, index), { batchSize: Math.max(1, rows) }).intoIPCStream();
+    ipc = readParquet(cutParquet(footer, groups, index), { batchSize: Math.max(1, rows) }).intoIPCStream();
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new BasinError(
       "BASIN_IO",
-      `${path}: row groups ${rowGroups.join(", ")} do not decode (${why}); the file may be corrupt or use an encoding Basin cannot read`,
+      `${path}: row groups ${groups.join(", ")} do not decode (${why}); the file may be corrupt or use an encoding Basin cannot read`,
     );
   }
   const table = tableFromIPC(ipc);

@@ -45,6 +45,23 @@ export interface JsStrings {
   binary?: boolean;
 }
 
+/** One page of a Parquet column chunk as its header describes it; `body` is a view of the chunk. */
+export interface NativeParquetPage {
+  /** parquet.thrift PageType: 0 DATA_PAGE, 1 INDEX_PAGE, 2 DICTIONARY_PAGE, 3 DATA_PAGE_V2. */
+  type: number;
+  body: Uint8Array;
+  /** uncompressed_page_size. */
+  raw: number;
+  /** Values incl. nulls (data pages), entries (dictionary pages). */
+  values: number;
+  /** The values' encoding (parquet.thrift Encoding), -1 when the header has none. */
+  encoding: number;
+  /** V2: the repetition and definition level bytes in front of the values. */
+  levelBytes: number;
+  /** Whether the page's values are compressed with the chunk's codec. */
+  compressed: boolean;
+}
+
 /**
  * A column in JS memory. int64/timestamp: BigInt64Array; date: Int32Array (days);
  * strings: (string | null)[] or JsStrings going in, JsStrings coming out of tableToJs.
@@ -290,6 +307,27 @@ export interface NativeAddon {
       values?: { count: number; encoding: number; physical: number; optional: boolean; dictionary: number };
     },
   ): string | null;
+  /**
+   * Decodes flat Parquet column chunks (their pages walked by engine/io/parquet_pages.ts)
+   * into one stored table of `rows` rows (see native/src/io/parquet_decode.h).
+   */
+  parquetDecode(spec: {
+    path: string;
+    rows: number;
+    columns: {
+      name: string;
+      type: DType;
+      physical: number;
+      optional: boolean;
+      unsigned: boolean;
+      timeMul: number;
+      timeDiv: number;
+      codec: number;
+      pages: (NativeParquetPage & { group: number })[];
+    }[];
+  }): Handle;
+  /** Whether parquetDecode reads pages compressed with `codec` (parquet.thrift CompressionCodec). */
+  parquetCodecSupported(codec: number): boolean;
   /** Parses bytes [start, end) of a file; the header row is skipped when start is 0 and header is true. */
   csvScan(path: string, start: number, end: number, opts: CsvScanOptions): CsvScanResult;
 

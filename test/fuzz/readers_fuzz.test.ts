@@ -95,11 +95,12 @@ async function fuzz(opts: {
   for (let c = 0; c < opts.cases; c++) {
     const k = c % opts.bases.length;
     const [bytes, how0] = mutate(opts.bases[k], rnd);
-    // FUZZ_CONTEXT=1 shows the bytes around a failing case's damage.
+    // FUZZ_CONTEXT=1 shows the bytes around a failing case's damage; FUZZ_KEEP=DIR keeps every case's file.
     const at0 = Number(/(?:at|near) (\d+)/.exec(how0)?.[1] ?? 0);
     const how = `${opts.name} case ${c} (base ${k}): ${how0} ${process.env.FUZZ_CONTEXT ? JSON.stringify(Buffer.from(bytes.subarray(Math.max(0, at0 - 40), at0 + 40)).toString("latin1")) : ""}`;
     const path = join(dir, `${opts.name}-${c}.${opts.ext}`);
     writeFileSync(path, bytes);
+    if (process.env.FUZZ_KEEP) writeFileSync(join(process.env.FUZZ_KEEP, `${opts.name}-${c}.${opts.ext}`), bytes);
     let mine: string | undefined;
     let schema = "";
     try {
@@ -196,14 +197,19 @@ const duckRows = (sql: string) => duck.rows(sql);
 describe("mutated Parquet files (oracle: DuckDB)", () => {
   it("give a clear error or the right rows", async () => {
     const bases: Uint8Array[] = [];
-    for (const codec of ["uncompressed", "snappy"]) {
-      const p = join(dir, `parquet-${codec}.parquet`);
+    // V1 pages (PLAIN and dictionary) and V2 ones (DELTA and BYTE_STREAM_SPLIT encodings).
+    for (const [codec, version] of [
+      ["uncompressed", "V1"],
+      ["snappy", "V1"],
+      ["zstd", "V2"],
+    ]) {
+      const p = join(dir, `parquet-${codec}-${version}.parquet`);
       await duck.run(
         `COPY (SELECT CASE WHEN range % 7 = 0 THEN NULL ELSE range * 7919 % 20011 - 10000 END AS i,
                       CASE WHEN range % 11 = 0 THEN NULL ELSE range * 0.375::DOUBLE END AS f,
                       CASE WHEN range % 5 = 0 THEN NULL ELSE ['Zürich', '東京', '', 'a,b'][range % 4 + 1] || range END AS s,
                       DATE '2000-01-01' + (range * 13 % 9000)::INT AS d
-               FROM range(90)) TO '${p}' (FORMAT parquet, COMPRESSION ${codec}, ROW_GROUP_SIZE 40)`,
+               FROM range(90)) TO '${p}' (FORMAT parquet, COMPRESSION ${codec}, PARQUET_VERSION ${version}, ROW_GROUP_SIZE 40)`,
       );
       bases.push(readFileSync(p));
     }
@@ -211,9 +217,8 @@ describe("mutated Parquet files (oracle: DuckDB)", () => {
       name: "parquet",
       ext: "parquet",
       bases,
-      cases: 1200,
+      cases: 1500,
       seed: 12 + SEED_SHIFT,
-      // Dates as day numbers: a damaged one may lie beyond what a JS Date holds.
       // Dates as day numbers (a damaged one may lie beyond what a JS Date holds), by
       // the columns the file has (damaged metadata may rename or retype one).
       basin: (p) => {
@@ -229,7 +234,7 @@ describe("mutated Parquet files (oracle: DuckDB)", () => {
         return duckRows(`SELECT ${list.join(", ")} FROM read_parquet('${p}')`);
       },
     });
-    expectClean("parquet", 1200, r);
+    expectClean("parquet", 1500, r);
   });
 });
 

@@ -1,7 +1,9 @@
-// JS entry point for checking Parquet page bodies (see io/parquet_pages.h).
+// JS entry points for Parquet: checking page bodies (io/parquet_pages.h) and decoding
+// flat column chunks into a stored table (io/parquet_decode.h).
 #include <napi.h>
 
 #include "bind/napi_util.h"
+#include "io/parquet_decode.h"
 #include "io/parquet_pages.h"
 
 namespace basin {
@@ -29,6 +31,52 @@ void RegisterParquet(Napi::Env env, Napi::Object exports) {
       const std::string why = DamagedParquetPage(body.Data(), body.ElementLength(), p);
       return why.empty() ? info.Env().Null() : Napi::String::New(info.Env(), why);
     });
+  }));
+  // parquetDecode({ path, rows, columns: [{ name, type, physical, optional, unsigned, timeMul,
+  //   timeDiv, codec, pages: [{ type, body, raw, values, encoding, levelBytes, compressed, group }] }] }) -> handle
+  exports.Set("parquetDecode", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto o = info[0].As<Napi::Object>();
+      auto num = [](const Napi::Object& x, const char* k) { return x.Get(k).As<Napi::Number>().Int64Value(); };
+      std::vector<ParquetColumnIn> columns;
+      auto cols = o.Get("columns").As<Napi::Array>();
+      for (uint32_t i = 0; i < cols.Length(); i++) {
+        auto c = cols.Get(i).As<Napi::Object>();
+        ParquetColumnIn in;
+        in.name = c.Get("name").As<Napi::String>().Utf8Value();
+        in.type = DTypeFromName(c.Get("type").As<Napi::String>().Utf8Value());
+        in.physical = int(num(c, "physical"));
+        in.optional = c.Get("optional").ToBoolean().Value();
+        in.unsignedInt = c.Get("unsigned").ToBoolean().Value();
+        in.timeMul = num(c, "timeMul");
+        in.timeDiv = num(c, "timeDiv");
+        in.codec = int(num(c, "codec"));
+        auto pages = c.Get("pages").As<Napi::Array>();
+        for (uint32_t k = 0; k < pages.Length(); k++) {
+          auto p = pages.Get(k).As<Napi::Object>();
+          auto body = p.Get("body").As<Napi::Uint8Array>();
+          ParquetPageIn page;
+          page.type = int(num(p, "type"));
+          page.body = body.Data();
+          page.size = body.ElementLength();
+          page.raw = num(p, "raw");
+          page.values = num(p, "values");
+          page.encoding = int(num(p, "encoding"));
+          page.levelBytes = num(p, "levelBytes");
+          page.compressed = p.Get("compressed").ToBoolean().Value();
+          page.group = int(num(p, "group"));
+          in.pages.push_back(page);
+        }
+        columns.push_back(std::move(in));
+      }
+      const std::string path = o.Get("path").As<Napi::String>().Utf8Value();
+      return PutTable(info.Env(), DecodeParquet(columns, num(o, "rows"), path));
+    });
+  }));
+
+  // parquetCodecSupported(codec) -> whether parquetDecode reads pages compressed with it
+  exports.Set("parquetCodecSupported", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), ParquetCodecSupported(info[0].As<Napi::Number>().Int32Value()));
   }));
 }
 

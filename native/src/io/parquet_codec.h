@@ -1,0 +1,186 @@
+// Parquet's low-level encodings, shared by the page checks and the decoder:
+// ULEB128 varints, raw Snappy blocks and the RLE/bit-packed hybrid of levels and
+// dictionary indices. Every read is bounds-checked: callers get false, never a
+// read past the bytes they passed.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace basin {
+
+inline bool Varint(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift <= 28; shift += 7) {
+    if (*at >= n) return false;
+    const uint8_t x = b[(*at)++];
+    v |= uint64_t(x & 0x7f) << shift;
+    if (!(x & 0x80)) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A raw Snappy block into `out` (or only walked, when out is null); false when its
+// tags do not add up to the length it starts with (Snappy has no checksum).
+inline bool Snappy(const uint8_t* b, size_t n, std::vector<uint8_t>* out, uint64_t* size) {
+  size_t at = 0;
+  uint64_t want;
+  if (!Varint(b, n, &at, &want)) return false;
+  if (out) out->resize(want);
+  uint64_t made = 0;
+  while (at < n) {
+    const uint8_t tag = b[at++];
+    uint64_t len;
+    if ((tag & 3) == 0) {
+      len = tag >> 2;
+      if (len >= 60) {
+        const size_t extra = len - 59;
+        if (at + extra > n) return false;
+        len = 0;
+        for (size_t i = 0; i < extra; i++) len |= uint64_t(b[at + i]) << (8 * i);
+        at += extra;
+      }
+      len += 1;
+      if (len > n - at || made + len > want) return false;
+      if (out) std::memcpy(out->data() + made, b + at, len);
+      at += len;
+    } else {
+      const size_t offsetBytes = (tag & 3) == 1 ? 1 : (tag & 3) == 2 ? 2 : 4;
+      len = (tag & 3) == 1 ? ((tag >> 2) & 7) + 4 : (tag >> 2) + 1;
+      if (at + offsetBytes > n) return false;
+      uint64_t offset = (tag & 3) == 1 ? uint64_t(tag >> 5) << 8 : 0;
+      for (size_t i = 0; i < offsetBytes; i++) offset |= uint64_t(b[at + i]) << (8 * i);
+      at += offsetBytes;
+      if (offset == 0 || offset > made || made + len > want) return false;  // a copy from before the start
+      if (out && offset >= len) {
+        std::memcpy(out->data() + made, out->data() + made - offset, len);
+      } else if (out) {
+        for (uint64_t i = 0; i < len; i++) (*out)[made + i] = (*out)[made - offset + i];  // overlapping: a repeat
+      }
+    }
+    made += len;
+  }
+  *size = made;
+  return made == want;
+}
+
+// The hybrid's `count` values (each below 2^bits, bits <= 32) into out[0, count):
+// runs are filled, bit-packed groups unpacked with one 8-byte load per value where
+// the bytes allow. False when the runs do not fit in b[at, end).
+inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int64_t count, uint32_t* out) {
+  if (bits < 0 || bits > 32) return false;
+  if (bits == 0) {
+    std::fill(out, out + count, 0u);
+    return true;
+  }
+  const size_t valueBytes = size_t(bits + 7) / 8;
+  const uint64_t mask = (uint64_t(1) << bits) - 1;
+  int64_t seen = 0;
+  while (seen < count) {
+    uint64_t h;
+    if (!Varint(b, end, &at, &h)) return false;
+    if (h & 1) {
+      const uint64_t groups = h >> 1;
+      const uint64_t bytes = groups * uint64_t(bits);
+      if (groups == 0 || groups > (uint64_t(1) << 40) || bytes > end - at) return false;
+      const int64_t take = std::min<int64_t>(int64_t(groups * 8), count - seen);
+      const uint8_t* base = b + at;
+      for (int64_t i = 0; i < take; i++) {
+        const uint64_t bit0 = uint64_t(i) * uint64_t(bits);
+        const size_t from = size_t(bit0 >> 3);
+        uint64_t w = 0;
+        if (from + 8 <= bytes) std::memcpy(&w, base + from, 8);
+        else std::memcpy(&w, base + from, size_t(bytes) - from);
+        out[seen + i] = uint32_t((w >> (bit0 & 7)) & mask);
+      }
+      at += bytes;
+      seen += take;
+      if (take < int64_t(groups * 8)) break;  // padding past `count`
+    } else {
+      const uint64_t runs = h >> 1;
+      if (runs == 0 || valueBytes > end - at) return false;
+      uint64_t v = 0;
+      for (size_t k = 0; k < valueBytes; k++) v |= uint64_t(b[at + k]) << (8 * k);
+      if (v > mask) return false;
+      at += valueBytes;
+      const int64_t take = std::min<int64_t>(int64_t(std::min<uint64_t>(runs, uint64_t(count - seen))), count - seen);
+      std::fill(out + seen, out + seen + take, uint32_t(v));
+      seen += take;
+    }
+  }
+  return true;
+}
+
+// A ULEB128 varint of up to 64 bits.
+inline bool Varint64(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift <= 63; shift += 7) {
+    if (*at >= n) return false;
+    const uint8_t x = b[(*at)++];
+    v |= uint64_t(x & 0x7f) << shift;
+    if (!(x & 0x80)) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+inline int64_t ZigZag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+
+// DELTA_BINARY_PACKED: `count` values from b[*at, n) into out (as 64-bit two's
+// complement, wrapping like the writer's arithmetic); *at moves past them.
+inline bool DeltaBinaryPacked(const uint8_t* b, size_t n, size_t* at, int64_t count, std::vector<int64_t>* out) {
+  uint64_t blockSize, miniblocks, total, first;
+  if (!Varint64(b, n, at, &blockSize) || !Varint64(b, n, at, &miniblocks) || !Varint64(b, n, at, &total) ||
+      !Varint64(b, n, at, &first))
+    return false;
+  if (total != uint64_t(count) || miniblocks == 0 || blockSize == 0 || blockSize % 128 != 0 ||
+      blockSize % miniblocks != 0 || (blockSize / miniblocks) % 32 != 0 || blockSize > (1u << 20))
+    return false;
+  out->resize(size_t(count));
+  if (count == 0) return true;
+  const uint64_t perMini = blockSize / miniblocks;
+  uint64_t prev = uint64_t(ZigZag(first));
+  (*out)[0] = int64_t(prev);
+  int64_t made = 1;
+  std::vector<uint8_t> widths(static_cast<size_t>(miniblocks));
+  while (made < count) {
+    uint64_t zz;
+    if (!Varint64(b, n, at, &zz) || miniblocks > n - *at) return false;
+    const uint64_t minDelta = uint64_t(ZigZag(zz));
+    std::memcpy(widths.data(), b + *at, size_t(miniblocks));
+    *at += size_t(miniblocks);
+    for (uint64_t m = 0; m < miniblocks && made < count; m++) {
+      const int w = widths[size_t(m)];
+      if (w > 64) return false;
+      const uint64_t bytes = perMini * uint64_t(w) / 8;
+      if (bytes > n - *at) return false;
+      const uint8_t* base = b + *at;
+      const int64_t take = std::min<int64_t>(int64_t(perMini), count - made);
+      for (int64_t i = 0; i < take; i++) {
+        uint64_t v = 0;
+        const uint64_t bit0 = uint64_t(i) * uint64_t(w);
+        for (int k = 0; k < w;) {  // up to 8 bits at a time, from the byte holding bit0 + k
+          const uint64_t bit = bit0 + uint64_t(k);
+          const int avail = 8 - int(bit & 7);
+          const int got = std::min(avail, w - k);
+          v |= uint64_t((base[bit >> 3] >> (bit & 7)) & ((1u << got) - 1)) << k;
+          k += got;
+        }
+        prev += minDelta + v;
+        (*out)[size_t(made + i)] = int64_t(prev);
+      }
+      made += take;
+      *at += size_t(bytes);
+    }
+  }
+  return true;
+}
+
+}  // namespace basin

@@ -1,0 +1,366 @@
+#include "io/parquet_decode.h"
+
+#include <cstring>
+#include <memory>
+
+#if BASIN_WITH_ZSTD
+#include <zstd.h>
+#endif
+
+#include "io/parquet_codec.h"
+#include "io/utf8.h"
+
+namespace basin {
+namespace {
+
+constexpr int kDataV1 = 0, kDictionaryPage = 2, kDataV2 = 3;
+constexpr int kPlain = 0, kPlainDictionary = 2, kRle = 3, kDeltaBinaryPacked = 5, kDeltaLengthByteArray = 6,
+              kDeltaByteArray = 7, kRleDictionary = 8, kByteStreamSplit = 9;
+constexpr int kBoolean = 0, kInt32 = 1, kInt64 = 2, kFloat = 4, kDouble = 5, kByteArray = 6;
+constexpr int kUncompressed = 0, kSnappy = 1, kZstd = 6;
+
+// Decodes one column's pages into a Basin column, page by page.
+class ColumnDecoder {
+ public:
+  ColumnDecoder(const ParquetColumnIn& c, int64_t rows, const std::string& path) : c_(c), rows_(rows), path_(path) {
+    col_.type = c.type;
+    col_.length = rows;
+    if (c.type == DType::String) {
+      col_.data = MakeBufferNoInit(size_t(rows + 1) * 8);
+      col_.data->as<int64_t>()[0] = 0;
+    } else {
+      col_.data = MakeBufferNoInit(size_t(rows) * ElementSize(c.type));
+    }
+  }
+
+  Column finish() {
+    if (row_ != rows_)
+      fail("its pages hold " + std::to_string(row_) + " rows, its row groups " + std::to_string(rows_));
+    if (c_.type == DType::String) {
+      col_.chars = MakeBufferNoInit(chars_.size());
+      if (!chars_.empty()) std::memcpy(col_.chars->data(), chars_.data(), chars_.size());
+    }
+    col_.validity = validity_;
+    return std::move(col_);
+  }
+
+  void page(const ParquetPageIn& p) {
+    group_ = p.group;
+    if (p.type == kDictionaryPage) return dictionary(p);
+    if (p.type != kDataV1 && p.type != kDataV2) return;  // index pages
+    if (p.values < 0 || p.values > rows_ - row_) fail("a data page holds more rows than its row groups");
+    const int64_t n = p.values;
+    const uint8_t* levels = nullptr;
+    size_t levelBytes = 0;
+    const uint8_t* values;
+    size_t valueBytes;
+    if (p.type == kDataV1) {
+      const auto body = inflate(p.body, p.size, p.raw, c_.codec);
+      size_t at = 0;
+      if (c_.optional) {
+        uint32_t len;
+        if (body.second < 4) fail("a data page has no definition levels");
+        std::memcpy(&len, body.first, 4);
+        if (len > body.second - 4) fail("a data page's definition levels run past the page");
+        levels = body.first + 4;
+        levelBytes = len;
+        at = 4 + len;
+      }
+      values = body.first + at;
+      valueBytes = body.second - at;
+    } else {
+      if (p.levelBytes < 0 || size_t(p.levelBytes) > p.size) fail("a data page's levels run past it");
+      levels = p.body;
+      levelBytes = size_t(p.levelBytes);
+      const auto rest = p.compressed ? inflate(p.body + levelBytes, p.size - levelBytes, p.raw - p.levelBytes, c_.codec)
+                                     : std::make_pair(p.body + levelBytes, p.size - levelBytes);
+      values = rest.first;
+      valueBytes = rest.second;
+    }
+    int64_t present = n;
+    if (c_.optional) present = definitions(levels, levelBytes, n);
+    else if (validity_) std::memset(validity_->data() + row_, 1, size_t(n));
+    if (c_.type == DType::String) strings(values, valueBytes, p.encoding, n, present);
+    else fixed(values, valueBytes, p.encoding, n, present);
+    row_ += n;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw BasinError("BASIN_IO", path_ + " is not a readable Parquet file: column \"" + c_.name + "\", row group " +
+                                     std::to_string(group_) + ": " + why +
+                                     "; check that the file is Parquet and was written completely");
+  }
+
+  // The page's bytes, decompressed into scratch_ when the column is compressed.
+  std::pair<const uint8_t*, size_t> inflate(const uint8_t* b, size_t n, int64_t raw, int codec) {
+    if (codec == kUncompressed) {
+      if (raw != int64_t(n)) fail("an uncompressed page says " + std::to_string(raw) + " bytes but holds " + std::to_string(n));
+      return {b, n};
+    }
+    if (raw < 0 || raw > (int64_t(1) << 31)) fail("a page says it holds " + std::to_string(raw) + " bytes");
+    if (codec == kSnappy) {
+      size_t at = 0;
+      uint64_t want = 0, size = 0;
+      if (!Varint(b, n, &at, &want) || want != uint64_t(raw) || !Snappy(b, n, &scratch_, &size) || size != want)
+        fail("a Snappy page does not decompress to the " + std::to_string(raw) + " bytes it says");
+      return {scratch_.data(), scratch_.size()};
+    }
+#if BASIN_WITH_ZSTD
+    if (codec == kZstd) {
+      scratch_.resize(size_t(raw));
+      const size_t got = ZSTD_decompress(scratch_.data(), scratch_.size(), b, n);
+      if (ZSTD_isError(got) || got != size_t(raw))
+        fail("a zstd page does not decompress to the " + std::to_string(raw) + " bytes it says");
+      return {scratch_.data(), scratch_.size()};
+    }
+#endif
+    fail("compression codec " + std::to_string(codec) + " is not supported here");
+  }
+
+  // Definition levels (bit width 1) into the validity of rows [row_, row_ + n); the count present.
+  int64_t definitions(const uint8_t* b, size_t n, int64_t count) {
+    levels_.resize(size_t(count));
+    if (!HybridToArray(b, 0, n, 1, count, levels_.data())) fail("a data page's definition levels do not decode");
+    int64_t present = 0;
+    for (int64_t i = 0; i < count; i++) present += levels_[size_t(i)];
+    if (present < count && !validity_) {
+      validity_ = MakeBufferNoInit(size_t(rows_));
+      std::memset(validity_->data(), 1, size_t(row_));
+    }
+    if (validity_)
+      for (int64_t i = 0; i < count; i++) validity_->data()[row_ + i] = uint8_t(levels_[size_t(i)]);
+    return present;
+  }
+
+  // Dictionary indices of `present` values: bit width byte, then the hybrid.
+  const uint32_t* indices(const uint8_t* b, size_t n, int64_t present, int64_t entries) {
+    indices_.resize(size_t(present));
+    if (present == 0) return indices_.data();
+    if (n < 1 || b[0] > 32 || !HybridToArray(b, 1, n, b[0], present, indices_.data()))
+      fail("a data page's dictionary indices do not decode");
+    for (int64_t i = 0; i < present; i++)
+      if (indices_[size_t(i)] >= uint64_t(entries))
+        fail("a data page's dictionary index reaches past the " + std::to_string(entries) + " entries of its dictionary");
+    return indices_.data();
+  }
+
+  // ---- fixed-width types: values converted to Basin's type as they are read ----
+
+  size_t width() const { return ElementSize(c_.type); }
+
+  // `count` PLAIN values of the physical type into `out` (Basin's element type).
+  void plainFixed(const uint8_t* b, size_t n, int64_t count, uint8_t* out) {
+    static const size_t kWidth[] = {0, 4, 8, 12, 4, 8};
+    if (c_.physical == kBoolean) {
+      if (n < size_t(count + 7) / 8) fail("a data page holds too few bits of values");
+      for (int64_t i = 0; i < count; i++) out[i] = (b[i >> 3] >> (i & 7)) & 1;
+      return;
+    }
+    if (c_.physical < 1 || c_.physical > 5 || c_.physical == 3) fail("physical type " + std::to_string(c_.physical) + " is not supported here");
+    if (n != size_t(count) * kWidth[c_.physical])
+      fail("a page holds " + std::to_string(n) + " bytes of values for " + std::to_string(count) + " values");
+    for (int64_t i = 0; i < count; i++) convert(b + size_t(i) * kWidth[c_.physical], out + size_t(i) * width());
+  }
+
+  void convert(const uint8_t* v, uint8_t* out) const {
+    switch (c_.physical) {
+      case kInt32: {
+        int32_t x;
+        std::memcpy(&x, v, 4);
+        if (c_.type == DType::Date) return std::memcpy(out, &x, 4), void();
+        const int64_t y = c_.unsignedInt ? int64_t(uint32_t(x)) : int64_t(x);
+        return std::memcpy(out, &y, 8), void();
+      }
+      case kInt64: {
+        int64_t x;
+        std::memcpy(&x, v, 8);
+        if (c_.timeMul != 1) x *= c_.timeMul;
+        if (c_.timeDiv != 1) x = x >= 0 ? x / c_.timeDiv : -((-x + c_.timeDiv - 1) / c_.timeDiv);
+        return std::memcpy(out, &x, 8), void();
+      }
+      case kFloat: {
+        float x;
+        std::memcpy(&x, v, 4);
+        const double y = x;
+        return std::memcpy(out, &y, 8), void();
+      }
+      default:
+        return std::memcpy(out, v, 8), void();  // DOUBLE
+    }
+  }
+
+  void dictionary(const ParquetPageIn& p) {
+    const auto body = inflate(p.body, p.size, p.raw, c_.codec);
+    if (p.values < 0 || p.values > int64_t(body.second) * 8 + 8) fail("a dictionary page has a bad value count");
+    if (p.encoding != kPlain && p.encoding != kPlainDictionary) fail("a dictionary page is not PLAIN-encoded");
+    entries_ = p.values;
+    if (c_.type == DType::String) {
+      dictOffsets_.assign(1, 0);
+      dictChars_.clear();
+      size_t at = 0;
+      for (int64_t i = 0; i < p.values; i++) {
+        const auto s = nextString(body.first, body.second, &at);
+        dictChars_.insert(dictChars_.end(), s.first, s.first + s.second);
+        dictOffsets_.push_back(int64_t(dictChars_.size()));
+      }
+      checkUtf8(dictChars_.data(), dictChars_.size());
+    } else {
+      dictFixed_.resize(size_t(p.values) * width());
+      plainFixed(body.first, body.second, p.values, dictFixed_.data());
+    }
+  }
+
+  void fixed(const uint8_t* b, size_t n, int encoding, int64_t count, int64_t present) {
+    const size_t w = width();
+    uint8_t* dst = col_.data->data() + size_t(row_) * w;
+    // Values land densely; with nulls they are then spread to their rows.
+    uint8_t* dense = present == count ? dst : (dense_.resize(size_t(present) * w), dense_.data());
+    if (encoding == kPlain) {
+      plainFixed(b, n, present, dense);
+    } else if (encoding == kDeltaBinaryPacked && (c_.physical == kInt32 || c_.physical == kInt64)) {
+      // Back to the PLAIN layout, then converted like PLAIN values.
+      size_t at = 0;
+      if (!DeltaBinaryPacked(b, n, &at, present, &deltas_)) fail("a DELTA_BINARY_PACKED page does not decode");
+      const size_t pw = c_.physical == kInt32 ? 4 : 8;
+      plain_.resize(size_t(present) * pw);
+      for (int64_t i = 0; i < present; i++) std::memcpy(plain_.data() + size_t(i) * pw, &deltas_[size_t(i)], pw);
+      plainFixed(plain_.data(), plain_.size(), present, dense);
+    } else if (encoding == kByteStreamSplit && c_.physical >= kInt32 && c_.physical <= kDouble && c_.physical != 3) {
+      const size_t pw = c_.physical == kInt32 || c_.physical == kFloat ? 4 : 8;
+      if (n != size_t(present) * pw) fail("a BYTE_STREAM_SPLIT page holds " + std::to_string(n) + " bytes for " + std::to_string(present) + " values");
+      plain_.resize(n);
+      for (int64_t i = 0; i < present; i++)
+        for (size_t k = 0; k < pw; k++) plain_[size_t(i) * pw + k] = b[k * size_t(present) + size_t(i)];
+      plainFixed(plain_.data(), plain_.size(), present, dense);
+    } else if (encoding == kRle && c_.physical == kBoolean) {
+      uint32_t len;
+      if (n < 4) fail("a boolean page has no run length");
+      std::memcpy(&len, b, 4);
+      levels_.resize(size_t(present));
+      if (len > n - 4 || !HybridToArray(b + 4, 0, len, 1, present, levels_.data())) fail("a boolean page does not decode");
+      for (int64_t i = 0; i < present; i++) dense[i] = uint8_t(levels_[size_t(i)]);
+    } else if (encoding == kPlainDictionary || encoding == kRleDictionary) {
+      if (entries_ < 0) fail("a dictionary-encoded page comes before its dictionary");
+      const uint32_t* idx = indices(b, n, present, entries_);
+      for (int64_t i = 0; i < present; i++) std::memcpy(dense + size_t(i) * w, dictFixed_.data() + size_t(idx[i]) * w, w);
+    } else {
+      fail("encoding " + std::to_string(encoding) + " is not supported here");
+    }
+    if (dense == dst) return;
+    const uint8_t* valid = validity_->data() + row_;
+    for (int64_t i = count - 1, k = present - 1; i >= 0; i--) {
+      if (valid[i]) std::memcpy(dst + size_t(i) * w, dense + size_t(k--) * w, w);
+      else std::memset(dst + size_t(i) * w, 0, w);
+    }
+  }
+
+  // ---- strings ----
+
+  std::pair<const uint8_t*, size_t> nextString(const uint8_t* b, size_t n, size_t* at) const {
+    uint32_t len;
+    if (n - *at < 4) fail("a page's strings run past it");
+    std::memcpy(&len, b + *at, 4);
+    *at += 4;
+    if (len > n - *at) fail("a page's strings run past it");
+    const auto s = std::make_pair(b + *at, size_t(len));
+    *at += len;
+    return s;
+  }
+
+  void checkUtf8(const uint8_t* p, size_t n) const {
+    const size_t bad = FirstInvalidUtf8(p, n);
+    if (bad < n) fail("a string is not valid UTF-8 (byte " + std::to_string(bad) + " of its page's text)");
+  }
+
+  void strings(const uint8_t* b, size_t n, int encoding, int64_t count, int64_t present) {
+    int64_t* off = col_.data->as<int64_t>() + row_;
+    const uint8_t* valid = validity_ ? validity_->data() + row_ : nullptr;
+    if (encoding == kPlain) {
+      const size_t start = chars_.size();
+      size_t at = 0;
+      for (int64_t i = 0; i < count; i++) {
+        if (!valid || valid[i]) {
+          const auto s = nextString(b, n, &at);
+          chars_.insert(chars_.end(), s.first, s.first + s.second);
+        }
+        off[i + 1] = int64_t(chars_.size());
+      }
+      if (at != n) fail("a page's strings do not fill it exactly");
+      checkUtf8(chars_.data() + start, chars_.size() - start);
+    } else if (encoding == kPlainDictionary || encoding == kRleDictionary) {
+      if (entries_ < 0) fail("a dictionary-encoded page comes before its dictionary");
+      const uint32_t* idx = indices(b, n, present, entries_);
+      for (int64_t i = 0, k = 0; i < count; i++) {
+        if (!valid || valid[i]) {
+          const uint32_t d = idx[k++];
+          chars_.insert(chars_.end(), dictChars_.begin() + dictOffsets_[d], dictChars_.begin() + dictOffsets_[d + 1]);
+        }
+        off[i + 1] = int64_t(chars_.size());
+      }
+    } else if (encoding == kDeltaLengthByteArray || encoding == kDeltaByteArray) {
+      const size_t start = chars_.size();
+      size_t at = 0;
+      std::vector<int64_t> prefixes;
+      if (encoding == kDeltaByteArray && !DeltaBinaryPacked(b, n, &at, present, &prefixes))
+        fail("a DELTA_BYTE_ARRAY page's prefix lengths do not decode");
+      if (!DeltaBinaryPacked(b, n, &at, present, &deltas_)) fail("a page's string lengths do not decode");
+      int64_t last = -1;  // where the previous present value starts in chars_
+      for (int64_t i = 0, k = 0; i < count; i++) {
+        if (!valid || valid[i]) {
+          const int64_t len = deltas_[size_t(k)];
+          const int64_t prefix = prefixes.empty() ? 0 : prefixes[size_t(k)];
+          const int64_t prevLen = last < 0 ? 0 : int64_t(chars_.size()) - last;
+          if (len < 0 || uint64_t(len) > n - at || prefix < 0 || prefix > prevLen)
+            fail("a page's string lengths run past it");
+          const int64_t from = int64_t(chars_.size());
+          for (int64_t j = 0; j < prefix; j++) chars_.push_back(chars_[size_t(last + j)]);
+          chars_.insert(chars_.end(), b + at, b + at + len);
+          at += size_t(len);
+          last = from;
+          k++;
+        }
+        off[i + 1] = int64_t(chars_.size());
+      }
+      if (at != n) fail("a page's strings do not fill it exactly");
+      checkUtf8(chars_.data() + start, chars_.size() - start);
+    } else {
+      fail("encoding " + std::to_string(encoding) + " is not supported here");
+    }
+  }
+
+  const ParquetColumnIn& c_;
+  const int64_t rows_;
+  const std::string& path_;
+  Column col_;
+  BufferPtr validity_;
+  int64_t row_ = 0;
+  std::vector<uint8_t> scratch_, dense_, plain_, chars_, dictFixed_, dictChars_;
+  std::vector<uint32_t> levels_, indices_;
+  std::vector<int64_t> dictOffsets_, deltas_;
+  int64_t entries_ = -1;
+  int group_ = 0;
+};
+
+}  // namespace
+
+bool ParquetCodecSupported(int codec) {
+#if BASIN_WITH_ZSTD
+  if (codec == kZstd) return true;
+#endif
+  return codec == kUncompressed || codec == kSnappy;
+}
+
+TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path) {
+  auto t = std::make_shared<Table>();
+  t->rows = rows;
+  for (const auto& c : columns) {
+    ColumnDecoder d(c, rows, path);
+    for (const auto& p : c.pages) d.page(p);
+    t->names.push_back(c.name);
+    t->columns.push_back(d.finish());
+  }
+  return t;
+}
+
+}  // namespace basin
