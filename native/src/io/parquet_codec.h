@@ -11,9 +11,10 @@
 
 namespace basin {
 
-inline bool Varint(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
+// A ULEB128 varint of up to 64 bits.
+inline bool Varint64(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
   uint64_t v = 0;
-  for (int shift = 0; shift <= 28; shift += 7) {
+  for (int shift = 0; shift <= 63; shift += 7) {
     if (*at >= n) return false;
     const uint8_t x = b[(*at)++];
     v |= uint64_t(x & 0x7f) << shift;
@@ -30,7 +31,7 @@ inline bool Varint(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
 inline bool Snappy(const uint8_t* b, size_t n, std::vector<uint8_t>* out, uint64_t* size) {
   size_t at = 0;
   uint64_t want;
-  if (!Varint(b, n, &at, &want)) return false;
+  if (!Varint64(b, n, &at, &want) || want > (uint64_t(1) << 32)) return false;
   if (out) out->resize(want);
   uint64_t made = 0;
   while (at < n) {
@@ -83,7 +84,7 @@ inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int
   int64_t seen = 0;
   while (seen < count) {
     uint64_t h;
-    if (!Varint(b, end, &at, &h)) return false;
+    if (!Varint64(b, end, &at, &h)) return false;
     if (h & 1) {
       const uint64_t groups = h >> 1;
       const uint64_t bytes = groups * uint64_t(bits);
@@ -116,20 +117,6 @@ inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int
   return true;
 }
 
-// A ULEB128 varint of up to 64 bits.
-inline bool Varint64(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
-  uint64_t v = 0;
-  for (int shift = 0; shift <= 63; shift += 7) {
-    if (*at >= n) return false;
-    const uint8_t x = b[(*at)++];
-    v |= uint64_t(x & 0x7f) << shift;
-    if (!(x & 0x80)) {
-      *out = v;
-      return true;
-    }
-  }
-  return false;
-}
 
 inline int64_t ZigZag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
 

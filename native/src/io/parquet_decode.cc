@@ -102,7 +102,7 @@ class ColumnDecoder {
     if (codec == kSnappy) {
       size_t at = 0;
       uint64_t want = 0, size = 0;
-      if (!Varint(b, n, &at, &want) || want != uint64_t(raw) || !Snappy(b, n, &scratch_, &size) || size != want)
+      if (!Varint64(b, n, &at, &want) || want != uint64_t(raw) || !Snappy(b, n, &scratch_, &size) || size != want)
         fail("a Snappy page does not decompress to the " + std::to_string(raw) + " bytes it says");
       return {scratch_.data(), scratch_.size()};
     }
