@@ -9,6 +9,7 @@ import type { NativeAgg, NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { csvBlocks } from "./csv_blocks.js";
 import { fileScanSteps } from "../io/scan_steps.js";
 import { nativeOf, resolvePlan } from "../plan/resolve_plan.js";
+import { parentCounts } from "../plan/shared_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
@@ -76,13 +77,42 @@ class GraphBuilder {
 
   /** Closes a chain into a task and returns a reference to its outputs. */
   close(chain: Chain): string {
+    // A shared node's chain has no steps: its task's output is already there.
+    if (chain.steps.length === 0) {
+      if (chain.deps.length === 1 && chain.deps[0]!.index === 0) return chain.deps[0]!.key;
+      chain = { deps: chain.deps, steps: [concatAll(chain.deps.length)] };
+    }
     const group = chain.steps.map((s) => s.kind).join("→");
     const key = `${group}-${this.counter++}`;
     this.tasks.push({ key, group, deps: chain.deps, steps: chain.steps });
     return key;
   }
 
+  /** Nodes with several parents (plan/shared_plan.ts), set by the first lower() of a plan. */
+  private parents: Map<PlanNode, number> | null = null;
+  private readonly shared = new Map<PlanNode, Dep[]>();
+
+  /**
+   * The node's partitions as open chains. A node with several parents is computed
+   * once: its chains are closed into tasks, and each parent reads their outputs.
+   */
   lower(node: PlanNode): Chain[] {
+    this.parents ??= parentCounts(node);
+    // Data already in memory is read again rather than shared: nothing to save.
+    if ((this.parents.get(node) ?? 0) < 2 || node.kind === "stored" || node.kind === "values")
+      return this.lowerNode(node);
+    let deps = this.shared.get(node);
+    if (!deps) {
+      const chains = this.lowerNode(node);
+      // A chain of several inputs and no steps is read as a whole by its consumer: left unshared.
+      if (chains.some((c) => c.steps.length === 0 && c.deps.length !== 1)) return chains;
+      deps = chains.map((c) => (c.steps.length === 0 ? c.deps[0]! : dep(this.close(c))));
+      this.shared.set(node, deps);
+    }
+    return deps.map((d) => ({ deps: [d], steps: [] }));
+  }
+
+  private lowerNode(node: PlanNode): Chain[] {
     switch (node.kind) {
       case "scanCsv":
         return this.scanCsv(node);

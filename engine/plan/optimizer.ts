@@ -5,12 +5,15 @@ import { topN } from "./passes/top_n.js";
 import { joinStrategy } from "./passes/join_strategy.js";
 import { rowGroupPruning } from "./passes/row_group_pruning.js";
 import type { OptimizeOptions, OptimizerPass } from "./passes/pass.js";
+import { shareSubplans } from "./shared_plan.js";
 
 // Order matters: head-after-sort folds into a top-n first (a filter must not
 // then slip below it); predicates move down next, so that projection pushdown
 // sees which columns the pushed-down predicates read at the scan; join strategies
 // are chosen last, on the pruned plan whose sizes they estimate. Row groups are
-// pruned with the predicate each Parquet scan finally got.
+// pruned with the predicate each Parquet scan finally got. Passes rebuild the plan
+// as a tree; equal subtrees are made one object again at the end, so that a frame
+// used twice is computed once.
 const PASSES: readonly OptimizerPass[] = [topN, predicatePushdown, projectionPushdown, joinStrategy, rowGroupPruning];
 
 /**
@@ -21,7 +24,7 @@ const PASSES: readonly OptimizerPass[] = [topN, predicatePushdown, projectionPus
  */
 export function optimize(node: PlanNode, options: OptimizeOptions = {}): PlanNode {
   const out = PASSES.reduce((n, pass) => (options[pass.name] === false ? n : pass.run(n)), node);
-  return options.joinStrategy === false ? hashJoins(out) : out;
+  return shareSubplans(options.joinStrategy === false ? hashJoins(out) : out);
 }
 
 /** Every join hash-partitioned: the strategy when the planner's choice is switched off. */

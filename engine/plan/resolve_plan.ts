@@ -129,10 +129,18 @@ function nativeFor(node: PlanNode): NativeOf[Kind] | undefined {
  * const root = resolvePlan(optimize(df.toPlan().root));
  * nativeOf(root as Extract<PlanNode, { kind: "filter" }>).predicate
  */
-export function resolvePlan(root: PlanNode): ResolvedNode {
-  const withKids = withChildren(root, childrenOf(root).map(resolvePlan));
+export function resolvePlan(root: PlanNode, done = new Map<PlanNode, ResolvedNode>()): ResolvedNode {
+  // A shared subplan stays shared (lowering computes it once).
+  const seen = done.get(root);
+  if (seen) return seen;
+  const withKids = withChildren(
+    root,
+    childrenOf(root).map((c) => resolvePlan(c, done)),
+  );
   const native = nativeFor(root);
-  return native ? { ...withKids, native } : withKids;
+  const out = native ? { ...withKids, native } : withKids;
+  done.set(root, out);
+  return out;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parentCounts } from "../plan/shared_plan.js";
 import { exprToString } from "../common/expr.js";
 import { childrenOf, type NamedExpr, type PlanNode } from "../common/plan.js";
 import { basename } from "node:path";
@@ -83,8 +84,24 @@ function line(node: PlanNode): string {
  * explain(df.node) // "Filter (col(\"x\") > 1)\n  ScanCsv data.csv"
  */
 export function explain(node: PlanNode, depth = 0, budget?: MemoryBudget): string {
-  const own = "  ".repeat(depth) + line(node) + outOfCoreNote(node, budget);
-  return [own, ...childrenOf(node).map((c) => explain(c, depth + 1, budget))].join("\n");
+  return explainShared(node, depth, budget, parentCounts(node), new Map());
+}
+
+// A subplan read by several parents is computed once: printed once, numbered, then referred to.
+function explainShared(
+  node: PlanNode,
+  depth: number,
+  budget: MemoryBudget | undefined,
+  parents: Map<PlanNode, number>,
+  shown: Map<PlanNode, number>,
+): string {
+  const indent = "  ".repeat(depth);
+  const seen = shown.get(node);
+  if (seen !== undefined) return `${indent}(shared subplan [${seen}] above, computed once)`;
+  if ((parents.get(node) ?? 0) > 1) shown.set(node, shown.size + 1);
+  const tag = shown.has(node) ? `[${shown.get(node)}] ` : "";
+  const own = indent + tag + line(node) + outOfCoreNote(node, budget);
+  return [own, ...childrenOf(node).map((c) => explainShared(c, depth + 1, budget, parents, shown))].join("\n");
 }
 
 /**

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { LocalCluster, type DataFrame } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
+import { collectResults } from "../../engine/run/take.js";
 import { expectSameRows, tableRows } from "./oracle.js";
 
 export interface TwoClusters {
@@ -27,6 +28,8 @@ export function twoClusters(): TwoClusters {
   afterAll(async () => {
     await c.one.close();
     await c.four.close();
+    // Results' arrays may share stored buffers until JS collects them (as test/setup/store_empty.ts).
+    await collectResults();
     expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
   });
   return c;

@@ -1,10 +1,37 @@
 // Reads only the columns the plan uses: unused projections are dropped and the
 // CSV scan materializes just the needed columns (plus those its predicate reads).
+// A subplan shared by several parents (plan/shared_plan.ts) is pruned once, for the
+// union of what they read: the needs are gathered to a fixpoint first.
 import { columnsOf } from "../../common/expr.js";
 import type { PlanNode } from "../../common/plan.js";
+import { parentCounts, shareSubplans } from "../shared_plan.js";
 import type { OptimizerPass } from "./pass.js";
 
+/** The shared nodes' needs (grown while `grew` is set) and, in the final round, their pruned form. */
+interface Sharing {
+  counts: Map<PlanNode, number>;
+  needs: Map<PlanNode, Set<string>>;
+  grew: boolean;
+  pruned: Map<PlanNode, PlanNode> | null;
+}
+let sharing: Sharing | null = null;
+
 function prune(node: PlanNode, needed: Set<string>): PlanNode {
+  if (!sharing || (sharing.counts.get(node) ?? 0) < 2) return pruneNode(node, needed);
+  let all = sharing.needs.get(node);
+  if (!all) sharing.needs.set(node, (all = new Set()));
+  for (const n of needed)
+    if (!all.has(n)) {
+      all.add(n);
+      sharing.grew = true;
+    }
+  if (!sharing.pruned) return pruneNode(node, all);
+  let out = sharing.pruned.get(node);
+  if (!out) sharing.pruned.set(node, (out = pruneNode(node, all)));
+  return out;
+}
+
+function pruneNode(node: PlanNode, needed: Set<string>): PlanNode {
   switch (node.kind) {
     case "scanCsv":
     case "scanFile": {
@@ -138,8 +165,32 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
   }
 }
 
-function run(node: PlanNode): PlanNode {
-  return prune(node, new Set(node.schema.map((f) => f.name)));
+function run(plan: PlanNode): PlanNode {
+  const root = shareSubplans(plan);
+  const all = new Set(root.schema.map((f) => f.name));
+  sharing = { counts: parentCounts(root), needs: new Map(), grew: true, pruned: null };
+  try {
+    // Each round can only grow the needs, so this ends; a handful of rounds suffice.
+    for (let round = 0; sharing.grew && round < 50; round++) {
+      sharing.grew = false;
+      prune(root, all);
+    }
+    sharing.pruned = new Map();
+    const out = prune(root, all);
+    // A shared node may carry more columns than this root reads, up through filters and sorts.
+    const same = out.schema.length === root.schema.length && out.schema.every((f, i) => f.name === root.schema[i].name);
+    return same
+      ? out
+      : {
+          kind: "project",
+          input: out,
+          exprs: root.schema.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
+          schema: root.schema,
+          loc: root.loc,
+        };
+  } finally {
+    sharing = null;
+  }
 }
 
 export const projectionPushdown: OptimizerPass = { name: "projectionPushdown", run };
