@@ -9,7 +9,7 @@ import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
 import { batchToJs, dtypeOfArrow } from "./arrow_convert.js";
-import { boundFlatbufferVectors } from "./flatbuffer_bounds.js";
+import { notArrow as bad, verifyFooter, verifyMessage } from "./arrow_verify.js";
 import { tablesToHandle } from "./tables.js";
 import { readAt } from "./read_at.js";
 
@@ -22,11 +22,15 @@ export interface ArrowLayout {
 }
 
 const FILE_MAGIC = "ARROW1";
-boundFlatbufferVectors();
 const cache = new Map<string, ArrowLayout>();
 
 /** A record batch's (or dictionary's) buffers and nodes, checked against its body. */
 function checkBatch(path: string, pos: number, bodyLength: number, batch: RecordBatchHeader, columns: number): void {
+  if (batch.compression)
+    throw new BasinError(
+      "BASIN_IO",
+      `${path}: the batch at byte ${pos} is compressed (${batch.compression.type === 1 ? "ZSTD" : "LZ4"}), which Basin does not read yet; write the file uncompressed (pyarrow: compression=None; Polars: compression="uncompressed")`,
+    );
   const length = Number(batch.length);
   if (!(length >= 0 && Number.isSafeInteger(length))) bad(path, `the batch at byte ${pos} claims ${batch.length} rows`);
   // Writers lay buffers out one after another, each at a multiple of 8: a buffer that
@@ -58,13 +62,6 @@ function checkBatch(path: string, pos: number, bodyLength: number, batch: Record
 function sameSchema(a: ArrowSchema, b: ArrowSchema): boolean {
   const describe = (s: ArrowSchema) => JSON.stringify(s.fields.map((f) => [f.name, String(f.type), f.nullable]));
   return describe(a) === describe(b);
-}
-
-function bad(path: string, what: string): never {
-  throw new BasinError(
-    "BASIN_IO",
-    `${path} is not a readable Arrow IPC file: ${what}; check that it is an Arrow IPC file or stream and was written completely`,
-  );
 }
 
 /**
@@ -100,8 +97,10 @@ export function arrowLayout(path: string): ArrowLayout {
       end = st.size - 10 - footerLength;
       if (footerLength <= 0 || end < 8) bad(path, `its footer length ${footerLength} does not fit the file`);
       // Writers may leave the schema message out of the file format: the footer has it.
+      const footerBytes = readAt(fd, end, footerLength);
+      verifyFooter(path, end, footerBytes);
       try {
-        const footer = Footer.decode(readAt(fd, end, footerLength));
+        const footer = Footer.decode(footerBytes);
         layout.schema = footer.schema;
         footerBatches = footer.numRecordBatches;
       } catch (e) {
@@ -129,9 +128,11 @@ export function arrowLayout(path: string): ArrowLayout {
       // Writers pad each message's metadata to 8 bytes: another length is damage.
       if (len < 0 || len % 8 !== 0 || pos + skip + len > end)
         bad(path, `the message at byte ${pos} has an impossible length ${len}`);
+      const meta = readAt(fd, pos + skip, len);
+      verifyMessage(path, pos, meta);
       let msg: Message;
       try {
-        msg = Message.decode(readAt(fd, pos + skip, len));
+        msg = Message.decode(meta);
       } catch (e) {
         bad(path, `the message at byte ${pos} does not decode (${(e as Error).message})`);
       }
@@ -215,7 +216,12 @@ function schemaMessage(schema: ArrowSchema): Uint8Array {
  * scanArrow("t.arrow", [...layout.dictionaries, layout.batches[2]], [{ name: "a", type: "int64" }])
  */
 export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): Handle {
-  const head = schemaMessage(arrowLayout(path).schema);
+  const layout = arrowLayout(path);
+  // Only messages this process's walk verified are decoded: a file changed since the
+  // plan was made has other messages at other places.
+  const known = new Set([...layout.dictionaries, ...layout.batches].map((r) => r.join()));
+  if (ranges.some((r) => !known.has(r.join()))) bad(path, "it changed since the pipeline was planned");
+  const head = schemaMessage(layout.schema);
   const total = head.length + ranges.reduce((n, r) => n + r[1], 0);
   const bytes = new Uint8Array(total + 8);
   bytes.set(head);
