@@ -4,7 +4,7 @@
 import { closeSync, openSync, statSync } from "node:fs";
 import { Message, MessageHeader, tableFromIPC, type Schema as ArrowSchema } from "apache-arrow";
 import type { RecordBatch as RecordBatchHeader } from "apache-arrow/ipc/metadata/message";
-import { Footer } from "apache-arrow/ipc/metadata/file";
+import { Footer, type FileBlock } from "apache-arrow/ipc/metadata/file";
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
@@ -86,7 +86,10 @@ export function arrowLayout(path: string): ArrowLayout {
       dictionaries: [],
       batches: [],
     };
-    let footerBatches = -1;
+    // The file format's footer lists where each batch is: it must agree with the walk
+    // (readers that follow the footer would read other bytes).
+    let footerBlocks: { batches: FileBlock[]; dictionaries: FileBlock[] } | undefined;
+    const metaLengths = new Map<number, number>();
     const dictionaryIds = new Set<number>();
     let streamSchema: ArrowSchema | undefined; // the file format's copy, checked against the footer's
     if (isFile) {
@@ -102,7 +105,7 @@ export function arrowLayout(path: string): ArrowLayout {
       try {
         const footer = Footer.decode(footerBytes);
         layout.schema = footer.schema;
-        footerBatches = footer.numRecordBatches;
+        footerBlocks = { batches: [...footer.recordBatches()], dictionaries: [...footer.dictionaryBatches()] };
       } catch (e) {
         bad(path, `the footer does not decode (${(e as Error).message})`);
       }
@@ -139,6 +142,7 @@ export function arrowLayout(path: string): ArrowLayout {
       const size = skip + len + Number(msg.bodyLength);
       if (pos + size > end) bad(path, `the message at byte ${pos} runs past the end of the data`);
       const range: ByteRange = [pos, size];
+      metaLengths.set(pos, skip + len);
       const bodyLength = Number(msg.bodyLength);
       try {
         // Headers decode lazily: a damaged one throws here.
@@ -171,8 +175,22 @@ export function arrowLayout(path: string): ArrowLayout {
     if (twice !== undefined) bad(path, `it has two columns named "${twice}"`);
     if (streamSchema && !sameSchema(streamSchema, layout.schema))
       bad(path, "the schema in its footer differs from the one at its start");
-    if (footerBatches >= 0 && footerBatches !== layout.batches.length)
-      bad(path, `its footer lists ${footerBatches} record batches but ${layout.batches.length} were found`);
+    if (footerBlocks) {
+      const { batches, dictionaries } = footerBlocks;
+      if (batches.length !== layout.batches.length)
+        bad(path, `its footer lists ${batches.length} record batches but ${layout.batches.length} were found`);
+      const differs = (blocks: FileBlock[], ranges: ByteRange[]) =>
+        blocks.findIndex(
+          (b, i) =>
+            b.offset !== ranges[i]?.[0] ||
+            b.metaDataLength !== metaLengths.get(b.offset) ||
+            b.metaDataLength + b.bodyLength !== ranges[i][1],
+        );
+      const batch = differs(batches, layout.batches);
+      if (batch >= 0) bad(path, `its footer places record batch ${batch + 1} elsewhere than where it is`);
+      if (dictionaries.length !== layout.dictionaries.length || differs(dictionaries, layout.dictionaries) >= 0)
+        bad(path, "its footer places the dictionary batches elsewhere than where they are");
+    }
     const out = layout as ArrowLayout;
     if (cache.size >= 256) cache.delete(cache.keys().next().value as string);
     cache.set(key, out);

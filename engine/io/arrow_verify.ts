@@ -283,10 +283,14 @@ const TYPES: Members = {
   26: ["LargeListView", empty],
 };
 
-function field(t: Table): void {
+/** Nested types by union value: how many children each must have (apache-arrow reads them unchecked). */
+const CHILDREN: Record<number, number> = { 12: 1, 16: 1, 17: 1, 21: 1, 22: 2, 25: 1, 26: 1 };
+
+/** A field and its children; returns its type (union value) and how many children it has. */
+function field(t: Table): [number, number] {
   t.string(0, "name");
   t.bool(1, "nullable");
-  t.union(2, "type", TYPES, (type) => `${t.what}'s ${type} type`);
+  const type = t.union(2, "type", TYPES, (type) => `${t.what}'s ${type} type`);
   const dict = t.table(4, "dictionary");
   if (dict) {
     dict.int(0, 8, "id");
@@ -295,8 +299,16 @@ function field(t: Table): void {
     dict.bool(2, "isOrdered");
     dict.enumOf(3, 2, "dictionaryKind", 0);
   }
-  t.tables(5, "children", field);
+  const kids: [number, number][] = [];
+  t.tables(5, "children", (c) => kids.push(field(c)));
+  const want = CHILDREN[type];
+  if (want !== undefined && kids.length !== want)
+    t.fail(`${t.what} is a ${TYPES[type][0]} with ${kids.length} children, not ${want}`);
+  // A map's one child is its entries: a struct of the key and the value.
+  if (type === 17 && !(kids[0][0] === 13 && kids[0][1] === 2))
+    t.fail(`${t.what} is a Map whose entries are not a struct of a key and a value`);
   keyValues(t, 6);
+  return [type, kids.length];
 }
 
 function schema(t: Table): void {

@@ -87,12 +87,30 @@ describe("damaged Arrow IPC metadata", () => {
     expect(msg).toContain("the Schema's fields[1]'s type is of an unknown kind 99");
   });
 
+  it("a column whose type became a list without its child (fuzz seed 25, case 1248)", () => {
+    const msg = damaged("list.arrows", stream, (r, b) => {
+      const schema = r.deref(r.field(r.deref(r.messages(0)[0]), 2));
+      const second = r.deref(r.deref(r.field(schema, 1)) + 8);
+      b[r.field(second, 2)] = 21; // LargeList
+    });
+    expect(msg).toContain("the Schema's fields[1] is a LargeList with 0 children, not 1");
+  });
+
   it("a message whose vtable lies outside its metadata", () => {
     const msg = damaged("vtable.arrows", stream, (r) => {
       const root = r.deref(r.messages(0)[1]);
       r.dv.setInt32(root, -4096, true);
     });
     expect(msg).toMatch(/the vtable of the message at byte \d+ runs past the end of its metadata/);
+  });
+
+  it("a footer that places a record batch elsewhere than it is (fuzz seed 29, case 1406: Polars read garbage)", () => {
+    const msg = damaged("block.arrow", file, (r, b) => {
+      const footer = r.deref(b.length - 10 - r.dv.getInt32(b.length - 10, true));
+      // Block: offset (8 bytes), metaDataLength (4), padding, bodyLength (8).
+      r.dv.setInt32(r.deref(r.field(footer, 3)) + 4 + 8, 255, true);
+    });
+    expect(msg).toContain("its footer places record batch 1 elsewhere than where it is");
   });
 
   it("a footer whose schema offset points outside it", () => {
