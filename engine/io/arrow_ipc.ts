@@ -2,13 +2,14 @@
 // message headers are walked to find the schema, dictionary and record batch
 // messages, and a worker reads only the bytes of the batches it decodes.
 import { closeSync, openSync, statSync } from "node:fs";
-import { Message, MessageHeader, tableFromIPC, type Schema as ArrowSchema } from "apache-arrow";
+import type { Message, Schema as ArrowSchema } from "apache-arrow";
 import type { RecordBatch as RecordBatchHeader } from "apache-arrow/ipc/metadata/message";
-import { Footer, type FileBlock } from "apache-arrow/ipc/metadata/file";
+import type { FileBlock } from "apache-arrow/ipc/metadata/file";
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
 import { batchToJs, dtypeOfArrow } from "./arrow_convert.js";
+import { arrowFileLib, arrowLib } from "./arrow_lib.js";
 import { notArrow as bad, verifyFooter, verifyMessage } from "./arrow_verify.js";
 import { tablesToHandle } from "./tables.js";
 import { readAt } from "./read_at.js";
@@ -103,7 +104,7 @@ export function arrowLayout(path: string): ArrowLayout {
       const footerBytes = readAt(fd, end, footerLength);
       verifyFooter(path, end, footerBytes);
       try {
-        const footer = Footer.decode(footerBytes);
+        const footer = arrowFileLib().Footer.decode(footerBytes);
         layout.schema = footer.schema;
         footerBlocks = { batches: [...footer.recordBatches()], dictionaries: [...footer.dictionaryBatches()] };
       } catch (e) {
@@ -135,7 +136,7 @@ export function arrowLayout(path: string): ArrowLayout {
       verifyMessage(path, pos, meta);
       let msg: Message;
       try {
-        msg = Message.decode(meta);
+        msg = arrowLib().Message.decode(meta);
       } catch (e) {
         bad(path, `the message at byte ${pos} does not decode (${(e as Error).message})`);
       }
@@ -159,7 +160,10 @@ export function arrowLayout(path: string): ArrowLayout {
         } else if (msg.isRecordBatch()) {
           checkBatch(path, pos, bodyLength, msg.header(), layout.schema?.fields.length ?? -1);
           layout.batches.push(range);
-        } else if (msg.headerType === MessageHeader.Tensor || msg.headerType === MessageHeader.SparseTensor)
+        } else if (
+          msg.headerType === arrowLib().MessageHeader.Tensor ||
+          msg.headerType === arrowLib().MessageHeader.SparseTensor
+        )
           bad(path, `the message at byte ${pos} is a tensor, not a table`);
         else bad(path, `the message at byte ${pos} has an unknown type ${msg.headerType}`);
       } catch (e) {
@@ -216,6 +220,7 @@ export function arrowFileSchema(path: string, loc?: string): Field[] {
 
 /** The schema as an IPC stream message (continuation marker, length, padded flatbuffer). */
 function schemaMessage(schema: ArrowSchema): Uint8Array {
+  const { Message } = arrowLib();
   const meta = Message.encode(Message.from(schema));
   const padded = (meta.length + 7) & ~7;
   const out = new Uint8Array(8 + padded);
@@ -258,7 +263,7 @@ export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): 
   new DataView(bytes.buffer).setInt32(total, -1, true); // end-of-stream marker
   let table;
   try {
-    table = tableFromIPC(bytes);
+    table = arrowLib().tableFromIPC(bytes);
   } catch (e) {
     bad(path, `a record batch does not decode (${(e as Error).message})`);
   }

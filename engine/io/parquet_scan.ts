@@ -1,12 +1,11 @@
 // Decodes row groups of a Parquet file into the native store, in a worker: only
 // the needed column chunks are read from disk (cut into a small Parquet file),
 // decoded by parquet-wasm into Arrow, and copied column by column into the store.
-import { tableFromIPC } from "apache-arrow";
-import { readParquet } from "parquet-wasm";
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
 import { batchToJs } from "./arrow_convert.js";
+import { arrowLib, parquetLib } from "./arrow_lib.js";
 import { emptyTable, tablesToHandle } from "./tables.js";
 import { cutParquet, readParquetFooter } from "./parquet_footer.js";
 
@@ -37,7 +36,9 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
   const rows = rowGroups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
   let ipc: Uint8Array;
   try {
-    ipc = readParquet(cutParquet(footer, rowGroups, index), { batchSize: Math.max(1, rows) }).intoIPCStream();
+    ipc = parquetLib()
+      .readParquet(cutParquet(footer, rowGroups, index), { batchSize: Math.max(1, rows) })
+      .intoIPCStream();
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new BasinError(
@@ -45,7 +46,7 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
       `${path}: row groups ${rowGroups.join(", ")} do not decode (${why}); the file may be corrupt or use an encoding Basin cannot read`,
     );
   }
-  const table = tableFromIPC(ipc);
+  const table = arrowLib().tableFromIPC(ipc);
   try {
     return tablesToHandle(
       table.batches.map((b) => batchToJs(b, columns)),
