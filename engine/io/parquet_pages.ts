@@ -4,6 +4,7 @@
 // page must fit the chunk and end where the next begins, uncompressed pages must be as
 // long as they say, and the data pages must hold the chunk's number of values.
 import { native } from "../native/addon.js";
+import { misshapen, PAGE_HEADER } from "./parquet_thrift.js";
 import { decodeStructAt, fieldBool, fieldInt, fieldBig, fieldStruct, ThriftError, type TStruct } from "./thrift.js";
 
 const DATA_PAGE = 0,
@@ -39,6 +40,8 @@ export function damagedChunk(bytes: Uint8Array, meta: TStruct, column?: PageColu
       if (e instanceof ThriftError) return `a page header at byte ${at} of the chunk does not decode (${e.message})`;
       throw e;
     }
+    const misfit = misshapen(header, PAGE_HEADER, "a page header");
+    if (misfit) return `${misfit} (at byte ${at} of the chunk)`;
     const type = fieldInt(header, 1);
     const raw = fieldInt(header, 2) ?? -1,
       stored = fieldInt(header, 3) ?? -1;

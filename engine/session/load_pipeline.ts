@@ -70,6 +70,10 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   const file = resolve(path);
   if (source === undefined && !existsSync(file))
     throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
+  // Temp pipelines a killed run left (once per process; off the start-up's way: the
+  // main thread idles while the workers run the first task).
+  if (!orphansRemoved) setImmediate(() => removeOrphans(tmpdir(), PIPELINE_PREFIX));
+  orphansRemoved = true;
   // The engine's modules load before source maps are on: Node would otherwise read and
   // parse the map of each (~25 ms); the pipeline's own inline map is what names its lines.
   await import(API_URL);
@@ -125,11 +129,9 @@ async function compile(file: string, text: string): Promise<{ code: string; inpu
 /**
  * Without a cache folder: a temp file outside the user's folder (unlike a data: URL,
  * Node applies its source map, so locations name the user's own file and line), named
- * with the pid: one left by a killed run is removed by the next process.
+ * with the pid: one left by a killed run is removed by the next process (above).
  */
 async function importTemp(code: string, file: string): Promise<unknown> {
-  if (!orphansRemoved) removeOrphans(tmpdir(), PIPELINE_PREFIX);
-  orphansRemoved = true;
   const tmp = mkdtempSync(join(tmpdir(), `${PIPELINE_PREFIX}${process.pid}-`));
   const out = join(tmp, "pipeline.mjs");
   try {

@@ -16,6 +16,14 @@ const run = async () => {
   return r.stdout;
 };
 
+/** p.ts: a frame of `first` and the word lib.ts exports. */
+const pipeline = (first: string) =>
+  writeText(
+    dir,
+    "p.ts",
+    `import { fromColumns } from "basin";\nimport { word } from "./lib.ts";\nexport default fromColumns({ s: [${JSON.stringify(first)}, word] });\n`,
+  );
+
 beforeAll(() => {
   dir = makeTempDir();
   cache = makeTempDir("basin-cache-test-");
@@ -28,11 +36,7 @@ afterAll(() => {
 describe("the compiled-pipeline cache", () => {
   it("imports an unchanged pipeline from the cache, and compiles again when it or an import changes", async () => {
     writeText(dir, "lib.ts", `export const word = "from lib";\n`);
-    writeText(
-      dir,
-      "p.ts",
-      `import { fromColumns } from "basin";\nimport { word } from "./lib.ts";\nexport default fromColumns({ s: ["from source", word] });\n`,
-    );
+    pipeline("from source");
     expect(await run()).toContain("from source");
     expect(modules()).toHaveLength(1);
 
@@ -45,11 +49,7 @@ describe("the compiled-pipeline cache", () => {
     expect(modules()).toHaveLength(1);
 
     // The pipeline changes: compiled again, into a second entry.
-    writeText(
-      dir,
-      "p.ts",
-      `import { fromColumns } from "basin";\nimport { word } from "./lib.ts";\nexport default fromColumns({ s: ["edited", word] });\n`,
-    );
+    pipeline("edited");
     expect(await run()).toContain("edited");
     expect(modules()).toHaveLength(2);
 
