@@ -3,6 +3,7 @@
 // each result: the default export to stdout or --output, each show() frame after it.
 import { writeFileSync } from "node:fs";
 import type { Cluster } from "../cluster/cluster.js";
+import { defaultCluster } from "../cluster/default.js";
 import { BasinError } from "../common/errors.js";
 import { encodeNpy } from "../io/npy.js";
 import { checkWritable, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
@@ -36,6 +37,9 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
   const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
   const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
   if (opts.output) checkWritable(opts.output);
+  // The local workers start on their own threads while the pipeline compiles and
+  // evaluates here (every local run needs them: frames, arrays and a Table export's compute).
+  if (!opts.cluster) defaultCluster();
   const bar = new ProgressBar(process.stderr);
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted");

@@ -1,22 +1,7 @@
 // Arrow record batches ↔ Basin tables, column by column over typed arrays (no JS
 // value per cell): the bridge for the Parquet and Arrow IPC readers and writers.
-import {
-  makeData,
-  RecordBatch,
-  Schema as ArrowSchema,
-  Field as ArrowField,
-  Struct,
-  Type,
-  Int64,
-  Float64,
-  Bool,
-  Utf8,
-  LargeUtf8,
-  DateDay,
-  TimestampMicrosecond,
-  DataType,
-  type Data,
-} from "apache-arrow";
+import type { Data, DataType, RecordBatch } from "apache-arrow";
+import { arrowLib } from "./arrow_lib.js";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import type { JsColumn, JsStrings, JsTable } from "../native/addon.js";
@@ -28,6 +13,7 @@ import type { JsColumn, JsStrings, JsTable } from "../native/addon.js";
  * dtypeOfArrow(new Int32()) // "int64"
  */
 export function dtypeOfArrow(t: DataType): DType | { unsupported: string } {
+  const { DataType } = arrowLib();
   // Parameters outside the format's enums come from damaged metadata: never guess a width.
   if (DataType.isInt(t) && ![8, 16, 32, 64].includes(t.bitWidth)) return { unsupported: `${t.bitWidth}-bit integer` };
   if (DataType.isFloat(t) && ![0, 1, 2].includes(t.precision)) return { unsupported: `float precision ${t.precision}` };
@@ -61,6 +47,7 @@ function bitsOf(bits: Uint8Array, offset: number, n: number, out: Uint8Array): n
 
 /** Bytes per row → one validity byte per row (Basin's layout), or null when all valid. */
 function validityOf(d: Data, name: string): Uint8Array | null {
+  const { Type } = arrowLib();
   if (d.nullCount === 0) {
     // No nulls claimed: a bitmap that has some contradicts the count (damage).
     const bits = d.nullBitmap;
@@ -109,6 +96,7 @@ function stringsOf(d: Data, name: string): JsStrings {
 
 /** Dictionary-encoded strings, each key checked against the dictionary, gathered as bulk strings. */
 function dictionaryStrings(d: Data, validity: Uint8Array | null, name: string): JsStrings {
+  const { Type } = arrowLib();
   const dict = d.dictionary?.data[0] as Data | undefined;
   if (!dict || (dict.typeId !== Type.Utf8 && dict.typeId !== Type.LargeUtf8))
     corrupt(name, "its dictionary is missing or not text");
@@ -142,6 +130,7 @@ function dictionaryStrings(d: Data, validity: Uint8Array | null, name: string): 
 }
 
 function column(d: Data, type: DType, name: string): JsColumn {
+  const { Type } = arrowLib();
   const n = d.length;
   const validity = validityOf(d, name);
   const bad = (): never => {
@@ -246,6 +235,7 @@ export function batchToJs(batch: RecordBatch, schema: Field[]): JsTable {
 
 /** The Arrow type Basin writes for a column type. */
 export function arrowTypeOf(t: DType, largeStrings = false): DataType {
+  const { Int64, Float64, Bool, Utf8, LargeUtf8, DateDay, TimestampMicrosecond } = arrowLib();
   switch (t) {
     case "int64":
       return new Int64();
@@ -269,6 +259,7 @@ function packBits(bytes: Uint8Array): Uint8Array {
 }
 
 function arrowData(c: JsColumn, rows: number): Data {
+  const { makeData, Int64, Float64, Bool, Utf8, LargeUtf8, DateDay, TimestampMicrosecond } = arrowLib();
   const nullBitmap = c.validity ? packBits(c.validity) : undefined;
   const nullCount = c.validity ? c.validity.reduce((n, v) => n + (v ? 0 : 1), 0) : 0;
   const base = { length: rows, nullCount, nullBitmap };
@@ -305,6 +296,7 @@ function arrowData(c: JsColumn, rows: number): Data {
  * tableToIPC(new arrow.Table([jsToBatch(native().tableToJs(h))]))
  */
 export function jsToBatch(t: JsTable): RecordBatch {
+  const { makeData, Field: ArrowField, Schema: ArrowSchema, Struct, RecordBatch } = arrowLib();
   const data = t.columns.map((c) => arrowData(c, t.rows));
   const fields = t.names.map((name, i) => new ArrowField(name, data[i].type, true));
   const schema = new ArrowSchema(fields);

@@ -2,14 +2,15 @@
 // message headers are walked to find the schema, dictionary and record batch
 // messages, and a worker reads only the bytes of the batches it decodes.
 import { closeSync, openSync, statSync } from "node:fs";
-import { Message, MessageHeader, tableFromIPC, type Schema as ArrowSchema } from "apache-arrow";
+import type { Message, Schema as ArrowSchema } from "apache-arrow";
 import type { RecordBatch as RecordBatchHeader } from "apache-arrow/ipc/metadata/message";
-import { Footer } from "apache-arrow/ipc/metadata/file";
+import type { FileBlock } from "apache-arrow/ipc/metadata/file";
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import type { Handle } from "../native/addon.js";
 import { batchToJs, dtypeOfArrow } from "./arrow_convert.js";
-import { boundFlatbufferVectors } from "./flatbuffer_bounds.js";
+import { arrowFileLib, arrowLib } from "./arrow_lib.js";
+import { notArrow as bad, verifyFooter, verifyMessage } from "./arrow_verify.js";
 import { tablesToHandle } from "./tables.js";
 import { readAt } from "./read_at.js";
 
@@ -22,11 +23,15 @@ export interface ArrowLayout {
 }
 
 const FILE_MAGIC = "ARROW1";
-boundFlatbufferVectors();
 const cache = new Map<string, ArrowLayout>();
 
 /** A record batch's (or dictionary's) buffers and nodes, checked against its body. */
 function checkBatch(path: string, pos: number, bodyLength: number, batch: RecordBatchHeader, columns: number): void {
+  if (batch.compression)
+    throw new BasinError(
+      "BASIN_IO",
+      `${path}: the batch at byte ${pos} is compressed (${batch.compression.type === 1 ? "ZSTD" : "LZ4"}), which Basin does not read yet; write the file uncompressed (pyarrow: compression=None; Polars: compression="uncompressed")`,
+    );
   const length = Number(batch.length);
   if (!(length >= 0 && Number.isSafeInteger(length))) bad(path, `the batch at byte ${pos} claims ${batch.length} rows`);
   // Writers lay buffers out one after another, each at a multiple of 8: a buffer that
@@ -60,13 +65,6 @@ function sameSchema(a: ArrowSchema, b: ArrowSchema): boolean {
   return describe(a) === describe(b);
 }
 
-function bad(path: string, what: string): never {
-  throw new BasinError(
-    "BASIN_IO",
-    `${path} is not a readable Arrow IPC file: ${what}; check that it is an Arrow IPC file or stream and was written completely`,
-  );
-}
-
 /**
  * Where the messages of an Arrow IPC file or stream are (cached per file version).
  *
@@ -89,7 +87,10 @@ export function arrowLayout(path: string): ArrowLayout {
       dictionaries: [],
       batches: [],
     };
-    let footerBatches = -1;
+    // The file format's footer lists where each batch is: it must agree with the walk
+    // (readers that follow the footer would read other bytes).
+    let footerBlocks: { batches: FileBlock[]; dictionaries: FileBlock[] } | undefined;
+    const metaLengths = new Map<number, number>();
     const dictionaryIds = new Set<number>();
     let streamSchema: ArrowSchema | undefined; // the file format's copy, checked against the footer's
     if (isFile) {
@@ -100,10 +101,12 @@ export function arrowLayout(path: string): ArrowLayout {
       end = st.size - 10 - footerLength;
       if (footerLength <= 0 || end < 8) bad(path, `its footer length ${footerLength} does not fit the file`);
       // Writers may leave the schema message out of the file format: the footer has it.
+      const footerBytes = readAt(fd, end, footerLength);
+      verifyFooter(path, end, footerBytes);
       try {
-        const footer = Footer.decode(readAt(fd, end, footerLength));
+        const footer = arrowFileLib().Footer.decode(footerBytes);
         layout.schema = footer.schema;
-        footerBatches = footer.numRecordBatches;
+        footerBlocks = { batches: [...footer.recordBatches()], dictionaries: [...footer.dictionaryBatches()] };
       } catch (e) {
         bad(path, `the footer does not decode (${(e as Error).message})`);
       }
@@ -129,15 +132,18 @@ export function arrowLayout(path: string): ArrowLayout {
       // Writers pad each message's metadata to 8 bytes: another length is damage.
       if (len < 0 || len % 8 !== 0 || pos + skip + len > end)
         bad(path, `the message at byte ${pos} has an impossible length ${len}`);
+      const meta = readAt(fd, pos + skip, len);
+      verifyMessage(path, pos, meta);
       let msg: Message;
       try {
-        msg = Message.decode(readAt(fd, pos + skip, len));
+        msg = arrowLib().Message.decode(meta);
       } catch (e) {
         bad(path, `the message at byte ${pos} does not decode (${(e as Error).message})`);
       }
       const size = skip + len + Number(msg.bodyLength);
       if (pos + size > end) bad(path, `the message at byte ${pos} runs past the end of the data`);
       const range: ByteRange = [pos, size];
+      metaLengths.set(pos, skip + len);
       const bodyLength = Number(msg.bodyLength);
       try {
         // Headers decode lazily: a damaged one throws here.
@@ -154,7 +160,10 @@ export function arrowLayout(path: string): ArrowLayout {
         } else if (msg.isRecordBatch()) {
           checkBatch(path, pos, bodyLength, msg.header(), layout.schema?.fields.length ?? -1);
           layout.batches.push(range);
-        } else if (msg.headerType === MessageHeader.Tensor || msg.headerType === MessageHeader.SparseTensor)
+        } else if (
+          msg.headerType === arrowLib().MessageHeader.Tensor ||
+          msg.headerType === arrowLib().MessageHeader.SparseTensor
+        )
           bad(path, `the message at byte ${pos} is a tensor, not a table`);
         else bad(path, `the message at byte ${pos} has an unknown type ${msg.headerType}`);
       } catch (e) {
@@ -170,8 +179,22 @@ export function arrowLayout(path: string): ArrowLayout {
     if (twice !== undefined) bad(path, `it has two columns named "${twice}"`);
     if (streamSchema && !sameSchema(streamSchema, layout.schema))
       bad(path, "the schema in its footer differs from the one at its start");
-    if (footerBatches >= 0 && footerBatches !== layout.batches.length)
-      bad(path, `its footer lists ${footerBatches} record batches but ${layout.batches.length} were found`);
+    if (footerBlocks) {
+      const { batches, dictionaries } = footerBlocks;
+      if (batches.length !== layout.batches.length)
+        bad(path, `its footer lists ${batches.length} record batches but ${layout.batches.length} were found`);
+      const differs = (blocks: FileBlock[], ranges: ByteRange[]) =>
+        blocks.findIndex(
+          (b, i) =>
+            b.offset !== ranges[i]?.[0] ||
+            b.metaDataLength !== metaLengths.get(b.offset) ||
+            b.metaDataLength + b.bodyLength !== ranges[i][1],
+        );
+      const batch = differs(batches, layout.batches);
+      if (batch >= 0) bad(path, `its footer places record batch ${batch + 1} elsewhere than where it is`);
+      if (dictionaries.length !== layout.dictionaries.length || differs(dictionaries, layout.dictionaries) >= 0)
+        bad(path, "its footer places the dictionary batches elsewhere than where they are");
+    }
     const out = layout as ArrowLayout;
     if (cache.size >= 256) cache.delete(cache.keys().next().value as string);
     cache.set(key, out);
@@ -197,6 +220,7 @@ export function arrowFileSchema(path: string, loc?: string): Field[] {
 
 /** The schema as an IPC stream message (continuation marker, length, padded flatbuffer). */
 function schemaMessage(schema: ArrowSchema): Uint8Array {
+  const { Message } = arrowLib();
   const meta = Message.encode(Message.from(schema));
   const padded = (meta.length + 7) & ~7;
   const out = new Uint8Array(8 + padded);
@@ -215,7 +239,12 @@ function schemaMessage(schema: ArrowSchema): Uint8Array {
  * scanArrow("t.arrow", [...layout.dictionaries, layout.batches[2]], [{ name: "a", type: "int64" }])
  */
 export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): Handle {
-  const head = schemaMessage(arrowLayout(path).schema);
+  const layout = arrowLayout(path);
+  // Only messages this process's walk verified are decoded: a file changed since the
+  // plan was made has other messages at other places.
+  const known = new Set([...layout.dictionaries, ...layout.batches].map((r) => r.join()));
+  if (ranges.some((r) => !known.has(r.join()))) bad(path, "it changed since the pipeline was planned");
+  const head = schemaMessage(layout.schema);
   const total = head.length + ranges.reduce((n, r) => n + r[1], 0);
   const bytes = new Uint8Array(total + 8);
   bytes.set(head);
@@ -234,7 +263,7 @@ export function scanArrow(path: string, ranges: ByteRange[], columns: Field[]): 
   new DataView(bytes.buffer).setInt32(total, -1, true); // end-of-stream marker
   let table;
   try {
-    table = tableFromIPC(bytes);
+    table = arrowLib().tableFromIPC(bytes);
   } catch (e) {
     bad(path, `a record batch does not decode (${(e as Error).message})`);
   }

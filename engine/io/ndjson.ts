@@ -286,7 +286,7 @@ function fail(message: string): never {
 export function convert(v: unknown, t: DType): number | bigint | boolean | string | undefined {
   switch (t) {
     case "int64":
-      return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : undefined;
+      return typeof v === "number" && Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63 ? BigInt(v) : undefined;
     case "float64":
       return typeof v === "number" ? v : undefined;
     case "bool":
@@ -334,7 +334,16 @@ export function scanJson(path: string, start: number, end: number, columns: Fiel
         if (v === null) continue;
         const t = columns[c].type;
         if (typeof v === "object" && t !== "string") throw nestedError(where(i), key);
-        const x = convert(v, t);
+        // Beyond 2^53 JSON.parse has rounded the number: its digits give the exact value.
+        const x =
+          t === "int64" && typeof v === "number" && !Number.isSafeInteger(v)
+            ? exactInt(rawValue(text, key))
+            : convert(v, t);
+        if (x === undefined && t === "int64" && typeof v === "number")
+          throw new BasinError(
+            "BASIN_PARSE",
+            `${where(i)}: key "${key}" is ${rawValue(text, key)}, which int64 cannot hold exactly; fix the line, or read the key as a float with dtypes: { ${JSON.stringify(key)}: "float64" }`,
+          );
         if (x === undefined)
           throw new BasinError(
             "BASIN_PARSE",
@@ -346,6 +355,61 @@ export function scanJson(path: string, start: number, end: number, columns: Fiel
     }
     return columnsTable(columns, values, rows);
   });
+}
+
+/** The literal text of top-level `key`'s value in a line JSON.parse accepted. */
+function rawValue(text: string, key: string): string {
+  let i = text.indexOf("{") + 1;
+  const space = () => {
+    while (i < text.length && " \t\r\n".includes(text[i])) i++;
+  };
+  const string = () => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    return text.slice(start, ++i);
+  };
+  for (;;) {
+    space();
+    const k = JSON.parse(string()) as string;
+    space();
+    i++; // the colon
+    space();
+    const start = i;
+    for (let depth = 0; i < text.length;) {
+      const c = text[i];
+      if (c === '"') {
+        string();
+        continue;
+      }
+      if (c === "{" || c === "[") depth++;
+      else if (c === "}" || c === "]" || c === ",") {
+        if (depth === 0) break;
+        if (c !== ",") depth--;
+      }
+      i++;
+    }
+    if (k === key || i >= text.length) return text.slice(start, i).trim();
+    i++; // the comma
+  }
+}
+
+/** A JSON number literal's exact integer value when it is one int64 holds, else undefined. */
+function exactInt(raw: string): bigint | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(raw);
+  if (!m) return undefined;
+  const digits = m[2] + (m[3] ?? "");
+  const exp = Number(m[4] ?? 0) - (m[3]?.length ?? 0);
+  let v: bigint;
+  if (exp >= 0) {
+    if (exp > 40) return undefined;
+    v = BigInt(digits) * 10n ** BigInt(exp);
+  } else {
+    const cut = digits.length + exp;
+    if (cut < 0 || !/^0*$/.test(digits.slice(Math.max(0, cut)))) return undefined;
+    v = BigInt(digits.slice(0, Math.max(0, cut)) || "0");
+  }
+  if (m[1]) v = -v;
+  return v >= -(2n ** 63n) && v < 2n ** 63n ? v : undefined;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 } from "./thrift.js";
 import { readAt } from "./read_at.js";
 import { damagedChunk } from "./parquet_pages.js";
+import { FILE_METADATA, misshapen } from "./parquet_thrift.js";
 
 /** Parquet physical types (parquet.thrift `Type`). */
 const PHYS = ["BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"] as const;
@@ -237,6 +238,8 @@ export function readParquetFooter(path: string): ParquetFooter {
       if (e instanceof ThriftError) corrupt(path, `the footer does not decode (${e.message})`);
       throw e;
     }
+    const bad = misshapen(meta, FILE_METADATA, "the footer");
+    if (bad) corrupt(path, bad);
     footer = parseFooter(path, st.size, meta);
   } finally {
     closeSync(fd);

@@ -5,6 +5,7 @@
 // then checks each body as it decodes it; for parquet-wasm, which trusts them, the
 // bodies are checked beforehand (damagedChunk).
 import { native, type NativeParquetPage } from "../native/addon.js";
+import { misshapen, PAGE_HEADER } from "./parquet_thrift.js";
 import { decodeStructAt, fieldBool, fieldInt, fieldBig, fieldStruct, ThriftError, type TStruct } from "./thrift.js";
 
 const DATA_PAGE = 0,
@@ -45,6 +46,8 @@ export function chunkPages(bytes: Uint8Array, meta: TStruct): ChunkPage[] | stri
       if (e instanceof ThriftError) return `a page header at byte ${at} of the chunk does not decode (${e.message})`;
       throw e;
     }
+    const misfit = misshapen(header, PAGE_HEADER, "a page header");
+    if (misfit) return `${misfit} (at byte ${at} of the chunk)`;
     const type = fieldInt(header, 1);
     const raw = fieldInt(header, 2) ?? -1,
       stored = fieldInt(header, 3) ?? -1;

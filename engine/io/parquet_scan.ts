@@ -6,12 +6,11 @@
 // parquet-wasm and Arrow. Gzip and Brotli pages are inflated here, by Node's zlib.
 import { closeSync, openSync } from "node:fs";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { tableFromIPC } from "apache-arrow";
-import { readParquet } from "parquet-wasm";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
 import { batchToJs } from "./arrow_convert.js";
+import { arrowLib, parquetLib } from "./arrow_lib.js";
 import { emptyTable, tablesToHandle } from "./tables.js";
 import { cutParquet, readParquetFooter, type ParquetFooter } from "./parquet_footer.js";
 import { chunkPages, type ChunkPage } from "./parquet_pages.js";
@@ -172,7 +171,9 @@ function decodeWithArrow(footer: ParquetFooter, groups: number[], index: number[
   const rows = groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
   let ipc: Uint8Array;
   try {
-    ipc = readParquet(cutParquet(footer, groups, index), { batchSize: Math.max(1, rows) }).intoIPCStream();
+    ipc = parquetLib()
+      .readParquet(cutParquet(footer, groups, index), { batchSize: Math.max(1, rows) })
+      .intoIPCStream();
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new BasinError(
@@ -180,7 +181,7 @@ function decodeWithArrow(footer: ParquetFooter, groups: number[], index: number[
       `${path}: row groups ${groups.join(", ")} do not decode (${why}); the file may be corrupt or use an encoding Basin cannot read`,
     );
   }
-  const table = tableFromIPC(ipc);
+  const table = arrowLib().tableFromIPC(ipc);
   try {
     return tablesToHandle(
       table.batches.map((b) => batchToJs(b, columns)),

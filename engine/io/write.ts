@@ -15,14 +15,7 @@ import {
 } from "node:fs";
 import { once } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { RecordBatchFileWriter, tableToIPC, Table as ArrowTable } from "apache-arrow";
-import {
-  Compression,
-  Table as WasmTable,
-  transformParquetStream,
-  WriterPropertiesBuilder,
-  type RecordBatch as WasmBatch,
-} from "parquet-wasm";
+import type { RecordBatch as WasmBatch } from "parquet-wasm";
 import { csvField } from "../common/csv_field.js";
 import { removeOrphans } from "../memory/orphans.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
@@ -30,6 +23,7 @@ import type { Field } from "../common/types.js";
 import { pinResident } from "../memory/resident.js";
 import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
 import { jsToBatch } from "./arrow_convert.js";
+import { arrowLib, parquetLib } from "./arrow_lib.js";
 import { emptyTable } from "./tables.js";
 
 export type OutputFormat = "csv" | "parquet" | "arrow";
@@ -222,7 +216,7 @@ async function writeCsv(src: ChunkSource, ws: WriteStream): Promise<void> {
 // ---- Arrow IPC ----
 
 async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
-  const writer = new RecordBatchFileWriter();
+  const writer = new (arrowLib().RecordBatchFileWriter)();
   writer.pipe(ws);
   let wrote = false;
   for await (const chunk of src.chunks()) {
@@ -237,7 +231,7 @@ async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
 
 // ---- Parquet ----
 
-const CODECS = { snappy: Compression.SNAPPY, zstd: Compression.ZSTD, uncompressed: Compression.UNCOMPRESSED } as const;
+const CODECS = { snappy: "SNAPPY", zstd: "ZSTD", uncompressed: "UNCOMPRESSED" } as const;
 
 /** Checks writer options, naming the bad one. */
 export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation): void {
@@ -252,8 +246,10 @@ export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation
 }
 
 async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParquetOptions): Promise<void> {
+  const { Compression, Table: WasmTable, transformParquetStream, WriterPropertiesBuilder } = parquetLib();
+  const { tableToIPC, Table: ArrowTable } = arrowLib();
   const props = new WriterPropertiesBuilder()
-    .setCompression(CODECS[o.compression ?? "snappy"])
+    .setCompression(Compression[CODECS[o.compression ?? "snappy"]])
     .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
     .build();
   // Chunks go to the wasm writer one at a time as it pulls them.

@@ -1,18 +1,23 @@
 // Loads a user's pipeline file: compiles it with esbuild (so it may live anywhere
 // and `import { … } from "basin"`), imports it, and returns its default export.
-import { build, type Message, type Plugin } from "esbuild";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// Compiled pipelines are cached by content (session/pipeline_cache.ts): an unchanged
+// file, with unchanged local imports, starts without esbuild.
+import type { Loader, Message, Plugin } from "esbuild";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, extname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { stackLocation } from "../api/source_location.js";
 import { BasinError } from "../common/errors.js";
 import { removeOrphans } from "../memory/orphans.js";
+import { cachedPipeline, cachePipeline } from "./pipeline_cache.js";
 
-/** Transpiled pipelines go to `<tmp>/basin-pipeline-<pid>-…` while they are imported. */
+/** Transpiled pipelines go to `<tmp>/basin-pipeline-<pid>-…` while they are imported (when there is no cache). */
 const PIPELINE_PREFIX = "basin-pipeline-";
 let orphansRemoved = false;
+/** Each import of a cached module gets its own URL: a pipeline run again is evaluated again. */
+let imports = 0;
 
 /** The engine's public module, as the pipeline's `"basin"` import resolves to it. */
 const API_URL = new URL("../api/index.js", import.meta.url).href;
@@ -65,15 +70,40 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   const file = resolve(path);
   if (source === undefined && !existsSync(file))
     throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
+  // Temp pipelines a killed run left (once per process; off the start-up's way: the
+  // main thread idles while the workers run the first task).
+  if (!orphansRemoved) setImmediate(() => removeOrphans(tmpdir(), PIPELINE_PREFIX));
+  orphansRemoved = true;
+  // The engine's modules load before source maps are on: Node would otherwise read and
+  // parse the map of each (~25 ms); the pipeline's own inline map is what names its lines.
+  await import(API_URL);
   process.setSourceMapsEnabled(true);
-  let code: string;
+  const text = source ?? readFileSync(file, "utf8");
+  // The compiled code names the engine's module by its URL: a cache entry is for this engine.
+  const key = [file, API_URL, text];
+  let module = cachedPipeline(key);
+  if (!module) {
+    const { code, inputs } = await compile(file, text);
+    module = cachePipeline(key, code, inputs) ?? undefined;
+    if (!module) return importTemp(code, file);
+  }
+  return defaultExport(await importModule(`${pathToFileURL(module).href}?${++imports}`, file), file);
+}
+
+const LOADERS: Record<string, Loader> = { ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "jsx", ".tsx": "tsx" };
+
+/**
+ * esbuild's bundle of the pipeline from `text` (the very text the cache key holds), and
+ * the files it read besides the pipeline itself.
+ */
+async function compile(file: string, text: string): Promise<{ code: string; inputs: string[] }> {
+  const { build } = await import("esbuild");
   try {
     const out = await build({
-      ...(source === undefined
-        ? { entryPoints: [file] }
-        : { stdin: { contents: source, sourcefile: file, resolveDir: dirname(file), loader: "ts" as const } }),
+      stdin: { contents: text, sourcefile: file, resolveDir: dirname(file), loader: LOADERS[extname(file)] ?? "ts" },
       bundle: true,
       write: false,
+      metafile: true,
       platform: "node",
       format: "esm",
       target: "node20",
@@ -83,29 +113,44 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
       plugins: [resolveBasin],
       logLevel: "silent",
     });
-    code = out.outputFiles[0].text;
+    // esbuild names inputs relative to absWorkingDir ("/"); the pipeline's own text is in the key.
+    const inputs = Object.keys(out.metafile.inputs)
+      .filter((k) => k !== "<stdin>")
+      .map((k) => resolve("/", k))
+      .filter((f) => f !== file);
+    return { code: out.outputFiles[0].text, inputs };
   } catch (e) {
     const errors = (e as { errors?: Message[] }).errors;
     if (errors?.length) throw syntaxError(errors[0], file);
     throw BasinError.from(e);
   }
-  // A temp file outside the user's folder keeps it clean; unlike a data: URL, Node
-  // applies its source map, so locations name the user's own file and line.
-  // Named with the pid: one left by a killed run is removed by the next process (once:
-  // a server loading a pipeline per run need not list the temp folder each time).
-  if (!orphansRemoved) removeOrphans(tmpdir(), PIPELINE_PREFIX);
-  orphansRemoved = true;
+}
+
+/**
+ * Without a cache folder: a temp file outside the user's folder (unlike a data: URL,
+ * Node applies its source map, so locations name the user's own file and line), named
+ * with the pid: one left by a killed run is removed by the next process (above).
+ */
+async function importTemp(code: string, file: string): Promise<unknown> {
   const tmp = mkdtempSync(join(tmpdir(), `${PIPELINE_PREFIX}${process.pid}-`));
   const out = join(tmp, "pipeline.mjs");
-  let mod: { default?: unknown };
   try {
     writeFileSync(out, code);
-    mod = (await import(pathToFileURL(out).href)) as { default?: unknown };
-  } catch (e) {
-    throw pipelineError(e, file);
+    return defaultExport(await importModule(pathToFileURL(out).href, file), file);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+async function importModule(url: string, file: string): Promise<{ default?: unknown }> {
+  try {
+    return (await import(url)) as { default?: unknown };
+  } catch (e) {
+    throw pipelineError(e, file);
+  }
+}
+
+function defaultExport(mod: { default?: unknown }, file: string): unknown {
   if (!("default" in mod) || mod.default === undefined)
     throw new BasinError("BASIN_PLAN", `${shown(file)} has no default export; end it with \`export default <frame>\``);
   return mod.default;

@@ -2,7 +2,7 @@
 // files), seeded: each read gives a clear error naming the file or the right answer
 // (the oracle's, or the original's where the oracle rejects the file), never a crash,
 // an engine error or a silently wrong answer.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tableFromArrays, tableToIPC } from "apache-arrow";
@@ -137,6 +137,11 @@ async function fuzz(opts: {
               ? `read ${diff(mine, originals[k])}; the oracle rejects it: ${rejected}`
               : `read ${mine.slice(0, 150)}, the oracle ${theirs.slice(0, 150)}`,
         });
+    }
+    // FUZZ_KEEP=folder keeps each failing case's file and its base there, to look at.
+    if (process.env.FUZZ_KEEP && failures.at(-1)?.how === how) {
+      copyFileSync(path, join(process.env.FUZZ_KEEP, `${opts.name}-${c}.${opts.ext}`));
+      writeFileSync(join(process.env.FUZZ_KEEP, `${opts.name}-base${k}.${opts.ext}`), opts.bases[k]);
     }
     rmSync(path, { force: true });
   }

@@ -16,6 +16,7 @@ import { col, count, readArrow, readJson, readParquet, type DataFrame } from "..
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 import { expectOnBoth, twoClusters } from "../helpers/clusters.js";
+import { rejected } from "../helpers/errors.js";
 
 const ROWS = 4000;
 const COLS = "rid, k, city, v, f, flag, day, ts";
@@ -92,6 +93,23 @@ describe("readJson (newline-delimited)", () => {
       { name: "x", type: "float64" },
     ]);
     await expectDuck(df, `SELECT id, name, x FROM read_json_auto('${out}/a-*.ndjson')`, "ragged keys");
+  });
+
+  it("reads integers beyond 2^53 exactly, as DuckDB does; one int64 cannot hold is BASIN_PARSE at its line", async () => {
+    // JSON.parse rounds 9007199254740993 to ...992, and 456E72 wrapped to 0 in int64.
+    const exact = ["9007199254740993", "-9223372036854775808", "1.2e18", "12345678901234567", "9223372036854775807"];
+    const path = join(out, "big.ndjson");
+    writeFileSync(path, exact.map((v, k) => `{"s": "a,\\"}${k}", "i": ${v}}`).join("\n") + "\n");
+    await expectDuck(
+      readJson(path, { dtypes: { i: "int64" } }).select("i"),
+      `SELECT i FROM read_json('${path}', format = 'newline_delimited', columns = {'s': 'VARCHAR', 'i': 'BIGINT'})`,
+      "big integers",
+    );
+    for (const v of ["456E72", "9223372036854775808", "1.5"]) {
+      writeFileSync(path, `{"i": 1}\n{"i": ${v}}\n`);
+      const e = await rejected(readJson(path, { dtypes: { i: "int64" } }).compute(), "BASIN_PARSE");
+      expect(e.message).toContain(`${path}:2: key "i" is ${v}`);
+    }
   });
 });
 

@@ -295,7 +295,7 @@ describe("csvScan", () => {
     const long = "y".repeat(70);
     const text =
       `a,b,c\n1,${long},${"z".repeat(130)}\n2,"q,${long}",x\n3,p,${long}\r\n4,,\n` +
-      `5,${"w".repeat(60)},"tail"\n6,a\rb,c\n7,${long},last`;
+      `5,${"w".repeat(60)},"tail"\n6,"a\rb",c\n7,${long},last`;
     const path = write(text);
     const opts = scanOpts(["a", "b", "c"], ["int64", "string", "string"]);
     const want = [
@@ -310,6 +310,10 @@ describe("csvScan", () => {
     expect(scanRows(path, 0, text.length, opts).rows).toEqual(want);
     expect(() => scanRows(write("a,b\n1,2,3\n"), 0, 10, scanOpts(["a", "b"], ["int64", "int64"]))).toThrow(
       "expected 2 fields, found 3",
+    );
+    // A lone CR in an unquoted field: DuckDB, pandas and Python's csv end the line there.
+    expect(() => scanRows(write("a,b\n1,x\ry\n"), 0, 10, scanOpts(["a", "b"], ["int64", "string"]))).toThrow(
+      ":2:4: a carriage return inside an unquoted field",
     );
   });
 

@@ -178,6 +178,7 @@ struct RowInfo {
   bool terminated = false;  // ended with a newline (else ran to the end of the buffer)
   const char* unclosed = nullptr;  // the opening quote of a field that never closes
   const char* afterQuote = nullptr;  // text after a closing quote (RFC 4180 allows none)
+  const char* strayCr = nullptr;     // a '\r' inside an unquoted field (other readers end the line there)
 };
 
 // The first delimiter or '\n' in [p, e), or e. Reads up to 15 bytes past e (see kPad).
@@ -208,6 +209,7 @@ inline const char* ParseRow(const char* p, const char* e, char delim, RawField* 
   info->terminated = false;
   info->unclosed = nullptr;
   info->afterQuote = nullptr;
+  info->strayCr = nullptr;
   for (;;) {
     const char* fb = p;
     RawField f;
@@ -250,6 +252,8 @@ inline const char* ParseRow(const char* p, const char* e, char delim, RawField* 
       p = FindFieldEnd(p, e, delim);
       const char* fe = p;
       if (fe > fb && fe[-1] == '\r' && (p == e || *p == '\n')) fe--;
+      if (!info->strayCr && fe > fb)
+        info->strayCr = static_cast<const char*>(std::memchr(fb, '\r', size_t(fe - fb)));
       f = RawField{fb, fe, kPlain};
     }
     if (n < maxFields) fields[n] = f;
@@ -976,11 +980,18 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
       skipHeader = false;
       continue;
     }
-    if (info.unclosed || info.afterQuote) {
+    if (info.unclosed || info.afterQuote || info.strayCr) {
       if (opts.skipBadLines) {
         skipped++;
         continue;
       }
+      // DuckDB, pandas and Python's csv end the line at a lone '\r': reading it as text
+      // would give another answer than theirs.
+      if (!info.unclosed && !info.afterQuote)
+        throw BasinError("BASIN_PARSE", where(info.strayCr) +
+                                            ": a carriage return inside an unquoted field (the lines end in \\n or "
+                                            "\\r\\n; quote the field if the \\r is part of it, or pass onBadLines: "
+                                            "\"skip\" to drop such lines)");
       throw BasinError("BASIN_PARSE", info.unclosed ? where(info.unclosed) +
                                                           ": unterminated quoted field (a '\"' opens a field that never "
                                                           "closes; fix the quoting, or pass onBadLines: \"skip\" to drop "
