@@ -39,7 +39,8 @@ export class ParquetStitcher {
     const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
     const footerLen = view.getInt32(file.length - 8, true);
     const footerAt = file.length - 8 - footerLen;
-    const meta = decodeStruct(file.subarray(footerAt, file.length - 8));
+    // A copy: decoded strings are views of their bytes, and would keep the whole chunk alive.
+    const meta = decodeStruct(file.slice(footerAt, file.length - 8));
     if (!this.first) this.first = meta;
     // The row groups' bytes end where the page indexes (or the footer) begin.
     let dataEnd = footerAt;
