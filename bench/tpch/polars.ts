@@ -237,8 +237,9 @@ export const TPCH_POLARS: readonly Query[] = [
       )
       .groupBy("l_shipmode")
       .agg(
-        pl.when(high).then(lit(1)).otherwise(lit(0)).sum().alias("high_line_count"),
-        pl.when(high).then(lit(0)).otherwise(lit(1)).sum().alias("low_line_count"),
+        // JS numbers are Float64 literals in Polars: the counts are integers, as in SQL.
+        pl.when(high).then(lit(1)).otherwise(lit(0)).cast(pl.Int64).sum().alias("high_line_count"),
+        pl.when(high).then(lit(0)).otherwise(lit(1)).cast(pl.Int64).sum().alias("low_line_count"),
       )
       .sort("l_shipmode");
   },
@@ -327,14 +328,14 @@ export const TPCH_POLARS: readonly Query[] = [
       .join(t(f, "lineitem"), { leftOn: "o_orderkey", rightOn: "l_orderkey" })
       .join(t(f, "customer"), { leftOn: "o_custkey", rightOn: "c_custkey" })
       .groupBy(["c_name", "o_custkey", "o_orderkey", "o_orderdate", "o_totalprice"])
-      .agg(c("l_quantity").sum().alias("sum_qty"))
+      .agg(c("l_quantity").sum().alias("sum_quantity"))
       .select(
         c("c_name"),
         c("o_custkey").alias("c_custkey"),
         c("o_orderkey"),
         c("o_orderdate"),
         c("o_totalprice"),
-        c("sum_qty"),
+        c("sum_quantity"),
       )
       .sort(["o_totalprice", "o_orderdate"], [true, false])
       .head(100);
