@@ -35,9 +35,19 @@ export const FULL_ROWS = 500_000;
 /** Larger answers: their statistics in full, and this many rows sampled at a stride. */
 export const SAMPLE_ROWS = 200_000;
 
+/** How many rows of an answer the check compares one by one. */
+export interface RowLimits {
+  /** Answers up to this many rows are compared in full. */
+  fullRows: number;
+  /** Larger ones are sampled at a stride to about this many. */
+  sampleRows: number;
+}
+
+export const ROW_LIMITS: RowLimits = { fullRows: FULL_ROWS, sampleRows: SAMPLE_ROWS };
+
 /** The stride at which an answer of `rows` rows is sampled (1: every row). */
-export function strideFor(rows: number): number {
-  return rows <= FULL_ROWS ? 1 : Math.ceil(rows / SAMPLE_ROWS);
+export function strideFor(rows: number, limits: RowLimits = ROW_LIMITS): number {
+  return rows <= limits.fullRows ? 1 : Math.ceil(rows / limits.sampleRows);
 }
 
 /** DuckDB's type name as a class. */

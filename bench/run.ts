@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { compareDigests, type Digest } from "./digest.js";
+import { compareDigests, ROW_LIMITS, strideFor, type Digest, type RowLimits } from "./digest.js";
 import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
@@ -177,18 +177,98 @@ function checkOrder(q: Question, a: Answer): string[] {
   return [...q.keys, ...a.columns.filter((c) => !q.keys.includes(c)).sort()];
 }
 
-async function digestAnswer(q: Question, a: Answer): Promise<Checked> {
+async function digestAnswer(q: Question, a: Answer, limits: RowLimits): Promise<Checked> {
   try {
-    return { digest: await a.digest(checkOrder(q, a)) };
+    return { digest: await a.digest(checkOrder(q, a), strideFor(a.numRows, limits)) };
   } catch (e) {
     return { error: `could not read answer: ${errorMessage(e)}` };
+  }
+}
+
+/** One contender's runs of one question: its outcome, and the timed answer's digest when checked. */
+async function runOne(
+  q: Question,
+  c: Contender,
+  runs: number,
+  check: boolean,
+  limits: RowLimits = ROW_LIMITS,
+): Promise<{ outcome: Outcome; checked?: Checked }> {
+  if (!c.supports(q)) return { outcome: { kind: "unsupported" } };
+  try {
+    const digest = check ? (a: Answer) => digestAnswer(q, a, limits) : null;
+    const { seconds, best, checked } = await timeRuns(runs, () => c.run(q), digest);
+    log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
+    return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}) };
+  } catch (e) {
+    log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
+    return { outcome: { kind: "error", message: errorMessage(e) } };
+  }
+}
+
+/**
+ * One question's outcomes and check. The first contender whose answer was digested is
+ * the reference (DuckDB when it ran); every later digest is compared with it as it
+ * arrives and dropped, so only the reference's stays in memory.
+ */
+class QuestionCheck {
+  readonly outcomes = new Map<string, Outcome>();
+  private ref: { name: string; checked: Checked } | null = null;
+  private readonly problems = new Map<string, string>();
+  private answered = 0;
+
+  constructor(
+    readonly q: Question,
+    private readonly rtol: number,
+  ) {}
+
+  add(name: string, outcome: Outcome, checked?: Checked): void {
+    this.outcomes.set(name, outcome);
+    if (!checked) return;
+    this.answered++;
+    if (!this.ref) {
+      this.ref = { name, checked };
+      return;
+    }
+    if (!("digest" in this.ref.checked)) return;
+    const diff =
+      "error" in checked
+        ? checked.error
+        : compareDigests(this.ref.checked.digest, checked.digest, this.q.keys, this.rtol);
+    if (diff) this.problems.set(name, `MISMATCH vs ${this.ref.name}: ${diff}`);
+  }
+
+  /** The check column: `ok`, or every contender's problem. */
+  verdict(contenders: readonly Contender[]): string {
+    const ref = this.ref;
+    if (ref && "error" in ref.checked) return `${ref.name}: ${ref.checked.error}; unchecked`;
+    const notes: string[] = [];
+    for (const c of contenders) {
+      const o = this.outcomes.get(c.name);
+      if (o?.kind === "unsupported") notes.push(`${c.name}: not supported`);
+      else if (o?.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
+      else if (this.problems.has(c.name)) notes.push(`${c.name}: ${this.problems.get(c.name)!}`);
+    }
+    const stride = ref && "digest" in ref.checked ? ref.checked.digest.stride : 1;
+    const sampled = stride > 1 && this.answered > 1;
+    if (sampled) notes.push(`column statistics of all rows checked, the rows themselves every ${stride}th`);
+    if (this.answered < 2) notes.push("unchecked (fewer than two answers)");
+    return notes.length === 0 || (notes.length === 1 && sampled) ? ["ok", ...notes].join("; ") : notes.join("; ");
+  }
+
+  row(contenders: readonly Contender[], check: boolean): ResultRow {
+    return {
+      label: this.q.id,
+      description: this.q.description,
+      outcomes: this.outcomes,
+      check: check ? this.verdict(contenders) : "-",
+    };
   }
 }
 
 /**
  * Runs one question on every contender and cross-checks their timed answers against
  * the first contender's that answered (DuckDB when it ran). Numbers agree within
- * `rtol` relative.
+ * `rtol` relative; `limits` say how many rows are compared one by one.
  */
 export async function runQuestion(
   q: Question,
@@ -196,79 +276,30 @@ export async function runQuestion(
   runs: number,
   check = true,
   rtol = 1e-6,
+  limits: RowLimits = ROW_LIMITS,
 ): Promise<ResultRow> {
-  const outcomes = new Map<string, Outcome>();
-  const answers = new Map<string, Checked>();
+  const qc = new QuestionCheck(q, rtol);
   for (const c of contenders) {
-    if (!c.supports(q)) {
-      outcomes.set(c.name, { kind: "unsupported" });
-      continue;
-    }
-    try {
-      const { seconds, best, checked } = await timeRuns(runs, () => c.run(q), check ? (a) => digestAnswer(q, a) : null);
-      outcomes.set(c.name, { kind: "time", seconds, best });
-      log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
-      if (checked) answers.set(c.name, checked);
-    } catch (e) {
-      outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
-      log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
-    }
+    const r = await runOne(q, c, runs, check, limits);
+    qc.add(c.name, r.outcome, r.checked);
   }
-  return {
-    label: q.id,
-    description: q.description,
-    outcomes,
-    check: check ? verdict(q, contenders, outcomes, answers, rtol) : "-",
-  };
+  return qc.row(contenders, check);
 }
 
-/** Cross-checks every timed answer against the first contender's that answered (DuckDB when it ran). */
-function verdict(
-  q: Question,
-  contenders: Contender[],
-  outcomes: Map<string, Outcome>,
-  answers: Map<string, Checked>,
-  rtol: number,
-): string {
-  const ref = contenders.find((c) => answers.has(c.name));
-  const refAnswer = ref && answers.get(ref.name)!;
-  if (ref && refAnswer && "error" in refAnswer) return `${ref.name}: ${refAnswer.error}; unchecked`;
-  const refDigest = refAnswer && "digest" in refAnswer ? refAnswer.digest : null;
-  const notes: string[] = [];
-  for (const c of contenders) {
-    const o = outcomes.get(c.name)!;
-    if (o.kind === "unsupported") notes.push(`${c.name}: not supported`);
-    else if (o.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
-    else if (refDigest && c !== ref) {
-      const a = answers.get(c.name)!;
-      const diff = "error" in a ? a.error : compareDigests(refDigest, a.digest, q.keys, rtol);
-      if (diff) notes.push(`${c.name}: MISMATCH vs ${ref!.name}: ${diff}`);
-    }
+/** Times a contender's load into `row`. */
+async function loadOne(c: Contender, row: ResultRow): Promise<void> {
+  if (!c.load) return;
+  try {
+    await collectResults();
+    const t0 = performance.now();
+    const reported = await c.load();
+    const seconds = reported ?? (performance.now() - t0) / 1000;
+    row.outcomes.set(c.name, { kind: "time", seconds });
+    log(`load ${c.name}: ${seconds.toFixed(3)} s`);
+  } catch (e) {
+    row.outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
+    row.check = `${row.check === "-" ? "" : `${row.check}; `}${c.name}: error: ${errorMessage(e)}`;
   }
-  const sampled = refDigest !== null && refDigest.stride > 1 && answers.size > 1;
-  if (sampled) notes.push(`column statistics of all rows checked, the rows themselves every ${refDigest.stride}th`);
-  if (answers.size < 2) notes.push("unchecked (fewer than two answers)");
-  return notes.length === 0 || (notes.length === 1 && sampled) ? ["ok", ...notes].join("; ") : notes.join("; ");
-}
-
-async function loadRow(contenders: Contender[], label: string): Promise<ResultRow> {
-  const outcomes = new Map<string, Outcome>();
-  const notes: string[] = [];
-  for (const c of contenders) {
-    if (!c.load) continue;
-    try {
-      await collectResults();
-      const t0 = performance.now();
-      const reported = await c.load();
-      const seconds = reported ?? (performance.now() - t0) / 1000;
-      outcomes.set(c.name, { kind: "time", seconds });
-      log(`load ${c.name}: ${seconds.toFixed(3)} s`);
-    } catch (e) {
-      outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
-      notes.push(`${c.name}: error: ${errorMessage(e)}`);
-    }
-  }
-  return { label, description: "", outcomes, check: notes.length ? notes.join("; ") : "-" };
 }
 
 /**
@@ -295,15 +326,23 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
   const contenders = await buildContenders(opts, data);
   const names = contenders.map((c) => c.name);
   const format = data.tables[0]?.format ?? "csv";
-  const rows: ResultRow[] = [await loadRow(contenders, `load ${format}`)];
-  for (const q of suite.questions) {
-    if (opts.questions.includes(q.id))
-      rows.push(await runQuestion(q, contenders, opts.runs, !opts.rssChild, suite.rtol ?? 1e-6));
+  const load: ResultRow = { label: `load ${format}`, description: "", outcomes: new Map(), check: "-" };
+  const checks = suite.questions
+    .filter((q) => opts.questions.includes(q.id))
+    .map((q) => new QuestionCheck(q, suite.rtol ?? 1e-6));
+  // One system at a time: it loads, answers every question, and frees its tables before
+  // the next one loads (at TPC-H SF 10 every system's tables at once would not fit).
+  for (const c of contenders) {
+    await loadOne(c, load);
+    for (const qc of checks) {
+      const r = await runOne(qc.q, c, opts.runs, !opts.rssChild);
+      qc.add(c.name, r.outcome, r.checked);
+    }
+    c.close?.();
   }
-  const questionRows = rows.slice(1);
-  rows.push(totalRow(questionRows, names));
+  const questionRows = checks.map((qc) => qc.row(contenders, !opts.rssChild));
+  const rows: ResultRow[] = [load, ...questionRows, totalRow(questionRows, names)];
   if (opts.runs > 1) rows.push(totalRow(questionRows, names, `best of ${opts.runs}`));
-  for (const c of contenders) c.close?.();
   const specs = ratioSpecs(names);
   const table = renderTable(rows, names, specs);
   const title =

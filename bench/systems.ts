@@ -14,7 +14,7 @@ import { basinDigest } from "./table_sample.js";
 import type { Table } from "../engine/run/table.js";
 import type { Question, Tables } from "./questions.js";
 import type { ColumnType, Dataset, Schema, TableFile } from "./data_file.js";
-import { duckdbTypeClass, polarsTypeClass, strideFor, type ColumnDigest, type Digest } from "./digest.js";
+import { duckdbTypeClass, polarsTypeClass, type ColumnDigest, type Digest } from "./digest.js";
 
 /** Each column type in each system's vocabulary. */
 const TYPES: Record<ColumnType, { duckdb: string; polars: pl.DataType; basin: DType }> = {
@@ -36,15 +36,15 @@ function perTable<T>(data: Dataset, make: (t: TableFile) => T): Tables<T> {
 
 /**
  * A finished query's answer: the timed run's own result, held by the system that
- * computed it. `digest(order)` reads what the check compares (after timing stops):
+ * computed it. `digest(order, stride)` reads what the check compares (after timing stops):
  * column names and type classes, statistics of every column over every row computed
- * inside that system, and the rows sorted by `order` (natively where the system can)
- * — all of them, or an aligned sample of huge answers (see digest.ts).
+ * inside that system, and the rows sorted by `order` (natively where the system can),
+ * every `stride`-th of them (1: all; the harness samples huge answers, see digest.ts).
  */
 export interface Answer {
   numRows: number;
   columns: string[];
-  digest(order: readonly string[]): Promise<Digest>;
+  digest(order: readonly string[], stride: number): Promise<Digest>;
 }
 
 /** A column's statistics with the systems' conventions for empty and all-null columns made one. */
@@ -164,8 +164,7 @@ export async function duckdbContender(data: Dataset, loaded: boolean): Promise<C
       return {
         numRows,
         columns,
-        async digest(order) {
-          const stride = strideFor(numRows);
+        async digest(order, stride) {
           const by = order.map((c) => `${quoteIdent(c)} NULLS FIRST`).join(", ");
           const rowsSql =
             stride === 1
@@ -254,8 +253,7 @@ export function polarsContender(data: Dataset, loaded: boolean): Contender {
       return {
         numRows: out.height,
         columns: out.columns,
-        async digest(order) {
-          const stride = strideFor(out.height);
+        async digest(order, stride) {
           const sorted = order.length > 0 ? out.sort([...order]) : out;
           const sample = stride > 1 ? sorted.gatherEvery(stride) : sorted;
           return {
@@ -278,8 +276,8 @@ function basinAnswer(t: Table): Answer {
   return {
     numRows: t.numRows,
     columns: [...t.columnNames],
-    async digest(order) {
-      return basinDigest(t, order, strideFor(t.numRows));
+    async digest(order, stride) {
+      return basinDigest(t, order, stride);
     },
   };
 }
