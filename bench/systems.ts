@@ -320,6 +320,7 @@ export function basinMemoryContender(data: Dataset, name: string, options: api.L
       cluster ??= new api.LocalCluster(options);
       for (const f of Object.values(frames ?? {})) f.unpersist();
       await startWorkers(cluster);
+      coldScan();
       const t0 = performance.now();
       // CPU workers get 4 partitions each: smaller tasks pipeline better (G1_1e7 q10: 3.4 s
       // with 2 partitions, 1.9 s with 8, q1–q9 alike) and 8 partitions are the 509 MB file's
