@@ -16,6 +16,11 @@ export function normalizeCell(v: unknown): Cell {
   if (typeof v === "bigint") return Number(v);
   if (typeof v === "string") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
+  // Dates as YYYY-MM-DD (every system hands DATE over as a Date at midnight UTC), timestamps in full.
+  if (v instanceof Date) {
+    const iso = v.toISOString();
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso;
+  }
   // DuckDB values with valueOf/toDouble (e.g. decimals, hugeints wrapped in objects).
   if (typeof v === "object") {
     const o = v as { toDouble?: () => number; valueOf: () => unknown };

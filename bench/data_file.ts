@@ -8,16 +8,19 @@ import { once } from "node:events";
 import { dirname } from "node:path";
 
 /** A column type, mapped to each system's own vocabulary in `systems.ts`. */
-export type ColumnType = "string" | "int64" | "float64";
+export type ColumnType = "string" | "int64" | "float64" | "date";
 
 /** Column name → type, in file order. */
 export type Schema = Readonly<Record<string, ColumnType>>;
 
-/** One CSV file of a dataset, queried under `name` (the DuckDB table / CTE name). */
+/** One file of a dataset, queried under `name` (the DuckDB table / CTE name). */
 export interface TableFile {
   name: string;
   path: string;
+  /** The CSV's columns, given to every reader; Parquet files carry their own (empty here). */
   schema: Schema;
+  /** Default "csv". */
+  format?: "csv" | "parquet";
 }
 
 /** A generated (or reused) dataset: one or more tables. */

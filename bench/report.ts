@@ -15,7 +15,7 @@ export type Outcome =
 
 /** One row of the results table. */
 export interface ResultRow {
-  /** Row label: `load csv`, `q1`, ... */
+  /** Row label: `load csv` (or `load parquet`), `q1`, ... */
   label: string;
   description: string;
   /** Outcome per contender name. */
@@ -30,7 +30,7 @@ export interface RatioSpec {
   numerator: string;
   /** Candidate denominators, in preference order, for question rows. */
   denominators: string[];
-  /** Candidate denominators for the `load csv` row. */
+  /** Candidate denominators for the `load …` row. */
   loadDenominators: string[];
 }
 
@@ -43,7 +43,7 @@ function cell(o: Outcome | undefined): string {
 
 function ratio(row: ResultRow, spec: RatioSpec): string {
   const num = row.outcomes.get(spec.numerator);
-  const dens = row.label === "load csv" ? spec.loadDenominators : spec.denominators;
+  const dens = row.label.startsWith("load ") ? spec.loadDenominators : spec.denominators;
   const denName = dens.find((d) => row.outcomes.get(d)?.kind === "time");
   const den = denName ? row.outcomes.get(denName) : undefined;
   if (num?.kind !== "time" || den?.kind !== "time" || den.seconds <= 0) return "";

@@ -1,15 +1,16 @@
 /**
- * Basin benchmark runner: db-benchmark groupby q1–q10 and join q1–q5 on Basin, DuckDB
- * and Polars, with cross-checked answers and one results table per suite.
+ * Basin benchmark runner: db-benchmark groupby q1–q10 and join q1–q5, and TPC-H's 22
+ * queries, on Basin, DuckDB and Polars, with cross-checked answers and one results
+ * table per suite.
  *
- * Usage: run.ts [--suite groupby|join|all] [--rows 1e7] [--k 100] [--questions q1,q2]
- *               [--systems basin,duckdb,polars] [--runs 2] [--no-scan]
+ * Usage: run.ts [--suite groupby|join|tpch|all] [--rows 1e7] [--k 100] [--sf 1]
+ *               [--questions q1,q2] [--systems basin,duckdb,polars] [--runs 2] [--no-scan]
  *               [--out BENCHMARKS.md] [--data-dir .bench-data] [--rss]
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { compareResults, type Row } from "./compare.js";
+import { compareDigests, ROW_LIMITS, strideFor, type Digest, type RowLimits } from "./digest.js";
 import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
 import { SUITES, type Suite } from "./suites.js";
@@ -39,6 +40,8 @@ export interface BenchOptions {
   suites: Suite[];
   rows: number;
   k: number;
+  /** TPC-H scale factor. */
+  sf: number;
   questions: string[];
   systems: string[];
   runs: number;
@@ -62,6 +65,12 @@ function parseCount(name: string, s: string): number {
   return n;
 }
 
+function parseScale(s: string): number {
+  const n = Number(s);
+  if (!(n > 0) || !Number.isFinite(n)) throw new Error(`--sf: expected a positive scale factor, got "${s}"`);
+  return n;
+}
+
 /** Parses argv (without node and script) into {@link BenchOptions}. */
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -70,6 +79,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       suite: { type: "string", default: "all" },
       rows: { type: "string", default: "1e7" },
       k: { type: "string", default: "100" },
+      sf: { type: "string", default: "1" },
       questions: { type: "string" },
       systems: { type: "string", default: DEFAULT_SYSTEMS.join(",") },
       runs: { type: "string", default: "2" },
@@ -96,6 +106,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     suites,
     rows: parseCount("rows", values.rows),
     k: parseCount("k", values.k),
+    sf: parseScale(values.sf),
     questions,
     systems,
     runs: parseCount("runs", values.runs),
@@ -113,30 +124,34 @@ function errorMessage(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 200);
 }
 
-/** Times `fn` `runs` times; returns the first run's time (the measure the targets use), the best, and the last run's answer. */
+/**
+ * Times `fn` `runs` times; returns the first run's time (the measure the targets use),
+ * the best, and the first run's answer digested by `check` (untimed, before the next
+ * run): the answer checked is the one that was timed.
+ */
 async function timeRuns(
   runs: number,
   fn: () => Promise<Answer>,
-): Promise<{ seconds: number; best: number; answer: Answer }> {
+  check: ((a: Answer) => Promise<Checked>) | null,
+): Promise<{ seconds: number; best: number; checked: Checked | null }> {
   let first = NaN,
     best = Infinity;
-  let answer: Answer | null = null;
+  let checked: Checked | null = null;
   for (let i = 0; i < runs; i++) {
-    answer = null; // the previous run's answer is not kept alive during the next
-    // Untimed: the garbage of earlier runs and checks (a Basin answer's sample decodes
-    // ~1e8 JS values) is collected now, not in the middle of the next system's run.
+    // Untimed: the garbage of earlier runs and checks is collected now, not in the
+    // middle of the next system's run.
     await collectResults();
     const t0 = performance.now();
-    answer = await fn();
+    const answer = await fn();
     const s = (performance.now() - t0) / 1000;
-    if (i === 0) first = s;
+    if (i === 0) {
+      first = s;
+      if (check) checked = await check(answer);
+    }
     best = Math.min(best, s);
   }
-  return { seconds: first, best, answer: answer! };
+  return { seconds: first, best, checked };
 }
-
-/** At most this many rows per answer are compared; larger answers are sampled at a stride. */
-const CHECK_ROWS = 200_000;
 
 async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Contender[]> {
   const out: Contender[] = [];
@@ -154,106 +169,137 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   return out;
 }
 
-/**
- * What the check keeps of an answer: its row count and an aligned sample of its rows
- * (sorted by the keys, then the other columns by name; every stride-th row), taken
- * as soon as the system answers so no system's whole answer outlives its own run.
- */
-interface Sample {
-  numRows: number;
-  rows: Row[] | null;
-  /** Why the rows could not be read. */
-  error?: string;
+/** What the check keeps of the timed answer: its digest, or why it could not be read. */
+type Checked = { digest: Digest } | { error: string };
+
+/** The order the check sorts an answer by: the question's keys, then the other columns by name. */
+function checkOrder(q: Question, a: Answer): string[] {
+  return [...q.keys, ...a.columns.filter((c) => !q.keys.includes(c)).sort()];
 }
 
-async function sampleAnswer(q: Question, a: Answer): Promise<Sample> {
-  const stride = Math.max(1, Math.ceil(a.numRows / CHECK_ROWS));
-  const order = [...q.keys, ...a.columns.filter((c) => !q.keys.includes(c)).sort()];
+async function digestAnswer(q: Question, a: Answer, limits: RowLimits): Promise<Checked> {
   try {
-    return { numRows: a.numRows, rows: await a.rows(order, stride) };
+    return { digest: await a.digest(checkOrder(q, a), strideFor(a.numRows, limits)) };
   } catch (e) {
-    return { numRows: a.numRows, rows: null, error: `could not read answer: ${errorMessage(e)}` };
+    return { error: `could not read answer: ${errorMessage(e)}` };
   }
 }
 
-/** Runs one question on every contender and cross-checks against the first one that answered. */
-async function runQuestion(q: Question, contenders: Contender[], runs: number, check = true): Promise<ResultRow> {
-  const outcomes = new Map<string, Outcome>();
-  const samples = new Map<string, Sample>();
-  for (const c of contenders) {
-    if (!c.supports(q)) {
-      outcomes.set(c.name, { kind: "unsupported" });
-      continue;
-    }
-    try {
-      const { seconds, best, answer } = await timeRuns(runs, () => c.run(q));
-      outcomes.set(c.name, { kind: "time", seconds, best });
-      log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
-      if (check) samples.set(c.name, await sampleAnswer(q, answer));
-    } catch (e) {
-      outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
-      log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
-    }
+/** One contender's runs of one question: its outcome, and the timed answer's digest when checked. */
+async function runOne(
+  q: Question,
+  c: Contender,
+  runs: number,
+  check: boolean,
+  limits: RowLimits = ROW_LIMITS,
+): Promise<{ outcome: Outcome; checked?: Checked }> {
+  if (!c.supports(q)) return { outcome: { kind: "unsupported" } };
+  try {
+    const digest = check ? (a: Answer) => digestAnswer(q, a, limits) : null;
+    const { seconds, best, checked } = await timeRuns(runs, () => c.run(q), digest);
+    log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
+    return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}) };
+  } catch (e) {
+    log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
+    return { outcome: { kind: "error", message: errorMessage(e) } };
   }
-  return {
-    label: q.id,
-    description: q.description,
-    outcomes,
-    check: check ? verdict(q, contenders, outcomes, samples) : "-",
-  };
 }
 
-/** Cross-checks every sample against the first contender that answered (DuckDB when it ran). */
-function verdict(
+/**
+ * One question's outcomes and check. The first contender whose answer was digested is
+ * the reference (DuckDB when it ran); every later digest is compared with it as it
+ * arrives and dropped, so only the reference's stays in memory.
+ */
+class QuestionCheck {
+  readonly outcomes = new Map<string, Outcome>();
+  private ref: { name: string; checked: Checked } | null = null;
+  private readonly problems = new Map<string, string>();
+  private answered = 0;
+
+  constructor(
+    readonly q: Question,
+    private readonly rtol: number,
+  ) {}
+
+  add(name: string, outcome: Outcome, checked?: Checked): void {
+    this.outcomes.set(name, outcome);
+    if (!checked) return;
+    this.answered++;
+    if (!this.ref) {
+      this.ref = { name, checked };
+      return;
+    }
+    if (!("digest" in this.ref.checked)) return;
+    const diff =
+      "error" in checked
+        ? checked.error
+        : compareDigests(this.ref.checked.digest, checked.digest, this.q.keys, this.rtol);
+    if (diff) this.problems.set(name, `MISMATCH vs ${this.ref.name}: ${diff}`);
+  }
+
+  /** The check column: `ok`, or every contender's problem. */
+  verdict(contenders: readonly Contender[]): string {
+    const ref = this.ref;
+    if (ref && "error" in ref.checked) return `${ref.name}: ${ref.checked.error}; unchecked`;
+    const notes: string[] = [];
+    for (const c of contenders) {
+      const o = this.outcomes.get(c.name);
+      if (o?.kind === "unsupported") notes.push(`${c.name}: not supported`);
+      else if (o?.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
+      else if (this.problems.has(c.name)) notes.push(`${c.name}: ${this.problems.get(c.name)!}`);
+    }
+    const stride = ref && "digest" in ref.checked ? ref.checked.digest.stride : 1;
+    const sampled = stride > 1 && this.answered > 1;
+    if (sampled) notes.push(`column statistics of all rows checked, the rows themselves every ${stride}th`);
+    if (this.answered < 2) notes.push("unchecked (fewer than two answers)");
+    return notes.length === 0 || (notes.length === 1 && sampled) ? ["ok", ...notes].join("; ") : notes.join("; ");
+  }
+
+  row(contenders: readonly Contender[], check: boolean): ResultRow {
+    return {
+      label: this.q.id,
+      description: this.q.description,
+      outcomes: this.outcomes,
+      check: check ? this.verdict(contenders) : "-",
+    };
+  }
+}
+
+/**
+ * Runs one question on every contender and cross-checks their timed answers against
+ * the first contender's that answered (DuckDB when it ran). Numbers agree within
+ * `rtol` relative; `limits` say how many rows are compared one by one.
+ */
+export async function runQuestion(
   q: Question,
   contenders: Contender[],
-  outcomes: Map<string, Outcome>,
-  samples: Map<string, Sample>,
-): string {
-  const ref = contenders.find((c) => samples.has(c.name));
-  const refSample = ref && samples.get(ref.name)!;
-  if (ref && refSample!.rows === null) return `${ref.name}: ${refSample!.error}; unchecked`;
-  const notes: string[] = [];
+  runs: number,
+  check = true,
+  rtol = 1e-6,
+  limits: RowLimits = ROW_LIMITS,
+): Promise<ResultRow> {
+  const qc = new QuestionCheck(q, rtol);
   for (const c of contenders) {
-    const o = outcomes.get(c.name)!;
-    if (o.kind === "unsupported") notes.push(`${c.name}: not supported`);
-    else if (o.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
-    else if (refSample && c !== ref) {
-      const s = samples.get(c.name)!;
-      const diff =
-        s.numRows !== refSample.numRows
-          ? `row count ${s.numRows}, expected ${refSample.numRows}`
-          : s.rows === null
-            ? s.error!
-            : compareResults(refSample.rows!, s.rows, q.keys);
-      if (diff) notes.push(`${c.name}: MISMATCH vs ${ref!.name}: ${diff}`);
-    }
+    const r = await runOne(q, c, runs, check, limits);
+    qc.add(c.name, r.outcome, r.checked);
   }
-  const stride = refSample ? Math.ceil(refSample.numRows / CHECK_ROWS) : 1;
-  if (stride > 1 && samples.size > 1) notes.push(`checked every ${stride}th row`);
-  if (samples.size < 2) notes.push("unchecked (fewer than two answers)");
-  return notes.length === 0 || notes.every((n) => n.startsWith("checked every"))
-    ? ["ok", ...notes].join("; ")
-    : notes.join("; ");
+  return qc.row(contenders, check);
 }
 
-async function loadRow(contenders: Contender[]): Promise<ResultRow> {
-  const outcomes = new Map<string, Outcome>();
-  const notes: string[] = [];
-  for (const c of contenders) {
-    if (!c.load) continue;
-    try {
-      const t0 = performance.now();
-      await c.load();
-      const seconds = (performance.now() - t0) / 1000;
-      outcomes.set(c.name, { kind: "time", seconds });
-      log(`load ${c.name}: ${seconds.toFixed(3)} s`);
-    } catch (e) {
-      outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
-      notes.push(`${c.name}: error: ${errorMessage(e)}`);
-    }
+/** Times a contender's load into `row`. */
+async function loadOne(c: Contender, row: ResultRow): Promise<void> {
+  if (!c.load) return;
+  try {
+    await collectResults();
+    const t0 = performance.now();
+    const reported = await c.load();
+    const seconds = reported ?? (performance.now() - t0) / 1000;
+    row.outcomes.set(c.name, { kind: "time", seconds });
+    log(`load ${c.name}: ${seconds.toFixed(3)} s`);
+  } catch (e) {
+    row.outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
+    row.check = `${row.check === "-" ? "" : `${row.check}; `}${c.name}: error: ${errorMessage(e)}`;
   }
-  return { label: "load csv", description: "", outcomes, check: notes.length ? notes.join("; ") : "-" };
 }
 
 /**
@@ -274,19 +320,29 @@ function ratioSpecs(names: string[]): RatioSpec[] {
 
 /** Runs one suite; returns its rendered section (title, notes, table). */
 async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
-  const params = { rows: opts.rows, k: opts.k, dataDir: opts.dataDir, log };
+  const params = { rows: opts.rows, k: opts.k, sf: opts.sf, dataDir: opts.dataDir, log };
   const data = await suite.data(params);
   log(`${data.reused ? "reusing" : "generated"} ${data.tables.map((t) => t.path).join(", ")}`);
   const contenders = await buildContenders(opts, data);
   const names = contenders.map((c) => c.name);
-  const rows: ResultRow[] = [await loadRow(contenders)];
-  for (const q of suite.questions) {
-    if (opts.questions.includes(q.id)) rows.push(await runQuestion(q, contenders, opts.runs, !opts.rssChild));
+  const format = data.tables[0]?.format ?? "csv";
+  const load: ResultRow = { label: `load ${format}`, description: "", outcomes: new Map(), check: "-" };
+  const checks = suite.questions
+    .filter((q) => opts.questions.includes(q.id))
+    .map((q) => new QuestionCheck(q, suite.rtol ?? 1e-6));
+  // One system at a time: it loads, answers every question, and frees its tables before
+  // the next one loads (at TPC-H SF 10 every system's tables at once would not fit).
+  for (const c of contenders) {
+    await loadOne(c, load);
+    for (const qc of checks) {
+      const r = await runOne(qc.q, c, opts.runs, !opts.rssChild);
+      qc.add(c.name, r.outcome, r.checked);
+    }
+    c.close?.();
   }
-  const questionRows = rows.slice(1);
-  rows.push(totalRow(questionRows, names));
+  const questionRows = checks.map((qc) => qc.row(contenders, !opts.rssChild));
+  const rows: ResultRow[] = [load, ...questionRows, totalRow(questionRows, names)];
   if (opts.runs > 1) rows.push(totalRow(questionRows, names, `best of ${opts.runs}`));
-  for (const c of contenders) c.close?.();
   const specs = ratioSpecs(names);
   const table = renderTable(rows, names, specs);
   const title =
@@ -294,9 +350,11 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
     `${opts.runs > 1 ? ` (and the total of the best of ${opts.runs})` : ""}, ${new Date().toISOString().slice(0, 10)}`;
   const notes =
     `Machine: ${machineInfo()}.\n` +
-    "Times in seconds. `duckdb`/`polars` query in-memory tables loaded once (load timed in `load csv`); " +
-    "`+scan` variants and `basin` read the CSVs in every query. Ratios: basin ÷ the `+scan` variant " +
-    "(÷ the in-memory load for `load csv`); `basin-mem`/`basin-gpu` (tables persisted once) ÷ the in-memory " +
+    `Times in seconds of each question's first run; the answer checked is that run's. ` +
+    `\`duckdb\`/\`polars\` query in-memory tables loaded once (load timed in \`load ${format}\`; Basin's load ` +
+    `reads and keeps every table too); \`+scan\` variants and \`basin\` read the ${format === "csv" ? "CSVs" : "Parquet files"} in every query ` +
+    `(Basin's remembered CSV block boundaries are cleared before each). Ratios: basin ÷ the \`+scan\` variant ` +
+    `(÷ the in-memory load for \`load ${format}\`); \`basin-mem\`/\`basin-gpu\` (tables persisted once) ÷ the in-memory ` +
     "tables, their load ÷ the in-memory loads; below 1x means Basin is faster. n/s = not supported.";
   const rss = opts.rss ? `\n${renderRss(suite, opts, peakRss(suite, opts))}\n` : "";
   const peers = fastestPeerLines(questionRows, specs);
@@ -329,6 +387,8 @@ function peakRss(suite: Suite, opts: BenchOptions): Map<string, number | string>
       String(opts.rows),
       "--k",
       String(opts.k),
+      "--sf",
+      String(opts.sf),
       "--questions",
       opts.questions.join(","),
       "--systems",

@@ -44,7 +44,7 @@ const workers = Number(values.workers ?? 2);
 const dir = values["data-dir"] ?? ".bench-data";
 const gd = await generateGroupby({ rows, k: Number(values.k ?? 10), dir });
 const jd = await generateJoin({ rows, dir });
-const csv = (path: string, dtypes: Record<string, "int64" | "float64" | "string">) =>
+const csv = (path: string, dtypes: Record<string, "int64" | "float64" | "string" | "date">) =>
   readCsv(path, { dtypes, blocksize: "4MiB" });
 const g = () => csv(gd.tables[0].path, { ...GROUPBY_SCHEMA });
 const x = () => csv(jd.tables.find((t) => t.name === "x")!.path, { ...JOIN_SCHEMAS.x });

@@ -7,23 +7,28 @@ import { generateGroupby } from "./generate.js";
 import { generateJoin, joinTableRows } from "./generate_join.js";
 import { JOIN_QUESTIONS } from "./join_questions.js";
 import { GROUPBY_QUESTIONS, type Question } from "./questions.js";
+import { TPCH_SUITE } from "./tpch/suite.js";
 
 /** Generator parameters a suite may use. */
 export interface SuiteParams {
   rows: number;
   k: number;
+  /** TPC-H scale factor. */
+  sf: number;
   dataDir: string;
   log: (msg: string) => void;
 }
 
 /** One suite of db-benchmark questions over one dataset. */
 export interface Suite {
-  name: "groupby" | "join";
+  name: "groupby" | "join" | "tpch";
   questions: readonly Question[];
   /** Generates the data, or reuses complete files. */
   data(p: SuiteParams): Promise<Dataset>;
   /** The dataset's parameters for the section title, e.g. `1e7 rows, K=100`. */
   describe(p: SuiteParams): string;
+  /** Relative tolerance of numbers in the answers' check (default 1e-6). */
+  rtol?: number;
 }
 
 /** All suites, in run order. */
@@ -43,4 +48,5 @@ export const SUITES: readonly Suite[] = [
       return `x ${n.x} rows, small ${n.small}, medium ${n.medium}, big ${n.big}`;
     },
   },
+  TPCH_SUITE,
 ];

@@ -1,7 +1,8 @@
 // The checked sample of a Basin answer, read from the arrays the store handed over.
 import { cellAt, type Table } from "../engine/run/table.js";
 import type { JsColumn, JsStrings } from "../engine/native/addon.js";
-import { normalizeCell, type Row } from "./compare.js";
+import { normalizeCell, type Cell, type Row } from "./compare.js";
+import { basinTypeClass, type ColumnDigest, type Digest } from "./digest.js";
 
 type Compare = (a: number, b: number) => number;
 
@@ -62,5 +63,87 @@ function compareRows(c: JsColumn, rows: number): Compare {
       q = x[b]!;
     if (p !== p || q !== q) return Number(q !== q) - Number(p !== p);
     return p < q ? -1 : p > q ? 1 : 0;
+  };
+}
+
+/** Statistics of one column of a Basin answer, read from its arrays (nulls and NaN counted together). */
+function basinColumn(name: string, c: JsColumn, rows: number): ColumnDigest {
+  const type = basinTypeClass(c.type);
+  const valid = c.validity;
+  let nulls = 0;
+  let min: Cell = null,
+    max: Cell = null,
+    sum: number | null = null;
+  if (c.type === "string") {
+    const s = c.values as JsStrings;
+    const text = new TextDecoder();
+    let lo: string | null = null,
+      hi: string | null = null,
+      first = -1,
+      chars = 0;
+    const cmp = compareRows(c, rows);
+    let loRow = -1,
+      hiRow = -1;
+    for (let i = 0; i < rows; i++) {
+      if (valid && !valid[i]) {
+        nulls++;
+        continue;
+      }
+      if (first < 0) first = loRow = hiRow = i;
+      if (cmp(i, loRow) < 0) loRow = i;
+      if (cmp(i, hiRow) > 0) hiRow = i;
+      const bytes = s.chars.subarray(s.offsets[i]!, s.offsets[i + 1]!);
+      chars += s.ascii ? bytes.length : [...text.decode(bytes)].length;
+    }
+    if (first >= 0) {
+      lo = text.decode(s.chars.subarray(s.offsets[loRow]!, s.offsets[loRow + 1]!));
+      hi = text.decode(s.chars.subarray(s.offsets[hiRow]!, s.offsets[hiRow + 1]!));
+      sum = chars;
+    }
+    min = lo;
+    max = hi;
+  } else {
+    const v = c.values as BigInt64Array | Float64Array | Int32Array | Uint8Array;
+    let lo = Infinity,
+      hi = -Infinity,
+      total = 0;
+    for (let i = 0; i < rows; i++) {
+      const x = Number(v[i]);
+      if ((valid && !valid[i]) || Number.isNaN(x)) {
+        nulls++;
+        continue;
+      }
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+      total += x;
+    }
+    if (nulls < rows) {
+      if (c.type === "date") {
+        min = normalizeCell(new Date(lo * 86_400_000));
+        max = normalizeCell(new Date(hi * 86_400_000));
+      } else {
+        min = lo;
+        max = hi;
+        if (c.type !== "timestamp") sum = total;
+      }
+    }
+  }
+  return { name, type, nulls, min, max, sum };
+}
+
+/**
+ * The digest of a Basin answer (see digest.ts): statistics over every row, read from
+ * the result's arrays, and its rows sorted by `order`, every `stride`-th kept.
+ *
+ * @example
+ * const d = basinDigest(await df.compute(), ["id1"], 1);
+ */
+export function basinDigest(t: Table, order: readonly string[], stride: number): Digest {
+  const raw = t.raw();
+  return {
+    numRows: t.numRows,
+    columns: raw.names.map((n, i) => basinColumn(n, raw.columns[i]!, t.numRows)),
+    rows: sortAndStrideTable(t, order, stride),
+    stride,
   };
 }
