@@ -215,6 +215,14 @@ export interface GpuStats {
   broken: string | null;
 }
 
+/** Where an ordered part sink is (engine/io/part_sink.ts). */
+export interface SinkStatus {
+  parts: number;
+  bytes: number;
+  pendingBytes: number;
+  error: string | null;
+}
+
 export interface NativeAddon {
   buildInfo(): BuildInfo;
   gpuInfo(): GpuInfo;
@@ -290,6 +298,21 @@ export interface NativeAddon {
       values?: { count: number; encoding: number; physical: number; optional: boolean; dictionary: number };
     },
   ): string | null;
+  /**
+   * Opens an ordered part sink over the open file `fd` (the caller's, closed by it),
+   * writing from byte `offset`: parts sent by any thread are written in part order.
+   */
+  sinkOpen(fd: number, offset: number): number;
+  /** Parts written in order so far, bytes written, bytes of parts waiting for their turn, the write error. */
+  sinkStatus(sink: number): SinkStatus;
+  /** Forgets the sink (parts sent to it later fail); its last status. */
+  sinkClose(sink: number): SinkStatus;
+  /** The table's rows as CSV lines (as engine/io/write.ts csvLines), part `part` of the sink; BASIN_IO when a write fails. */
+  csvWritePart(sink: number, h: Handle, part: number): void;
+  /** The table as a new CSV file (O_EXCL), with a header line when `header`; the bytes written. */
+  csvWriteFile(h: Handle, path: string, header: boolean): number;
+  /** The table's rows as CSV lines (no header). */
+  csvFormat(h: Handle): Uint8Array;
   /** Parses bytes [start, end) of a file; the header row is skipped when start is 0 and header is true. */
   csvScan(path: string, start: number, end: number, opts: CsvScanOptions): CsvScanResult;
 
