@@ -4,25 +4,22 @@
 import { randomBytes } from "node:crypto";
 import {
   accessSync,
+  closeSync,
   constants,
   createWriteStream,
   lstatSync,
+  openSync,
   readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
+  writeSync,
   type WriteStream,
 } from "node:fs";
 import { once } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { RecordBatchFileWriter, tableToIPC, Table as ArrowTable } from "apache-arrow";
-import {
-  Compression,
-  Table as WasmTable,
-  transformParquetStream,
-  WriterPropertiesBuilder,
-  type RecordBatch as WasmBatch,
-} from "parquet-wasm";
+import { Table as WasmTable, transformParquetStream, type RecordBatch as WasmBatch } from "parquet-wasm";
 import { csvField } from "../common/csv_field.js";
 import { removeOrphans } from "../memory/orphans.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
@@ -31,6 +28,8 @@ import { pinResident } from "../memory/resident.js";
 import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
 import { jsToBatch } from "./arrow_convert.js";
 import { emptyTable } from "./tables.js";
+import type { Step } from "../graph/tasks.js";
+import { PARQUET_CODECS, parquetProps } from "./write_part.js";
 
 export type OutputFormat = "csv" | "parquet" | "arrow";
 
@@ -81,8 +80,21 @@ export function outputFormat(path: string, loc?: SourceLocation): OutputFormat {
   return f;
 }
 
-/** Fails early (before any work) when `path` cannot be written: a missing or read-only folder, or a folder in the way. */
-export function checkWritable(path: string, loc?: SourceLocation): void {
+/**
+ * The format of a folder output's part files: its name's extension ("out.csv/"), else Parquet.
+ *
+ * @example
+ * folderFormat("out/") // "parquet"
+ */
+export function folderFormat(path: string): OutputFormat {
+  return EXTENSIONS[extname(path.replace(/[/\\]+$/, "")).toLowerCase()] ?? "parquet";
+}
+
+/**
+ * Fails early (before any work) when `path` cannot be written: a missing or read-only
+ * folder, or a folder in the way (unless `folder`: a folder output may replace one).
+ */
+export function checkWritable(path: string, loc?: SourceLocation, folder = false): void {
   const dir = dirname(resolve(path));
   const st = statSync(dir, { throwIfNoEntry: false });
   if (!st || !st.isDirectory())
@@ -100,7 +112,7 @@ export function checkWritable(path: string, loc?: SourceLocation): void {
       loc,
     );
   }
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+  if (!folder && statSync(path, { throwIfNoEntry: false })?.isDirectory())
     throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
 }
 
@@ -237,14 +249,12 @@ async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
 
 // ---- Parquet ----
 
-const CODECS = { snappy: Compression.SNAPPY, zstd: Compression.ZSTD, uncompressed: Compression.UNCOMPRESSED } as const;
-
 /** Checks writer options, naming the bad one. */
 export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation): void {
-  if (o.compression !== undefined && !(o.compression in CODECS))
+  if (o.compression !== undefined && !(o.compression in PARQUET_CODECS))
     throw new BasinError(
       "BASIN_PLAN",
-      `compression must be one of ${Object.keys(CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`,
+      `compression must be one of ${Object.keys(PARQUET_CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`,
       loc,
     );
   if (o.rowGroupSize !== undefined && (!Number.isInteger(o.rowGroupSize) || o.rowGroupSize < 1))
@@ -252,10 +262,7 @@ export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation
 }
 
 async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParquetOptions): Promise<void> {
-  const props = new WriterPropertiesBuilder()
-    .setCompression(CODECS[o.compression ?? "snappy"])
-    .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
-    .build();
+  const props = parquetProps(o);
   // Chunks go to the wasm writer one at a time as it pulls them.
   const it = src.chunks()[Symbol.asyncIterator]();
   let wrote = false;
@@ -329,6 +336,93 @@ export function tempBeside(path: string, tag: string): string {
 }
 
 /**
+ * Writes a file at `path` through a temporary file beside it: `fill` writes the temp
+ * file (named, not yet created) and returns the bytes it wrote; the temp file is then
+ * renamed over `path`, or removed when `fill` fails, so `path` holds the old file or
+ * the whole new one. A link at `path` keeps pointing at the file it names.
+ *
+ * @example
+ * await writeThroughTemp("out.csv", loc, async (tmp) => { writeFileSync(tmp, text, { flag: "wx" }); return text.length; });
+ */
+export async function writeThroughTemp(
+  path: string,
+  loc: SourceLocation | undefined,
+  fill: (tmp: string) => Promise<number>,
+): Promise<number> {
+  // Onto a link: the file it points to is replaced, and the link stays.
+  path = linkTarget(path);
+  checkWritable(path, loc);
+  // A write that was killed (SIGKILL) left its temp file: the next write removes it.
+  removeOrphans(dirname(path), `.${basename(path)}.partial-`);
+  const tmp = tempBeside(path, "partial");
+  try {
+    const bytes = await fill(tmp);
+    renameSync(tmp, path);
+    return bytes;
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never created
+    }
+    if (e instanceof BasinError) throw e;
+    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
+  }
+}
+
+/**
+ * Writes a CSV file whose rows are formatted off the JS thread: the header goes first,
+ * then `run` runs the writer step it is given for every part of the result (on a
+ * cluster's workers, each part as soon as it is made; see engine/graph/write_tasks.ts)
+ * and resolves with the rows written. The parts land in the file in part order
+ * (native/src/io/csv_write.h PartSink), through a temp file renamed at the end.
+ *
+ * @example
+ * await writeCsvParts(schema, "out.csv", loc, (step) => runTheSteps(step));
+ */
+export async function writeCsvParts(
+  schema: Field[],
+  path: string,
+  loc: SourceLocation | undefined,
+  run: (step: (part: number) => Step, progress: () => number) => Promise<number>,
+): Promise<WriteSummary> {
+  let rows = 0;
+  const bytes = await writeThroughTemp(path, loc, async (tmp) => {
+    const addon = native();
+    const header = Buffer.from(schema.map((f) => csvField(f.name)).join(",") + "\n");
+    const fd = openSync(tmp, "wx");
+    let sink: number;
+    try {
+      writeSync(fd, header);
+      sink = addon.sinkOpen(fd, header.length); // the sink owns fd from here on
+    } catch (e) {
+      closeFd(fd);
+      throw e;
+    }
+    try {
+      rows = await run(
+        (part) => ({ kind: "writeCsvPart", sink, part }),
+        () => header.length + addon.sinkStatus(sink).bytes,
+      );
+      const st = addon.sinkStatus(sink);
+      if (st.error) throw new BasinError("BASIN_IO", `cannot write ${path}: ${st.error}`, loc);
+      return header.length + st.bytes;
+    } finally {
+      addon.sinkClose(sink);
+    }
+  });
+  return { path, rows, bytes };
+}
+
+function closeFd(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/**
  * Writes `src` to `path` in `format`, through a temporary file in the same folder.
  *
  * @example
@@ -342,41 +436,29 @@ export async function writeFile(
   loc?: SourceLocation,
   signal?: AbortSignal,
 ): Promise<WriteSummary> {
-  const shown = path;
-  // Onto a link: the file it points to is replaced, and the link stays.
-  path = linkTarget(path);
-  checkWritable(path, loc);
   if (signal) src = cancellable(src, signal);
-  // A write that was killed (SIGKILL) left its temp file: the next write removes it.
-  removeOrphans(dirname(path), `.${basename(path)}.partial-`);
-  const tmp = tempBeside(path, "partial");
-  const ws = createWriteStream(tmp, { flags: "wx" });
-  const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
-  failed.catch(() => undefined);
-  try {
-    const write =
-      format === "csv"
-        ? writeCsv(src, ws)
-        : format === "arrow"
-          ? writeArrow(src, ws)
-          : writeParquetFile(src, ws, options);
-    await Promise.race([write, failed]);
-    if (format !== "arrow") ws.end(); // the Arrow writer ends the stream it pipes into
-    await Promise.race([once(ws, "finish"), failed]);
-    const bytes = ws.bytesWritten;
-    renameSync(tmp, path);
-    return { path: shown, rows: src.rows, bytes };
-  } catch (e) {
-    // The stream opens its file asynchronously: wait until it is closed, so the file is
-    // there to remove (removing it before the open completes left an empty temp file).
-    ws.destroy();
-    if (!ws.closed) await once(ws, "close").catch(() => undefined);
+  const bytes = await writeThroughTemp(path, loc, async (tmp) => {
+    const ws = createWriteStream(tmp, { flags: "wx" });
+    const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
+    failed.catch(() => undefined);
     try {
-      unlinkSync(tmp);
-    } catch {
-      // never created
+      const write =
+        format === "csv"
+          ? writeCsv(src, ws)
+          : format === "arrow"
+            ? writeArrow(src, ws)
+            : writeParquetFile(src, ws, options);
+      await Promise.race([write, failed]);
+      if (format !== "arrow") ws.end(); // the Arrow writer ends the stream it pipes into
+      await Promise.race([once(ws, "finish"), failed]);
+      return ws.bytesWritten;
+    } catch (e) {
+      // The stream opens its file asynchronously: wait until it is closed, so the file is
+      // there to remove (removing it before the open completes left an empty temp file).
+      ws.destroy();
+      if (!ws.closed) await once(ws, "close").catch(() => undefined);
+      throw e;
     }
-    if (e instanceof BasinError) throw e;
-    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
-  }
+  });
+  return { path, rows: src.rows, bytes };
 }

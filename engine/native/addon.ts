@@ -299,8 +299,9 @@ export interface NativeAddon {
     },
   ): string | null;
   /**
-   * Opens an ordered part sink over the open file `fd` (the caller's, closed by it),
-   * writing from byte `offset`: parts sent by any thread are written in part order.
+   * Opens an ordered part sink over the open file `fd`, writing from byte `offset`:
+   * parts sent by any thread are written in part order. The sink owns `fd` and closes
+   * it once sinkClose is called and no thread is still writing.
    */
   sinkOpen(fd: number, offset: number): number;
   /** Parts written in order so far, bytes written, bytes of parts waiting for their turn, the write error. */

@@ -1,24 +1,53 @@
+// Writers of frame results. CSV is formatted natively by the workers, each partition
+// by the task after the one that made it, as soon as it is made (the result is never
+// kept whole), into one file assembled in order; a path ending in "/" (or naming a
+// folder) gets one file per partition. Parquet and Arrow IPC files stream the
+// result's parts out of the store on this thread.
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { SourceLocation } from "../common/errors.js";
 import type { Plan } from "../common/plan.js";
+import { defaultCluster, localPart } from "../cluster/default.js";
+import type { Cluster, StoredParts } from "../cluster/cluster.js";
+import type { Step, Task } from "../graph/tasks.js";
 import { computeParts, type ComputeOptions } from "./stored.js";
 import { native, type Handle } from "../native/addon.js";
 import {
   checkParquetOptions,
   checkWritable,
   storeChunks,
+  tempBeside,
+  writeCsvParts,
   writeFile,
   type OutputFormat,
   type WriteParquetOptions,
   type WriteSummary,
 } from "../io/write.js";
+import { writtenRows } from "../io/write_part.js";
+import { removeOrphans } from "../memory/orphans.js";
 import { BasinError } from "../common/errors.js";
 
 /** Options of `DataFrame.writeParquet`: how to write, and how to compute. */
 export interface WriteParquetFrameOptions extends WriteParquetOptions, ComputeOptions {}
 
+/** What a writer did; a folder output also says how many part files it holds. */
+export interface WriteFrameSummary extends WriteSummary {
+  files?: number;
+}
+
 /**
- * Runs a plan and writes its result to `path`, streaming it out of the store in
- * chunks. The path is checked before anything runs.
+ * Whether `path` names a folder output: it ends with "/" or is an existing folder.
+ *
+ * @example
+ * isFolderOutput("out/") // true
+ */
+export function isFolderOutput(path: string): boolean {
+  return /[/\\]$/.test(path) || (statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false);
+}
+
+/**
+ * Runs a plan and writes its result to `path` (a file, or a folder of part files).
+ * The path is checked before anything runs.
  *
  * @example
  * await writeFrame(df.toPlan(), "out.parquet", "parquet", { compression: "zstd" }, loc)
@@ -29,7 +58,7 @@ export async function writeFrame(
   format: OutputFormat,
   options: WriteParquetFrameOptions,
   loc: SourceLocation | undefined,
-): Promise<WriteSummary> {
+): Promise<WriteFrameSummary> {
   if (typeof path !== "string" || path === "")
     throw new BasinError(
       "BASIN_PLAN",
@@ -37,19 +66,139 @@ export async function writeFrame(
       loc,
     );
   if (format === "parquet") checkParquetOptions(options, loc);
-  checkWritable(path, loc);
-  let refs;
+  const compute = (writeStep?: (part: number) => Step) => computeParts(plan, options, writeStep);
   try {
-    refs = (await computeParts(plan, options)).refs;
+    if (isFolderOutput(path))
+      return await writeFolder(path, format, options, loc, options.signal, compute, options.cluster);
+    checkWritable(path, loc);
+    if (format === "csv")
+      return await writeCsvParts(plan.root.schema, path, loc, async (step) =>
+        rowsOf(await compute(step), step, options.signal, options.cluster),
+      );
   } catch (e) {
     throw BasinError.from(e, loc);
   }
-  return writeStored(refs, path, format, options, loc);
+  let refs;
+  try {
+    refs = (await compute()).refs;
+  } catch (e) {
+    throw BasinError.from(e, loc);
+  }
+  return writeStored(refs, path, format, options, loc, options.signal, options.cluster);
 }
 
 /**
- * Writes a stored result's parts to `path` in order, streaming them out of the store
- * in chunks (never one table in memory), and releases every part.
+ * The rows a run with a writer's step wrote: its outputs, or where the cluster did not
+ * run the step (Dask), the result's parts written here by the local workers.
+ */
+async function rowsOf(
+  parts: StoredParts,
+  step: (part: number) => Step,
+  signal: AbortSignal | undefined,
+  cluster: Cluster | undefined,
+): Promise<number> {
+  if (parts.written !== undefined) return writtenRows(parts.refs);
+  try {
+    return await writeParts(parts.refs, step, signal, cluster);
+  } finally {
+    for (const h of parts.refs) native().release(h);
+  }
+}
+
+/**
+ * Runs a writer's step on every part of a stored result, in parallel on the local
+ * workers (the cluster's when it is local); the parts stay the caller's. Resolves with
+ * the rows written.
+ */
+async function writeParts(
+  refs: Handle[],
+  step: (part: number) => Step,
+  signal: AbortSignal | undefined,
+  cluster: Cluster | undefined,
+): Promise<number> {
+  const tasks: Task[] = refs.map((handle, i) => ({
+    key: `write-${i}`,
+    group: "write",
+    deps: [],
+    steps: [{ kind: "stored", handle }, step(i)],
+  }));
+  const output: Task = {
+    key: "written",
+    group: "written",
+    deps: tasks.map((t) => ({ key: t.key, index: 0 })),
+    steps: [{ kind: "parts" }],
+  };
+  const local = localPart(cluster) ?? defaultCluster();
+  const r = await local.runGraph({ tasks: [...tasks, output], output: output.key, partitioned: true }, "a write", {
+    signal,
+  });
+  return writtenRows(r.refs);
+}
+
+const PART_NAME = /^part-\d{5,}\.(csv|parquet|arrow)$/;
+
+/**
+ * Writes one file per partition (part-00000.parquet, …) into a folder, as Dask's
+ * to_parquet does. The parts are written by the workers into a hidden temp folder
+ * beside it, renamed into place once all are written; a folder already there is
+ * replaced only when it holds nothing but part files (an earlier output).
+ */
+async function writeFolder(
+  path: string,
+  format: OutputFormat,
+  options: WriteParquetOptions,
+  loc: SourceLocation | undefined,
+  signal: AbortSignal | undefined,
+  compute: (step: (part: number) => Step) => Promise<StoredParts>,
+  cluster: Cluster | undefined,
+): Promise<WriteFrameSummary> {
+  const dir = path.replace(/[/\\]+$/, "") || path;
+  checkWritable(dir, loc, true);
+  const existing = statSync(dir, { throwIfNoEntry: false });
+  if (existing) {
+    const other = readdirSync(dir).find((n) => !PART_NAME.test(n));
+    if (other !== undefined)
+      throw new BasinError(
+        "BASIN_IO",
+        `cannot write the folder ${path}: it holds ${other}, which is not a part file of an earlier output; empty it or name a new folder`,
+        loc,
+      );
+  }
+  removeOrphans(dirname(dir), `.${basename(dir)}.partial-`);
+  removeOrphans(dirname(dir), `.${basename(dir)}.old-`);
+  const tmp = tempBeside(dir, "partial");
+  mkdirSync(tmp);
+  try {
+    const ext = format;
+    const parquet =
+      format === "parquet" ? { compression: options.compression, rowGroupSize: options.rowGroupSize } : undefined;
+    const step = (part: number): Step => ({
+      kind: "writePartFile",
+      path: join(tmp, `part-${String(part).padStart(5, "0")}.${ext}`),
+      format,
+      ...(parquet ? { parquet } : {}),
+    });
+    const rows = await rowsOf(await compute(step), step, signal, cluster);
+    const files = readdirSync(tmp).filter((n) => PART_NAME.test(n));
+    let bytes = 0;
+    for (const f of files) bytes += statSync(join(tmp, f)).size;
+    if (existing) {
+      // The old folder steps aside, the new one takes its name, then the old one goes.
+      const old = tempBeside(dir, "old");
+      renameSync(dir, old);
+      renameSync(tmp, dir);
+      rmSync(old, { recursive: true, force: true });
+    } else renameSync(tmp, dir);
+    return { path, rows, bytes, files: files.length };
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
+ * Writes a stored result's parts to `path` in order (never one table in memory) and
+ * releases every part. CSV is formatted by the local workers, a part each.
  *
  * @example
  * const { rows } = await writeStored(parts.refs, "out.csv", "csv");
@@ -61,8 +210,24 @@ export async function writeStored(
   options: WriteParquetOptions = {},
   loc?: SourceLocation,
   signal?: AbortSignal,
-): Promise<WriteSummary> {
+  cluster?: Cluster,
+): Promise<WriteFrameSummary> {
   try {
+    if (isFolderOutput(path))
+      return await writeFolder(
+        path,
+        format,
+        options,
+        loc,
+        signal,
+        async () => ({ refs: refs.splice(0), skippedLines: 0, tasks: 0 }),
+        cluster,
+      );
+    if (format === "csv") {
+      const info = native().tableInfo(refs[0]);
+      const schema = info.names.map((name, i) => ({ name, type: info.types[i] }));
+      return await writeCsvParts(schema, path, loc, (step) => writeParts(refs, step, signal, cluster));
+    }
     return await writeFile(storeChunks(refs), path, format, options, loc, signal);
   } finally {
     for (const h of refs) native().release(h);

@@ -14,9 +14,39 @@ function seeded(seed: number): () => number {
 }
 
 const EDGE_DOUBLES = [
-  0, -0, 1, -1, 0.1, 0.2 + 0.1, 1 / 3, -2 / 3, 1e21, 1e20, 123456789012345680000, 1.5e21, 1e-6, 1e-7, 1.5e-7,
-  0.000001234, 5e-324, -5e-324, 1.7976931348623157e308, 2 ** 53, 2 ** 53 + 2, -(2 ** 63), 4.35, 100, 1e100,
-  Number.NaN, Infinity, -Infinity, 12345.678, 0.5, 999999999999999900000, 1e-5, 123e-20,
+  0,
+  -0,
+  1,
+  -1,
+  0.1,
+  0.2 + 0.1,
+  1 / 3,
+  -2 / 3,
+  1e21,
+  1e20,
+  123456789012345680000,
+  1.5e21,
+  1e-6,
+  1e-7,
+  1.5e-7,
+  0.000001234,
+  5e-324,
+  -5e-324,
+  1.7976931348623157e308,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  4.35,
+  100,
+  1e100,
+  Number.NaN,
+  Infinity,
+  -Infinity,
+  12345.678,
+  0.5,
+  999999999999999900000,
+  1e-5,
+  123e-20,
 ];
 
 function table(rows: number, seed: number): JsTable {
@@ -57,7 +87,13 @@ function table(rows: number, seed: number): JsTable {
       {
         type: "timestamp",
         values: BigInt64Array.from({ length: rows }, (_, i) =>
-          i === 0 ? -1n : i === 1 ? 0n : rnd() < 0.5 ? BigInt(Math.floor(rnd() * 315_537_000_000 - 62_167_219_200)) * 1_000_000n : BigInt(Math.floor(rnd() * 2 ** 52)),
+          i === 0
+            ? -1n
+            : i === 1
+              ? 0n
+              : rnd() < 0.5
+                ? BigInt(Math.floor(rnd() * 315_537_000_000 - 62_167_219_200)) * 1_000_000n
+                : BigInt(Math.floor(rnd() * 2 ** 52)),
         ),
         validity: validity(0.1),
       },

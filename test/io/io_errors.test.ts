@@ -177,12 +177,16 @@ describe("writers", () => {
     expectHere(e);
   });
 
-  it("an output path that is a folder: BASIN_IO naming it", async () => {
+  it("an output folder holding other files than parts: BASIN_IO naming the file, before anything runs, folder untouched", async () => {
     const path = join(dir, "a-folder");
     mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, "notes.txt"), "mine");
     const e = await rejected(frame().writeCsv(path));
     expect(e.code).toBe("BASIN_IO");
-    expect(e.detail).toContain("it is a folder");
+    expect(e.detail).toContain(`cannot write the folder ${path}: it holds notes.txt`);
+    expectHere(e);
+    expect(readdirSync(path)).toEqual(["notes.txt"]);
+    expect(readdirSync(dir).filter((n) => n.startsWith(".a-folder"))).toEqual([]);
   });
 
   it("a failure while running leaves no file and no temporary file", async () => {

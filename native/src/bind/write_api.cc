@@ -23,7 +23,7 @@ Napi::Value StatusValue(Napi::Env env, const PartSink::Status& s) {
 }  // namespace
 
 void RegisterWrite(Napi::Env env, Napi::Object exports) {
-  // sinkOpen(fd, offset) -> sink id
+  // sinkOpen(fd, offset) -> sink id; the sink owns the fd from now on (closed once the sink is closed and idle)
   exports.Set("sinkOpen", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       return Napi::Number::New(info.Env(), double(OpenSink(int(IntArg(info[0])), IntArg(info[1]))));

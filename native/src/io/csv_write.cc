@@ -220,6 +220,8 @@ void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out) {
   }
 }
 
+PartSink::~PartSink() { close(fd_); }
+
 void PartSink::appendPart(int64_t part, std::string piece, bool last) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!error_.empty()) throw BasinError("BASIN_IO", error_);

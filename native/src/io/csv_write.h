@@ -26,8 +26,13 @@ void FormatJsNumber(double x, std::string& out);
 
 class PartSink {
  public:
-  // Writes to `fd` (owned by the caller) from byte `offset` on.
+  // Writes to `fd` from byte `offset` on; owns the fd and closes it when the last
+  // thread holding the sink lets go (a task still writing when the sink is closed
+  // never writes into a reused descriptor).
   PartSink(int fd, int64_t offset) : fd_(fd), offset_(offset) {}
+  ~PartSink();
+  PartSink(const PartSink&) = delete;
+  PartSink& operator=(const PartSink&) = delete;
   // Adds the next piece of part `part`; `last` marks its end. Throws BASIN_IO once a
   // write has failed (the failure's message), here or on another thread.
   void appendPart(int64_t part, std::string piece, bool last);

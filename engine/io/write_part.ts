@@ -1,0 +1,84 @@
+// One table in the store written as a file of its own, synchronously, on the calling
+// thread: what a worker does for each part of a folder output (engine/run/write_frame.ts).
+// CSV is formatted natively; Arrow IPC and Parquet go through apache-arrow and parquet-wasm.
+import { writeFileSync } from "node:fs";
+import { Table as ArrowTable, tableToIPC } from "apache-arrow";
+import {
+  Compression,
+  Table as WasmTable,
+  WriterPropertiesBuilder,
+  writeParquet,
+  type WriterProperties,
+} from "parquet-wasm";
+import { BasinError } from "../common/errors.js";
+import type { PartParquetOptions } from "../graph/tasks.js";
+import { native, type Handle } from "../native/addon.js";
+import { jsToBatch } from "./arrow_convert.js";
+
+export const PARQUET_CODECS = {
+  snappy: Compression.SNAPPY,
+  zstd: Compression.ZSTD,
+  uncompressed: Compression.UNCOMPRESSED,
+} as const;
+
+/** parquet-wasm's writer properties for Basin's options (snappy, 1,048,576-row groups by default). */
+export function parquetProps(o: PartParquetOptions): WriterProperties {
+  return new WriterPropertiesBuilder()
+    .setCompression(PARQUET_CODECS[o.compression ?? "snappy"])
+    .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
+    .build();
+}
+
+/**
+ * Writes table `h` to a new file at `path` (it must not exist) as CSV with a header,
+ * Arrow IPC (file format) or Parquet; returns the bytes written.
+ *
+ * @example
+ * writePartFile(h, "out/.tmp/part-00003.parquet", "parquet", { compression: "zstd" });
+ */
+export function writePartFile(
+  h: Handle,
+  path: string,
+  format: "csv" | "parquet" | "arrow",
+  parquet: PartParquetOptions = {},
+): number {
+  const addon = native();
+  if (format === "csv") return addon.csvWriteFile(h, path, true);
+  const batch = jsToBatch(addon.tableToJs(h));
+  const bytes =
+    format === "arrow"
+      ? tableToIPC(new ArrowTable([batch]), "file")
+      : writeParquet(WasmTable.fromIPCStream(tableToIPC(new ArrowTable([batch]), "stream")), parquetProps(parquet));
+  try {
+    writeFileSync(path, bytes, { flag: "wx" });
+  } catch (e) {
+    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message}`);
+  }
+  return bytes.length;
+}
+
+/** What a writer's step outputs: a one-row table holding the rows it wrote. */
+export function rowsWritten(rows: number): Handle {
+  return native().tableFromJs({
+    rows: 1,
+    names: ["rows"],
+    columns: [{ type: "int64", values: BigInt64Array.of(BigInt(rows)), validity: null }],
+  });
+}
+
+/**
+ * The rows the writer's steps of a run wrote, from their outputs (released).
+ *
+ * @example
+ * const rows = writtenRows(parts.refs);
+ */
+export function writtenRows(refs: Handle[]): number {
+  const addon = native();
+  let rows = 0;
+  for (const h of refs) {
+    const t = addon.tableToJs(h);
+    rows += Number((t.columns[0].values as BigInt64Array)[0]);
+    addon.release(h);
+  }
+  return rows;
+}
