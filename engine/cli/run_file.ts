@@ -5,12 +5,12 @@ import { writeFileSync } from "node:fs";
 import type { Cluster } from "../cluster/cluster.js";
 import { BasinError } from "../common/errors.js";
 import { encodeNpy } from "../io/npy.js";
-import { checkWritable, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
+import { checkWritable, folderFormat, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import { explainPlan } from "../run/explain.js";
 import { peekParts } from "../run/peek.js";
 import type { ArrayResult } from "../run/run_plan.js";
-import { writeStored } from "../run/write_frame.js";
+import { isFolderOutput, writeStored } from "../run/write_frame.js";
 import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";
 import { formatArray } from "./format_array.js";
 import { formatTable, MAX_PRINTED_ROWS } from "./format_table.js";
@@ -34,8 +34,10 @@ const NO_PUSHDOWN: OptimizeOptions = { predicatePushdown: false, projectionPushd
 export async function runFile(file: string, opts: RunFileOptions): Promise<void> {
   // The output's format and folder are checked before any work, not after it.
   const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
-  const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
-  if (opts.output) checkWritable(opts.output);
+  // A folder (a trailing slash, or one that exists) gets a part file per partition.
+  const folder = opts.output !== undefined && !npy && isFolderOutput(opts.output);
+  const format = opts.output && !npy ? (folder ? folderFormat(opts.output) : outputFormat(opts.output)) : undefined;
+  if (opts.output) checkWritable(folder ? opts.output.replace(/[/\\]+$/, "") : opts.output, undefined, folder);
   const bar = new ProgressBar(process.stderr);
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted");
@@ -49,6 +51,8 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
       {
         cluster: opts.cluster,
         optimize,
+        // The default export, when a frame, is written as it is computed (never kept whole).
+        output: opts.output && format ? { path: opts.output, format } : undefined,
         signal: ac.signal,
         onProgress: (e) => bar.update(e),
         before(next, name) {
@@ -99,6 +103,17 @@ async function emit(
   signal: AbortSignal,
 ): Promise<void> {
   if (r.kind === "array") return emitArray(r.array, output, secs);
+  if (r.kind === "written") {
+    const w = r.written;
+    process.stderr.write(
+      cluster?.kind === "dask" ? `ran on Dask at ${cluster.label} in ${secs} s\n` : `${w.tasks} tasks in ${secs} s\n`,
+    );
+    warnSkipped(w.skippedLines);
+    process.stderr.write(
+      `wrote ${w.rows} rows to ${w.path}${w.files === undefined ? "" : ` (${w.files} part files)`}\n`,
+    );
+    return;
+  }
   if (r.kind === "table") {
     warnSkipped(r.table.info.skippedLines);
     if (output && format) {

@@ -45,6 +45,12 @@ export function isFolderOutput(path: string): boolean {
   return /[/\\]$/.test(path) || (statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false);
 }
 
+/** A written result: what the writer did and what the run took. */
+export interface WrittenResult extends WriteFrameSummary {
+  tasks: number;
+  skippedLines: number;
+}
+
 /**
  * Runs a plan and writes its result to `path` (a file, or a folder of part files).
  * The path is checked before anything runs.
@@ -59,6 +65,24 @@ export async function writeFrame(
   options: WriteParquetFrameOptions,
   loc: SourceLocation | undefined,
 ): Promise<WriteFrameSummary> {
+  const { tasks: _t, skippedLines: _s, ...summary } = await writeResult(plan, path, format, options, loc);
+  return summary;
+}
+
+/**
+ * writeFrame, also saying how many tasks the run took and how many malformed lines it
+ * skipped (what `basin run --output` prints).
+ *
+ * @example
+ * const { rows, tasks } = await writeResult(plan, "out.csv", "csv", {}, undefined);
+ */
+export async function writeResult(
+  plan: Plan,
+  path: string,
+  format: OutputFormat,
+  options: WriteParquetFrameOptions,
+  loc: SourceLocation | undefined,
+): Promise<WrittenResult> {
   if (typeof path !== "string" || path === "")
     throw new BasinError(
       "BASIN_PLAN",
@@ -66,25 +90,32 @@ export async function writeFrame(
       loc,
     );
   if (format === "parquet") checkParquetOptions(options, loc);
-  const compute = (writeStep?: (part: number) => Step) => computeParts(plan, options, writeStep);
+  const run = { tasks: 0, skippedLines: 0 };
+  const compute = async (writeStep?: (part: number) => Step) => {
+    const parts = await computeParts(plan, options, writeStep);
+    run.tasks = parts.tasks;
+    run.skippedLines = parts.skippedLines;
+    return parts;
+  };
+  let summary: WriteFrameSummary;
   try {
     if (isFolderOutput(path))
-      return await writeFolder(path, format, options, loc, options.signal, compute, options.cluster);
-    checkWritable(path, loc);
-    if (format === "csv")
-      return await writeCsvParts(plan.root.schema, path, loc, async (step) =>
-        rowsOf(await compute(step), step, options.signal, options.cluster),
-      );
+      summary = await writeFolder(path, format, options, loc, options.signal, compute, options.cluster);
+    else {
+      checkWritable(path, loc);
+      if (format === "csv")
+        summary = await writeCsvParts(plan.root.schema, path, loc, async (step) =>
+          rowsOf(await compute(step), step, options.signal, options.cluster),
+        );
+      else {
+        const { refs } = await compute();
+        summary = await writeStored(refs, path, format, options, loc, options.signal, options.cluster);
+      }
+    }
   } catch (e) {
     throw BasinError.from(e, loc);
   }
-  let refs;
-  try {
-    refs = (await compute()).refs;
-  } catch (e) {
-    throw BasinError.from(e, loc);
-  }
-  return writeStored(refs, path, format, options, loc, options.signal, options.cluster);
+  return { ...summary, ...run };
 }
 
 /**
