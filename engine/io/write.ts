@@ -45,6 +45,8 @@ export interface WriteSummary {
   path: string;
   rows: number;
   bytes: number;
+  /** A folder output's part files (absent for one file). */
+  files?: number;
 }
 
 /** A result to write: its schema and its rows in chunks, in order. */
@@ -399,14 +401,21 @@ export async function writeCsvParts(
       closeFd(fd);
       throw e;
     }
+    // A write that failed in a worker fails its task, and so the run: name the file.
+    const failed = () => {
+      const why = addon.sinkStatus(sink).error?.replace(/^cannot write the file: /, "");
+      return why === undefined ? undefined : new BasinError("BASIN_IO", `cannot write ${path}: ${why}`, loc);
+    };
     try {
       rows = await run(
         (part) => ({ kind: "writeCsvPart", sink, part }),
         () => header.length + addon.sinkStatus(sink).bytes,
       );
-      const st = addon.sinkStatus(sink);
-      if (st.error) throw new BasinError("BASIN_IO", `cannot write ${path}: ${st.error}`, loc);
-      return header.length + st.bytes;
+      const e = failed();
+      if (e) throw e;
+      return header.length + addon.sinkStatus(sink).bytes;
+    } catch (e) {
+      throw failed() ?? e;
     } finally {
       addon.sinkClose(sink);
     }

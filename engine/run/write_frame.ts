@@ -30,11 +30,6 @@ import { BasinError } from "../common/errors.js";
 /** Options of `DataFrame.writeParquet`: how to write, and how to compute. */
 export interface WriteParquetFrameOptions extends WriteParquetOptions, ComputeOptions {}
 
-/** What a writer did; a folder output also says how many part files it holds. */
-export interface WriteFrameSummary extends WriteSummary {
-  files?: number;
-}
-
 /**
  * Whether `path` names a folder output: it ends with "/" or is an existing folder.
  *
@@ -46,7 +41,7 @@ export function isFolderOutput(path: string): boolean {
 }
 
 /** A written result: what the writer did and what the run took. */
-export interface WrittenResult extends WriteFrameSummary {
+export interface WrittenResult extends WriteSummary {
   tasks: number;
   skippedLines: number;
 }
@@ -64,7 +59,7 @@ export async function writeFrame(
   format: OutputFormat,
   options: WriteParquetFrameOptions,
   loc: SourceLocation | undefined,
-): Promise<WriteFrameSummary> {
+): Promise<WriteSummary> {
   const { tasks: _t, skippedLines: _s, ...summary } = await writeResult(plan, path, format, options, loc);
   return summary;
 }
@@ -97,7 +92,7 @@ export async function writeResult(
     run.skippedLines = parts.skippedLines;
     return parts;
   };
-  let summary: WriteFrameSummary;
+  let summary: WriteSummary;
   try {
     if (isFolderOutput(path))
       summary = await writeFolder(path, format, options, loc, options.signal, compute, options.cluster);
@@ -182,7 +177,7 @@ async function writeFolder(
   signal: AbortSignal | undefined,
   compute: (step: (part: number) => Step) => Promise<StoredParts>,
   cluster: Cluster | undefined,
-): Promise<WriteFrameSummary> {
+): Promise<WriteSummary> {
   const dir = path.replace(/[/\\]+$/, "") || path;
   checkWritable(dir, loc, true);
   const existing = statSync(dir, { throwIfNoEntry: false });
@@ -242,7 +237,7 @@ export async function writeStored(
   loc?: SourceLocation,
   signal?: AbortSignal,
   cluster?: Cluster,
-): Promise<WriteFrameSummary> {
+): Promise<WriteSummary> {
   try {
     if (isFolderOutput(path))
       return await writeFolder(

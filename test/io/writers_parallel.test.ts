@@ -1,0 +1,164 @@
+// Writers run by the workers (engine/run/write_frame.ts): CSV formatted natively a
+// partition per task into one file in partition order, folder outputs with a part file
+// per partition, progress and cancellation, read back by DuckDB (and apache-arrow)
+// against the rows DuckDB made: nulls, unicode, quotes and line breaks, dates, µs
+// timestamps, -0, NaN and infinities.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tableFromIPC } from "apache-arrow";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { col, readParquet } from "../../engine/api/index.js";
+import { makeTempDir, removeDir } from "../helpers/cli.js";
+import { twoClusters } from "../helpers/clusters.js";
+import { rejected } from "../helpers/errors.js";
+import { Duck, expectSameRows } from "../helpers/oracle.js";
+
+const ROWS = 6000;
+const COLS = "i, f, s, d, ts, b";
+const TYPES = "{'i': 'BIGINT', 'f': 'DOUBLE', 's': 'VARCHAR', 'd': 'DATE', 'ts': 'TIMESTAMP', 'b': 'BOOLEAN'}";
+let dir: string;
+let duck: Duck;
+const clusters = twoClusters();
+
+beforeAll(async () => {
+  dir = makeTempDir("basin-writers-");
+  duck = await Duck.open();
+  // Every awkward value, many times over, in 12 row groups (several partitions when read with blocksize 1).
+  await duck.run(`CREATE TABLE e AS SELECT
+      i::BIGINT AS i,
+      CASE i % 11 WHEN 0 THEN -0.0 WHEN 1 THEN 'NaN'::DOUBLE WHEN 2 THEN 'Infinity'::DOUBLE WHEN 3 THEN '-Infinity'::DOUBLE
+        WHEN 4 THEN 1e21 WHEN 5 THEN 5e-324 WHEN 6 THEN NULL WHEN 7 THEN 1.5e-7 ELSE i / 7.0 - 300 END AS f,
+      CASE i % 9 WHEN 0 THEN '' WHEN 1 THEN NULL WHEN 2 THEN 'say "hi", ok' WHEN 3 THEN 'two' || chr(10) || 'lines'
+        WHEN 4 THEN 'cr' || chr(13) || chr(10) || 'lf' WHEN 5 THEN '東京 ☃ ünï' WHEN 6 THEN ' padded ' ELSE 'k' || i END AS s,
+      CASE WHEN i % 13 = 0 THEN NULL ELSE DATE '1969-12-31' + (i * 37 % 40000 - 20000)::INTEGER END AS d,
+      CASE WHEN i % 17 = 0 THEN NULL ELSE TIMESTAMP '1970-01-01' + to_microseconds(i * 1000003 - 3000000000) END AS ts,
+      CASE WHEN i % 19 = 0 THEN NULL ELSE i % 2 = 0 END AS b
+    FROM range(${ROWS}) t(i)`);
+  await duck.run(`COPY (SELECT * FROM e ORDER BY i) TO '${dir}/e.parquet' (FORMAT parquet, ROW_GROUP_SIZE 500)`);
+});
+
+afterAll(() => {
+  duck.close();
+  removeDir(dir);
+});
+
+const frame = () => readParquet(`${dir}/e.parquet`, { blocksize: 1 });
+const expected = () => duck.rows(`SELECT ${COLS} FROM e ORDER BY i`);
+const readCsvBack = (glob: string) =>
+  duck.rows(
+    `SELECT ${COLS} FROM read_csv('${glob}', header=true, quote='"', escape='"', allow_quoted_nulls=false, columns=${TYPES})`,
+  );
+const noTemp = (folder: string) => expect(readdirSync(folder).filter((n) => n.includes(".partial-"))).toEqual([]);
+
+describe("writeCsv by the workers", () => {
+  it("DuckDB reads back every row in order, over several partitions on 4 workers: nulls, quotes, line breaks, unicode, -0, NaN, infinities, dates, µs timestamps", async () => {
+    const path = join(dir, "all.csv");
+    const summary = await frame().writeCsv(path, { cluster: clusters.four });
+    expect(summary).toMatchObject({ path, rows: ROWS });
+    expect(readFileSync(path, "utf8").split("\n")[0]).toBe(COLS.replaceAll(" ", ""));
+    expectSameRows(await readCsvBack(path), await expected(), "csv", true);
+    // Empty strings stay "" and nulls stay empty fields.
+    expect(
+      await duck.rows(
+        `SELECT count(*) FROM read_csv('${path}', header=true, allow_quoted_nulls=false, columns=${TYPES}) WHERE s = ''`,
+      ),
+    ).toEqual(await duck.rows(`SELECT count(*) FROM e WHERE s = ''`));
+    noTemp(dir);
+  });
+
+  it("a sorted result keeps its order across partitions written by different workers", async () => {
+    const path = join(dir, "sorted.csv");
+    await frame()
+      .sort(["f", "i"], { descending: [true, false] })
+      .select("i")
+      .writeCsv(path, { cluster: clusters.four });
+    const back = readFileSync(path, "utf8").trim().split("\n").slice(1).map(Number);
+    const want = (await duck.rows(`SELECT i FROM e ORDER BY f DESC NULLS LAST, i`)).map((r) => Number(r[0]));
+    expect(back).toEqual(want);
+  });
+
+  it("reports a write task per partition as progress, then replaces the old file", async () => {
+    const path = join(dir, "progress.csv");
+    writeFileSync(path, "old\n");
+    const seen: { done: number; total: number }[] = [];
+    await frame().writeCsv(path, {
+      cluster: clusters.four,
+      onProgress: (e) => (e.group === "write" ? seen.push({ done: e.done, total: e.total }) : undefined),
+    });
+    const parts = (await frame().writeCsv(join(dir, "parts/"), { cluster: clusters.four })).files;
+    expect(parts).toBeGreaterThan(1);
+    expect(seen.at(-1)).toEqual({ done: parts, total: parts });
+    expect(readFileSync(path, "utf8").startsWith("i,f,s")).toBe(true);
+  });
+
+  it("cancelled while writing: BASIN_CANCELLED, the old file kept and no temp file", async () => {
+    const path = join(dir, "cancelled.csv");
+    writeFileSync(path, "old\n");
+    const ac = new AbortController();
+    const e = await rejected(
+      frame().writeCsv(path, {
+        cluster: clusters.one,
+        signal: ac.signal,
+        onProgress: (p) => (p.group === "write" ? ac.abort("enough") : undefined),
+      }),
+    );
+    expect(e.code).toBe("BASIN_CANCELLED");
+    await clusters.one.idle();
+    expect(readFileSync(path, "utf8")).toBe("old\n");
+    noTemp(dir);
+  });
+});
+
+describe("folder outputs", () => {
+  it("writeCsv('out/') writes a part file per partition that DuckDB reads back in order", async () => {
+    const out = join(dir, "csvparts/");
+    const s = await frame().writeCsv(out, { cluster: clusters.four });
+    expect(s.rows).toBe(ROWS);
+    expect(s.files).toBeGreaterThan(1);
+    const names = readdirSync(out).sort();
+    expect(names).toEqual(Array.from({ length: s.files! }, (_, i) => `part-${String(i).padStart(5, "0")}.csv`));
+    expectSameRows(await readCsvBack(`${out}*.csv`), await expected(), "csv parts", true);
+    noTemp(dir);
+  });
+
+  it("writeParquet to an existing folder of parts replaces them all (fewer parts: none left over), keeping -0 and NaN", async () => {
+    const out = join(dir, "pq");
+    mkdirSync(out);
+    for (let i = 0; i < 20; i++) writeFileSync(join(out, `part-${String(i).padStart(5, "0")}.parquet`), "stale");
+    const s = await frame().writeParquet(out, { cluster: clusters.four, compression: "zstd" });
+    expect(s.rows).toBe(ROWS);
+    expect(s.files).toBeLessThan(20);
+    expect(readdirSync(out)).toHaveLength(s.files!);
+    const back = await duck.rows(`SELECT ${COLS} FROM read_parquet('${out}/*.parquet') ORDER BY i`);
+    expectSameRows(back, await expected(), "parquet parts", true);
+    expect(await duck.rows(`SELECT count(*) FROM read_parquet('${out}/*.parquet') WHERE signbit(f) AND f = 0`)).toEqual(
+      await duck.rows(`SELECT count(*) FROM e WHERE signbit(f) AND f = 0`),
+    );
+    expect(readdirSync(dir).filter((n) => n.startsWith(".pq."))).toEqual([]);
+  });
+
+  it("writeArrow('out/') writes Arrow IPC parts that apache-arrow reads back, nulls as nulls", async () => {
+    const out = join(dir, "arrowparts/");
+    await frame().writeArrow(out, { cluster: clusters.four });
+    const names = readdirSync(out).sort();
+    expect(names.length).toBeGreaterThan(1);
+    const ids: number[] = [];
+    let nullStrings = 0;
+    for (const n of names) {
+      const t = tableFromIPC(readFileSync(join(out, n)));
+      for (let r = 0; r < t.numRows; r++) ids.push(Number(t.getChild("i")!.get(r)));
+      nullStrings += t.getChild("s")!.nullCount;
+    }
+    expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i));
+    expect(nullStrings).toBe(Number((await duck.rows(`SELECT count(*) FROM e WHERE s IS NULL`))[0][0]));
+  });
+
+  it("an empty result still writes a part with the header", async () => {
+    const out = join(dir, "emptyparts/");
+    const s = await frame().filter(col("i").lt(0)).select("i", "s").writeCsv(out);
+    expect(s.rows).toBe(0);
+    const names = readdirSync(out);
+    expect(names.length).toBeGreaterThan(0);
+    for (const n of names) expect(readFileSync(join(out, n), "utf8")).toBe("i,s\n");
+  });
+});
