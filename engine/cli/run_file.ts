@@ -12,6 +12,7 @@ import { peekParts } from "../run/peek.js";
 import type { ArrayResult } from "../run/run_plan.js";
 import { isFolderOutput, writeStored } from "../run/write_frame.js";
 import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";
+import { native } from "../native/addon.js";
 import { formatArray } from "./format_array.js";
 import { formatTable, MAX_PRINTED_ROWS } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
@@ -132,9 +133,14 @@ async function emit(
     const { rows } = await writeStored(parts.refs, output, format, {}, undefined, signal);
     process.stderr.write(`wrote ${rows} rows to ${output}\n`);
   } else {
-    // Only the rows printed leave the store: a result of any size prints at once.
+    // Only the rows printed leave the store: a result of any size prints at once, and
+    // is freed after it is printed.
     const half = Math.floor(MAX_PRINTED_ROWS / 2);
-    process.stdout.write(`${formatTable(await peekParts(parts, half, half))}\n`);
+    try {
+      process.stdout.write(`${formatTable(await peekParts(parts, half, half, true))}\n`);
+    } finally {
+      for (const h of parts.refs) native().release(h);
+    }
   }
 }
 

@@ -121,9 +121,13 @@ export function checkWritable(path: string, loc?: SourceLocation, folder = false
 /**
  * Rows of a table in the store, or of a result's partitions in order, copied to JS
  * `rowsPerChunk` at a time (the store keeps them; a spilled part is read back only
- * when its turn comes).
+ * when its turn comes). `onPart` hears when each part has been read, for progress.
  */
-export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): ChunkSource {
+export function storeChunks(
+  h: Handle | Handle[],
+  rowsPerChunk = 1 << 16,
+  onPart?: (done: number, total: number) => void,
+): ChunkSource {
   const parts = Array.isArray(h) ? h : [h];
   const info = native().tableInfo(parts[0]);
   const rows = parts.map((p) => native().tableRows(p));
@@ -135,7 +139,10 @@ export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): Chunk
       // An empty result still yields one (empty) chunk, for the schema.
       if (total === 0) yield native().tableToJs(parts[0]);
       for (let i = 0; i < parts.length; i++) {
-        if (rows[i] === 0) continue;
+        if (rows[i] === 0) {
+          onPart?.(i + 1, parts.length);
+          continue;
+        }
         // The part stays in memory (read back off the JS thread) while its chunks are copied.
         const addon = native();
         const unpin = await pinResident(parts[i]);
@@ -151,6 +158,7 @@ export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): Chunk
         } finally {
           unpin();
         }
+        onPart?.(i + 1, parts.length);
       }
     },
   };

@@ -10,7 +10,7 @@ import type { Plan } from "../common/plan.js";
 import { defaultCluster, localPart } from "../cluster/default.js";
 import type { Cluster, StoredParts } from "../cluster/cluster.js";
 import type { Step, Task } from "../graph/tasks.js";
-import { computeParts, type ComputeOptions } from "./stored.js";
+import { computeParts, type ComputeOptions, type ProgressEvent } from "./stored.js";
 import { native, type Handle } from "../native/addon.js";
 import {
   checkParquetOptions,
@@ -95,16 +95,34 @@ export async function writeResult(
   let summary: WriteSummary;
   try {
     if (isFolderOutput(path))
-      summary = await writeFolder(path, format, options, loc, options.signal, compute, options.cluster);
+      summary = await writeFolder(
+        path,
+        format,
+        options,
+        loc,
+        options.signal,
+        compute,
+        options.cluster,
+        options.onProgress,
+      );
     else {
       checkWritable(path, loc);
       if (format === "csv")
         summary = await writeCsvParts(plan.root.schema, path, loc, async (step) =>
-          rowsOf(await compute(step), step, options.signal, options.cluster),
+          rowsOf(await compute(step), step, options.signal, options.cluster, options.onProgress),
         );
       else {
         const { refs } = await compute();
-        summary = await writeStored(refs, path, format, options, loc, options.signal, options.cluster);
+        summary = await writeStored(
+          refs,
+          path,
+          format,
+          options,
+          loc,
+          options.signal,
+          options.cluster,
+          options.onProgress,
+        );
       }
     }
   } catch (e) {
@@ -122,10 +140,11 @@ async function rowsOf(
   step: (part: number) => Step,
   signal: AbortSignal | undefined,
   cluster: Cluster | undefined,
+  onProgress: ((e: ProgressEvent) => void) | undefined,
 ): Promise<number> {
   if (parts.written !== undefined) return writtenRows(parts.refs);
   try {
-    return await writeParts(parts.refs, step, signal, cluster);
+    return await writeParts(parts.refs, step, signal, cluster, onProgress);
   } finally {
     for (const h of parts.refs) native().release(h);
   }
@@ -141,6 +160,7 @@ async function writeParts(
   step: (part: number) => Step,
   signal: AbortSignal | undefined,
   cluster: Cluster | undefined,
+  onProgress?: (e: ProgressEvent) => void,
 ): Promise<number> {
   const tasks: Task[] = refs.map((handle, i) => ({
     key: `write-${i}`,
@@ -157,6 +177,8 @@ async function writeParts(
   const local = localPart(cluster) ?? defaultCluster();
   const r = await local.runGraph({ tasks: [...tasks, output], output: output.key, partitioned: true }, "a write", {
     signal,
+    // The write tasks' progress (not the task gathering their row counts).
+    onProgress: onProgress && ((e) => (e.group === "write" ? onProgress(e) : undefined)),
   });
   return writtenRows(r.refs);
 }
@@ -177,6 +199,7 @@ async function writeFolder(
   signal: AbortSignal | undefined,
   compute: (step: (part: number) => Step) => Promise<StoredParts>,
   cluster: Cluster | undefined,
+  onProgress?: (e: ProgressEvent) => void,
 ): Promise<WriteSummary> {
   const dir = path.replace(/[/\\]+$/, "") || path;
   checkWritable(dir, loc, true);
@@ -204,7 +227,7 @@ async function writeFolder(
       format,
       ...(parquet ? { parquet } : {}),
     });
-    const rows = await rowsOf(await compute(step), step, signal, cluster);
+    const rows = await rowsOf(await compute(step), step, signal, cluster, onProgress);
     const files = readdirSync(tmp).filter((n) => PART_NAME.test(n));
     let bytes = 0;
     for (const f of files) bytes += statSync(join(tmp, f)).size;
@@ -237,6 +260,7 @@ export async function writeStored(
   loc?: SourceLocation,
   signal?: AbortSignal,
   cluster?: Cluster,
+  onProgress?: (e: ProgressEvent) => void,
 ): Promise<WriteSummary> {
   try {
     if (isFolderOutput(path))
@@ -248,13 +272,16 @@ export async function writeStored(
         signal,
         async () => ({ refs: refs.splice(0), skippedLines: 0, tasks: 0 }),
         cluster,
+        onProgress,
       );
     if (format === "csv") {
       const info = native().tableInfo(refs[0]);
       const schema = info.names.map((name, i) => ({ name, type: info.types[i] }));
-      return await writeCsvParts(schema, path, loc, (step) => writeParts(refs, step, signal, cluster));
+      return await writeCsvParts(schema, path, loc, (step) => writeParts(refs, step, signal, cluster, onProgress));
     }
-    return await writeFile(storeChunks(refs), path, format, options, loc, signal);
+    // Progress in parts written, as the workers' write tasks report it.
+    const onPart = (done: number, total: number) => onProgress?.({ group: "write", done, total });
+    return await writeFile(storeChunks(refs, undefined, onPart), path, format, options, loc, signal);
   } finally {
     for (const h of refs) native().release(h);
   }
