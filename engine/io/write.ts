@@ -30,6 +30,7 @@ import { jsToBatch } from "./arrow_convert.js";
 import { emptyTable } from "./tables.js";
 import type { Step } from "../graph/tasks.js";
 import { PARQUET_CODECS, parquetProps } from "./write_part.js";
+import { mergeParquetFooters } from "./parquet_merge.js";
 
 export type OutputFormat = "csv" | "parquet" | "arrow";
 
@@ -390,21 +391,70 @@ export async function writeThroughTemp(
  * @example
  * await writeCsvParts(schema, "out.csv", loc, (step) => runTheSteps(step));
  */
-export async function writeCsvParts(
+export function writeCsvParts(
   schema: Field[],
   path: string,
   loc: SourceLocation | undefined,
-  run: (step: (part: number) => Step, progress: () => number) => Promise<number>,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  const header = Buffer.from(schema.map((f) => csvField(f.name)).join(",") + "\n");
+  return writeSinkFile(path, loc, header, (sink, part) => ({ kind: "writeCsvPart", sink, part }), undefined, run);
+}
+
+/**
+ * Writes a Parquet file whose row groups are encoded off the JS thread, a part per
+ * write step as in {@link writeCsvParts}; the parts' footers are merged into the file's
+ * (engine/io/parquet_merge.ts).
+ *
+ * @example
+ * await writeParquetParts("out.parquet", {}, loc, (step) => runTheSteps(step));
+ */
+export function writeParquetParts(
+  path: string,
+  options: WriteParquetOptions,
+  loc: SourceLocation | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  const parquet = { compression: options.compression, rowGroupSize: options.rowGroupSize };
+  return writeSinkFile(
+    path,
+    loc,
+    PARQUET_MAGIC,
+    (sink, part) => ({ kind: "writeParquetPart", sink, part, parquet }),
+    (sink) => {
+      const footer = mergeParquetFooters(native().sinkTrailers(sink));
+      const tail = Buffer.alloc(footer.length + 8);
+      tail.set(footer, 0);
+      tail.writeUInt32LE(footer.length, footer.length);
+      tail.set(PARQUET_MAGIC, footer.length + 4);
+      return tail;
+    },
+    run,
+  );
+}
+
+const PARQUET_MAGIC = Buffer.from("PAR1");
+
+/**
+ * A file made of `head`, the parts the workers' write steps put into an ordered sink,
+ * and `tail(sink)` once they are all written; through a temp file renamed at the end.
+ */
+async function writeSinkFile(
+  path: string,
+  loc: SourceLocation | undefined,
+  head: Uint8Array,
+  step: (sink: number, part: number) => Step,
+  tail: ((sink: number) => Uint8Array) | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
 ): Promise<WriteSummary> {
   let rows = 0;
   const bytes = await writeThroughTemp(path, loc, async (tmp) => {
     const addon = native();
-    const header = Buffer.from(schema.map((f) => csvField(f.name)).join(",") + "\n");
     const fd = openSync(tmp, "wx");
     let sink: number;
     try {
-      writeSync(fd, header);
-      sink = addon.sinkOpen(fd, header.length); // the sink owns fd from here on
+      writeSync(fd, head);
+      sink = addon.sinkOpen(fd, head.length); // the sink owns fd from here on
     } catch (e) {
       closeFd(fd);
       throw e;
@@ -415,13 +465,11 @@ export async function writeCsvParts(
       return why === undefined ? undefined : new BasinError("BASIN_IO", `cannot write ${path}: ${why}`, loc);
     };
     try {
-      rows = await run(
-        (part) => ({ kind: "writeCsvPart", sink, part }),
-        () => header.length + addon.sinkStatus(sink).bytes,
-      );
+      rows = await run((part) => step(sink, part));
+      if (tail) addon.sinkAppend(sink, addon.sinkStatus(sink).parts, tail(sink));
       const e = failed();
       if (e) throw e;
-      return header.length + addon.sinkStatus(sink).bytes;
+      return head.length + addon.sinkStatus(sink).bytes;
     } catch (e) {
       throw failed() ?? e;
     } finally {

@@ -44,6 +44,8 @@ export function writePartFile(
 ): number {
   const addon = native();
   if (format === "csv") return addon.csvWriteFile(h, path, true);
+  if (format === "parquet" && nativeParquet(parquet))
+    return addon.parquetWriteFile(h, path, parquet.compression ?? "snappy", parquet.rowGroupSize ?? 1 << 20);
   const batch = jsToBatch(addon.tableToJs(h));
   const bytes =
     format === "arrow"
@@ -81,4 +83,9 @@ export function writtenRows(refs: Handle[]): number {
     addon.release(h);
   }
   return rows;
+}
+
+/** Whether the native Parquet writer takes these options (zstd only where the build has it). */
+export function nativeParquet(o: PartParquetOptions): boolean {
+  return o.compression !== "zstd" || native().parquetZstd();
 }

@@ -314,6 +314,30 @@ export interface NativeAddon {
   csvWriteFile(h: Handle, path: string, header: boolean): number;
   /** The table's rows as CSV lines (no header). */
   csvFormat(h: Handle): Uint8Array;
+  /**
+   * The table as Parquet row groups (native/src/io/parquet_write.h), part `part` of the
+   * sink; the part's footer is kept as its trailer (sinkTrailers).
+   */
+  parquetWritePart(
+    sink: number,
+    h: Handle,
+    part: number,
+    compression: "snappy" | "zstd" | "uncompressed",
+    rowGroupSize: number,
+  ): void;
+  /** Where each part written so far starts in the file, and its trailer (a Parquet part's footer). */
+  sinkTrailers(sink: number): { start: number; trailer: Uint8Array }[];
+  /** Appends `bytes` as part `part` of the sink (whole). */
+  sinkAppend(sink: number, part: number, bytes: Uint8Array): void;
+  /** The table as a new Parquet file (O_EXCL); the bytes written. */
+  parquetWriteFile(
+    h: Handle,
+    path: string,
+    compression: "snappy" | "zstd" | "uncompressed",
+    rowGroupSize: number,
+  ): number;
+  /** Whether this build writes Parquet with zstd. */
+  parquetZstd(): boolean;
   /** Parses bytes [start, end) of a file; the header row is skipped when start is 0 and header is true. */
   csvScan(path: string, start: number, end: number, opts: CsvScanOptions): CsvScanResult;
 

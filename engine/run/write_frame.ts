@@ -1,8 +1,8 @@
-// Writers of frame results. CSV is formatted natively by the workers, each partition
-// by the task after the one that made it, as soon as it is made (the result is never
-// kept whole), into one file assembled in order; a path ending in "/" (or naming a
-// folder) gets one file per partition. Parquet and Arrow IPC files stream the
-// result's parts out of the store on this thread.
+// Writers of frame results. CSV and Parquet are encoded natively by the workers, each
+// partition by the task after the one that made it, as soon as it is made (the result
+// is never kept whole), into one file assembled in order; a path ending in "/" (or
+// naming a folder) gets one file per partition. Arrow IPC files (and Parquet with zstd
+// where the build lacks it) stream the result's parts out of the store on this thread.
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { SourceLocation } from "../common/errors.js";
@@ -19,11 +19,12 @@ import {
   tempBeside,
   writeCsvParts,
   writeFile,
+  writeParquetParts,
   type OutputFormat,
   type WriteParquetOptions,
   type WriteSummary,
 } from "../io/write.js";
-import { writtenRows } from "../io/write_part.js";
+import { nativeParquet, writtenRows } from "../io/write_part.js";
 import { removeOrphans } from "../memory/orphans.js";
 import { BasinError } from "../common/errors.js";
 
@@ -107,10 +108,11 @@ export async function writeResult(
       );
     else {
       checkWritable(path, loc);
-      if (format === "csv")
-        summary = await writeCsvParts(plan.root.schema, path, loc, async (step) =>
-          rowsOf(await compute(step), step, options.signal, options.cluster, options.onProgress),
-        );
+      const rows = async (step: (part: number) => Step) =>
+        rowsOf(await compute(step), step, options.signal, options.cluster, options.onProgress);
+      if (format === "csv") summary = await writeCsvParts(plan.root.schema, path, loc, rows);
+      else if (format === "parquet" && nativeParquet(options))
+        summary = await writeParquetParts(path, options, loc, rows);
       else {
         const { refs } = await compute();
         summary = await writeStored(
@@ -274,11 +276,13 @@ export async function writeStored(
         cluster,
         onProgress,
       );
+    const rows = (step: (part: number) => Step) => writeParts(refs, step, signal, cluster, onProgress);
     if (format === "csv") {
       const info = native().tableInfo(refs[0]);
       const schema = info.names.map((name, i) => ({ name, type: info.types[i] }));
-      return await writeCsvParts(schema, path, loc, (step) => writeParts(refs, step, signal, cluster, onProgress));
+      return await writeCsvParts(schema, path, loc, rows);
     }
+    if (format === "parquet" && nativeParquet(options)) return await writeParquetParts(path, options, loc, rows);
     // Progress in parts written, as the workers' write tasks report it.
     const onPart = (done: number, total: number) => onProgress?.({ group: "write", done, total });
     return await writeFile(storeChunks(refs, undefined, onPart), path, format, options, loc, signal);

@@ -245,6 +245,16 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           addon.csvWritePart(step.sink, current[0], step.part);
           replace([rowsWritten(addon.tableRows(current[0]))]);
           break;
+        case "writeParquetPart":
+          addon.parquetWritePart(
+            step.sink,
+            current[0],
+            step.part,
+            step.parquet.compression ?? "snappy",
+            step.parquet.rowGroupSize ?? 1 << 20,
+          );
+          replace([rowsWritten(addon.tableRows(current[0]))]);
+          break;
         case "writePartFile":
           writePartFile(current[0], step.path, step.format, step.parquet);
           replace([rowsWritten(addon.tableRows(current[0]))]);

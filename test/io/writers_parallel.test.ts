@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, readParquet } from "../../engine/api/index.js";
+import { col, fromColumns, readParquet } from "../../engine/api/index.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { twoClusters } from "../helpers/clusters.js";
 import { rejected } from "../helpers/errors.js";
@@ -106,6 +106,78 @@ describe("writeCsv by the workers", () => {
     await clusters.one.idle();
     expect(readFileSync(path, "utf8")).toBe("old\n");
     noTemp(dir);
+  });
+});
+
+describe("writeParquet by the workers (native encoder, footers merged)", () => {
+  it.each(["snappy", "uncompressed", "zstd"] as const)(
+    "one %s file with row groups from every partition: DuckDB and Basin read back every row in order, -0 and NaN kept",
+    async (compression) => {
+      const path = join(dir, `all-${compression}.parquet`);
+      const s = await frame().writeParquet(path, { cluster: clusters.four, compression, rowGroupSize: 700 });
+      expect(s).toMatchObject({ path, rows: ROWS });
+      const back = await duck.rows(`SELECT ${COLS} FROM read_parquet('${path}')`);
+      expectSameRows(back, await expected(), `parquet ${compression}`, true);
+      expect(await duck.rows(`SELECT count(*) FROM read_parquet('${path}') WHERE signbit(f) AND f = 0`)).toEqual(
+        await duck.rows(`SELECT count(*) FROM e WHERE signbit(f) AND f = 0`),
+      );
+      // Row groups of at most 700 rows from each of the parts, codec as asked, types as the Arrow writer wrote them.
+      const meta = await duck.rows(
+        `SELECT max(row_group_num_rows), count(DISTINCT row_group_id), any_value(compression) FROM parquet_metadata('${path}')`,
+      );
+      expect(Number(meta[0][0])).toBeLessThanOrEqual(700);
+      expect(Number(meta[0][1])).toBeGreaterThanOrEqual(Math.ceil(ROWS / 700));
+      expect(String(meta[0][2]).toLowerCase()).toBe(compression);
+      expect(
+        await duck.rows(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${path}'))`),
+      ).toEqual([
+        ["i", "BIGINT"],
+        ["f", "DOUBLE"],
+        ["s", "VARCHAR"],
+        ["d", "DATE"],
+        ["ts", "TIMESTAMP"],
+        ["b", "BOOLEAN"],
+      ]);
+      const again = await readParquet(path).compute({ cluster: clusters.four });
+      expect(again.numRows).toBe(ROWS);
+      expect(again.column("s").filter((v) => v === null).length).toBe(
+        Number((await duck.rows(`SELECT count(*) FROM e WHERE s IS NULL`))[0][0]),
+      );
+      noTemp(dir);
+    },
+  );
+
+  it("snappy pages over many 64 KiB blocks, long repeats and incompressible text, read back by DuckDB", async () => {
+    const path = join(dir, "snappy.parquet");
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const s = Array.from({ length: 30_000 }, (_, i) =>
+      i % 3 === 0
+        ? "abc".repeat(1 + (i % 200)) // long runs: copies longer than 64 bytes
+        : i % 3 === 1
+          ? Array.from({ length: 20 + (i % 50) }, () => String.fromCharCode(33 + Math.floor(rnd() * 90))).join("")
+          : `row ${i} ${"x".repeat(i % 7)}`,
+    );
+    await fromColumns({ i: s.map((_, i) => i), s }).writeParquet(path, { rowGroupSize: 20_000 });
+    const back = (await duck.rows(`SELECT s FROM read_parquet('${path}')`)).map((r) => r[0]);
+    expect(back).toEqual(s);
+  });
+
+  it("row-group statistics let a filter skip row groups (min/max of the integer columns)", async () => {
+    const path = join(dir, "stats.parquet");
+    await frame().sort("i").writeParquet(path, { cluster: clusters.four, rowGroupSize: 500 });
+    const stats = await duck.rows(
+      `SELECT stats_min_value, stats_max_value, stats_null_count FROM parquet_metadata('${path}') WHERE path_in_schema = 'i' ORDER BY row_group_id`,
+    );
+    expect(stats.length).toBeGreaterThanOrEqual(ROWS / 500);
+    // Sorted, contiguous ids: each row group's min is the previous one's max + 1.
+    const ranges = stats.map((r) => [Number(r[0]), Number(r[1]), Number(r[2])]);
+    expect(ranges[0][0]).toBe(0);
+    expect(ranges.at(-1)![1]).toBe(ROWS - 1);
+    for (let g = 1; g < ranges.length; g++) expect(ranges[g][0], `row group ${g}`).toBe(ranges[g - 1][1] + 1);
+    for (const r of ranges) expect(r[2]).toBe(0);
+    const few = await readParquet(path).filter(col("i").lt(10)).compute({ cluster: clusters.one });
+    expect(few.numRows).toBe(10);
   });
 });
 

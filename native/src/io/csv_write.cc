@@ -244,6 +244,7 @@ void PartSink::drain(std::unique_lock<std::mutex>& lock) {
       if (!it->second.done) break;
       pending_.erase(it);
       next_++;
+      starts_[next_] = offset_;
       continue;
     }
     std::vector<std::string> pieces = std::move(it->second.pieces);
@@ -267,6 +268,21 @@ void PartSink::drain(std::unique_lock<std::mutex>& lock) {
     written_ = offset_;
   }
   writing_ = false;
+}
+
+void PartSink::setTrailer(int64_t part, std::string bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  trailers_[part] = std::move(bytes);
+}
+
+std::vector<std::pair<int64_t, std::string>> PartSink::trailers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (int64_t p = 0; p < next_; p++) {
+    auto t = trailers_.find(p);
+    out.emplace_back(starts_[p], t == trailers_.end() ? std::string() : t->second);
+  }
+  return out;
 }
 
 PartSink::Status PartSink::status() {

@@ -29,7 +29,7 @@ class PartSink {
   // Writes to `fd` from byte `offset` on; owns the fd and closes it when the last
   // thread holding the sink lets go (a task still writing when the sink is closed
   // never writes into a reused descriptor).
-  PartSink(int fd, int64_t offset) : fd_(fd), offset_(offset) {}
+  PartSink(int fd, int64_t offset) : fd_(fd), offset_(offset) { starts_[0] = offset; }
   ~PartSink();
   PartSink(const PartSink&) = delete;
   PartSink& operator=(const PartSink&) = delete;
@@ -41,6 +41,10 @@ class PartSink {
     std::string error;
   };
   Status status();
+  // Bytes a part leaves for the end (a Parquet part's footer), kept until the writer asks.
+  void setTrailer(int64_t part, std::string bytes);
+  // Where each part written so far starts in the file, and its trailer (empty if none).
+  std::vector<std::pair<int64_t, std::string>> trailers();
 
  private:
   void drain(std::unique_lock<std::mutex>& lock);
@@ -53,6 +57,8 @@ class PartSink {
   std::mutex mu_;
   std::map<int64_t, Pending> pending_;
   int64_t next_ = 0, written_ = 0, pendingBytes_ = 0;
+  std::map<int64_t, int64_t> starts_;
+  std::map<int64_t, std::string> trailers_;
   bool writing_ = false;
   std::string error_;
 };
