@@ -181,6 +181,41 @@ describe("writeParquet by the workers (native encoder, footers merged)", () => {
   });
 });
 
+describe("writeArrow (one file, streamed from the store)", () => {
+  it("one Arrow IPC file that apache-arrow reads back, in order: nulls, unicode, -0, NaN, infinities, dates, µs timestamps", async () => {
+    const path = join(dir, "all.arrow");
+    const s = await frame().writeArrow(path, { cluster: clusters.four });
+    expect(s).toMatchObject({ path, rows: ROWS });
+    const t = tableFromIPC(readFileSync(path));
+    const names = COLS.split(", ");
+    const rows = Array.from({ length: t.numRows }, (_, r) =>
+      names.map((n) => {
+        const v = t.getChild(n)!.get(r) as unknown;
+        if (n === "d" && typeof v === "number") return new Date(v);
+        if (n === "ts" && typeof v === "bigint") return Number(v); // µs
+        if (n === "ts" && typeof v === "number") return Math.round(v * 1000); // ms with a fraction
+        return v;
+      }),
+    );
+    const want = await duck.rows(`SELECT i, f, s, d, epoch_us(ts), b FROM e ORDER BY i`);
+    expectSameRows(rows, want, "arrow", true);
+    const f = t.getChild("f")!.toArray() as Float64Array;
+    expect(f.filter((x, i) => x === 0 && Object.is(x, -0) && t.getChild("f")!.isValid(i)).length).toBe(
+      Number((await duck.rows(`SELECT count(*) FROM e WHERE signbit(f) AND f = 0`))[0][0]),
+    );
+    expect(t.getChild("s")!.nullCount).toBe(Number((await duck.rows(`SELECT count(*) FROM e WHERE s IS NULL`))[0][0]));
+    noTemp(dir);
+  });
+
+  it("an empty result writes a file with the schema that apache-arrow reads", async () => {
+    const path = join(dir, "empty.arrow");
+    await frame().filter(col("i").lt(0)).select("i", "s").writeArrow(path, { cluster: clusters.four });
+    const t = tableFromIPC(readFileSync(path));
+    expect(t.numRows).toBe(0);
+    expect(t.schema.fields.map((f) => f.name)).toEqual(["i", "s"]);
+  });
+});
+
 describe("folder outputs", () => {
   it("writeCsv('out/') writes a part file per partition that DuckDB reads back in order", async () => {
     const out = join(dir, "csvparts/");
