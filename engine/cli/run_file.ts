@@ -118,7 +118,10 @@ async function emit(
   if (r.kind === "table") {
     warnSkipped(r.table.info.skippedLines);
     if (output && format) {
-      await writeFile(jsChunks(r.table.raw()), output, format, {}, undefined, signal);
+      // A folder gets the table as its one part file.
+      if (isFolderOutput(output))
+        await writeStored([native().tableFromJs(r.table.raw())], output, format, {}, undefined, signal, cluster);
+      else await writeFile(jsChunks(r.table.raw()), output, format, {}, undefined, signal);
       process.stderr.write(`wrote ${r.table.numRows} rows to ${output}\n`);
     } else process.stdout.write(`${formatTable(r.table)}\n`);
     return;
