@@ -376,6 +376,9 @@ export async function writeThroughTemp(
     } catch {
       // never created
     }
+    // A run cancelled while it wrote (Ctrl+C) says what became of the file.
+    if (e instanceof BasinError && e.code === "BASIN_CANCELLED" && !e.detail.includes("old file is kept"))
+      throw new BasinError(e.code, `${e.detail}; the old file is kept`, e.location ?? loc);
     if (e instanceof BasinError) throw e;
     throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
   }
