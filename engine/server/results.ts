@@ -17,7 +17,7 @@ import type {
   ResultSort,
   WireValue,
 } from "../common/rpc.js";
-import type { WriteSummary } from "../io/write.js";
+import { checkWritable, type WriteSummary } from "../io/write.js";
 import { writeStored } from "../run/write_frame.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import type { Field } from "../common/types.js";
@@ -214,6 +214,8 @@ export class ResultStore {
   ): Promise<WriteSummary> {
     if (format !== "csv" && format !== "parquet")
       fail(`export format must be "csv" or "parquet", got ${JSON.stringify(format)}`);
+    // An export names a file: a folder there is an error, not a folder output.
+    checkWritable(file);
     const { refs } = this.get(id);
     for (const h of refs) native().retain(h);
     // writeStored releases the retained parts.
