@@ -72,3 +72,26 @@ it("SIGKILL while writing: the old file kept; the next run removes the temp file
   expect(text).toHaveLength(200_001);
   expect(text[200_000]).toBe("199999,49999.75,name-691,149999.25");
 });
+
+it("SIGKILL while a folder of parts is written: the old parts kept; the next run removes the temp folder and replaces them", async () => {
+  const parts = join(dir, "parts");
+  const first = await runBasin(["run", "copy.ts", "--output", "parts/"], { cwd: dir, timeoutMs: 60_000 });
+  expect(first.code, first.stderr).toBe(0);
+  const old = readdirSync(parts).sort();
+  const oldBytes = old.map((n) => readFileSync(join(parts, n)));
+  const tempFolders = () => readdirSync(dir).filter((n) => n.startsWith(".parts.partial-"));
+  const run = spawnBasin(["run", "copy.ts", "--output", "parts/"], { cwd: dir });
+  const end = exited(run.child);
+  const t0 = Date.now();
+  while (tempFolders().length === 0 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 2));
+  run.child.kill("SIGKILL");
+  expect((await end).signal).toBe("SIGKILL");
+  expect(readdirSync(parts).sort()).toEqual(old);
+  old.forEach((n, i) => expect(readFileSync(join(parts, n)).equals(oldBytes[i])).toBe(true));
+  expect(tempFolders()).toHaveLength(1);
+  const again = await runBasin(["run", "copy.ts", "--output", "parts/"], { cwd: dir, timeoutMs: 60_000 });
+  expect(again.code, again.stderr).toBe(0);
+  expect(tempFolders()).toEqual([]);
+  expect(readdirSync(dir).filter((n) => n.startsWith(".parts."))).toEqual([]);
+  expect(readdirSync(parts).sort()).toEqual(old);
+});
