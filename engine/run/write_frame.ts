@@ -206,6 +206,8 @@ async function writeFolder(
   const dir = path.replace(/[/\\]+$/, "") || path;
   checkWritable(dir, loc, true);
   const existing = statSync(dir, { throwIfNoEntry: false });
+  if (existing && !existing.isDirectory())
+    throw new BasinError("BASIN_IO", `cannot write the folder ${path}: ${dir} is a file; name a folder`, loc);
   if (existing) {
     const other = readdirSync(dir).find((n) => !PART_NAME.test(n));
     if (other !== undefined)
@@ -220,12 +222,11 @@ async function writeFolder(
   const tmp = tempBeside(dir, "partial");
   mkdirSync(tmp);
   try {
-    const ext = format;
     const parquet =
       format === "parquet" ? { compression: options.compression, rowGroupSize: options.rowGroupSize } : undefined;
     const step = (part: number): Step => ({
       kind: "writePartFile",
-      path: join(tmp, `part-${String(part).padStart(5, "0")}.${ext}`),
+      path: join(tmp, `part-${String(part).padStart(5, "0")}.${format}`),
       format,
       ...(parquet ? { parquet } : {}),
     });
@@ -249,7 +250,7 @@ async function writeFolder(
 
 /**
  * Writes a stored result's parts to `path` in order (never one table in memory) and
- * releases every part. CSV is formatted by the local workers, a part each.
+ * releases every part. CSV and Parquet are encoded by the local workers, a part each.
  *
  * @example
  * const { rows } = await writeStored(parts.refs, "out.csv", "csv");

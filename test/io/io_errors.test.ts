@@ -197,6 +197,15 @@ describe("writers", () => {
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 
+  it("a folder output whose name is a file: BASIN_IO naming it, the file untouched", async () => {
+    const path = join(dir, "plain.csv");
+    writeFileSync(path, "mine\n");
+    const e = await rejected(frame().writeCsv(`${path}/`));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(`${path} is a file; name a folder`);
+    expect(readFileSync(path, "utf8")).toBe("mine\n");
+  });
+
   it("bad writer options: BASIN_PLAN naming the option", async () => {
     const bad = { compression: "lz77" } as unknown as { compression: "zstd" };
     expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), bad))).detail).toContain(
