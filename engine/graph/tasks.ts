@@ -64,6 +64,8 @@ export type Step = (
   | { kind: "writeCsvPart"; sink: number; part: number }
   /** Writer: the table as Parquet row groups, part `part` of the ordered file sink `sink` (its footer kept for the merge). */
   | { kind: "writeParquetPart"; sink: number; part: number; parquet: PartParquetOptions }
+  /** Writer: the table as Arrow IPC record batches, part `part` of the ordered file sink `sink`. */
+  | { kind: "writeArrowPart"; sink: number; part: number }
   /** Writer: the table as a file of its own at `path` (a part of a folder output; created, never overwritten). */
   | { kind: "writePartFile"; path: string; format: "csv" | "parquet" | "arrow"; parquet?: PartParquetOptions }
   /** One step of an array chunk task (engine/graph/array_steps.ts). */

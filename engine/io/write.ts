@@ -18,7 +18,15 @@ import {
 } from "node:fs";
 import { once } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { RecordBatchFileWriter, tableToIPC, Table as ArrowTable } from "apache-arrow";
+import {
+  Field as ArrowField,
+  MetadataVersion,
+  RecordBatchFileWriter,
+  Schema as ArrowSchema,
+  tableToIPC,
+  Table as ArrowTable,
+} from "apache-arrow";
+import { FileBlock, Footer } from "apache-arrow/ipc/metadata/file";
 import { Table as WasmTable, transformParquetStream, type RecordBatch as WasmBatch } from "parquet-wasm";
 import { csvField } from "../common/csv_field.js";
 import { removeOrphans } from "../memory/orphans.js";
@@ -26,7 +34,7 @@ import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import { pinResident } from "../memory/resident.js";
 import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
-import { jsToBatch } from "./arrow_convert.js";
+import { arrowTypeOf, jsToBatch } from "./arrow_convert.js";
 import { emptyTable } from "./tables.js";
 import type { Step } from "../graph/tasks.js";
 import { PARQUET_CODECS, parquetProps } from "./write_part.js";
@@ -437,6 +445,56 @@ export function writeParquetParts(
 }
 
 const PARQUET_MAGIC = Buffer.from("PAR1");
+
+/**
+ * Writes an Arrow IPC file whose record batches are encoded off the JS thread, a part
+ * per write step as in {@link writeCsvParts} (native/src/io/arrow_write.h); the schema
+ * message goes first and the footer lists every batch where it landed.
+ *
+ * @example
+ * await writeArrowParts(schema, "out.arrow", loc, (step) => runTheSteps(step));
+ */
+export function writeArrowParts(
+  schema: Field[],
+  path: string,
+  loc: SourceLocation | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  const arrowSchema = new ArrowSchema(schema.map((f) => new ArrowField(f.name, arrowTypeOf(f.type), true)));
+  const stream = tableToIPC(new ArrowTable(arrowSchema), "stream");
+  // The stream's first message is the schema (continuation, size, metadata; no body).
+  const schemaEnd = 8 + new DataView(stream.buffer, stream.byteOffset, stream.byteLength).getInt32(4, true);
+  const head = Buffer.concat([ARROW_MAGIC, stream.subarray(0, schemaEnd)]);
+  return writeSinkFile(
+    path,
+    loc,
+    head,
+    (sink, part) => ({ kind: "writeArrowPart", sink, part }),
+    (sink) => {
+      const blocks = native()
+        .sinkTrailers(sink)
+        .flatMap((t) => {
+          const dv = new DataView(t.trailer.buffer, t.trailer.byteOffset, t.trailer.byteLength);
+          return Array.from({ length: t.trailer.byteLength / 24 }, (_, b) => {
+            const at = 24 * b;
+            const offset = t.start + Number(dv.getBigInt64(at, true));
+            return new FileBlock(Number(dv.getBigInt64(at + 8, true)), dv.getBigInt64(at + 16, true), offset);
+          });
+        });
+      const footer = Footer.encode(new Footer(arrowSchema, MetadataVersion.V5, blocks, []));
+      const tail = Buffer.alloc(8 + footer.length + 4 + 6);
+      tail.writeInt32LE(-1, 0); // end of stream: continuation, then size 0
+      tail.set(footer, 8);
+      tail.writeInt32LE(footer.length, 8 + footer.length);
+      tail.write("ARROW1", 12 + footer.length, "latin1");
+      return tail;
+    },
+    run,
+  );
+}
+
+/** "ARROW1" padded to 8 bytes: an Arrow IPC file's start. */
+const ARROW_MAGIC = Buffer.from("ARROW1\0\0", "latin1");
 
 /**
  * A file made of `head`, the parts the workers' write steps put into an ordered sink,

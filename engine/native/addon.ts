@@ -325,7 +325,13 @@ export interface NativeAddon {
     compression: "snappy" | "zstd" | "uncompressed",
     rowGroupSize: number,
   ): void;
-  /** Where each part written so far starts in the file, and its trailer (a Parquet part's footer). */
+  /**
+   * The table as Arrow IPC record batches of at most `rowsPerBatch` rows (native/src/io/arrow_write.h),
+   * part `part` of the sink; the trailer holds each batch's block (offset in the part, metadata and
+   * body lengths: three little-endian int64).
+   */
+  arrowWritePart(sink: number, h: Handle, part: number, rowsPerBatch: number): void;
+  /** Where each part written so far starts in the file, and its trailer (a Parquet part's footer, Arrow blocks). */
   sinkTrailers(sink: number): { start: number; trailer: Uint8Array }[];
   /** Appends `bytes` as part `part` of the sink (whole). */
   sinkAppend(sink: number, part: number, bytes: Uint8Array): void;

@@ -1,8 +1,8 @@
-// Writers of frame results. CSV and Parquet are encoded natively by the workers, each
-// partition by the task after the one that made it, as soon as it is made (the result
-// is never kept whole), into one file assembled in order; a path ending in "/" (or
-// naming a folder) gets one file per partition. Arrow IPC files (and Parquet with zstd
-// where the build lacks it) stream the result's parts out of the store on this thread.
+// Writers of frame results. CSV, Parquet and Arrow IPC are encoded natively by the
+// workers, each partition by the task after the one that made it, as soon as it is made
+// (the result is never kept whole), into one file assembled in order; a path ending in
+// "/" (or naming a folder) gets one file per partition. Parquet with zstd where the
+// build lacks it streams the result's parts out of the store on this thread.
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { SourceLocation } from "../common/errors.js";
@@ -20,6 +20,7 @@ import {
   writeCsvParts,
   writeFile,
   writeParquetParts,
+  writeArrowParts,
   type OutputFormat,
   type WriteParquetOptions,
   type WriteSummary,
@@ -113,6 +114,7 @@ export async function writeResult(
       if (format === "csv") summary = await writeCsvParts(plan.root.schema, path, loc, rows);
       else if (format === "parquet" && nativeParquet(options))
         summary = await writeParquetParts(path, options, loc, rows);
+      else if (format === "arrow") summary = await writeArrowParts(plan.root.schema, path, loc, rows);
       else {
         const { refs } = await compute();
         summary = await writeStored(
@@ -250,7 +252,7 @@ async function writeFolder(
 
 /**
  * Writes a stored result's parts to `path` in order (never one table in memory) and
- * releases every part. CSV and Parquet are encoded by the local workers, a part each.
+ * releases every part. Each part is encoded by a local worker.
  *
  * @example
  * const { rows } = await writeStored(parts.refs, "out.csv", "csv");
@@ -278,11 +280,10 @@ export async function writeStored(
         onProgress,
       );
     const rows = (step: (part: number) => Step) => writeParts(refs, step, signal, cluster, onProgress);
-    if (format === "csv") {
-      const info = native().tableInfo(refs[0]);
-      const schema = info.names.map((name, i) => ({ name, type: info.types[i] }));
-      return await writeCsvParts(schema, path, loc, rows);
-    }
+    const info = native().tableInfo(refs[0]);
+    const schema = info.names.map((name, i) => ({ name, type: info.types[i] }));
+    if (format === "csv") return await writeCsvParts(schema, path, loc, rows);
+    if (format === "arrow") return await writeArrowParts(schema, path, loc, rows);
     if (format === "parquet" && nativeParquet(options)) return await writeParquetParts(path, options, loc, rows);
     // Progress in parts written, as the workers' write tasks report it.
     const onPart = (done: number, total: number) => onProgress?.({ group: "write", done, total });

@@ -255,6 +255,10 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           );
           replace([rowsWritten(addon.tableRows(current[0]))]);
           break;
+        case "writeArrowPart":
+          addon.arrowWritePart(step.sink, current[0], step.part, 1 << 16);
+          replace([rowsWritten(addon.tableRows(current[0]))]);
+          break;
         case "writePartFile":
           writePartFile(current[0], step.path, step.format, step.parquet);
           replace([rowsWritten(addon.tableRows(current[0]))]);

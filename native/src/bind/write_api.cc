@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include "bind/napi_util.h"
+#include "io/arrow_write.h"
 #include "io/csv_write.h"
 #include "io/parquet_write.h"
 
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace basin {
@@ -127,6 +129,15 @@ void RegisterWrite(Napi::Env env, Napi::Object exports) {
       std::shared_ptr<PartSink> sink = GetSink(IntArg(info[0]));
       Napi::Uint8Array b = info[2].As<Napi::Uint8Array>();
       sink->appendPart(IntArg(info[1]), std::string(reinterpret_cast<const char*>(b.Data()), b.ByteLength()), true);
+      return info.Env().Undefined();
+    });
+  }));
+  // arrowWritePart(sink, h, part, rowsPerBatch): the table as Arrow IPC record batches, part `part` of the sink
+  exports.Set("arrowWritePart", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      std::shared_ptr<PartSink> sink = GetSink(IntArg(info[0]));
+      TablePtr t = TableArg(info[1]);
+      WriteArrowPart(*sink, IntArg(info[2]), *t, std::max<int64_t>(1, IntArg(info[3])));
       return info.Env().Undefined();
     });
   }));
