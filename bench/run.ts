@@ -3,7 +3,7 @@
  * queries, on Basin, DuckDB and Polars, with cross-checked answers and one results
  * table per suite.
  *
- * Usage: run.ts [--suite groupby|join|tpch|all] [--rows 1e7] [--k 100] [--sf 1]
+ * Usage: run.ts [--suite groupby|join|tpch|e2e|all] [--rows 1e7] [--k 100] [--sf 1]
  *               [--questions q1,q2] [--systems basin,duckdb,polars] [--runs 2] [--no-scan]
  *               [--out BENCHMARKS.md] [--data-dir .bench-data] [--rss]
  */
@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { compareDigests, ROW_LIMITS, strideFor, type Digest, type RowLimits } from "./digest.js";
 import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
-import { SUITES, type Suite } from "./suites.js";
+import { PROCESS_SUITES, SUITES, type Suite } from "./suites.js";
 import { collectResults } from "../engine/run/take.js";
 import {
   fastestPeerLines,
@@ -52,6 +52,8 @@ export interface BenchOptions {
   rss: boolean;
   /** Set in those children: run one system, skip the checks, print the peak RSS. */
   rssChild: boolean;
+  /** A suite that runs its own way (PROCESS_SUITES), instead of `suites`. */
+  own?: keyof typeof PROCESS_SUITES;
 }
 
 /** `basin-mem`/`basin-gpu`: Basin over persisted in-memory tables, on CPU workers / with GPU workers. */
@@ -91,6 +93,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     },
   });
   const suiteNames = SUITES.map((s) => s.name);
+  // A suite of its own (e2e) runs alone, the groupby questions its selection.
+  const own = Object.hasOwn(PROCESS_SUITES, values.suite) ? (values.suite as keyof typeof PROCESS_SUITES) : undefined;
+  if (own) values.suite = "groupby";
   if (values.suite !== "all" && !suiteNames.some((n) => n === values.suite)) {
     throw new Error(`--suite: unknown "${values.suite}" (known: ${suiteNames.join(",")},all)`);
   }
@@ -115,6 +120,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     dataDir: values["data-dir"],
     rss: values.rss,
     rssChild: values["rss-child"],
+    own,
   };
 }
 
@@ -453,6 +459,11 @@ function renderRss(suite: Suite, opts: BenchOptions, rss: Map<string, number | s
 
 /** Runs the selected suites; returns their rendered sections. */
 export async function runBench(opts: BenchOptions): Promise<string> {
+  if (opts.own) {
+    const text = await PROCESS_SUITES[opts.own]({ ...opts, log });
+    if (opts.out) writeSection(opts.out, `e2e_${opts.rows}`, text);
+    return text;
+  }
   const sections: string[] = [];
   for (const suite of opts.suites) {
     if (suite.questions.some((q) => opts.questions.includes(q.id))) sections.push(await runSuite(suite, opts));

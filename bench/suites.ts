@@ -3,6 +3,7 @@
  * Everything else (contenders, timing, checks, the table) is shared.
  */
 import type { Dataset } from "./data_file.js";
+import { runE2e } from "./e2e.js";
 import { generateGroupby } from "./generate.js";
 import { generateJoin, joinTableRows } from "./generate_join.js";
 import { JOIN_QUESTIONS } from "./join_questions.js";
@@ -50,3 +51,9 @@ export const SUITES: readonly Suite[] = [
   },
   TPCH_SUITE,
 ];
+
+/** Suites that run their own way rather than as contenders in this process, by name. */
+export const PROCESS_SUITES = {
+  /** Fresh `basin run --output` processes against DuckDB's COPY (bench/e2e.ts). */
+  e2e: runE2e,
+} as const;

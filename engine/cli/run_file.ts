@@ -6,13 +6,14 @@ import type { Cluster } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
 import { BasinError } from "../common/errors.js";
 import { encodeNpy } from "../io/npy.js";
-import { checkWritable, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
+import { checkWritable, folderFormat, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import { explainPlan } from "../run/explain.js";
 import { peekParts } from "../run/peek.js";
 import type { ArrayResult } from "../run/run_plan.js";
-import { writeStored } from "../run/write_frame.js";
+import { isFolderOutput, writeStored } from "../run/write_frame.js";
 import { runPipeline, type PipelineResult } from "../session/run_pipeline.js";
+import { native } from "../native/addon.js";
 import { formatArray } from "./format_array.js";
 import { formatTable, MAX_PRINTED_ROWS } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
@@ -35,8 +36,10 @@ const NO_PUSHDOWN: OptimizeOptions = { predicatePushdown: false, projectionPushd
 export async function runFile(file: string, opts: RunFileOptions): Promise<void> {
   // The output's format and folder are checked before any work, not after it.
   const npy = opts.output?.toLowerCase().endsWith(".npy") ?? false;
-  const format = opts.output && !npy ? outputFormat(opts.output) : undefined;
-  if (opts.output) checkWritable(opts.output);
+  // A folder (a trailing slash, or one that exists) gets a part file per partition.
+  const folder = opts.output !== undefined && !npy && isFolderOutput(opts.output);
+  const format = opts.output && !npy ? (folder ? folderFormat(opts.output) : outputFormat(opts.output)) : undefined;
+  if (opts.output) checkWritable(folder ? opts.output.replace(/[/\\]+$/, "") : opts.output, undefined, folder);
   // The local workers start on their own threads while the pipeline compiles and
   // evaluates here (every local run needs them: frames, arrays and a Table export's compute).
   if (!opts.cluster) defaultCluster();
@@ -53,6 +56,8 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
       {
         cluster: opts.cluster,
         optimize,
+        // The default export, when a frame, is written as it is computed (never kept whole).
+        output: opts.output && format ? { path: opts.output, format } : undefined,
         signal: ac.signal,
         onProgress: (e) => bar.update(e),
         before(next, name) {
@@ -103,10 +108,24 @@ async function emit(
   signal: AbortSignal,
 ): Promise<void> {
   if (r.kind === "array") return emitArray(r.array, output, secs);
+  if (r.kind === "written") {
+    const w = r.written;
+    process.stderr.write(
+      cluster?.kind === "dask" ? `ran on Dask at ${cluster.label} in ${secs} s\n` : `${w.tasks} tasks in ${secs} s\n`,
+    );
+    warnSkipped(w.skippedLines);
+    process.stderr.write(
+      `wrote ${w.rows} rows to ${w.path}${w.files === undefined ? "" : ` (${w.files} part files)`}\n`,
+    );
+    return;
+  }
   if (r.kind === "table") {
     warnSkipped(r.table.info.skippedLines);
     if (output && format) {
-      await writeFile(jsChunks(r.table.raw()), output, format, {}, undefined, signal);
+      // A folder gets the table as its one part file.
+      if (isFolderOutput(output))
+        await writeStored([native().tableFromJs(r.table.raw())], output, format, {}, undefined, signal, cluster);
+      else await writeFile(jsChunks(r.table.raw()), output, format, {}, undefined, signal);
       process.stderr.write(`wrote ${r.table.numRows} rows to ${output}\n`);
     } else process.stdout.write(`${formatTable(r.table)}\n`);
     return;
@@ -121,9 +140,14 @@ async function emit(
     const { rows } = await writeStored(parts.refs, output, format, {}, undefined, signal);
     process.stderr.write(`wrote ${rows} rows to ${output}\n`);
   } else {
-    // Only the rows printed leave the store: a result of any size prints at once.
+    // Only the rows printed leave the store: a result of any size prints at once, and
+    // is freed after it is printed.
     const half = Math.floor(MAX_PRINTED_ROWS / 2);
-    process.stdout.write(`${formatTable(await peekParts(parts, half, half))}\n`);
+    try {
+      process.stdout.write(`${formatTable(await peekParts(parts, half, half, true))}\n`);
+    } finally {
+      for (const h of parts.refs) native().release(h);
+    }
   }
 }
 

@@ -8,7 +8,7 @@
 // pipeline files on its host and keeps their results there (it is an EngineClient).
 import type { ClusterStatus } from "../common/rpc.js";
 import type { Plan } from "../common/plan.js";
-import type { TaskGraph } from "../graph/tasks.js";
+import type { Step, TaskGraph } from "../graph/tasks.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import type { Handle } from "../native/addon.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
@@ -20,6 +20,8 @@ export interface StoredParts {
   skippedLines: number;
   /** Tasks the run took (0 where the cluster does not say, as on Dask). */
   tasks: number;
+  /** Partitions written by FrameRunOptions.writeStep (then `refs` are what those steps output); absent where the cluster did not (Dask). */
+  written?: number;
 }
 
 export interface ClusterRunOptions {
@@ -34,6 +36,13 @@ export interface FrameRunOptions extends ClusterRunOptions {
   parts?: boolean;
   /** With parts: exactly this many partitions (adjacent ones concatenated, or each split into row ranges). */
   groups?: number;
+  /**
+   * A writer's step for partition `part` of the result, run in a task of its own as soon
+   * as that partition is made (engine/graph/write_tasks.ts), so the result is written as
+   * it is computed, never kept whole. A cluster that cannot run it (Dask) ignores it and
+   * leaves StoredParts.written unset.
+   */
+  writeStep?: (part: number) => Step;
 }
 
 /**

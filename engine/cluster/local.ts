@@ -5,6 +5,7 @@ import { BasinError } from "../common/errors.js";
 import type { ClusterStatus } from "../common/rpc.js";
 import type { Plan } from "../common/plan.js";
 import type { TaskGraph } from "../graph/tasks.js";
+import { withWriteTasks } from "../graph/write_tasks.js";
 import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
@@ -114,13 +115,15 @@ export class LocalCluster implements Cluster {
   async connect(): Promise<void> {}
 
   async runFrame(plan: Plan, options: FrameRunOptions = {}): Promise<StoredParts> {
-    const graph = lowerPlan(optimize(plan.root, options.optimize), {
+    let graph = lowerPlan(optimize(plan.root, options.optimize), {
       budget: this.budget,
       parts: options.parts ?? false,
       groups: options.groups,
     });
+    let written: number | undefined;
+    if (options.writeStep) ({ graph, parts: written } = withWriteTasks(graph, options.writeStep));
     const { refs, skippedLines } = await this.run(graph, options);
-    return { refs, skippedLines, tasks: graph.tasks.length };
+    return { refs, skippedLines, tasks: graph.tasks.length, ...(written === undefined ? {} : { written }) };
   }
 
   async runGraph(graph: TaskGraph, _what: string, options: ClusterRunOptions = {}): Promise<StoredParts> {

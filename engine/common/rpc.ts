@@ -208,6 +208,8 @@ export type EngineEvent =
   /** `result` is the default export; `shown` the frames passed to `show()`, in call order. */
   | { type: "runFinished"; runId: string; result: ResultInfo; shown?: ResultInfo[]; elapsedMs: number; tasks: number }
   | { type: "runFailed"; runId: string; error: SerializedError; elapsedMs: number }
+  /** An export (exportResult) under way: parts of the result written so far, of all (`group` "write"). */
+  | { type: "exportProgress"; path: string; progress: RunProgress }
   | { type: "log"; level: "info" | "warn" | "error"; text: string };
 
 /**

@@ -60,9 +60,23 @@ export type Step = (
   | { kind: "bagToTable"; schema: Field[] }
   /** Delayed: calls a user function on arguments built from `args` and the task's inputs (engine/common/delayed.ts). */
   | { kind: "call"; call: DelayedCall }
+  /** Writer: the table's rows as CSV lines, part `part` of the ordered file sink `sink` (engine/io/part_sink.ts). */
+  | { kind: "writeCsvPart"; sink: number; part: number }
+  /** Writer: the table as Parquet row groups, part `part` of the ordered file sink `sink` (its footer kept for the merge). */
+  | { kind: "writeParquetPart"; sink: number; part: number; parquet: PartParquetOptions }
+  /** Writer: the table as Arrow IPC record batches, part `part` of the ordered file sink `sink`. */
+  | { kind: "writeArrowPart"; sink: number; part: number }
+  /** Writer: the table as a file of its own at `path` (a part of a folder output; created, never overwritten). */
+  | { kind: "writePartFile"; path: string; format: "csv" | "parquet" | "arrow"; parquet?: PartParquetOptions }
   /** One step of an array chunk task (engine/graph/array_steps.ts). */
   | { kind: "array"; step: ArrayStep }
 ) & { loc?: SourceLocation };
+
+/** Parquet writer options a part file step carries (engine/io/write.ts WriteParquetOptions). */
+export interface PartParquetOptions {
+  compression?: "snappy" | "zstd" | "uncompressed";
+  rowGroupSize?: number;
+}
 
 /** An input of a task: output `index` of task `key`. */
 export interface Dep {

@@ -4,13 +4,16 @@
 import { randomBytes } from "node:crypto";
 import {
   accessSync,
+  closeSync,
   constants,
   createWriteStream,
   lstatSync,
+  openSync,
   readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
+  writeSync,
   type WriteStream,
 } from "node:fs";
 import { once } from "node:events";
@@ -22,9 +25,12 @@ import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
 import { pinResident } from "../memory/resident.js";
 import { native, type Handle, type JsStrings, type JsTable } from "../native/addon.js";
-import { jsToBatch } from "./arrow_convert.js";
-import { arrowLib, parquetLib } from "./arrow_lib.js";
+import { arrowTypeOf, jsToBatch } from "./arrow_convert.js";
+import { arrowFileLib, arrowLib, parquetLib } from "./arrow_lib.js";
 import { emptyTable } from "./tables.js";
+import type { Step } from "../graph/tasks.js";
+import { PARQUET_CODECS, parquetProps } from "./write_part.js";
+import { mergeParquetFooters } from "./parquet_merge.js";
 
 export type OutputFormat = "csv" | "parquet" | "arrow";
 
@@ -40,6 +46,8 @@ export interface WriteSummary {
   path: string;
   rows: number;
   bytes: number;
+  /** A folder output's part files (absent for one file). */
+  files?: number;
 }
 
 /** A result to write: its schema and its rows in chunks, in order. */
@@ -75,8 +83,21 @@ export function outputFormat(path: string, loc?: SourceLocation): OutputFormat {
   return f;
 }
 
-/** Fails early (before any work) when `path` cannot be written: a missing or read-only folder, or a folder in the way. */
-export function checkWritable(path: string, loc?: SourceLocation): void {
+/**
+ * The format of a folder output's part files: its name's extension ("out.csv/"), else Parquet.
+ *
+ * @example
+ * folderFormat("out/") // "parquet"
+ */
+export function folderFormat(path: string): OutputFormat {
+  return EXTENSIONS[extname(path.replace(/[/\\]+$/, "")).toLowerCase()] ?? "parquet";
+}
+
+/**
+ * Fails early (before any work) when `path` cannot be written: a missing or read-only
+ * folder, or a folder in the way (unless `folder`: a folder output may replace one).
+ */
+export function checkWritable(path: string, loc?: SourceLocation, folder = false): void {
   const dir = dirname(resolve(path));
   const st = statSync(dir, { throwIfNoEntry: false });
   if (!st || !st.isDirectory())
@@ -94,16 +115,20 @@ export function checkWritable(path: string, loc?: SourceLocation): void {
       loc,
     );
   }
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+  if (!folder && statSync(path, { throwIfNoEntry: false })?.isDirectory())
     throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
 }
 
 /**
  * Rows of a table in the store, or of a result's partitions in order, copied to JS
  * `rowsPerChunk` at a time (the store keeps them; a spilled part is read back only
- * when its turn comes).
+ * when its turn comes). `onPart` hears when each part has been read, for progress.
  */
-export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): ChunkSource {
+export function storeChunks(
+  h: Handle | Handle[],
+  rowsPerChunk = 1 << 16,
+  onPart?: (done: number, total: number) => void,
+): ChunkSource {
   const parts = Array.isArray(h) ? h : [h];
   const info = native().tableInfo(parts[0]);
   const rows = parts.map((p) => native().tableRows(p));
@@ -115,7 +140,10 @@ export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): Chunk
       // An empty result still yields one (empty) chunk, for the schema.
       if (total === 0) yield native().tableToJs(parts[0]);
       for (let i = 0; i < parts.length; i++) {
-        if (rows[i] === 0) continue;
+        if (rows[i] === 0) {
+          onPart?.(i + 1, parts.length);
+          continue;
+        }
         // The part stays in memory (read back off the JS thread) while its chunks are copied.
         const addon = native();
         const unpin = await pinResident(parts[i]);
@@ -131,6 +159,7 @@ export function storeChunks(h: Handle | Handle[], rowsPerChunk = 1 << 16): Chunk
         } finally {
           unpin();
         }
+        onPart?.(i + 1, parts.length);
       }
     },
   };
@@ -231,14 +260,12 @@ async function writeArrow(src: ChunkSource, ws: WriteStream): Promise<void> {
 
 // ---- Parquet ----
 
-const CODECS = { snappy: "SNAPPY", zstd: "ZSTD", uncompressed: "UNCOMPRESSED" } as const;
-
 /** Checks writer options, naming the bad one. */
 export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation): void {
-  if (o.compression !== undefined && !(o.compression in CODECS))
+  if (o.compression !== undefined && !(o.compression in PARQUET_CODECS))
     throw new BasinError(
       "BASIN_PLAN",
-      `compression must be one of ${Object.keys(CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`,
+      `compression must be one of ${Object.keys(PARQUET_CODECS).join(", ")}, got ${JSON.stringify(o.compression)}`,
       loc,
     );
   if (o.rowGroupSize !== undefined && (!Number.isInteger(o.rowGroupSize) || o.rowGroupSize < 1))
@@ -246,12 +273,7 @@ export function checkParquetOptions(o: WriteParquetOptions, loc?: SourceLocation
 }
 
 async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParquetOptions): Promise<void> {
-  const { Compression, Table: WasmTable, transformParquetStream, WriterPropertiesBuilder } = parquetLib();
-  const { tableToIPC, Table: ArrowTable } = arrowLib();
-  const props = new WriterPropertiesBuilder()
-    .setCompression(Compression[CODECS[o.compression ?? "snappy"]])
-    .setMaxRowGroupSize(o.rowGroupSize ?? 1 << 20)
-    .build();
+  const props = parquetProps(o);
   // Chunks go to the wasm writer one at a time as it pulls them.
   const it = src.chunks()[Symbol.asyncIterator]();
   let wrote = false;
@@ -269,13 +291,14 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
       if (next.done && wrote) return controller.close();
       const js = next.done ? emptyTable(src.schema) : next.value;
       wrote = true;
-      const table = WasmTable.fromIPCStream(tableToIPC(new ArrowTable([jsToBatch(js)]), "stream"));
+      const { tableToIPC, Table: ArrowTable } = arrowLib();
+      const table = parquetLib().Table.fromIPCStream(tableToIPC(new ArrowTable([jsToBatch(js)]), "stream"));
       for (const b of table.recordBatches()) controller.enqueue(b);
       if (next.done) controller.close();
     },
   });
   try {
-    const out = await transformParquetStream(batches, props);
+    const out = await parquetLib().transformParquetStream(batches, props);
     for await (const bytes of out as unknown as AsyncIterable<Uint8Array>) await put(ws, bytes);
   } catch (e) {
     throw cause ?? e;
@@ -325,6 +348,202 @@ export function tempBeside(path: string, tag: string): string {
 }
 
 /**
+ * Writes a file at `path` through a temporary file beside it: `fill` writes the temp
+ * file (named, not yet created) and returns the bytes it wrote; the temp file is then
+ * renamed over `path`, or removed when `fill` fails, so `path` holds the old file or
+ * the whole new one. A link at `path` keeps pointing at the file it names.
+ *
+ * @example
+ * await writeThroughTemp("out.csv", loc, async (tmp) => { writeFileSync(tmp, text, { flag: "wx" }); return text.length; });
+ */
+export async function writeThroughTemp(
+  path: string,
+  loc: SourceLocation | undefined,
+  fill: (tmp: string) => Promise<number>,
+): Promise<number> {
+  // Onto a link: the file it points to is replaced, and the link stays.
+  path = linkTarget(path);
+  checkWritable(path, loc);
+  // A write that was killed (SIGKILL) left its temp file: the next write removes it.
+  removeOrphans(dirname(path), `.${basename(path)}.partial-`);
+  const tmp = tempBeside(path, "partial");
+  try {
+    const bytes = await fill(tmp);
+    renameSync(tmp, path);
+    return bytes;
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never created
+    }
+    // A run cancelled while it wrote (Ctrl+C) says what became of the file.
+    if (e instanceof BasinError && e.code === "BASIN_CANCELLED" && !e.detail.includes("old file is kept"))
+      throw new BasinError(e.code, `${e.detail}; the old file is kept`, e.location ?? loc);
+    if (e instanceof BasinError) throw e;
+    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
+  }
+}
+
+/**
+ * Writes a CSV file whose rows are formatted off the JS thread: the header goes first,
+ * then `run` runs the writer step it is given for every part of the result (on a
+ * cluster's workers, each part as soon as it is made; see engine/graph/write_tasks.ts)
+ * and resolves with the rows written. The parts land in the file in part order
+ * (native/src/io/csv_write.h PartSink), through a temp file renamed at the end.
+ *
+ * @example
+ * await writeCsvParts(schema, "out.csv", loc, (step) => runTheSteps(step));
+ */
+export function writeCsvParts(
+  schema: Field[],
+  path: string,
+  loc: SourceLocation | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  const header = Buffer.from(schema.map((f) => csvField(f.name)).join(",") + "\n");
+  return writeSinkFile(path, loc, header, (sink, part) => ({ kind: "writeCsvPart", sink, part }), undefined, run);
+}
+
+/**
+ * Writes a Parquet file whose row groups are encoded off the JS thread, a part per
+ * write step as in {@link writeCsvParts}; the parts' footers are merged into the file's
+ * (engine/io/parquet_merge.ts).
+ *
+ * @example
+ * await writeParquetParts("out.parquet", {}, loc, (step) => runTheSteps(step));
+ */
+export function writeParquetParts(
+  path: string,
+  options: WriteParquetOptions,
+  loc: SourceLocation | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  const parquet = { compression: options.compression, rowGroupSize: options.rowGroupSize };
+  return writeSinkFile(
+    path,
+    loc,
+    PARQUET_MAGIC,
+    (sink, part) => ({ kind: "writeParquetPart", sink, part, parquet }),
+    (sink) => {
+      const footer = mergeParquetFooters(native().sinkTrailers(sink));
+      const tail = Buffer.alloc(footer.length + 8);
+      tail.set(footer, 0);
+      tail.writeUInt32LE(footer.length, footer.length);
+      tail.set(PARQUET_MAGIC, footer.length + 4);
+      return tail;
+    },
+    run,
+  );
+}
+
+const PARQUET_MAGIC = Buffer.from("PAR1");
+
+/**
+ * Writes an Arrow IPC file whose record batches are encoded off the JS thread, a part
+ * per write step as in {@link writeCsvParts} (native/src/io/arrow_write.h); the schema
+ * message goes first and the footer lists every batch where it landed.
+ *
+ * @example
+ * await writeArrowParts(schema, "out.arrow", loc, (step) => runTheSteps(step));
+ */
+export function writeArrowParts(
+  schema: Field[],
+  path: string,
+  loc: SourceLocation | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  const { Schema: ArrowSchema, Field: ArrowField, tableToIPC, Table: ArrowTable, MetadataVersion } = arrowLib();
+  const { FileBlock, Footer } = arrowFileLib();
+  const arrowSchema = new ArrowSchema(schema.map((f) => new ArrowField(f.name, arrowTypeOf(f.type), true)));
+  const stream = tableToIPC(new ArrowTable(arrowSchema), "stream");
+  // The stream's first message is the schema (continuation, size, metadata; no body).
+  const schemaEnd = 8 + new DataView(stream.buffer, stream.byteOffset, stream.byteLength).getInt32(4, true);
+  const head = Buffer.concat([ARROW_MAGIC, stream.subarray(0, schemaEnd)]);
+  return writeSinkFile(
+    path,
+    loc,
+    head,
+    (sink, part) => ({ kind: "writeArrowPart", sink, part }),
+    (sink) => {
+      const blocks = native()
+        .sinkTrailers(sink)
+        .flatMap((t) => {
+          const dv = new DataView(t.trailer.buffer, t.trailer.byteOffset, t.trailer.byteLength);
+          return Array.from({ length: t.trailer.byteLength / 24 }, (_, b) => {
+            const at = 24 * b;
+            const offset = t.start + Number(dv.getBigInt64(at, true));
+            return new FileBlock(Number(dv.getBigInt64(at + 8, true)), dv.getBigInt64(at + 16, true), offset);
+          });
+        });
+      const footer = Footer.encode(new Footer(arrowSchema, MetadataVersion.V5, blocks, []));
+      const tail = Buffer.alloc(8 + footer.length + 4 + 6);
+      tail.writeInt32LE(-1, 0); // end of stream: continuation, then size 0
+      tail.set(footer, 8);
+      tail.writeInt32LE(footer.length, 8 + footer.length);
+      tail.write("ARROW1", 12 + footer.length, "latin1");
+      return tail;
+    },
+    run,
+  );
+}
+
+/** "ARROW1" padded to 8 bytes: an Arrow IPC file's start. */
+const ARROW_MAGIC = Buffer.from("ARROW1\0\0", "latin1");
+
+/**
+ * A file made of `head`, the parts the workers' write steps put into an ordered sink,
+ * and `tail(sink)` once they are all written; through a temp file renamed at the end.
+ */
+async function writeSinkFile(
+  path: string,
+  loc: SourceLocation | undefined,
+  head: Uint8Array,
+  step: (sink: number, part: number) => Step,
+  tail: ((sink: number) => Uint8Array) | undefined,
+  run: (step: (part: number) => Step) => Promise<number>,
+): Promise<WriteSummary> {
+  let rows = 0;
+  const bytes = await writeThroughTemp(path, loc, async (tmp) => {
+    const addon = native();
+    const fd = openSync(tmp, "wx");
+    let sink: number;
+    try {
+      writeSync(fd, head);
+      sink = addon.sinkOpen(fd, head.length); // the sink owns fd from here on
+    } catch (e) {
+      closeFd(fd);
+      throw e;
+    }
+    // A write that failed in a worker fails its task, and so the run: name the file.
+    const failed = () => {
+      const why = addon.sinkStatus(sink).error?.replace(/^cannot write the file: /, "");
+      return why === undefined ? undefined : new BasinError("BASIN_IO", `cannot write ${path}: ${why}`, loc);
+    };
+    try {
+      rows = await run((part) => step(sink, part));
+      if (tail) addon.sinkAppend(sink, addon.sinkStatus(sink).parts, tail(sink));
+      const e = failed();
+      if (e) throw e;
+      return head.length + addon.sinkStatus(sink).bytes;
+    } catch (e) {
+      throw failed() ?? e;
+    } finally {
+      addon.sinkClose(sink);
+    }
+  });
+  return { path, rows, bytes };
+}
+
+function closeFd(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/**
  * Writes `src` to `path` in `format`, through a temporary file in the same folder.
  *
  * @example
@@ -338,41 +557,29 @@ export async function writeFile(
   loc?: SourceLocation,
   signal?: AbortSignal,
 ): Promise<WriteSummary> {
-  const shown = path;
-  // Onto a link: the file it points to is replaced, and the link stays.
-  path = linkTarget(path);
-  checkWritable(path, loc);
   if (signal) src = cancellable(src, signal);
-  // A write that was killed (SIGKILL) left its temp file: the next write removes it.
-  removeOrphans(dirname(path), `.${basename(path)}.partial-`);
-  const tmp = tempBeside(path, "partial");
-  const ws = createWriteStream(tmp, { flags: "wx" });
-  const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
-  failed.catch(() => undefined);
-  try {
-    const write =
-      format === "csv"
-        ? writeCsv(src, ws)
-        : format === "arrow"
-          ? writeArrow(src, ws)
-          : writeParquetFile(src, ws, options);
-    await Promise.race([write, failed]);
-    if (format !== "arrow") ws.end(); // the Arrow writer ends the stream it pipes into
-    await Promise.race([once(ws, "finish"), failed]);
-    const bytes = ws.bytesWritten;
-    renameSync(tmp, path);
-    return { path: shown, rows: src.rows, bytes };
-  } catch (e) {
-    // The stream opens its file asynchronously: wait until it is closed, so the file is
-    // there to remove (removing it before the open completes left an empty temp file).
-    ws.destroy();
-    if (!ws.closed) await once(ws, "close").catch(() => undefined);
+  const bytes = await writeThroughTemp(path, loc, async (tmp) => {
+    const ws = createWriteStream(tmp, { flags: "wx" });
+    const failed = once(ws, "error").then(([e]) => Promise.reject(e as Error));
+    failed.catch(() => undefined);
     try {
-      unlinkSync(tmp);
-    } catch {
-      // never created
+      const write =
+        format === "csv"
+          ? writeCsv(src, ws)
+          : format === "arrow"
+            ? writeArrow(src, ws)
+            : writeParquetFile(src, ws, options);
+      await Promise.race([write, failed]);
+      if (format !== "arrow") ws.end(); // the Arrow writer ends the stream it pipes into
+      await Promise.race([once(ws, "finish"), failed]);
+      return ws.bytesWritten;
+    } catch (e) {
+      // The stream opens its file asynchronously: wait until it is closed, so the file is
+      // there to remove (removing it before the open completes left an empty temp file).
+      ws.destroy();
+      if (!ws.closed) await once(ws, "close").catch(() => undefined);
+      throw e;
     }
-    if (e instanceof BasinError) throw e;
-    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
-  }
+  });
+  return { path, rows: src.rows, bytes };
 }

@@ -232,6 +232,14 @@ export interface GpuStats {
   broken: string | null;
 }
 
+/** Where an ordered part sink is (engine/io/part_sink.ts). */
+export interface SinkStatus {
+  parts: number;
+  bytes: number;
+  pendingBytes: number;
+  error: string | null;
+}
+
 export interface NativeAddon {
   buildInfo(): BuildInfo;
   gpuInfo(): GpuInfo;
@@ -328,6 +336,52 @@ export interface NativeAddon {
   }): Handle;
   /** Whether parquetDecode reads pages compressed with `codec` (parquet.thrift CompressionCodec). */
   parquetCodecSupported(codec: number): boolean;
+  /**
+   * Opens an ordered part sink over the open file `fd`, writing from byte `offset`:
+   * parts sent by any thread are written in part order. The sink owns `fd` and closes
+   * it once sinkClose is called and no thread is still writing.
+   */
+  sinkOpen(fd: number, offset: number): number;
+  /** Parts written in order so far, bytes written, bytes of parts waiting for their turn, the write error. */
+  sinkStatus(sink: number): SinkStatus;
+  /** Forgets the sink (parts sent to it later fail); its last status. */
+  sinkClose(sink: number): SinkStatus;
+  /** The table's rows as CSV lines (as engine/io/write.ts csvLines), part `part` of the sink; BASIN_IO when a write fails. */
+  csvWritePart(sink: number, h: Handle, part: number): void;
+  /** The table as a new CSV file (O_EXCL), with a header line when `header`; the bytes written. */
+  csvWriteFile(h: Handle, path: string, header: boolean): number;
+  /** The table's rows as CSV lines (no header). */
+  csvFormat(h: Handle): Uint8Array;
+  /**
+   * The table as Parquet row groups (native/src/io/parquet_write.h), part `part` of the
+   * sink; the part's footer is kept as its trailer (sinkTrailers).
+   */
+  parquetWritePart(
+    sink: number,
+    h: Handle,
+    part: number,
+    compression: "snappy" | "zstd" | "uncompressed",
+    rowGroupSize: number,
+  ): void;
+  /**
+   * The table as Arrow IPC record batches of at most `rowsPerBatch` rows (native/src/io/arrow_write.h),
+   * part `part` of the sink; the trailer holds each batch's block (offset in the part, metadata and
+   * body lengths: three little-endian int64).
+   */
+  arrowWritePart(sink: number, h: Handle, part: number, rowsPerBatch: number): void;
+  /** Where each part written so far starts in the file, and its trailer (a Parquet part's footer, Arrow blocks). */
+  sinkTrailers(sink: number): { start: number; trailer: Uint8Array }[];
+  /** Appends `bytes` as part `part` of the sink (whole). */
+  sinkAppend(sink: number, part: number, bytes: Uint8Array): void;
+  /** The table as a new Parquet file (O_EXCL); the bytes written. */
+  parquetWriteFile(
+    h: Handle,
+    path: string,
+    compression: "snappy" | "zstd" | "uncompressed",
+    rowGroupSize: number,
+  ): number;
+  /** Whether this build writes Parquet with zstd. */
+  parquetZstd(): boolean;
   /** Parses bytes [start, end) of a file; the header row is skipped when start is 0 and header is true. */
   csvScan(path: string, start: number, end: number, opts: CsvScanOptions): CsvScanResult;
 

@@ -19,13 +19,15 @@ export interface PeekedRows {
 
 /**
  * The first `head` and last `tail` rows of a stored result (all of it when it has no
- * more), read part by part; every part is released.
+ * more), read part by part; every part is released, unless `keep` (then the caller
+ * releases them: freeing a 1e7-row result takes longer than peeking at it, so the CLI
+ * prints first).
  *
  * @example
  * const rows = await peekParts(await computeParts(plan), 10, 10);
  * console.log(formatTable(rows));
  */
-export async function peekParts({ refs }: StoredParts, head: number, tail: number): Promise<PeekedRows> {
+export async function peekParts({ refs }: StoredParts, head: number, tail: number, keep = false): Promise<PeekedRows> {
   const addon = native();
   try {
     const lengths = refs.map((h) => addon.tableRows(h));
@@ -64,6 +66,6 @@ export async function peekParts({ refs }: StoredParts, head: number, tail: numbe
       },
     };
   } finally {
-    for (const h of refs) addon.release(h);
+    if (!keep) for (const h of refs) addon.release(h);
   }
 }

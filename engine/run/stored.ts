@@ -3,7 +3,7 @@
 // what writers stream and what runPlan takes into JS all start here.
 import { BasinError } from "../common/errors.js";
 import { PLAN_VERSION, type Plan } from "../common/plan.js";
-import type { Cluster, StoredParts } from "../cluster/cluster.js";
+import type { Cluster, FrameRunOptions, StoredParts } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
 import type { Handle } from "../native/addon.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
@@ -54,14 +54,19 @@ export async function computeStored(plan: Plan, options: ComputeOptions = {}): P
  * Optimizes, lowers and runs a plan, leaving the result in the store as its
  * partitions: never concatenated into one table, so a result larger than the
  * memory limit stays spillable part by part while the caller reads it (on Dask,
- * one part).
+ * one part). With `writeStep`, a writer's step runs after each partition as soon as
+ * it is made (engine/run/write_frame.ts), and the parts are what those steps output.
  *
  * @example
  * const { refs } = await computeParts(df.toPlan());
  * for (const h of refs) native().release(h);
  */
-export function computeParts(plan: Plan, options: ComputeOptions = {}): Promise<StoredParts> {
-  return run(plan, options, true);
+export function computeParts(
+  plan: Plan,
+  options: ComputeOptions = {},
+  writeStep?: FrameRunOptions["writeStep"],
+): Promise<StoredParts> {
+  return run(plan, options, true, undefined, writeStep);
 }
 
 /**
@@ -77,7 +82,13 @@ export function computeGroups(plan: Plan, options: ComputeOptions, groups: numbe
   return run(plan, options, true, groups);
 }
 
-async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?: number): Promise<StoredParts> {
+async function run(
+  plan: Plan,
+  options: ComputeOptions,
+  parts: boolean,
+  groups?: number,
+  writeStep?: FrameRunOptions["writeStep"],
+): Promise<StoredParts> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError(
       "BASIN_PLAN",
@@ -89,5 +100,6 @@ async function run(plan: Plan, options: ComputeOptions, parts: boolean, groups?:
     signal: options.signal,
     parts,
     groups,
+    writeStep,
   });
 }

@@ -292,7 +292,9 @@ export class EngineService implements EngineClient {
     const file = this.workspaceFolder.path(path);
     // Like saving a file, exporting into a new subfolder creates it.
     if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true });
-    const out = await this.results.export(resultId, file, format);
+    const out = await this.results.export(resultId, file, format, (progress) =>
+      this.options.emit({ type: "exportProgress", path, progress }),
+    );
     this.options.emit({ type: "log", level: "info", text: `exported ${out.rows} rows to ${path} (${format})` });
     return { path, rows: out.rows, bytes: out.bytes };
   }

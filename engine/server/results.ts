@@ -17,7 +17,9 @@ import type {
   ResultSort,
   WireValue,
 } from "../common/rpc.js";
-import { storeChunks, writeFile, type WriteSummary } from "../io/write.js";
+import { checkWritable, type WriteSummary } from "../io/write.js";
+import { writeStored } from "../run/write_frame.js";
+import type { ProgressEvent } from "../scheduler/shell.js";
 import type { Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
 import { toWire } from "./wire.js";
@@ -200,19 +202,24 @@ export class ResultStore {
   }
 
   /**
-   * Writes result `id` to `file` (an absolute path) through engine/io's atomic
-   * writer. The table is retained meanwhile, so releasing the result mid-write is safe.
+   * Writes result `id` to `file` (an absolute path) through engine/run's atomic
+   * writers (CSV formatted by the local workers, a part each). The parts are retained
+   * meanwhile, so releasing the result mid-write is safe; `onProgress` hears parts written.
    */
-  async export(id: string, file: string, format: ExportFormat): Promise<WriteSummary> {
+  async export(
+    id: string,
+    file: string,
+    format: ExportFormat,
+    onProgress?: (e: ProgressEvent) => void,
+  ): Promise<WriteSummary> {
     if (format !== "csv" && format !== "parquet")
       fail(`export format must be "csv" or "parquet", got ${JSON.stringify(format)}`);
+    // An export names a file: a folder there is an error, not a folder output.
+    checkWritable(file);
     const { refs } = this.get(id);
     for (const h of refs) native().retain(h);
-    try {
-      return await writeFile(storeChunks(refs), file, format);
-    } finally {
-      for (const h of refs) native().release(h);
-    }
+    // writeStored releases the retained parts.
+    return writeStored([...refs], file, format, {}, undefined, undefined, this.compute.cluster, onProgress);
   }
 
   release(id: string): void {

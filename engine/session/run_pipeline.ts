@@ -8,6 +8,8 @@ import type { Cluster, StoredParts } from "../cluster/cluster.js";
 import { localPart } from "../cluster/default.js";
 import { runPlan, type ArrayResult } from "../run/run_plan.js";
 import { computeParts, type ComputeOptions } from "../run/stored.js";
+import { writeResult, type WrittenResult } from "../run/write_frame.js";
+import type { OutputFormat } from "../io/write.js";
 import type { Table } from "../run/table.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import { planPipelineResults } from "./driver.js";
@@ -19,7 +21,9 @@ export type PipelineResult =
   | { kind: "frame"; name?: string; plan: Plan; parts: StoredParts }
   | { kind: "array"; name?: string; node: ArrayNode; array: ArrayResult }
   /** A Table the pipeline computed itself (only when evaluated in this thread). */
-  | { kind: "table"; name?: string; table: Table };
+  | { kind: "table"; name?: string; table: Table }
+  /** The default export, a frame, written to RunPipelineOptions.output as it was computed. */
+  | { kind: "written"; name?: undefined; plan: Plan; written: WrittenResult };
 
 export interface RunPipelineOptions extends Omit<ComputeOptions, "cluster"> {
   /** Where frames run (default: the process's local cluster). Arrays run on the local cluster. */
@@ -32,6 +36,11 @@ export interface RunPipelineOptions extends Omit<ComputeOptions, "cluster"> {
    * CLI: the process is the pipeline's own, and a file may export a Table it computed).
    */
   isolate?: boolean;
+  /**
+   * Where the default export goes when it is a frame: written there as it is computed
+   * (engine/run/write_frame.ts), never kept whole; `receive` gets a "written" result.
+   */
+  output?: { path: string; format: OutputFormat };
   /** Called just before each result runs, e.g. to print `--explain` or refuse an output format; throwing stops the run. */
   before?: (next: { kind: "frame"; plan: Plan } | { kind: "array"; node: ArrayNode }, name: string | undefined) => void;
 }
@@ -51,7 +60,7 @@ export async function runPipeline(
   options: RunPipelineOptions,
   receive: (result: PipelineResult) => void | Promise<void>,
 ): Promise<void> {
-  const { cluster, source, isolate, before, onProgress, ...compute } = options;
+  const { cluster, source, isolate, before, onProgress, output, ...compute } = options;
   const planned: EvaluatedPipeline = isolate
     ? await planPipelineResults(path, source, compute.signal)
     : await evaluatePipeline(path, source, { tables: true });
@@ -70,6 +79,17 @@ export async function runPipeline(
   }
   for (const { name, plan } of [...(planned.plan ? [{ name: undefined, plan: planned.plan }] : []), ...planned.shown]) {
     before?.({ kind: "frame", plan }, name);
+    if (name === undefined && output) {
+      const written = await writeResult(
+        plan,
+        output.path,
+        output.format,
+        { ...compute, cluster, onProgress },
+        undefined,
+      );
+      await receive({ kind: "written", plan, written });
+      continue;
+    }
     const parts = await computeParts(plan, { ...compute, cluster, onProgress: progress(name) });
     await receive({ kind: "frame", name, plan, parts });
   }

@@ -8,6 +8,7 @@ import { splitRows } from "../native/split_rows.js";
 import { scanArrow } from "../io/arrow_ipc.js";
 import { scanJson } from "../io/ndjson.js";
 import { scanParquet } from "../io/parquet_scan.js";
+import { rowsWritten, writePartFile } from "../io/write_part.js";
 import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from "./bag_steps.js";
 import { runCall } from "./call_step.js";
 import { runArrayStep } from "./array_steps.js";
@@ -238,6 +239,29 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           break;
         case "array":
           replace([runArrayStep(step.step, inputs)]);
+          break;
+        // A writer's step outputs how many rows it wrote (engine/io/write_part.ts writtenRows).
+        case "writeCsvPart":
+          addon.csvWritePart(step.sink, current[0], step.part);
+          replace([rowsWritten(addon.tableRows(current[0]))]);
+          break;
+        case "writeParquetPart":
+          addon.parquetWritePart(
+            step.sink,
+            current[0],
+            step.part,
+            step.parquet.compression ?? "snappy",
+            step.parquet.rowGroupSize ?? 1 << 20,
+          );
+          replace([rowsWritten(addon.tableRows(current[0]))]);
+          break;
+        case "writeArrowPart":
+          addon.arrowWritePart(step.sink, current[0], step.part, 1 << 16);
+          replace([rowsWritten(addon.tableRows(current[0]))]);
+          break;
+        case "writePartFile":
+          writePartFile(current[0], step.path, step.format, step.parquet);
+          replace([rowsWritten(addon.tableRows(current[0]))]);
           break;
         case "stack": {
           const h = current[0];

@@ -15,6 +15,7 @@ void RegisterSpill(Napi::Env env, Napi::Object exports);
 void RegisterLinalg(Napi::Env env, Napi::Object exports);
 void RegisterArray(Napi::Env env, Napi::Object exports);
 void RegisterGpu(Napi::Env env, Napi::Object exports);
+void RegisterWrite(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -31,6 +32,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterLinalg(env, exports);
   basin::RegisterArray(env, exports);
   basin::RegisterGpu(env, exports);
+  basin::RegisterWrite(env, exports);
   return exports;
 }
 

@@ -4,7 +4,16 @@
 // file; what a killed run left is removed by the next; --output onto a link writes
 // the file it points to.
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BASIN_BIN, errorLines, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
@@ -21,8 +30,11 @@ interface Interrupted {
   exitMs: number;
 }
 
-/** Runs `basin run <args>`, sends SIGINT `delayMs` after stderr matches `when`, and waits for the exit. */
-function interrupt(args: string[], when: RegExp, delayMs = 0): Promise<Interrupted> {
+/**
+ * Runs `basin run <args>`, sends SIGINT `delayMs` after stderr matches `when` (or, for
+ * a function, once it returns true, polled every 2 ms), and waits for the exit.
+ */
+function interrupt(args: string[], when: RegExp | (() => boolean), delayMs = 0): Promise<Interrupted> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BASIN_BIN, "run", ...args], {
       cwd: dir,
@@ -34,18 +46,26 @@ function interrupt(args: string[], when: RegExp, delayMs = 0): Promise<Interrupt
       child.kill("SIGKILL");
       reject(new Error(`no exit in time; stderr: ${stderr}`));
     }, 30_000);
+    const fire = () => {
+      sent = -1;
+      setTimeout(() => {
+        sent = performance.now();
+        child.kill("SIGINT");
+      }, delayMs);
+    };
+    const poll =
+      typeof when === "function"
+        ? setInterval(() => {
+            if (!sent && when()) fire();
+          }, 2)
+        : undefined;
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
-      if (!sent && when.test(stderr)) {
-        sent = -1;
-        setTimeout(() => {
-          sent = performance.now();
-          child.kill("SIGINT");
-        }, delayMs);
-      }
+      if (!sent && typeof when !== "function" && when.test(stderr)) fire();
     });
     child.on("exit", (code) => {
       clearTimeout(guard);
+      clearInterval(poll);
       resolve({ code, stderr, exitMs: performance.now() - sent });
     });
   });
@@ -83,11 +103,14 @@ export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) =>
       "big.ts",
       `import { fromColumns } from "basin";
 const n = 3_000_000;
-export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array.from({ length: n }, (_, k) => "row " + k) }, { partitions: 4 });
+export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array.from({ length: n }, (_, k) => "row " + k) }, { partitions: 64 });
 `,
     );
     writeFileSync(join(dir, "out.csv"), "old\n");
-    const r = await interrupt(["big.ts", "--output", "out.csv"], /tasks in/);
+    // The partitions are written as they are made: interrupted once the temp file holds some.
+    const writing = () =>
+      readdirSync(dir).some((n) => n.startsWith(".out.csv.partial-") && statSync(join(dir, n)).size > 1000);
+    const r = await interrupt(["big.ts", "--output", "out.csv"], writing);
     expect(r.code, r.stderr).toBe(130);
     expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^error \[BASIN_CANCELLED\]: .*old file is kept/)]);
     expect(readFileSync(join(dir, "out.csv"), "utf8")).toBe("old\n");

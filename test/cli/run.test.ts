@@ -225,6 +225,29 @@ describe("basin run", () => {
     expect(table.getChild("sum_v")!.nullCount).toBeGreaterThanOrEqual(1);
   });
 
+  it("--output parts/ writes a Parquet file per partition (parts.csv/: CSV) that DuckDB reads back; a second run replaces them", async () => {
+    for (const [out, read] of [
+      ["parts/", (d: string) => `read_parquet('${d}/*.parquet')`],
+      [
+        "parts.csv/",
+        (d: string) =>
+          `read_csv('${d}/*.csv', header = true, delim = ',', quote = '"', escape = '"', columns = ${DUCK_TYPES})`,
+      ],
+    ] as const) {
+      for (const workers of ["1", "4"]) {
+        const r = await runBasin(["run", "pipeline.ts", "--workers", workers, "--output", out], { cwd: dir });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toMatch(
+          new RegExp(`wrote ${oracle.length} rows to ${out.replace(".", "\\.")} \\(\\d+ part files\\)`),
+        );
+        const folder = join(dir, out);
+        expect(readdirSync(folder).every((f) => /^part-\d{5}\.(parquet|csv)$/.test(f))).toBe(true);
+        expectSameRows(await query(con, `SELECT * FROM ${read(folder)}`), oracle, [3, 4]);
+      }
+    }
+    expect(readdirSync(dir).filter((f) => f.includes(".partial") || f.includes(".old-"))).toEqual([]);
+  });
+
   it("--workers 1 and --workers 4 print identical output", async () => {
     const ordered = `import { readCsv, col } from "basin";
 export default readCsv("data.csv", { blocksize: "8KB" })

@@ -188,12 +188,16 @@ describe("writers", () => {
     expectHere(e);
   });
 
-  it("an output path that is a folder: BASIN_IO naming it", async () => {
+  it("an output folder holding other files than parts: BASIN_IO naming the file, before anything runs, folder untouched", async () => {
     const path = join(dir, "a-folder");
     mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, "notes.txt"), "mine");
     const e = await rejected(frame().writeCsv(path));
     expect(e.code).toBe("BASIN_IO");
-    expect(e.detail).toContain("it is a folder");
+    expect(e.detail).toContain(`cannot write the folder ${path}: it holds notes.txt`);
+    expectHere(e);
+    expect(readdirSync(path)).toEqual(["notes.txt"]);
+    expect(readdirSync(dir).filter((n) => n.startsWith(".a-folder"))).toEqual([]);
   });
 
   it("a failure while running leaves no file and no temporary file", async () => {
@@ -202,6 +206,15 @@ describe("writers", () => {
     const e = await rejected(readJson(join(dir, "bad.ndjson"), { blocksize: 1024, sampleRows: 100 }).writeArrow(path));
     expect(e.code).toBe("BASIN_PARSE");
     expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  it("a folder output whose name is a file: BASIN_IO naming it, the file untouched", async () => {
+    const path = join(dir, "plain.csv");
+    writeFileSync(path, "mine\n");
+    const e = await rejected(frame().writeCsv(`${path}/`));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(`${path} is a file; name a folder`);
+    expect(readFileSync(path, "utf8")).toBe("mine\n");
   });
 
   it("bad writer options: BASIN_PLAN naming the option", async () => {

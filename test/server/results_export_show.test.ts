@@ -100,6 +100,12 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
     const csv = await served.client.call<ExportSummary>("exportResult", view.id, `out-${workers}/by city.csv`, "csv");
     expect(csv).toMatchObject({ path: `out-${workers}/by city.csv`, rows: byCity.rows });
     expect(csv.bytes).toBeGreaterThan(0);
+    // The workbench hears the export's progress: parts written, the last one all of them.
+    const progress = (path: string) =>
+      served.client.events.flatMap((ev) => (ev.type === "exportProgress" && ev.path === path ? [ev.progress] : []));
+    const csvProgress = progress(`out-${workers}/by city.csv`);
+    expect(csvProgress.length).toBeGreaterThan(0);
+    expect(csvProgress.at(-1)).toMatchObject({ group: "write", done: csvProgress.at(-1)!.total });
     const sorted = "SELECT city, count(*) AS n, sum(v) AS v FROM t GROUP BY city ORDER BY n DESC, city NULLS LAST";
     expectSameRows(
       await duckRows(
@@ -116,6 +122,8 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
       "parquet",
     );
     expect(pq.rows).toBe(e.result.rows);
+    const pqProgress = progress(`out-${workers}/selected.parquet`);
+    expect(pqProgress.at(-1)).toMatchObject({ group: "write", done: pqProgress.at(-1)!.total });
     expectSameRows(
       await duckRows(`SELECT * FROM '${join(dir, `out-${workers}/selected.parquet`)}'`),
       await duckRows("SELECT rid, day, flag FROM t WHERE rid < 10"),

@@ -1,0 +1,371 @@
+#include "io/csv_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+namespace basin {
+
+namespace {
+
+constexpr size_t kPieceBytes = 4 << 20;
+
+// Days since 1970-01-01 → proleptic Gregorian year, month, day (H. Hinnant's civil_from_days).
+void Civil(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = unsigned(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = int64_t(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+}
+
+void Digits(std::string& out, int64_t v, int width) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  for (int pad = width - int(r.ptr - buf); pad > 0; pad--) out += '0';
+  out.append(buf, r.ptr);
+}
+
+// As JS's Date#toISOString: four-digit years, else a sign and six digits.
+void Date(std::string& out, int64_t days) {
+  int64_t y;
+  unsigned m, d;
+  Civil(days, y, m, d);
+  if (y >= 0 && y <= 9999) {
+    Digits(out, y, 4);
+  } else {
+    out += y < 0 ? '-' : '+';
+    Digits(out, y < 0 ? -y : y, 6);
+  }
+  out += '-';
+  Digits(out, m, 2);
+  out += '-';
+  Digits(out, d, 2);
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+void Timestamp(std::string& out, int64_t us) {
+  const int64_t secs = FloorDiv(us, 1000000);
+  const int64_t frac = us - secs * 1000000;
+  const int64_t days = FloorDiv(secs, 86400);
+  const int64_t sod = secs - days * 86400;
+  Date(out, days);
+  out += ' ';
+  Digits(out, sod / 3600, 2);
+  out += ':';
+  Digits(out, sod / 60 % 60, 2);
+  out += ':';
+  Digits(out, sod % 60, 2);
+  if (frac != 0) {
+    out += '.';
+    Digits(out, frac, 6);
+  }
+}
+
+bool NeedsQuotes(std::string_view s) {
+  for (char c : s)
+    if (c == '"' || c == ',' || c == '\n' || c == '\r') return true;
+  return false;
+}
+
+void Field(std::string& out, std::string_view s) {
+  if (!NeedsQuotes(s)) {
+    out.append(s);
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void Cell(std::string& out, const Column& c, int64_t r) {
+  switch (c.type) {
+    case DType::Int64: {
+      char buf[24];
+      auto res = std::to_chars(buf, buf + sizeof buf, c.values<int64_t>()[r]);
+      out.append(buf, res.ptr);
+      break;
+    }
+    case DType::Float64:
+      FormatJsNumber(c.values<double>()[r], out);
+      break;
+    case DType::Bool:
+      out += c.values<uint8_t>()[r] ? "true" : "false";
+      break;
+    case DType::Date:
+      Date(out, c.values<int32_t>()[r]);
+      break;
+    case DType::Timestamp:
+      Timestamp(out, c.values<int64_t>()[r]);
+      break;
+    case DType::String: {
+      std::string_view s = c.str(r);
+      if (s.empty())
+        out += "\"\"";
+      else
+        Field(out, s);
+      break;
+    }
+  }
+}
+
+std::string IoWhy(int err) {
+  return err == ENOSPC ? "no space left on the device" : err == EDQUOT ? "disk quota exceeded" : std::strerror(err);
+}
+
+// Writes all of `data` at `offset`; returns 0 or the errno.
+int WriteAt(int fd, const char* data, size_t n, int64_t offset) {
+  while (n > 0) {
+    ssize_t w = pwrite(fd, data, n, offset);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    data += w;
+    n -= size_t(w);
+    offset += w;
+  }
+  return 0;
+}
+
+std::mutex sinksMu;
+std::unordered_map<int64_t, std::shared_ptr<PartSink>> sinks;
+int64_t nextSink = 1;
+
+}  // namespace
+
+void FormatJsNumber(double x, std::string& out) {
+  if (std::isnan(x)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(x)) {
+    out += x < 0 ? "-Infinity" : "Infinity";
+    return;
+  }
+  if (x == 0) {  // -0 too, as String(-0)
+    out += '0';
+    return;
+  }
+  // The shortest round-trip digits and the exponent, laid out by ECMAScript's Number::toString.
+  char buf[40];
+  auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  const char* p = buf;
+  if (*p == '-') {
+    out += '-';
+    p++;
+  }
+  char digits[24];
+  int k = 0;
+  digits[k++] = *p++;
+  if (*p == '.')
+    for (p++; *p != 'e'; p++) digits[k++] = *p;
+  p++;  // 'e'
+  bool negExp = *p == '-';
+  p++;  // sign
+  int e = 0;
+  std::from_chars(p, res.ptr, e);
+  const int n = (negExp ? -e : e) + 1;
+  if (k <= n && n <= 21) {
+    out.append(digits, k);
+    out.append(size_t(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out.append(digits, n);
+    out += '.';
+    out.append(digits + n, k - n);
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(size_t(-n), '0');
+    out.append(digits, k);
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits + 1, k - 1);
+    }
+    out += 'e';
+    out += n - 1 < 0 ? '-' : '+';
+    Digits(out, std::abs(n - 1), 1);
+  }
+}
+
+void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out) {
+  const size_t ncols = t.columns.size();
+  for (int64_t r = from; r < to; r++) {
+    for (size_t c = 0; c < ncols; c++) {
+      if (c > 0) out += ',';
+      const Column& col = t.columns[c];
+      if (col.valid(r)) Cell(out, col, r);
+    }
+    out += '\n';
+  }
+}
+
+PartSink::~PartSink() { close(fd_); }
+
+void PartSink::appendPart(int64_t part, std::string piece, bool last) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!error_.empty()) throw BasinError("BASIN_IO", error_);
+  Pending& p = pending_[part];
+  if (!piece.empty()) {
+    pendingBytes_ += int64_t(piece.size());
+    p.pieces.push_back(std::move(piece));
+  }
+  if (last) p.done = true;
+  if (writing_) return;  // the thread writing now takes this piece too when its turn comes
+  writing_ = true;
+  drain(lock);
+}
+
+void PartSink::drain(std::unique_lock<std::mutex>& lock) {
+  for (;;) {
+    auto it = pending_.find(next_);
+    if (it == pending_.end()) break;
+    if (it->second.pieces.empty()) {
+      if (!it->second.done) break;
+      pending_.erase(it);
+      next_++;
+      starts_[next_] = offset_;
+      continue;
+    }
+    std::vector<std::string> pieces = std::move(it->second.pieces);
+    it->second.pieces.clear();
+    int64_t at = offset_;
+    for (const std::string& s : pieces) offset_ += int64_t(s.size());
+    lock.unlock();
+    int err = 0;
+    for (const std::string& s : pieces) {
+      if ((err = WriteAt(fd_, s.data(), s.size(), at)) != 0) break;
+      at += int64_t(s.size());
+    }
+    lock.lock();
+    for (const std::string& s : pieces) pendingBytes_ -= int64_t(s.size());
+    if (err != 0) {
+      error_ = "cannot write the file: " + IoWhy(err);
+      pending_.clear();
+      writing_ = false;
+      throw BasinError("BASIN_IO", error_);
+    }
+    written_ = offset_;
+  }
+  writing_ = false;
+}
+
+void PartSink::setTrailer(int64_t part, std::string bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  trailers_[part] = std::move(bytes);
+}
+
+std::vector<std::pair<int64_t, std::string>> PartSink::trailers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (int64_t p = 0; p < next_; p++) {
+    auto t = trailers_.find(p);
+    out.emplace_back(starts_[p], t == trailers_.end() ? std::string() : t->second);
+  }
+  return out;
+}
+
+PartSink::Status PartSink::status() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {next_, written_, pendingBytes_, error_};
+}
+
+int64_t OpenSink(int fd, int64_t offset) {
+  std::lock_guard<std::mutex> lock(sinksMu);
+  int64_t id = nextSink++;
+  sinks[id] = std::make_shared<PartSink>(fd, offset);
+  return id;
+}
+
+std::shared_ptr<PartSink> GetSink(int64_t id) {
+  std::lock_guard<std::mutex> lock(sinksMu);
+  auto it = sinks.find(id);
+  if (it == sinks.end()) throw BasinError("BASIN_IO", "the file being written was closed (the write was cancelled)");
+  return it->second;
+}
+
+PartSink::Status CloseSink(int64_t id) {
+  std::shared_ptr<PartSink> s;
+  {
+    std::lock_guard<std::mutex> lock(sinksMu);
+    auto it = sinks.find(id);
+    if (it == sinks.end()) return {0, 0, 0, "unknown sink"};
+    s = it->second;
+    sinks.erase(it);
+  }
+  return s->status();
+}
+
+void WriteCsvPart(PartSink& sink, int64_t part, const Table& t) {
+  std::string out;
+  int64_t r = 0;
+  // Rows per step: about kPieceBytes of text, guessed from the first rows.
+  int64_t step = 4096;
+  do {
+    out.reserve(kPieceBytes + (1 << 16));
+    while (r < t.rows && out.size() < kPieceBytes) {
+      int64_t to = std::min(t.rows, r + step);
+      FormatCsvRows(t, r, to, out);
+      r = to;
+    }
+    bool last = r >= t.rows;
+    sink.appendPart(part, std::move(out), last);
+    out = std::string();
+    if (last) break;
+  } while (true);
+}
+
+int64_t WriteCsvFile(const std::string& path, const Table& t, bool header) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw BasinError("BASIN_IO", "cannot write " + path + ": " + IoWhy(errno));
+  std::string out;
+  if (header) {
+    for (size_t c = 0; c < t.names.size(); c++) {
+      if (c > 0) out += ',';
+      Field(out, t.names[c]);
+    }
+    out += '\n';
+  }
+  int64_t at = 0;
+  int err = 0;
+  int64_t r = 0;
+  do {
+    int64_t to = std::min(t.rows, r + 4096);
+    FormatCsvRows(t, r, to, out);
+    r = to;
+    if (out.size() >= kPieceBytes || r >= t.rows) {
+      if ((err = WriteAt(fd, out.data(), out.size(), at)) != 0) break;
+      at += int64_t(out.size());
+      out.clear();
+    }
+  } while (r < t.rows);
+  if (err == 0 && close(fd) != 0) err = errno;
+  else if (err != 0) close(fd);
+  if (err != 0) {
+    unlink(path.c_str());
+    throw BasinError("BASIN_IO", "cannot write " + path + ": " + IoWhy(err));
+  }
+  return at;
+}
+
+}  // namespace basin

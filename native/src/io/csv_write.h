@@ -1,0 +1,77 @@
+// CSV output: a table's rows as RFC 4180 text, formatted exactly as the TypeScript
+// writer did (engine/io/write.ts csvLines, kept as the reference): numbers as JS's
+// Number#toString (shortest round-trip digits), dates and timestamps in ISO form,
+// null as an empty field, the empty string as "".
+//
+// PartSink assembles a file from parts formatted on any thread, in part order: each
+// part arrives in pieces (appendPart); the thread whose piece completes the next
+// run writes it (pwrite at the running offset) while others go on formatting, so the
+// file is written as it is made and only parts ahead of their turn wait in memory.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "store/column.h"
+
+namespace basin {
+
+// Rows [from, to) of `t` as CSV lines appended to `out` (no header).
+void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out);
+// One double as JS's String(x) writes it ("NaN", "Infinity", "1e+21", "0" for -0).
+void FormatJsNumber(double x, std::string& out);
+
+class PartSink {
+ public:
+  // Writes to `fd` from byte `offset` on; owns the fd and closes it when the last
+  // thread holding the sink lets go (a task still writing when the sink is closed
+  // never writes into a reused descriptor).
+  PartSink(int fd, int64_t offset) : fd_(fd), offset_(offset) { starts_[0] = offset; }
+  ~PartSink();
+  PartSink(const PartSink&) = delete;
+  PartSink& operator=(const PartSink&) = delete;
+  // Adds the next piece of part `part`; `last` marks its end. Throws BASIN_IO once a
+  // write has failed (the failure's message), here or on another thread.
+  void appendPart(int64_t part, std::string piece, bool last);
+  struct Status {
+    int64_t partsWritten, bytes, pendingBytes;
+    std::string error;
+  };
+  Status status();
+  // Bytes a part leaves for the end (a Parquet part's footer), kept until the writer asks.
+  void setTrailer(int64_t part, std::string bytes);
+  // Where each part written so far starts in the file, and its trailer (empty if none).
+  std::vector<std::pair<int64_t, std::string>> trailers();
+
+ private:
+  void drain(std::unique_lock<std::mutex>& lock);
+  struct Pending {
+    std::vector<std::string> pieces;
+    bool done = false;
+  };
+  int fd_;
+  int64_t offset_;
+  std::mutex mu_;
+  std::map<int64_t, Pending> pending_;
+  int64_t next_ = 0, written_ = 0, pendingBytes_ = 0;
+  std::map<int64_t, int64_t> starts_;
+  std::map<int64_t, std::string> trailers_;
+  bool writing_ = false;
+  std::string error_;
+};
+
+// Sinks by id, shared by every thread of the process (workers name them in steps).
+int64_t OpenSink(int fd, int64_t offset);
+std::shared_ptr<PartSink> GetSink(int64_t id);  // throws BASIN_IO on an unknown id
+PartSink::Status CloseSink(int64_t id);
+
+// Formats rows of `t` as CSV into part `part` of sink `sink`, in pieces of about 4 MiB.
+void WriteCsvPart(PartSink& sink, int64_t part, const Table& t);
+// Writes `t` as a whole CSV file at `path` (created, must not exist), with a header
+// line when `header`; returns the bytes written. Throws BASIN_IO naming the file.
+int64_t WriteCsvFile(const std::string& path, const Table& t, bool header);
+
+}  // namespace basin
