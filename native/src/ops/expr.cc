@@ -252,6 +252,7 @@ Operand Eval(const Expr& e, const Table& t) {
       bool bothScalar = l.scalar && r.scalar;
       int64_t n = bothScalar ? 1 : rows;
       Column out;
+      if (FastBinary(op, l, r, e.type, n, &out)) return Operand{std::move(out), bothScalar};
       if (op == "and" || op == "or") out = Logic(op == "and", l, r, n);
       else if (op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge") out = Compare(op, l, r, n);
       else out = Arithmetic(op, l, r, e.type, n);

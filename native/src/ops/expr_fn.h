@@ -36,6 +36,10 @@ struct Operand {
   std::string_view s(int64_t i) const { return col.str(at(i)); }
 };
 
+// A binary operator on numbers, dates or null-free bools in one tight loop
+// (expr_vector.cc); false when it leaves the operands to the general loops.
+bool FastBinary(const std::string& op, const Operand& l, const Operand& r, DType type, int64_t n, Column* out);
+
 constexpr int64_t kMicrosPerDay = 86400000000LL;
 
 void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d);
