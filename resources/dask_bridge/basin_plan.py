@@ -10,11 +10,12 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+import basin_parquet
 from basin_exprs import evaluate, unsupported_fn
 from basin_types import BridgeError, conform, conform_frame, empty_frame, from_plan_values
 
 PLAN_VERSION = 2
-SUPPORTED_NODES = {"scanCsv", "values", "project", "filter", "aggregate", "head", "sort", "join"}
+SUPPORTED_NODES = {"scanCsv", "scanFile", "values", "project", "filter", "aggregate", "head", "sort", "join"}
 SUPPORTED_AGGS = {"sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last", "quantile", "corr"}
 
 ORDER_P, ORDER_R = "__basin_part", "__basin_row"
@@ -46,6 +47,9 @@ def check(plan):
     while stack:
         node = stack.pop()
         kind, loc = node["kind"], node.get("loc")
+        if kind == "scanFile" and node["format"] != "parquet":
+            reader = {"json": "readJson", "arrow": "readArrow"}.get(node["format"], node["format"])
+            raise BridgeError("BASIN_PLAN", f"{reader}() cannot run on a Dask cluster yet (the Dask backend reads CSV and Parquet); convert the file to Parquet, or compute this pipeline on the local cluster", loc)
         if kind not in SUPPORTED_NODES:
             raise BridgeError("BASIN_PLAN", f"{kind}() cannot run on a Dask cluster yet (the Dask backend translates {', '.join(sorted(SUPPORTED_NODES))}); compute this pipeline on the local cluster", loc)
         for e in node_exprs(node):
@@ -65,6 +69,8 @@ def translate(node):
     meta = empty_frame(schema)
     if kind == "scanCsv":
         return scan_csv(node, meta)
+    if kind == "scanFile":
+        return scan_parquet(node, meta)
     if kind == "values":
         parts = [dask.delayed(values_partition)(p, schema) for p in node["partitions"]] or [dask.delayed(values_partition)({}, schema)]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
@@ -103,6 +109,26 @@ def scan_csv(node, meta):
     if pred:
         ddf = ddf.map_partitions(filter_partition, pred, meta=ddf._meta)
     return ddf
+
+
+def scan_parquet(node, meta):
+    """One partition per run of row groups, as the plan's `parts` cut them (engine/cluster/dask/bridge_plan.ts)."""
+    nat = node["native"]
+    columns, loc = nat["columns"], node.get("loc")
+    parts = [dask.delayed(read_parquet_part)(p["file"], p["rowGroups"], columns, loc) for p in node["parts"]]
+    if not parts:  # every row group pruned away
+        parts = [dask.delayed(empty_frame)(columns)]
+    ddf = dd.from_delayed(parts, meta=meta, verify_meta=False)
+    if nat.get("predicate"):
+        ddf = ddf.map_partitions(filter_partition, nat["predicate"], meta=meta)
+    return ddf
+
+
+def read_parquet_part(path, groups, columns, loc):
+    try:
+        return basin_parquet.read(path, groups, columns)
+    except BridgeError as e:
+        raise BridgeError(e.code, e.message, e.location or loc)
 
 
 def read_csv_file(path, opts, file_schema, read, loc):
