@@ -271,13 +271,17 @@ def decompress(codec, data, size):
             import snappy
         except ImportError:
             raise BridgeError("BASIN_IO", "reading Snappy-compressed Parquet on the Dask workers needs python-snappy: apt-get install python3-snappy (Debian) or pip install python-snappy, on every worker")
+        # The block starts with its decompressed length: checked before snappy allocates it.
+        claimed, _ = varint_at(data, 0, min(len(data), 10))
+        if claimed != size:
+            raise Corrupt(f"a Snappy page says it holds {claimed} bytes, its page header {size}")
         try:
             out = snappy.decompress(data)
         except Exception as e:  # python-snappy raises its own error types
             raise Corrupt(f"a Snappy page does not decompress ({e})")
     elif codec == 2:
         try:
-            out = zlib.decompress(data, 47)  # gzip or zlib header
+            out = zlib.decompressobj(47).decompress(data, size + 1)  # gzip or zlib header; no more than the page
         except zlib.error as e:
             raise Corrupt(f"a GZIP page does not decompress ({e})")
     elif codec == 6:
@@ -286,7 +290,8 @@ def decompress(codec, data, size):
         except ImportError:
             raise BridgeError("BASIN_IO", "reading ZSTD-compressed Parquet on the Dask workers needs zstandard: apt-get install python3-zstandard (Debian) or pip install zstandard, on every worker")
         try:
-            out = zstandard.ZstdDecompressor().decompress(data, max_output_size=max(size, 1))
+            with zstandard.ZstdDecompressor().stream_reader(data) as r:  # no more than the page
+                out = r.read(size + 1) if size else b""
         except zstandard.ZstdError as e:
             raise Corrupt(f"a ZSTD page does not decompress ({e})")
     else:
@@ -385,11 +390,13 @@ def hybrid(b, pos, end, width, n):
     return (np.concatenate(parts) if len(parts) != 1 else parts[0]), pos
 
 
-def delta_binary_packed(b, pos, end):
-    """DELTA_BINARY_PACKED integers in b[pos:end] as int64 (wrapping as the writer's did): (values, end position)."""
+def delta_binary_packed(b, pos, end, limit):
+    """At most `limit` DELTA_BINARY_PACKED integers in b[pos:end] as int64 (wrapping as the writer's did): (values, end position)."""
     block, pos = varint_at(b, pos, end)
     minis, pos = varint_at(b, pos, end)
     total, pos = varint_at(b, pos, end)
+    if total > limit:
+        raise Corrupt(f"a DELTA_BINARY_PACKED run holds {total} values where the page has {limit}")
     first, pos = varint_at(b, pos, end)
     first = (first >> 1) ^ -(first & 1)
     if minis == 0 or block % minis or (block // minis) % 8:
@@ -480,7 +487,7 @@ def byte_stream_split(physical, b, pos, end, n):
 
 
 def delta_length(b, pos, end, n):
-    lengths, pos = delta_binary_packed(b, pos, end)
+    lengths, pos = delta_binary_packed(b, pos, end, n)
     if len(lengths) < n or (n and lengths[:n].min() < 0):
         raise Corrupt("DELTA_LENGTH_BYTE_ARRAY lengths do not match the page")
     stops = pos + np.cumsum(lengths[:n])
@@ -491,7 +498,7 @@ def delta_length(b, pos, end, n):
 
 
 def delta_bytes(b, pos, end, n):
-    prefixes, pos = delta_binary_packed(b, pos, end)
+    prefixes, pos = delta_binary_packed(b, pos, end, n)
     suffixes, _ = delta_length(b, pos, end, n)
     if len(prefixes) < n:
         raise Corrupt("DELTA_BYTE_ARRAY prefixes do not match the page")
@@ -541,7 +548,7 @@ def physical_values(col, enc, b, pos, end, n):
     if enc == 9:
         return byte_stream_split(col.physical, b, pos, end, n)
     if enc == 5 and col.physical in ("INT32", "INT64"):
-        v, _ = delta_binary_packed(b, pos, end)
+        v, _ = delta_binary_packed(b, pos, end, n)
         if len(v) < n:
             raise Corrupt("a DELTA_BINARY_PACKED page holds fewer values than its header says")
         return v[:n].astype(np.int32) if col.physical == "INT32" else v[:n]
@@ -586,6 +593,13 @@ def finish_values(col, vals):
 
 # --- pages of one column chunk --------------------------------------------------------
 
+def check_count(n, left, col):
+    """A data page's value count, which must fit in what is left of its row group."""
+    if not 0 <= n <= left:
+        raise Corrupt(f'a page of column "{col.name}" holds {n} values, but {left} are left in its row group')
+    return n
+
+
 def read_chunk(col, chunk, f, rows):
     """The chunk's `rows` values (numpy, in the Basin type's form) and validity (bool array, or None when none are null)."""
     f.seek(chunk["start"])
@@ -618,7 +632,7 @@ def read_chunk(col, chunk, f, rows):
             continue
         if kind == 0:
             dh = header.get(5) or {}
-            n = dh.get(1, 0)
+            n = check_count(dh.get(1, 0), rows - got, col)
             page = decompress(codec, body, raw_size)
             p = 0
             valid = None
@@ -641,7 +655,9 @@ def read_chunk(col, chunk, f, rows):
             vals = decode_values(col, enc, page, p, len(page), present, dictionary)
         elif kind == 3:
             dh = header.get(8) or {}
-            n, nulls, enc = dh.get(1, 0), dh.get(2, 0), dh.get(4, 0)
+            n, nulls, enc = check_count(dh.get(1, 0), rows - got, col), dh.get(2, 0), dh.get(4, 0)
+            if not 0 <= nulls <= n:
+                raise Corrupt(f"a page says it has {nulls} nulls among {n} values")
             dl, rl = dh.get(5, 0), dh.get(6, 0)
             if rl != 0 and rl is not None:
                 raise Corrupt(f'column "{col.name}" has repetition levels (a nested column)')
