@@ -126,12 +126,12 @@ CODECS = {0: "UNCOMPRESSED", 1: "SNAPPY", 2: "GZIP", 3: "LZO", 4: "BROTLI", 5: "
 class Column:
     """A flat column: its physical type, nullability and Basin type (or why it has none)."""
 
-    def __init__(self, el, leaf):
+    def __init__(self, el, leaf, nested=False):
         self.name = el.get(4, b"").decode("utf-8", "replace")
-        self.leaf = leaf
+        self.leaf = leaf  # its chunk's index in a row group (the first leaf, when nested)
         self.physical = PHYSICAL[el[1]] if 0 <= el.get(1, -1) < len(PHYSICAL) else None
         self.optional = el.get(3, 0) == 1
-        self.type, self.unit = column_type(el, self.physical)
+        self.type, self.unit = ({"unsupported": "nested (struct, list or map)"}, None) if nested else column_type(el, self.physical)
 
 
 def column_type(el, physical):
@@ -172,6 +172,8 @@ def column_type(el, physical):
 
 
 class Footer:
+    """The decoded FileMetaData: columns by name, and each row group's rows and column chunks."""
+
     def __init__(self, path, size, meta):
         self.path = path
         schema = meta.get(2) or []
@@ -183,10 +185,8 @@ class Footer:
         while i < len(schema):
             el = schema[i]
             if el.get(5, 0) > 0 or el.get(3) == 2:  # a group or a repeated leaf: nested
-                name = el.get(4, b"").decode("utf-8", "replace")
-                col = Column({1: 6, 4: el.get(4, b"")}, leaves)
-                col.type = {"unsupported": "nested (struct, list or map)"}
-                self.columns[name] = col
+                col = Column(el, leaves, nested=True)
+                self.columns[col.name] = col
                 pending = el.get(5, 0)
                 if pending == 0:
                     leaves += 1
@@ -213,7 +213,7 @@ class Footer:
                 length = md.get(7, 0)
                 if start < 4 or length < 0 or start + length > size:
                     raise Corrupt("a column chunk lies outside the file")
-                chunks.append({"start": start, "length": length, "codec": md.get(4, 0), "values": md.get(5, 0)})
+                chunks.append({"start": start, "length": length, "codec": md.get(4, 0)})
             if len(chunks) != leaves:
                 raise Corrupt(f"a row group has {len(chunks)} column chunks for {leaves} leaf columns")
             rows = rg.get(3, 0)
@@ -231,6 +231,7 @@ _footers = {}
 
 
 def read_footer(path, f):
+    """The footer of the open file `f`, cached per file version."""
     st = os.fstat(f.fileno())
     key = (path, st.st_size, st.st_mtime_ns, st.st_ino)
     hit = _footers.get(key)
@@ -361,33 +362,58 @@ def varint_at(b, pos, end):
 
 
 def hybrid(b, pos, end, width, n):
-    """`n` values of the RLE / bit-packed hybrid encoding in b[pos:end]: (values, end position)."""
-    parts, got = [], 0
+    """`n` values of the RLE / bit-packed hybrid encoding in b[pos:end]: (values, end position).
+
+    Pages often hold thousands of short runs: one Python pass reads the run headers
+    only; then all bit-packed runs are unpacked at once (each is whole groups of 8, so
+    their bytes concatenate into one group stream) and the RLE runs repeated at once.
+    """
     vbytes = (width + 7) // 8
+    rle_at, rle_len, rle_val = [], [], []
+    bp_at, bp_len, bp_bytes = [], [], []
+    got = 0
     while got < n:
         h, pos = varint_at(b, pos, end)
         if h & 1:  # bit-packed groups of 8
             count = (h >> 1) * 8
             nbytes = (h >> 1) * width
-            if pos + nbytes > end:
-                # the last group may be cut short after the values that exist
+            if pos + nbytes > end:  # the last group may be cut short after the values that exist
                 nbytes = end - pos
                 count = min(count, nbytes * 8 // width if width else count)
             take = min(count, n - got)
-            parts.append(unpack(b[pos:pos + nbytes], width, take))
+            bp_at.append(got)
+            bp_len.append(take)
+            bp_bytes.append(b[pos:pos + nbytes])
             pos += nbytes
         else:
             count = h >> 1
             if pos + vbytes > end:
                 raise Corrupt("an RLE run runs past the end of its page")
-            v = int.from_bytes(b[pos:pos + vbytes], "little")
-            pos += vbytes
             take = min(count, n - got)
-            parts.append(np.full(take, v, dtype=np.int64))
+            rle_at.append(got)
+            rle_len.append(take)
+            rle_val.append(int.from_bytes(b[pos:pos + vbytes], "little"))
+            pos += vbytes
         if take <= 0:
             raise Corrupt("an RLE run holds no values")
         got += take
-    return (np.concatenate(parts) if len(parts) != 1 else parts[0]), pos
+    if not bp_at:
+        return np.repeat(np.array(rle_val, dtype=np.int64), rle_len), pos
+    packed = unpack(b"".join(bp_bytes), width, sum(bp_len))
+    if not rle_at:
+        return packed, pos
+    out = np.empty(n, dtype=np.int64)
+    out[ranges(bp_at, bp_len)] = packed
+    out[ranges(rle_at, rle_len)] = np.repeat(np.array(rle_val, dtype=np.int64), rle_len)
+    return out, pos
+
+
+def ranges(starts, lengths):
+    """The positions starts[i] .. starts[i] + lengths[i] - 1 of every run, concatenated."""
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    before = np.cumsum(lengths) - lengths
+    return np.repeat(starts - before, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
 def delta_binary_packed(b, pos, end, limit):

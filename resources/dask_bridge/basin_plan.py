@@ -338,17 +338,34 @@ def join(left, right, node, meta):
         if lt != rt:
             left = left.assign(**{left_names[li]: left[left_names[li]].astype("Float64")})
             right = right.assign(**{right_names[ri]: right[right_names[ri]].astype("Float64")})
-    lmeta = join_side(left._meta, lon, "l", 1)
-    rmeta = join_side(right._meta, ron, "r", 2)
-    l = left.map_partitions(join_side, lon, "l", 1, meta=lmeta)
-    r = right.map_partitions(join_side, ron, "r", 2, meta=rmeta)
+    l = left.map_partitions(join_side, lon, "l", 1, meta=join_side(left._meta, lon, "l", 1))
+    r = right.map_partitions(join_side, ron, "r", 2, meta=join_side(right._meta, ron, "r", 2))
     lkeys = [f"l{i}" for i in lon] + [NULL_KEY]
     rkeys = [f"r{i}" for i in ron] + [NULL_KEY]
+    args = (node, lkeys, rkeys, left_names, right_names)
+    # Partition pairs joined by pandas, as the plan's strategy says (engine/plan/passes/join_strategy.ts):
+    # the whole right side next to every left partition, or both sides hash-partitioned by key.
+    if node.get("strategy") == "broadcast":
+        whole = dask.delayed(concat_parts)(r.to_delayed(), r._meta)
+        parts = [dask.delayed(join_partition)(p, whole, *args) for p in l.to_delayed()]
+    else:
+        n = max(l.npartitions, r.npartitions)
+        ls, rs = l.shuffle(lkeys, npartitions=n), r.shuffle(rkeys, npartitions=n)
+        parts = [dask.delayed(join_partition)(a, b, *args) for a, b in zip(ls.to_delayed(), rs.to_delayed())]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def concat_parts(parts, meta):
+    return pd.concat(parts, ignore_index=True) if parts else meta
+
+
+def join_partition(l, r, node, lkeys, rkeys, left_names, right_names):
+    """One partition of the join: left rows in their order (pandas' merge keeps it), with their matches."""
     how = node["how"]
     if how in ("semi", "anti"):
         rk = r[rkeys].drop_duplicates()
-        m = dd.merge(l, rk, how="left", left_on=lkeys, right_on=rkeys, indicator=True)
-        m = m[m["_merge"] == ("both" if how == "semi" else "left_only")]
+        m = l.merge(rk, how="left", left_on=lkeys, right_on=rkeys, indicator=True)
+        m = m[(m["_merge"] == "both").to_numpy() == (how == "semi")]
     else:
-        m = dd.merge(l, r, how=how, left_on=lkeys, right_on=rkeys)
-    return m.map_partitions(join_output, node, left_names, right_names, node["schema"], meta=meta)
+        m = l.merge(r, how=how, left_on=lkeys, right_on=rkeys)
+    return join_output(m, node, left_names, right_names, node["schema"])

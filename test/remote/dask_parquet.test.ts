@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BasinError } from "../../engine/common/errors.js";
-import { col, fromColumns, readParquet, type DataFrame } from "../../engine/api/index.js";
+import { col, fromColumns, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
 import { readParquetFooter } from "../../engine/io/parquet_footer.js";
 import { Duck, tableRows } from "../helpers/oracle.js";
 import { daskFixture } from "./dask_procs.js";
@@ -147,6 +147,40 @@ describe("Parquet written by DuckDB, read on Dask", () => {
   });
 });
 
+describe("joins of multi-partition Parquet scans on Dask", () => {
+  // TPC-H Q2's shape at SF 1 (a join of a 1- and a 2-partition scan, then joined with a
+  // 1-partition semi join) once broke Dask's graph culling (KeyError (1,)).
+  it("chains broadcast, semi, anti, left, right and outer joins as the local engine does", async () => {
+    const a = join(dir, "join-a.parquet");
+    const b = join(dir, "join-b.parquet");
+    const c = join(dir, "join-c.parquet");
+    await duck.run(`COPY (SELECT id AS k, i32, s_dict FROM t WHERE id < 600) TO '${a}' (FORMAT parquet)`);
+    await duck.run(
+      `COPY (SELECT id % 900 AS bk, id AS b_id, f64, s_plain FROM t ORDER BY id) TO '${b}' (FORMAT parquet, ROW_GROUP_SIZE 1024)`,
+    );
+    await duck.run(`COPY (SELECT id AS ck, i8 FROM t WHERE id % 3 = 0 AND id < 2000) TO '${c}' (FORMAT parquet)`);
+    const A = () => readParquet(a, { blocksize: 1 });
+    const B = () => readParquet(b, { blocksize: 1 });
+    const C = () => readParquet(c, { blocksize: 1 });
+    expect(readParquetFooter(b).rowGroups.length).toBeGreaterThan(2);
+    const ab = A().join(B(), { leftOn: "k", rightOn: "bk" });
+    const semi = C().join(A(), { leftOn: "ck", rightOn: "k", how: "semi" });
+    const chained = ab
+      .join(semi, { leftOn: "k", rightOn: "ck" })
+      .join(C(), { leftOn: "b_id", rightOn: "ck", how: "anti" })
+      .sort(["b_id"]);
+    await expectSameOnDask(chained, "inner, semi, anti chain");
+    for (const how of ["left", "right", "outer"] as const)
+      await expectSameOnDask(
+        B()
+          .join(C(), { leftOn: "b_id", rightOn: "ck", how })
+          .join(A(), { leftOn: "bk", rightOn: "k", how: "left" })
+          .sort(["b_id", "ck"]),
+        `${how} join`,
+      );
+  });
+});
+
 describe("Parquet written by Basin, read on Dask", () => {
   const day = (d: string | null) => (d === null ? null : new Date(`${d}T00:00:00Z`));
   const frame = (n: number) =>
@@ -241,5 +275,29 @@ describe("damaged Parquet on Dask", () => {
     await duck.run(`COPY (SELECT id FROM t) TO '${other}' (FORMAT parquet)`);
     copyFileSync(other, file);
     await expectIoError(df, file);
+  });
+});
+
+describe("other file formats on Dask", () => {
+  it("NDJSON and Arrow IPC scans fail before anything runs, naming the reader and what to do", async () => {
+    const json = join(dir, "rows.ndjson");
+    const arrow = join(dir, "rows.arrow");
+    writeFileSync(json, '{"a": 1, "s": "x"}\n{"a": 2, "s": "y"}\n');
+    await fromColumns({ a: [1, 2] }).writeArrow(arrow, { cluster: fx.local });
+    for (const [df, reader] of [
+      [readJson(json), "readJson"],
+      [readArrow(arrow), "readArrow"],
+    ] as const) {
+      const err = await df.compute({ cluster: fx.dask }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(BasinError);
+      const e = err as BasinError;
+      expect(e.code).toBe("BASIN_PLAN");
+      expect(e.message).toContain(`${reader}() cannot run on a Dask cluster yet`);
+      expect(e.message).toContain("convert the file to Parquet");
+      expect(e.location).toMatch(/dask_parquet\.test\.ts:\d+/);
+    }
   });
 });
