@@ -21,6 +21,12 @@ SUPPORTED_AGGS = {"sum", "mean", "min", "max", "count", "std", "var", "median", 
 ORDER_P, ORDER_R = "__basin_part", "__basin_row"
 
 
+def task(fn):
+    """`fn` as a dask task named by its arguments: a subplan that occurs twice in a plan
+    (TPC-H Q15's revenue, Q21's lineitem) is one set of tasks, computed once."""
+    return dask.delayed(fn, pure=True)
+
+
 def inputs_of(node):
     if node["kind"] == "join":
         return [node["left"], node["right"]]
@@ -72,7 +78,7 @@ def translate(node):
     if kind == "scanFile":
         return scan_parquet(node, meta)
     if kind == "values":
-        parts = [dask.delayed(values_partition)(p, schema) for p in node["partitions"]] or [dask.delayed(values_partition)({}, schema)]
+        parts = [task(values_partition)(p, schema) for p in node["partitions"]] or [task(values_partition)({}, schema)]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
     child = translate(node["input"]) if "input" in node else None
     nat = node.get("native") or {}
@@ -103,7 +109,7 @@ def scan_csv(node, meta):
     file_schema = node["fileSchema"]
     columns = node.get("columns") or [f["name"] for f in file_schema]
     read = [f for f in file_schema if f["name"] in columns]
-    parts = [dask.delayed(read_csv_file)(path, opts, file_schema, read, node.get("loc")) for path in node["files"]]
+    parts = [task(read_csv_file)(path, opts, file_schema, read, node.get("loc")) for path in node["files"]]
     ddf = dd.from_delayed(parts, meta=empty_frame(read), verify_meta=False)
     pred = (node.get("native") or {}).get("predicate")
     if pred:
@@ -115,9 +121,9 @@ def scan_parquet(node, meta):
     """One partition per run of row groups, as the plan's `parts` cut them (engine/cluster/dask/bridge_plan.ts)."""
     nat = node["native"]
     columns, loc = nat["columns"], node.get("loc")
-    parts = [dask.delayed(read_parquet_part)(p["file"], p["rowGroups"], columns, loc) for p in node["parts"]]
+    parts = [task(read_parquet_part)(p["file"], p["rowGroups"], columns, loc) for p in node["parts"]]
     if not parts:  # every row group pruned away
-        parts = [dask.delayed(empty_frame)(columns)]
+        parts = [task(empty_frame)(columns)]
     ddf = dd.from_delayed(parts, meta=meta, verify_meta=False)
     if nat.get("predicate"):
         ddf = ddf.map_partitions(filter_partition, nat["predicate"], meta=meta)
@@ -447,12 +453,12 @@ def join(left, right, node, meta):
     # Partition pairs joined by pandas, as the plan's strategy says (engine/plan/passes/join_strategy.ts):
     # the whole right side next to every left partition, or both sides hash-partitioned by key.
     if node.get("strategy") == "broadcast":
-        whole = dask.delayed(concat_parts)(r.to_delayed(), r._meta)
-        parts = [dask.delayed(join_partition)(p, whole, *args) for p in l.to_delayed()]
+        whole = task(concat_parts)(r.to_delayed(optimize_graph=False), r._meta)
+        parts = [task(join_partition)(p, whole, *args) for p in l.to_delayed(optimize_graph=False)]
     else:
         n = max(l.npartitions, r.npartitions)
         ls, rs = l.shuffle(keys, npartitions=n), r.shuffle(keys, npartitions=n)
-        parts = [dask.delayed(join_partition)(a, b, *args) for a, b in zip(ls.to_delayed(), rs.to_delayed())]
+        parts = [task(join_partition)(a, b, *args) for a, b in zip(ls.to_delayed(optimize_graph=False), rs.to_delayed(optimize_graph=False))]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
