@@ -17,6 +17,15 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tableFromArrays, tableToIPC } from "apache-arrow";
+import {
+  Compression,
+  Encoding,
+  Table as WasmTable,
+  WriterPropertiesBuilder,
+  WriterVersion,
+  writeParquet,
+} from "parquet-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BasinError } from "../../engine/common/errors.js";
 import { col, fromColumns, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
@@ -215,6 +224,44 @@ describe("Parquet written by Basin, read on Dask", () => {
     await expectSameOnDask(readParquet(one), "one row");
     expect((await readParquet(empty).compute({ cluster: fx.dask })).numRows).toBe(0);
   });
+});
+
+describe("Parquet written by arrow-rs (parquet-wasm), read on Dask", () => {
+  // Encodings DuckDB does not write: DELTA_BYTE_ARRAY strings (shared prefixes), and the
+  // others chosen per column, without dictionaries, in v1 and v2 pages.
+  const n = 3000;
+  const arrays = {
+    id: BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 1_000_003 - 1_500_000_000)),
+    i32: Int32Array.from({ length: n }, (_, i) => ((i * 7919) % 65536) - 32768),
+    f: Float64Array.from({ length: n }, (_, i) => (i % 11 === 0 ? NaN : i / 7 - 200)),
+    s: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : `prefix/${Math.floor(i / 10)}/名前-${i % 10}`)),
+  };
+  const variants = [
+    { name: "v2 pages, ZSTD", version: WriterVersion.V2, codec: Compression.ZSTD },
+    { name: "v1 pages, Snappy", version: WriterVersion.V1, codec: Compression.SNAPPY },
+  ];
+  for (const v of variants)
+    it(`reads DELTA_BYTE_ARRAY, DELTA_BINARY_PACKED and BYTE_STREAM_SPLIT columns identically: ${v.name}`, async () => {
+      const file = join(dir, `arrow-rs-${v.version}-${v.codec}.parquet`);
+      const props = new WriterPropertiesBuilder()
+        .setWriterVersion(v.version)
+        .setCompression(v.codec)
+        .setDictionaryEnabled(false)
+        .setMaxRowGroupSize(1000)
+        .setColumnEncoding("id", Encoding.DELTA_BINARY_PACKED)
+        .setColumnEncoding("i32", Encoding.DELTA_BINARY_PACKED)
+        .setColumnEncoding("f", Encoding.BYTE_STREAM_SPLIT)
+        .setColumnEncoding("s", Encoding.DELTA_BYTE_ARRAY)
+        .build();
+      writeFileSync(file, writeParquet(WasmTable.fromIPCStream(tableToIPC(tableFromArrays(arrays), "stream")), props));
+      const encodings = await duck.rows(
+        `SELECT DISTINCT path_in_schema, encodings FROM parquet_metadata('${file}') ORDER BY 1`,
+      );
+      expect(encodings.map((r) => `${String(r[0])}: ${String(r[1])}`).join("; ")).toMatch(
+        /f: .*BYTE_STREAM_SPLIT.*i32: .*DELTA_BINARY_PACKED.*id: .*DELTA_BINARY_PACKED.*s: .*DELTA_BYTE_ARRAY/,
+      );
+      await expectSameOnDask(readParquet(file, { blocksize: 1 }), v.name);
+    });
 });
 
 describe("damaged Parquet on Dask", () => {
