@@ -588,6 +588,20 @@ def physical_values(col, enc, b, pos, end, n):
 ENCODINGS = {0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE", 4: "BIT_PACKED", 5: "DELTA_BINARY_PACKED", 6: "DELTA_LENGTH_BYTE_ARRAY", 7: "DELTA_BYTE_ARRAY", 8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT"}
 
 
+NS_MAX = 2**63 - 1
+
+
+class OutOfRange(Exception):
+    """Values the bridge's pandas columns cannot hold; read() names the file."""
+
+
+def in_range(col, vals, limit):
+    """`vals` when they all lie within ±limit (dates and timestamps as pandas' nanoseconds hold them)."""
+    if len(vals) and (vals.min() < -limit or vals.max() > limit):
+        raise OutOfRange(f'column "{col.name}" holds a {col.type} outside 1677-09-22 … 2262-04-11, which the Dask bridge cannot hold (pandas keeps nanoseconds); filter those rows out when writing the file, or run this pipeline on the local cluster')
+    return vals
+
+
 def finish_values(col, vals):
     """Physical values in the Basin type's numpy form: int64 (dates and timestamps as
     datetime64[ns] ticks), float64, bool, or str objects."""
@@ -606,12 +620,15 @@ def finish_values(col, vals):
     if phys == "INT96":  # nanoseconds of the day, then the Julian day
         nanos = np.ascontiguousarray(vals[:, :8]).view("<i8").reshape(-1)
         days = np.ascontiguousarray(vals[:, 8:]).view("<i4").reshape(-1).astype(np.int64)
+        in_range(col, days - 2440588, NS_MAX // DAY_NS - 1)
         return ((days - 2440588) * DAY_NS + nanos) // 1000 * 1000
     vals = vals.astype(np.int64)
     if t == "timestamp":  # to microseconds (nanoseconds rounded towards minus infinity), held as ns
+        if col.unit in ("ms", "us"):
+            in_range(col, vals, NS_MAX // (1_000_000 if col.unit == "ms" else 1000))
         return vals * 1_000_000 if col.unit == "ms" else vals * 1000 if col.unit == "us" else vals // 1000 * 1000
     if t == "date":
-        return vals * DAY_NS
+        return in_range(col, vals, NS_MAX // DAY_NS) * DAY_NS
     if col.unit == "unsigned":
         return vals.astype(np.int32).view(np.uint32).astype(np.int64)
     return vals
@@ -747,6 +764,8 @@ def read(path, groups, fields):
                 return read_groups(footer, f, groups, fields)
             except Corrupt as e:
                 raise corrupt_error(path, str(e))
+            except OutOfRange as e:
+                raise BridgeError("BASIN_IO", f"{path}: {e}")
             except Codec as e:
                 raise BridgeError("BASIN_IO", f"{path} is compressed with {e}, which the Dask bridge does not read (it reads uncompressed, SNAPPY, GZIP and ZSTD); rewrite the file with one of those, or run this pipeline on the local cluster")
             except (ValueError, IndexError, TypeError, OverflowError, MemoryError, struct.error) as e:

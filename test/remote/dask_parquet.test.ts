@@ -296,6 +296,22 @@ describe("damaged Parquet on Dask", () => {
     }
   }
 
+  it("dates and timestamps beyond pandas' nanosecond range are a BASIN_IO error naming the file and column", async () => {
+    for (const [name, sql] of [
+      ["old-date", "SELECT DATE '1500-03-01' AS d"],
+      ["far-ts", "SELECT TIMESTAMP '2300-01-01 00:00:00' AS d"],
+    ]) {
+      const file = join(dir, `${name}.parquet`);
+      await duck.run(`COPY (${sql} UNION ALL SELECT NULL) TO '${file}' (FORMAT parquet)`);
+      await expectIoError(readParquet(file), file);
+      const err = (await readParquet(file)
+        .compute({ cluster: fx.dask })
+        .catch((e: unknown) => e)) as BasinError;
+      expect(err.message).toContain('column "d"');
+      expect(err.message).toContain("run this pipeline on the local cluster");
+    }
+  });
+
   it("a garbled page header is a BASIN_IO error naming the file", async () => {
     const { file, df, chunk } = await victim("bad-header.parquet");
     overwrite(file, chunk.start, new Uint8Array(16).fill(0xff));
