@@ -10,14 +10,21 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+import basin_parquet
 from basin_exprs import evaluate, unsupported_fn
 from basin_types import BridgeError, conform, conform_frame, empty_frame, from_plan_values
 
 PLAN_VERSION = 2
-SUPPORTED_NODES = {"scanCsv", "values", "project", "filter", "aggregate", "head", "sort", "join"}
+SUPPORTED_NODES = {"scanCsv", "scanFile", "values", "project", "filter", "aggregate", "head", "sort", "join"}
 SUPPORTED_AGGS = {"sum", "mean", "min", "max", "count", "std", "var", "median", "nunique", "first", "last", "quantile", "corr"}
 
 ORDER_P, ORDER_R = "__basin_part", "__basin_row"
+
+
+def task(fn):
+    """`fn` as a dask task named by its arguments: a subplan that occurs twice in a plan
+    (TPC-H Q15's revenue, Q21's lineitem) is one set of tasks, computed once."""
+    return dask.delayed(fn, pure=True)
 
 
 def inputs_of(node):
@@ -46,6 +53,9 @@ def check(plan):
     while stack:
         node = stack.pop()
         kind, loc = node["kind"], node.get("loc")
+        if kind == "scanFile" and node["format"] != "parquet":
+            reader = {"json": "readJson", "arrow": "readArrow"}.get(node["format"], node["format"])
+            raise BridgeError("BASIN_PLAN", f"{reader}() cannot run on a Dask cluster yet (the Dask backend reads CSV and Parquet); convert the file to Parquet, or compute this pipeline on the local cluster", loc)
         if kind not in SUPPORTED_NODES:
             raise BridgeError("BASIN_PLAN", f"{kind}() cannot run on a Dask cluster yet (the Dask backend translates {', '.join(sorted(SUPPORTED_NODES))}); compute this pipeline on the local cluster", loc)
         for e in node_exprs(node):
@@ -65,8 +75,10 @@ def translate(node):
     meta = empty_frame(schema)
     if kind == "scanCsv":
         return scan_csv(node, meta)
+    if kind == "scanFile":
+        return scan_parquet(node, meta)
     if kind == "values":
-        parts = [dask.delayed(values_partition)(p, schema) for p in node["partitions"]] or [dask.delayed(values_partition)({}, schema)]
+        parts = [task(values_partition)(p, schema) for p in node["partitions"]] or [task(values_partition)({}, schema)]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
     child = translate(node["input"]) if "input" in node else None
     nat = node.get("native") or {}
@@ -97,12 +109,32 @@ def scan_csv(node, meta):
     file_schema = node["fileSchema"]
     columns = node.get("columns") or [f["name"] for f in file_schema]
     read = [f for f in file_schema if f["name"] in columns]
-    parts = [dask.delayed(read_csv_file)(path, opts, file_schema, read, node.get("loc")) for path in node["files"]]
+    parts = [task(read_csv_file)(path, opts, file_schema, read, node.get("loc")) for path in node["files"]]
     ddf = dd.from_delayed(parts, meta=empty_frame(read), verify_meta=False)
     pred = (node.get("native") or {}).get("predicate")
     if pred:
         ddf = ddf.map_partitions(filter_partition, pred, meta=ddf._meta)
     return ddf
+
+
+def scan_parquet(node, meta):
+    """One partition per run of row groups, as the plan's `parts` cut them (engine/cluster/dask/bridge_plan.ts)."""
+    nat = node["native"]
+    columns, loc = nat["columns"], node.get("loc")
+    parts = [task(read_parquet_part)(p["file"], p["rowGroups"], columns, loc) for p in node["parts"]]
+    if not parts:  # every row group pruned away
+        parts = [task(empty_frame)(columns)]
+    ddf = dd.from_delayed(parts, meta=meta, verify_meta=False)
+    if nat.get("predicate"):
+        ddf = ddf.map_partitions(filter_partition, nat["predicate"], meta=meta)
+    return ddf
+
+
+def read_parquet_part(path, groups, columns, loc):
+    try:
+        return basin_parquet.read(path, groups, columns)
+    except BridgeError as e:
+        raise BridgeError(e.code, e.message, e.location or loc)
 
 
 def read_csv_file(path, opts, file_schema, read, loc):
@@ -240,23 +272,100 @@ def one_agg(a, i, g, whole):
     return r
 
 
-def aggregate_partition(df, keys, aggs, schema):
-    """Every group's aggregations, in first-seen order (df holds whole groups)."""
-    if ORDER_P in df.columns:
-        df = df.sort_values([ORDER_P, ORDER_R], kind="mergesort")
-    key_cols = [f"k{i}" for i in range(len(keys))]
-    g = df.groupby(key_cols if len(key_cols) > 1 else key_cols[0], dropna=False, sort=False) if key_cols else None
-    results = [one_agg(a, i, g, df) for i, a in enumerate(aggs)]
+PARTIAL_AGGS = {"sum", "count", "min", "max", "mean"}
+
+
+def grouping(df, nkeys):
+    """The groups of the key columns k0.. (null keys form groups), in first-seen order; None without keys."""
+    key_cols = [f"k{i}" for i in range(nkeys)]
+    return df.groupby(key_cols if nkeys > 1 else key_cols[0], dropna=False, sort=False) if nkeys else None
+
+
+def key_frame(g, nkeys):
+    """One row per group of `g`: its keys k0.., and the group index to align results with."""
+    index = g.size().index
+    frame = index.to_frame(index=False) if isinstance(index, pd.MultiIndex) else pd.DataFrame({"k0": index})
+    frame.columns = [f"k{i}" for i in range(nkeys)]
+    return frame, index
+
+
+def partial_states(df, nkeys, aggs):
+    """Each group's states in this partition: k0.., then per aggregation n{i} (values that are not null,
+    or rows for count()) and v{i} (sum, min or max; the sum for mean)."""
+    g = grouping(df, nkeys)
     if g is not None:
-        index = g.size().index
-        frame = index.to_frame(index=False) if isinstance(index, pd.MultiIndex) else pd.DataFrame({key_cols[0]: index})
-        cols = [frame[c] for c in key_cols] + [r.reindex(index).reset_index(drop=True) for r in results]
+        frame, index = key_frame(g, nkeys)
+        size = g.size()
     else:
-        cols = [r.reset_index(drop=True) for r in results]
+        frame, index, size = pd.DataFrame(index=range(1)), None, pd.Series([len(df)])
+    for i, a in enumerate(aggs):
+        op = a["op"]
+        if op == "count" and not a.get("arg"):
+            frame[f"n{i}"] = size.to_numpy(dtype="int64")
+            continue
+        s = g[f"a{i}"] if g is not None else df[f"a{i}"]
+        n = s.count()
+        v = {"sum": lambda: s.sum(min_count=1), "mean": lambda: s.sum(min_count=1), "min": s.min, "max": s.max, "count": lambda: None}[op]()
+        if g is None:
+            n = pd.Series([n])
+            v = None if v is None else pd.Series([v], dtype=df[f"a{i}"].dtype)
+        frame[f"n{i}"] = n.reindex(index).to_numpy(dtype="int64") if g is not None else n.to_numpy(dtype="int64")
+        if v is not None:
+            frame[f"v{i}"] = (v.reindex(index) if g is not None else v).reset_index(drop=True)
+    return frame
+
+
+def combine_states(df, nkeys, aggs, schema):
+    """Every group's aggregations from the partitions' states (df holds all of a group's states)."""
+    g = grouping(df, nkeys)
+    if g is not None:
+        frame, index = key_frame(g, nkeys)
+        cols = [frame[f"k{i}"] for i in range(nkeys)]
+    else:
+        index, cols = None, []
+    for i, a in enumerate(aggs):
+        op = a["op"]
+        part = (lambda c: g[c]) if g is not None else (lambda c: df[c])
+        n = part(f"n{i}").sum()
+        if op == "count":
+            r = n
+        elif op in ("sum", "mean"):
+            r = part(f"v{i}").sum(min_count=1)
+        else:
+            r = getattr(part(f"v{i}"), op)()
+        if g is None:
+            n, r = pd.Series([n]), pd.Series([r], dtype="object" if op != "count" else "int64")
+        else:
+            n, r = n.reindex(index), r.reindex(index)
+        counts = n.to_numpy(dtype="int64")
+        if op == "mean":
+            with np.errstate(all="ignore"):
+                v = r.astype("object").where(r.notna(), np.nan).to_numpy(dtype="float64") / np.maximum(counts, 1)
+            r = pd.Series(pd.array(np.where(counts > 0, v, 0.0), dtype="Float64")).mask(counts == 0)
+        cols.append(r.reset_index(drop=True))
+    return agg_frame(cols, schema)
+
+
+def agg_frame(cols, schema):
+    """The aggregate's output frame: columns in the schema's names and dtypes."""
     out = {}
     for c, f in zip(cols, schema):
         out[f["name"]] = conform(c.astype("object").where(c.notna(), None) if f["type"] != "float64" and str(c.dtype) == "object" else c, f["type"]).reset_index(drop=True)
     return pd.DataFrame(out, columns=[f["name"] for f in schema])
+
+
+def aggregate_partition(df, keys, aggs, schema):
+    """Every group's aggregations, in first-seen order (df holds whole groups)."""
+    if ORDER_P in df.columns:
+        df = df.sort_values([ORDER_P, ORDER_R], kind="mergesort")
+    g = grouping(df, len(keys))
+    results = [one_agg(a, i, g, df) for i, a in enumerate(aggs)]
+    if g is not None:
+        frame, index = key_frame(g, len(keys))
+        cols = [frame[c] for c in frame.columns] + [r.reindex(index).reset_index(drop=True) for r in results]
+    else:
+        cols = [r.reset_index(drop=True) for r in results]
+    return agg_frame(cols, schema)
 
 
 def aggregate(child, node, nat, meta):
@@ -265,9 +374,15 @@ def aggregate(child, node, nat, meta):
     if any(a["op"] in ("first", "last") for a in aggs):
         child = child.map_partitions(with_order, meta={**{c: child._meta[c].dtype for c in child.columns}, ORDER_P: "int64", ORDER_R: "int64"})
     inputs = child.map_partitions(aggregate_inputs, keys, aggs)
+    key_cols = [f"k{i}" for i in range(len(keys))]
+    if all(a["op"] in PARTIAL_AGGS for a in aggs):
+        # Each partition's groups first (sums, counts, min/max), then only those states move.
+        states = inputs.map_partitions(partial_states, len(keys), aggs, meta=partial_states(inputs._meta, len(keys), aggs))
+        grouped = states.shuffle(key_cols, npartitions=max(states.npartitions, 1)) if keys else states.repartition(npartitions=1)
+        return grouped.map_partitions(combine_states, len(keys), aggs, node["schema"], meta=meta)
     if keys:
         # Every group in one partition: a hash shuffle on the keys (dask's own), then pandas per partition.
-        grouped = inputs.shuffle([f"k{i}" for i in range(len(keys))], npartitions=max(inputs.npartitions, 1))
+        grouped = inputs.shuffle(key_cols, npartitions=max(inputs.npartitions, 1))
     else:
         grouped = inputs.repartition(npartitions=1)
     return grouped.map_partitions(aggregate_partition, keys, aggs, node["schema"], meta=meta)
@@ -278,11 +393,30 @@ def aggregate(child, node, nat, meta):
 NULL_KEY = "__basin_nullkey"
 
 
+def join_keys(n):
+    return [f"__basin_key{j}" for j in range(n)]
+
+
+def plain_key(s):
+    """A key column as plain numpy (pandas merges and hashes those far faster than nullable
+    arrays); nulls become a filler value, kept from matching by NULL_KEY."""
+    if str(s.dtype) in ("Int64", "boolean"):
+        return s.to_numpy(dtype="int64", na_value=0)
+    if str(s.dtype) == "Float64":
+        return s.to_numpy(dtype="float64", na_value=0.0)
+    if s.dtype.kind == "M":
+        return s.to_numpy(dtype="datetime64[ns]").view("int64")
+    return s.to_numpy(dtype=object, na_value="")
+
+
 def join_side(df, on, prefix, null_code):
-    """The side's columns renamed by position, plus a code that keeps null keys from matching."""
+    """The side's columns renamed by position, its keys as plain numpy columns, and a code
+    (0, or null_code where a key is null) so that null keys never match."""
     out = df.copy()
     out.columns = [f"{prefix}{i}" for i in range(len(df.columns))]
-    has_null = out[[f"{prefix}{i}" for i in on]].isna().any(axis=1).to_numpy() if len(out) else np.zeros(0, dtype=bool)
+    for j, i in enumerate(on):
+        out[f"__basin_key{j}"] = plain_key(df.iloc[:, i])
+    has_null = df.iloc[:, on].isna().any(axis=1).to_numpy() if len(df) else np.zeros(0, dtype=bool)
     out[NULL_KEY] = np.where(has_null, null_code, 0).astype("int64")
     return out
 
@@ -312,17 +446,34 @@ def join(left, right, node, meta):
         if lt != rt:
             left = left.assign(**{left_names[li]: left[left_names[li]].astype("Float64")})
             right = right.assign(**{right_names[ri]: right[right_names[ri]].astype("Float64")})
-    lmeta = join_side(left._meta, lon, "l", 1)
-    rmeta = join_side(right._meta, ron, "r", 2)
-    l = left.map_partitions(join_side, lon, "l", 1, meta=lmeta)
-    r = right.map_partitions(join_side, ron, "r", 2, meta=rmeta)
-    lkeys = [f"l{i}" for i in lon] + [NULL_KEY]
-    rkeys = [f"r{i}" for i in ron] + [NULL_KEY]
-    how = node["how"]
-    if how in ("semi", "anti"):
-        rk = r[rkeys].drop_duplicates()
-        m = dd.merge(l, rk, how="left", left_on=lkeys, right_on=rkeys, indicator=True)
-        m = m[m["_merge"] == ("both" if how == "semi" else "left_only")]
+    l = left.map_partitions(join_side, lon, "l", 1, meta=join_side(left._meta, lon, "l", 1))
+    r = right.map_partitions(join_side, ron, "r", 2, meta=join_side(right._meta, ron, "r", 2))
+    keys = join_keys(len(lon))
+    args = (node, keys, left_names, right_names)
+    # Partition pairs joined by pandas, as the plan's strategy says (engine/plan/passes/join_strategy.ts):
+    # the whole right side next to every left partition, or both sides hash-partitioned by key.
+    if node.get("strategy") == "broadcast":
+        whole = task(concat_parts)(r.to_delayed(optimize_graph=False), r._meta)
+        parts = [task(join_partition)(p, whole, *args) for p in l.to_delayed(optimize_graph=False)]
     else:
-        m = dd.merge(l, r, how=how, left_on=lkeys, right_on=rkeys)
-    return m.map_partitions(join_output, node, left_names, right_names, node["schema"], meta=meta)
+        n = max(l.npartitions, r.npartitions)
+        ls, rs = l.shuffle(keys, npartitions=n), r.shuffle(keys, npartitions=n)
+        parts = [task(join_partition)(a, b, *args) for a, b in zip(ls.to_delayed(optimize_graph=False), rs.to_delayed(optimize_graph=False))]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def concat_parts(parts, meta):
+    return pd.concat(parts, ignore_index=True) if parts else meta
+
+
+def join_partition(l, r, node, keys, left_names, right_names):
+    """One partition of the join: left rows in their order (pandas' merge keeps it), with their matches."""
+    how = node["how"]
+    nulls = bool(len(l)) and bool(l[NULL_KEY].any()) or bool(len(r)) and bool(r[NULL_KEY].any())
+    on = keys + [NULL_KEY] if nulls else keys
+    if how in ("semi", "anti"):
+        found = l[on].merge(r[on].drop_duplicates(), how="left", on=on, indicator=True)["_merge"].to_numpy() == "both"
+        m = l[found == (how == "semi")]
+    else:
+        m = l.merge(r, how=how, on=on)
+    return join_output(m, node, left_names, right_names, node["schema"])
