@@ -2,12 +2,13 @@
 // a scheduler and two worker processes on 127.0.0.1, driven by `basin run --cluster`,
 // each answer equal to DuckDB's own SQL for the query over the same Parquet files
 // (rows in order, numbers within 1e-9 relative).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tpchSql } from "../../bench/tpch/sql.js";
 import { runBasin } from "../helpers/cli.js";
+import { tpchTestData } from "../tpch/tpch_data.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 import { startDask, type DaskProcs } from "./dask_procs.js";
 
@@ -17,23 +18,13 @@ const TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", 
 /** A folder of TPC-H tables given to the test (BASIN_TPCH_TEST_DIR, e.g. SF 1 for timings), kept afterwards. */
 const GIVEN = process.env.BASIN_TPCH_TEST_DIR;
 
-/**
- * A folder of small TPC-H tables as Parquet, made for this run, and the queries whose
- * answer is empty on them. For now the scratch generator (DuckDB SQL, TPC-H-shaped
- * tables, too uniform for Q18, Q20 and Q22 to find rows); `npm run tpch:gen`'s test
- * helper (test/tpch/tpch_data.ts), where every answer has rows, replaces it.
- */
-function tpchData(): { dir: string; emptyAnswers: string[] } {
-  if (GIVEN) return { dir: GIVEN, emptyAnswers: [] };
-  const dir = mkdtempSync(join(tmpdir(), "basin-dask-tpch-"));
-  const r = spawnSync(process.execPath, [".tpch-scratch-gen.mjs", dir], { encoding: "utf8", timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`the TPC-H data generator failed: ${r.stderr}`);
-  return { dir, emptyAnswers: ["q18", "q20", "q22"] };
-}
+const SF = 0.01;
 
-/** DuckDB's SQL for query `q` (e.g. "q05"), over views named after the tables. */
-function tpchSql(q: string): string {
-  return readFileSync(join(".tpch-sql-scratch", `${q}.sql`), "utf8");
+/** The generator's SF 0.01 in a fresh folder (or the given one), and the queries whose answer is empty there. */
+async function tpchData(): Promise<{ dir: string; emptyAnswers: string[] }> {
+  if (GIVEN) return { dir: GIVEN, emptyAnswers: [] };
+  // Q11: no part passes the spec's threshold (0.0001 / SF of Germany's stock) at SF 0.01.
+  return { dir: (await tpchTestData(SF)).dir, emptyAnswers: ["q11"] };
 }
 
 let dask: DaskProcs;
@@ -44,7 +35,7 @@ const out = mkdtempSync(join(tmpdir(), "basin-dask-tpch-out-"));
 const times: Record<string, number> = {};
 
 beforeAll(async () => {
-  ({ dir: data, emptyAnswers } = tpchData());
+  ({ dir: data, emptyAnswers } = await tpchData());
   dask = await startDask(2);
   duck = await Duck.open();
   for (const t of TABLES) await duck.run(`create view ${t} as select * from '${data}/${t}.parquet'`);
@@ -72,7 +63,7 @@ describe("TPC-H on a Dask cluster", () => {
       expect(existsSync(file)).toBe(true);
       times[q] = Number((r.ms / 1000).toFixed(2));
       const actual = await duck.rows(`select * from '${file}'`);
-      const expected = await duck.rows(tpchSql(q));
+      const expected = await duck.rows(tpchSql(Number(q.slice(1)), GIVEN ? 1 : SF));
       if (!emptyAnswers.includes(q))
         expect(expected.length, `${q}: DuckDB's answer has rows (the data exercise the query)`).toBeGreaterThan(0);
       expectSameRows(actual, expected, q, true);
