@@ -1,0 +1,293 @@
+// A kept result's column profiles (the workbench's summary panel): every number is
+// a Basin plan over the stored result, run on the cluster's workers. One aggregate
+// over all columns gives the counts, extremes, means and deviations (made once per
+// result and shared by its columns); each column then gets its own plans: a
+// histogram (numbers, dates) or its values' counts (strings, bools: top values and
+// distinct), and the median and distinct count. Everything is exact.
+import { col, count, type Expr } from "../api/expr.js";
+import { DataFrame } from "../api/dataframe.js";
+import { computeStored, type ComputeOptions } from "../run/stored.js";
+import type { Bins2d, ColumnProfile, WireValue } from "../common/rpc.js";
+import { BasinError } from "../common/errors.js";
+import type { DType, Field } from "../common/types.js";
+import { native } from "../native/addon.js";
+import { isoTimestamp, toWire } from "./wire.js";
+
+const HISTOGRAM_BINS = 20;
+const TOP_VALUES = 10;
+const DAY_MS = 86_400_000;
+/** Integer columns spanning fewer values than this get their distinct count with their profile. */
+const CHEAP_DISTINCT_SPAN = 1_000_000;
+
+/** What the one aggregate over all columns says about a column. */
+export interface ColumnBasics {
+  rows: number;
+  nulls: number;
+  min: WireValue;
+  max: WireValue;
+  /** Numbers only. */
+  mean?: number | null;
+  std?: number | null;
+  /** Numbers, dates and timestamps as float64 (days, µs): the histogram's range. */
+  lo?: number | null;
+  hi?: number | null;
+}
+
+const numeric = (t: DType) => t === "int64" || t === "float64";
+const temporal = (t: DType) => t === "date" || t === "timestamp";
+/** Aggregate aliases by column position (names may hold any character). */
+const alias = (i: number, what: string) => `__p${i}_${what}`;
+
+/** A wire cell as a finite number, or null. */
+function num(v: WireValue): number | null {
+  if (v === null) return null;
+  const n = typeof v === "number" ? v : Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A date (days) or timestamp (µs) held as float64, in wire form. */
+function temporalWire(v: number, type: DType): string {
+  return type === "date"
+    ? new Date(Math.round(v) * DAY_MS).toISOString().slice(0, 10)
+    : isoTimestamp(BigInt(Math.round(v)));
+}
+
+/** The floor of a non-negative float64 expression as int64 (a cast rounds; y − (y mod 1) does not). */
+function floorOf(y: Expr): Expr {
+  return y.sub(y.mod(1)).cast("int64");
+}
+
+/** Runs `df` and gives its one row of cells in wire form, by column name. */
+async function oneRow(df: DataFrame, compute: Pick<ComputeOptions, "cluster">): Promise<Map<string, WireValue>> {
+  const { ref } = await computeStored(df.toPlan(), compute);
+  try {
+    const js = native().tableToJs(ref);
+    const wire = toWire(js);
+    return new Map(js.names.map((n, i) => [n, wire[i][0] ?? null]));
+  } finally {
+    native().release(ref);
+  }
+}
+
+/**
+ * Counts, nulls, min/max, mean and std of every column, in one aggregate plan.
+ *
+ * @example
+ * const basics = await profileBasics(df, { cluster }); basics.get("fare")!.mean
+ */
+export async function profileBasics(
+  df: DataFrame,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<Map<string, ColumnBasics>> {
+  const aggs: Expr[] = [count().alias("__rows")];
+  df.schema.forEach((f, i) => {
+    const c = col(f.name);
+    aggs.push(c.count().alias(alias(i, "n")), c.min().alias(alias(i, "min")), c.max().alias(alias(i, "max")));
+    if (numeric(f.type)) aggs.push(c.mean().alias(alias(i, "mean")), c.std().alias(alias(i, "std")));
+    if (temporal(f.type)) {
+      const x = c.cast("float64");
+      aggs.push(x.min().alias(alias(i, "lo")), x.max().alias(alias(i, "hi")));
+    }
+  });
+  const row = await oneRow(df.agg(...aggs), compute);
+  const rows = Number(row.get("__rows"));
+  const out = new Map<string, ColumnBasics>();
+  df.schema.forEach((f, i) => {
+    const get = (what: string) => row.get(alias(i, what)) ?? null;
+    const b: ColumnBasics = { rows, nulls: rows - Number(get("n")), min: get("min"), max: get("max") };
+    if (numeric(f.type)) {
+      b.mean = num(get("mean"));
+      b.std = num(get("std"));
+      b.lo = num(get("min"));
+      b.hi = num(get("max"));
+    }
+    if (temporal(f.type)) {
+      b.lo = num(get("lo"));
+      b.hi = num(get("hi"));
+    }
+    out.set(f.name, b);
+  });
+  return out;
+}
+
+/**
+ * One column's full profile, from its basics and its own plans on the cluster.
+ *
+ * @example
+ * const p = await profileColumn(df, field, basics.get(field.name)!, { cluster });
+ */
+export async function profileColumn(
+  df: DataFrame,
+  field: Field,
+  basics: ColumnBasics,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<ColumnProfile> {
+  const { rows, nulls, min, max } = basics;
+  const profile: ColumnProfile = { column: field.name, type: field.type, rows, nulls, min, max };
+  if (basics.mean !== undefined) profile.mean = basics.mean;
+  if (basics.std !== undefined) profile.std = basics.std;
+  if (rows - nulls === 0) {
+    profile.distinct = 0;
+    return profile;
+  }
+  const c = col(field.name);
+  if (field.type === "string" || field.type === "bool") {
+    Object.assign(profile, await valueCounts(df, field.name, compute));
+    return profile;
+  }
+  profile.histogram = await histogram(df, field, basics.lo ?? 0, basics.hi ?? 0, compute);
+  const x = temporal(field.type) ? c.cast("float64") : c;
+  const median = num((await oneRow(df.agg(x.median().alias("median")), compute)).get("median") ?? null);
+  profile.median = median === null || !temporal(field.type) ? median : temporalWire(median, field.type);
+  // Counting distinct values gathers the column in one place: cheap when few values are
+  // possible (dates, integers of a narrow range), seconds for 1e7 different floats. Those
+  // are left to countDistinct(), which the summary asks for once every profile is in.
+  const span = (basics.hi ?? 0) - (basics.lo ?? 0);
+  if (field.type === "date" || (field.type === "int64" && span < CHEAP_DISTINCT_SPAN))
+    profile.distinct = await countDistinct(df, field.name, compute);
+  return profile;
+}
+
+/**
+ * Distinct non-null values of a column (exact).
+ *
+ * @example
+ * await countDistinct(df, "fare", { cluster }) // 5776231
+ */
+export async function countDistinct(
+  df: DataFrame,
+  column: string,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<number> {
+  return Number((await oneRow(df.agg(col(column).nUnique().alias("distinct")), compute)).get("distinct"));
+}
+
+/** Strings and bools: each value's count (a group-by on the workers), kept in the store for the top values. */
+async function valueCounts(
+  df: DataFrame,
+  column: string,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<Pick<ColumnProfile, "distinct" | "top">> {
+  const c = col(column);
+  const counted = df.filter(c.isNotNull()).groupBy(column).agg(count().alias("count"));
+  const { ref } = await computeStored(counted.toPlan(), compute);
+  try {
+    const distinct = native().tableRows(ref);
+    const grouped = new DataFrame({
+      kind: "stored",
+      handles: [ref],
+      bytes: distinct * 16,
+      schema: [...counted.schema],
+    });
+    const { ref: topRef } = await computeStored(
+      grouped
+        .sort(["count", column], { descending: [true, false] })
+        .head(TOP_VALUES)
+        .toPlan(),
+      compute,
+    );
+    try {
+      const js = native().tableToJs(topRef);
+      const [values, counts] = [column, "count"].map((n) => toWire(js)[js.names.indexOf(n)]);
+      return { distinct, top: values.map((value, i) => ({ value, count: Number(counts[i]) })) };
+    } finally {
+      native().release(topRef);
+    }
+  } finally {
+    native().release(ref);
+  }
+}
+
+/**
+ * Equal-width bins over [lo, hi] of the column as numbers (dates as days, timestamps
+ * as µs); integers spanning fewer values than bins get one bin per value.
+ */
+async function histogram(
+  df: DataFrame,
+  field: Field,
+  lo: number,
+  hi: number,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<{ edges: number[]; counts: number[] }> {
+  const span = hi - lo;
+  const perValue = field.type !== "float64" && span + 1 <= HISTOGRAM_BINS;
+  const bins = perValue ? span + 1 : span > 0 ? HISTOGRAM_BINS : 1;
+  const width = perValue ? 1 : span > 0 ? span / bins : 1;
+  const x = col(field.name).cast("float64");
+  // Nulls fall in a null bin, left out below (cheaper than filtering them first).
+  const counted = await df
+    .groupBy(floorOf(x.sub(lo).div(width)).alias("bin"))
+    .agg(count().alias("n"))
+    .compute(compute);
+  const counts = new Array<number>(bins).fill(0);
+  const bin = counted.column("bin"),
+    n = counted.column("n");
+  // The maximum lands on the right edge: it belongs to the last bin.
+  for (let i = 0; i < counted.numRows; i++)
+    if (bin[i] !== null) counts[Math.min(Number(bin[i]), bins - 1)] += Number(n[i]);
+  return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), counts };
+}
+
+/** Most bins a 2-D histogram may have along an axis. */
+export const MAX_BINS_2D = 1000;
+
+/**
+ * A 2-D histogram of x and y over every row: one group-by of both bins on the workers.
+ *
+ * @example
+ * const b = await bins2d(df, "x", "y", 200, 120, basics, { cluster }); b.counts.length // 24000
+ */
+export async function bins2d(
+  df: DataFrame,
+  axes: { x: string; y: string; xBins: number; yBins: number },
+  basics: Map<string, ColumnBasics>,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<Omit<Bins2d, "resultId">> {
+  const { x, y, xBins, yBins } = axes;
+  for (const [name, n] of [
+    ["xBins", xBins],
+    ["yBins", yBins],
+  ] as const)
+    if (!Number.isInteger(n) || n < 1 || n > MAX_BINS_2D)
+      throw new BasinError("BASIN_PLAN", `${name} must be an integer in 1..${MAX_BINS_2D}, got ${n}`);
+  const axis = (name: string, bins: number) => {
+    const field = df.schema.find((f) => f.name === name);
+    if (!field) throw new BasinError("BASIN_PLAN", `the result has no column "${name}"`);
+    if (!numeric(field.type) && !temporal(field.type))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `"${name}" is ${field.type}: a binned scatter needs numbers, dates or timestamps on both axes`,
+      );
+    const b = basics.get(name)!;
+    const lo = b.lo ?? 0,
+      hi = b.hi ?? 0;
+    const width = hi > lo ? (hi - lo) / bins : 1;
+    const bin = floorOf(col(name).cast("float64").sub(lo).div(width));
+    return { lo, hi: hi > lo ? hi : lo + 1, width, bin };
+  };
+  const ax = axis(x, xBins),
+    ay = axis(y, yBins);
+  const counted = await df.groupBy(ax.bin.alias("bx"), ay.bin.alias("by")).agg(count().alias("n")).compute(compute);
+  const counts = new Array<number>(xBins * yBins).fill(0);
+  const bx = counted.column("bx"),
+    by = counted.column("by"),
+    n = counted.column("n");
+  let total = 0;
+  for (let i = 0; i < counted.numRows; i++) {
+    total += Number(n[i]);
+    if (bx[i] === null || by[i] === null) continue; // x or y missing: not drawn
+    // The maximum lands on the right edge: it belongs to the last bin.
+    counts[Math.min(Number(by[i]), yBins - 1) * xBins + Math.min(Number(bx[i]), xBins - 1)] += Number(n[i]);
+  }
+  return {
+    x,
+    y,
+    xRange: [ax.lo, ax.hi],
+    yRange: [ay.lo, ay.hi],
+    xBins,
+    yBins,
+    counts,
+    counted: counts.reduce((a, b) => a + b, 0),
+    total,
+  };
+}
