@@ -7,14 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster } from "../../engine/api/index.js";
-import type {
-  Bins2d,
-  ClusterStatus,
-  ColumnProfile,
-  EngineEvent,
-  ResultInfo,
-  RunRecord,
-} from "../../engine/common/rpc.js";
+import type { Bins2d, ClusterStatus, ColumnProfile, ResultInfo, RunRecord } from "../../engine/common/rpc.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
 import { Duck } from "../helpers/oracle.js";
