@@ -278,7 +278,12 @@ export function ResultsTable(props: ResultsTableProps) {
                     title={`${f.name} (${f.type}) — click the name to sort`}
                     data-column={f.name}
                   >
-                    <button className="th-sort" onClick={() => props.onSort(f.name)} disabled={props.readOnly}>
+                    <button
+                      className="th-sort"
+                      onClick={() => props.onSort(f.name)}
+                      disabled={props.readOnly}
+                      data-th-sort={f.name}
+                    >
                       <span className="th-name">{f.name}</span>
                       <span className="th-sortmark">{s}</span>
                     </button>

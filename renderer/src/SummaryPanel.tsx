@@ -25,8 +25,13 @@ function Bars({ profile }: { profile: ColumnProfile }) {
   const W = 220,
     H = 40;
   const w = W / h.counts.length;
+  // Dates bin as days, timestamps as µs since the epoch.
   const edge = (x: number) =>
-    profile.type === "date" || profile.type === "timestamp" ? "" : Number(x.toPrecision(4)).toLocaleString("en-US");
+    profile.type === "date"
+      ? new Date(Math.round(x) * 86_400_000).toISOString().slice(0, 10)
+      : profile.type === "timestamp"
+        ? new Date(x / 1000).toISOString().slice(0, 19).replace("T", " ")
+        : Number(x.toPrecision(4)).toLocaleString("en-US");
   return (
     <svg className="summary-hist" width={W} height={H} viewBox={`0 0 ${W} ${H}`} data-testid="summary-histogram">
       {h.counts.map((c, i) => (
