@@ -16,8 +16,8 @@ import { isoTimestamp, toWire } from "./wire.js";
 const HISTOGRAM_BINS = 20;
 const TOP_VALUES = 10;
 const DAY_MS = 86_400_000;
-/** Integer columns spanning fewer values than this get their distinct count with their profile. */
-const CHEAP_DISTINCT_SPAN = 1_000_000;
+/** Integer and date columns spanning fewer values than this are profiled from their values' counts. */
+const VALUE_COUNT_SPAN = 100_000;
 
 /** What the one aggregate over all columns says about a column. */
 export interface ColumnBasics {
@@ -135,17 +135,65 @@ export async function profileColumn(
     Object.assign(profile, await valueCounts(df, field.name, compute));
     return profile;
   }
-  profile.histogram = await histogram(df, field, basics.lo ?? 0, basics.hi ?? 0, compute);
+  const lo = basics.lo ?? 0,
+    hi = basics.hi ?? 0;
+  if ((field.type === "int64" || field.type === "date") && hi - lo < VALUE_COUNT_SPAN && Number.isSafeInteger(lo))
+    return Object.assign(profile, await fromValueCounts(df, field, lo, hi, compute));
+  profile.histogram = await histogram(df, field, lo, hi, compute);
   const x = temporal(field.type) ? c.cast("float64") : c;
   const median = num((await oneRow(df.agg(x.median().alias("median")), compute)).get("median") ?? null);
   profile.median = median === null || !temporal(field.type) ? median : temporalWire(median, field.type);
-  // Counting distinct values gathers the column in one place: cheap when few values are
-  // possible (dates, integers of a narrow range), seconds for 1e7 different floats. Those
-  // are left to countDistinct(), which the summary asks for once every profile is in.
-  const span = (basics.hi ?? 0) - (basics.lo ?? 0);
-  if (field.type === "date" || (field.type === "int64" && span < CHEAP_DISTINCT_SPAN))
-    profile.distinct = await countDistinct(df, field.name, compute);
+  // Counting distinct values gathers the column in one place: seconds for 1e7 different
+  // numbers. It is left to countDistinct(), which the summary asks for once every profile is in.
   return profile;
+}
+
+/**
+ * Integers and dates of a narrow range: one group-by counts each value on the workers,
+ * and its (at most VALUE_COUNT_SPAN) rows give the distinct count, the exact median and
+ * the histogram — the same bins histogram() makes — without another pass over the rows.
+ */
+async function fromValueCounts(
+  df: DataFrame,
+  field: Field,
+  lo: number,
+  hi: number,
+  compute: Pick<ComputeOptions, "cluster">,
+): Promise<Pick<ColumnProfile, "distinct" | "median" | "histogram">> {
+  const v = field.type === "date" ? col(field.name).cast("float64") : col(field.name);
+  const counted = await df.groupBy(v.alias("v")).agg(count().alias("n")).compute(compute);
+  const values = counted.column("v"),
+    ns = counted.column("n");
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < counted.numRows; i++) if (values[i] !== null) pairs.push([Number(values[i]), Number(ns[i])]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const total = pairs.reduce((n, p) => n + p[1], 0);
+  // The median: the mean of the values at ranks ⌊(n−1)/2⌋ and ⌈(n−1)/2⌉.
+  const ranks = [Math.floor((total - 1) / 2), Math.ceil((total - 1) / 2)];
+  const at: number[] = [];
+  for (let i = 0, seen = 0; i < pairs.length && at.length < 2; seen += pairs[i++][1])
+    while (at.length < 2 && ranks[at.length] < seen + pairs[i][1]) at.push(pairs[i][0]);
+  const median = (at[0] + at[1]) / 2;
+  const { edges, bins, width } = binning(field, lo, hi);
+  const counts = new Array<number>(bins).fill(0);
+  for (const [value, n] of pairs) {
+    const y = (value - lo) / width;
+    counts[Math.min(y - (y % 1), bins - 1)] += n;
+  }
+  return {
+    distinct: pairs.length,
+    median: field.type === "date" ? temporalWire(median, field.type) : median,
+    histogram: { edges, counts },
+  };
+}
+
+/** The histogram's bins over [lo, hi]: equal widths, or one per value for integers of a narrow range. */
+function binning(field: Field, lo: number, hi: number): { edges: number[]; bins: number; width: number } {
+  const span = hi - lo;
+  const perValue = field.type !== "float64" && span + 1 <= HISTOGRAM_BINS;
+  const bins = perValue ? span + 1 : span > 0 ? HISTOGRAM_BINS : 1;
+  const width = perValue ? 1 : span > 0 ? span / bins : 1;
+  return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), bins, width };
 }
 
 /**
@@ -162,7 +210,10 @@ export async function countDistinct(
   return Number((await oneRow(df.agg(col(column).nUnique().alias("distinct")), compute)).get("distinct"));
 }
 
-/** Strings and bools: each value's count (a group-by on the workers), kept in the store for the top values. */
+/**
+ * Strings and bools: each value's count (a group-by on the workers); the top values
+ * are sorted here when there are few, else by a plan over the counts left in the store.
+ */
 async function valueCounts(
   df: DataFrame,
   column: string,
@@ -171,29 +222,28 @@ async function valueCounts(
   const c = col(column);
   const counted = df.filter(c.isNotNull()).groupBy(column).agg(count().alias("count"));
   const { ref } = await computeStored(counted.toPlan(), compute);
+  let topRef: number | undefined;
   try {
     const distinct = native().tableRows(ref);
-    const grouped = new DataFrame({
-      kind: "stored",
-      handles: [ref],
-      bytes: distinct * 16,
-      schema: [...counted.schema],
-    });
-    const { ref: topRef } = await computeStored(
-      grouped
-        .sort(["count", column], { descending: [true, false] })
-        .head(TOP_VALUES)
-        .toPlan(),
-      compute,
-    );
-    try {
-      const js = native().tableToJs(topRef);
-      const [values, counts] = [column, "count"].map((n) => toWire(js)[js.names.indexOf(n)]);
-      return { distinct, top: values.map((value, i) => ({ value, count: Number(counts[i]) })) };
-    } finally {
-      native().release(topRef);
+    if (distinct > VALUE_COUNT_SPAN) {
+      const grouped = new DataFrame({
+        kind: "stored",
+        handles: [ref],
+        bytes: distinct * 16,
+        schema: [...counted.schema],
+      });
+      const top = grouped.sort(["count", column], { descending: [true, false] }).head(TOP_VALUES);
+      topRef = (await computeStored(top.toPlan(), compute)).ref;
     }
+    const js = native().tableToJs(topRef ?? ref);
+    const wire = toWire(js);
+    const [values, counts] = [column, "count"].map((n) => wire[js.names.indexOf(n)]);
+    const rows = values.map((value, i) => ({ value, count: Number(counts[i]) }));
+    // Most frequent first; ties by value, as the plan sorts them.
+    rows.sort((a, b) => b.count - a.count || (a.value! < b.value! ? -1 : a.value! > b.value! ? 1 : 0));
+    return { distinct, top: rows.slice(0, TOP_VALUES) };
   } finally {
+    if (topRef !== undefined) native().release(topRef);
     native().release(ref);
   }
 }
@@ -209,10 +259,7 @@ async function histogram(
   hi: number,
   compute: Pick<ComputeOptions, "cluster">,
 ): Promise<{ edges: number[]; counts: number[] }> {
-  const span = hi - lo;
-  const perValue = field.type !== "float64" && span + 1 <= HISTOGRAM_BINS;
-  const bins = perValue ? span + 1 : span > 0 ? HISTOGRAM_BINS : 1;
-  const width = perValue ? 1 : span > 0 ? span / bins : 1;
+  const { edges, bins, width } = binning(field, lo, hi);
   const x = col(field.name).cast("float64");
   // Nulls fall in a null bin, left out below (cheaper than filtering them first).
   const counted = await df
@@ -225,7 +272,7 @@ async function histogram(
   // The maximum lands on the right edge: it belongs to the last bin.
   for (let i = 0; i < counted.numRows; i++)
     if (bin[i] !== null) counts[Math.min(Number(bin[i]), bins - 1)] += Number(n[i]);
-  return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), counts };
+  return { edges, counts };
 }
 
 /** Most bins a 2-D histogram may have along an axis. */
