@@ -169,10 +169,68 @@ describe("data explorer", { timeout: 180_000 }, () => {
     await openFile(page, "view.ts");
     await runToEnd(page);
     await expect.poll(() => page.textContent('[data-testid="row-count"]'), POLL).toBe(`${kept.length} rows`);
-    const firstCol = await page.$$eval('.results-host [data-row] .td[data-col="0"]', (els) =>
-      els.map((e) => Number(e.textContent)),
-    );
-    expect(firstCol).toEqual([...kept].sort((a, b) => b - a).slice(0, firstCol.length));
+    // The rows shown (once their block is in) are the view's first rows, in its order.
+    const want = [...kept].sort((a, b) => b - a).map(String);
+    const shownIds = () =>
+      page.$$eval('.results-host [data-row] .td[data-col="0"]', (els) => els.map((e) => e.textContent ?? ""));
+    await expect.poll(async () => (await shownIds()).every((t) => t !== ""), POLL).toBe(true);
+    const ids = await shownIds();
+    expect(ids.length).toBeGreaterThan(5);
+    expect(ids).toEqual(want.slice(0, ids.length));
+  });
+
+  it("a 1e6-row scatter is binned on the workers: every row counted, the axes span all of them, the note says so", async () => {
+    await openFile(page, "scatter.ts");
+    await runToEnd(page);
+    await page.click('[data-panel="plot"]');
+    await page.selectOption('[aria-label="plot kind"]', "scatter");
+    await page.selectOption('[aria-label="x column"]', "x");
+    await page.selectOption('[aria-label="y column"]', "y");
+    await expect
+      .poll(() => page.textContent('[data-testid="plot-note"]'), POLL)
+      .toMatch(
+        new RegExp(
+          `^scatter of y by x: all ${SCATTER_N.toLocaleString("en-US")} rows, binned on the workers into \\d+ × \\d+ cells`,
+        ),
+      );
+    type Host = HTMLElement & {
+      bins: { counts: number[]; counted: number; total: number; xRange: number[]; yRange: number[] };
+      plot: { scales: { x: { min: number; max: number }; y: { min: number; max: number } } };
+    };
+    const shown = await page.$eval(".plot-host", (el) => {
+      const h = el as Host;
+      return {
+        sum: h.bins.counts.reduce((a, b) => a + b, 0),
+        total: h.bins.total,
+        x: [h.plot.scales.x.min, h.plot.scales.x.max],
+        y: [h.plot.scales.y.min, h.plot.scales.y.max],
+        xRange: h.bins.xRange,
+        yRange: h.bins.yRange,
+      };
+    });
+    expect(shown.sum).toBe(SCATTER_N);
+    expect(shown.total).toBe(SCATTER_N);
+    // The two outlying rows (one each) set the extent: x up to 5000 + i, y down to -9000 + j - i mod 50.
+    const id = (n: number) => [Math.floor(n / 1000), n % 1000] as const;
+    const [oi, oj] = id(123456),
+      [pi, pj] = id(654321);
+    const xMax = 5000 + oi + (oj % 10) / 10,
+      yMin = -9000 + pj - (pi % 50);
+    expect(shown.xRange).toEqual([0, xMax]);
+    expect(shown.yRange).toEqual([yMin, 999]);
+    expect(shown.x[0]).toBeLessThanOrEqual(0);
+    expect(shown.x[1]).toBeGreaterThanOrEqual(xMax);
+    expect(shown.y[0]).toBeLessThanOrEqual(yMin);
+    expect(shown.y[1]).toBeGreaterThanOrEqual(999);
+    // Hovering names the cell under the cursor and its row count.
+    const box = (await page.locator(".plot-host .u-over").boundingBox())!;
+    await page.mouse.move(box.x + 5, box.y + box.height / 2);
+    await expect
+      .poll(() => page.textContent('[data-testid="bin-readout"]'), POLL)
+      .toMatch(/^x .* – .*, y .* – .*: [\d,]+ rows?$/);
+    await screenshots(page, "explorer-binned-scatter");
+    // A small result is still drawn point by point.
+    await page.click('[data-panel="results"]');
   });
 
   it("the summary can be hidden, and stays hidden after a reload", async () => {
