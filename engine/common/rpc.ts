@@ -170,6 +170,12 @@ export interface GpuMemoryStatus {
   spilledBytes: number;
   /** Why the GPU is unusable in this process (its work runs on the CPU), or null. */
   broken: string | null;
+  /** Copies to and from the device since the engine started, and chains of steps the GPU ran. */
+  uploads?: number;
+  uploadBytes?: number;
+  downloads?: number;
+  downloadBytes?: number;
+  chains?: number;
 }
 
 /** What a task stream bar stands for: a task's work, moving partitions, or the store's spills and read-backs. */

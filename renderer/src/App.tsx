@@ -362,7 +362,13 @@ export function App({ client }: { client: WorkbenchClient }) {
               )}
               {layout.bottomTab === "problems" && <ProblemsPanel problems={allProblems} onJump={showProblem} />}
               {layout.bottomTab === "output" && <OutputPanel lines={logs} />}
-              {layout.bottomTab === "cluster" && <ClusterPanel client={client} />}
+              {layout.bottomTab === "cluster" && (
+                <ClusterPanel
+                  client={client}
+                  progress={run ? Object.values(run.progress) : undefined}
+                  runFile={run?.file}
+                />
+              )}
             </ErrorBoundary>
           </div>
         </div>

@@ -13,6 +13,7 @@ import {
   SMALL,
   runToEnd,
   screenshots,
+  setPanelHeight,
   writeWorkspaceFile,
   type Workbench,
 } from "../helpers/browser.js";
@@ -128,6 +129,8 @@ describe("data explorer", { timeout: 180_000 }, () => {
       expect(names.filter((n) => n.clipped)).toEqual([]);
     }
     await page.setViewportSize(LARGE);
+    await setPanelHeight(page, 560);
+    await page.waitForSelector('[data-testid="summary-complete"]');
     await card(LONG).locator(".summary-name").click();
     await expect.poll(() => page.textContent(".results-status"), POLL).toContain(`row 1 · ${LONG}`);
     await screenshots(page, "explorer-summary");

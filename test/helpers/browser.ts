@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { expect } from "vitest";
-import { LocalCluster } from "../../engine/api/index.js";
+import { LocalCluster, type LocalClusterOptions } from "../../engine/api/index.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -27,14 +27,22 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-/** Serves a workspace holding `files` (name → text) and opens it in chromium at 1600×1000. */
-export async function openWorkbench(files: Record<string, string>, workers = 2): Promise<Workbench> {
+/**
+ * Serves a workspace holding `files` (name → text; a function of the workspace's folder
+ * for pipelines that name files in it, as paths are resolved from the engine's folder)
+ * and opens it in chromium at 1600×1000.
+ */
+export async function openWorkbench(
+  files: Record<string, string> | ((dir: string) => Record<string, string>),
+  clusterOptions: LocalClusterOptions = { workers: 2 },
+): Promise<Workbench> {
   if (!existsSync(join(ROOT, "dist/renderer/index.html")))
     execFileSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: "inherit" });
   mkdirSync(ARTIFACTS, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), "basin-e2e-"));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const cluster = new LocalCluster({ workers });
+  for (const [name, text] of Object.entries(typeof files === "function" ? files(dir) : files))
+    writeFileSync(join(dir, name), text);
+  const cluster = new LocalCluster(clusterOptions);
   const server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
@@ -100,4 +108,15 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 /** Writes a workspace file while the workbench runs (the explorer shows it after a refresh). */
 export function writeWorkspaceFile(w: Workbench, name: string, text: string): void {
   writeFileSync(join(w.dir, name), text);
+}
+
+/** Gives the bottom panel `px` of height (as dragging its splitter would), keeping the page's session. */
+export async function setPanelHeight(page: Page, px: number): Promise<void> {
+  await page.evaluate((h) => {
+    const key = "basin.layout.v1";
+    const layout = JSON.parse(localStorage.getItem(key) ?? "{}") as Record<string, unknown>;
+    localStorage.setItem(key, JSON.stringify({ ...layout, panelHeight: h }));
+  }, px);
+  await page.reload();
+  await page.waitForSelector('[data-testid="run"]');
 }
