@@ -15,6 +15,7 @@ import type {
   TaskSpan,
 } from "../../engine/common/rpc.js";
 import { formatBytes, formatMs } from "../common/format.js";
+import { GroupProgress } from "./GroupProgress.js";
 import { fitWindow, KIND_COLOURS, layoutLanes, MAX_WINDOW_MS, mergeSpans } from "../common/task_lanes.js";
 
 const LANE_H = 22;
@@ -111,17 +112,7 @@ function Progress({ progress, file }: { progress: RunProgress[]; file: string | 
       </h3>
       {progress.length === 0 && <div className="muted">No run has reported progress yet.</div>}
       {progress.map((p) => (
-        <div key={p.group} className="progress-row" data-group={p.group}>
-          <span className="progress-name" title={p.group}>
-            {p.group}
-          </span>
-          <span className="meter-bar">
-            <span style={{ width: `${(100 * p.done) / Math.max(1, p.total)}%` }} />
-          </span>
-          <span className="muted progress-count">
-            {p.done}/{p.total}
-          </span>
-        </div>
+        <GroupProgress key={p.group} p={p} className="progress-row" />
       ))}
     </section>
   );

@@ -7,14 +7,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { native } from "../../engine/native/addon.js";
-import {
-  openFile,
-  openWorkbench,
-  runToEnd,
-  screenshots,
-  setPanelHeight,
-  type Workbench,
-} from "../helpers/browser.js";
+import { openFile, openWorkbench, runToEnd, screenshots, setPanelHeight, type Workbench } from "../helpers/browser.js";
 
 const ROWS = 400_000;
 const csv = () => {
@@ -64,8 +57,8 @@ describe("cluster dashboard", { timeout: 180_000 }, () => {
   });
 
   it("progress per task group, memory per tier with limits, spill counters and the GPU line", async () => {
-    const groups = await page.$$eval("[data-group]", (els) =>
-      els.map((e) => e.querySelector(".progress-count")!.textContent!),
+    const groups = await page.$$eval(".progress-row[data-group]", (els) =>
+      els.map((e) => e.querySelector(".pg-num")!.textContent!),
     );
     expect(groups.length).toBeGreaterThan(1);
     for (const g of groups) {
