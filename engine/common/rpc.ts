@@ -132,7 +132,7 @@ export interface ColumnProfile {
   std?: number | null;
   /** Numbers, dates and timestamps: the median (dates and timestamps in wire form). */
   median?: WireValue;
-  /** Numeric and date columns: equal-width bins between min and max (integers of a small range: one per value). */
+  /** Numeric and date columns: equal-width bins centred on min … max (integers of a small range: one per value). */
   histogram?: { edges: number[]; counts: number[] };
   /** String and bool columns: the most frequent values. */
   top?: { value: WireValue; count: number }[];
@@ -226,9 +226,12 @@ export interface Bins2d {
   resultId: string;
   x: string;
   y: string;
-  /** Bin edges run evenly from lo to hi (dates as days, timestamps as µs). */
+  /** The cells' outer edges (dates as days, timestamps as µs): cells are centred on min … max, so these reach half a cell beyond. */
   xRange: [number, number];
   yRange: [number, number];
+  /** The columns' min and max over all rows. */
+  xExtent: [number, number];
+  yExtent: [number, number];
   xBins: number;
   yBins: number;
   /** Row-major by y then x: counts[yBin * xBins + xBin]. */

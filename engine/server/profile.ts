@@ -52,9 +52,20 @@ function temporalWire(v: number, type: DType): string {
     : isoTimestamp(BigInt(Math.round(v)));
 }
 
-/** The floor of a non-negative float64 expression as int64 (a cast rounds; y − (y mod 1) does not). */
-function floorOf(y: Expr): Expr {
-  return y.sub(y.mod(1)).cast("int64");
+/**
+ * The bin of column `name` for bins of `width` centred on lo, lo + width, …: the
+ * nearest multiple, as a cast to int64 rounds it (half to even). One cast instead of a
+ * floor (y − (y mod 1)): fmod made histograms of 1e7 rows twice as slow.
+ */
+function binOf(name: string, lo: number, width: number): Expr {
+  return col(name).cast("float64").sub(lo).div(width).cast("int64");
+}
+
+/** What binOf computes, in JS (for bins made from value counts): round half to even. */
+function binOfValue(v: number, lo: number, width: number): number {
+  const y = (v - lo) / width;
+  const f = Math.floor(y);
+  return y - f === 0.5 ? (f % 2 === 0 ? f : f + 1) : Math.round(y);
 }
 
 /** Runs `df` and gives its one row of cells in wire form, by column name. */
@@ -176,10 +187,7 @@ async function fromValueCounts(
   const median = (at[0] + at[1]) / 2;
   const { edges, bins, width } = binning(field, lo, hi);
   const counts = new Array<number>(bins).fill(0);
-  for (const [value, n] of pairs) {
-    const y = (value - lo) / width;
-    counts[Math.min(y - (y % 1), bins - 1)] += n;
-  }
+  for (const [value, n] of pairs) counts[Math.min(binOfValue(value, lo, width), bins - 1)] += n;
   return {
     distinct: pairs.length,
     median: field.type === "date" ? temporalWire(median, field.type) : median,
@@ -187,13 +195,17 @@ async function fromValueCounts(
   };
 }
 
-/** The histogram's bins over [lo, hi]: equal widths, or one per value for integers of a narrow range. */
+/**
+ * The histogram's bins over [lo, hi], centred on lo, lo + width, …, hi (so the first
+ * and last reach half a bin beyond the data): HISTOGRAM_BINS of them, or one per value
+ * for integers of a narrow range.
+ */
 function binning(field: Field, lo: number, hi: number): { edges: number[]; bins: number; width: number } {
   const span = hi - lo;
   const perValue = field.type !== "float64" && span + 1 <= HISTOGRAM_BINS;
   const bins = perValue ? span + 1 : span > 0 ? HISTOGRAM_BINS : 1;
-  const width = perValue ? 1 : span > 0 ? span / bins : 1;
-  return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), bins, width };
+  const width = perValue || span === 0 ? 1 : span / (bins - 1);
+  return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + (i - 0.5) * width), bins, width };
 }
 
 /**
@@ -248,10 +260,7 @@ async function valueCounts(
   }
 }
 
-/**
- * Equal-width bins over [lo, hi] of the column as numbers (dates as days, timestamps
- * as µs); integers spanning fewer values than bins get one bin per value.
- */
+/** The histogram of a column as numbers (dates as days, timestamps as µs): binning()'s bins, counted by one group-by. */
 async function histogram(
   df: DataFrame,
   field: Field,
@@ -260,18 +269,16 @@ async function histogram(
   compute: Pick<ComputeOptions, "cluster">,
 ): Promise<{ edges: number[]; counts: number[] }> {
   const { edges, bins, width } = binning(field, lo, hi);
-  const x = col(field.name).cast("float64");
   // Nulls fall in a null bin, left out below (cheaper than filtering them first).
   const counted = await df
-    .groupBy(floorOf(x.sub(lo).div(width)).alias("bin"))
+    .groupBy(binOf(field.name, lo, width).alias("bin"))
     .agg(count().alias("n"))
     .compute(compute);
   const counts = new Array<number>(bins).fill(0);
   const bin = counted.column("bin"),
     n = counted.column("n");
-  // The maximum lands on the right edge: it belongs to the last bin.
   for (let i = 0; i < counted.numRows; i++)
-    if (bin[i] !== null) counts[Math.min(Number(bin[i]), bins - 1)] += Number(n[i]);
+    if (bin[i] !== null) counts[Math.min(Math.max(0, Number(bin[i])), bins - 1)] += Number(n[i]);
   return { edges, counts };
 }
 
@@ -308,9 +315,9 @@ export async function bins2d(
     const b = basics.get(name)!;
     const lo = b.lo ?? 0,
       hi = b.hi ?? 0;
-    const width = hi > lo ? (hi - lo) / bins : 1;
-    const bin = floorOf(col(name).cast("float64").sub(lo).div(width));
-    return { lo, hi: hi > lo ? hi : lo + 1, width, bin };
+    // Cells centred on lo … hi: the first and the last reach half a cell beyond the data.
+    const width = hi > lo && bins > 1 ? (hi - lo) / (bins - 1) : Math.max(1, hi - lo);
+    return { lo, hi, width, bin: binOf(name, lo, width) };
   };
   const ax = axis(x, xBins),
     ay = axis(y, yBins);
@@ -320,17 +327,19 @@ export async function bins2d(
     by = counted.column("by"),
     n = counted.column("n");
   let total = 0;
+  const cell = (v: unknown, bins: number) => Math.min(Math.max(0, Number(v)), bins - 1);
   for (let i = 0; i < counted.numRows; i++) {
     total += Number(n[i]);
     if (bx[i] === null || by[i] === null) continue; // x or y missing: not drawn
-    // The maximum lands on the right edge: it belongs to the last bin.
-    counts[Math.min(Number(by[i]), yBins - 1) * xBins + Math.min(Number(bx[i]), xBins - 1)] += Number(n[i]);
+    counts[cell(by[i], yBins) * xBins + cell(bx[i], xBins)] += Number(n[i]);
   }
   return {
     x,
     y,
-    xRange: [ax.lo, ax.hi],
-    yRange: [ay.lo, ay.hi],
+    xRange: [ax.lo - ax.width / 2, ax.lo + (xBins - 0.5) * ax.width],
+    yRange: [ay.lo - ay.width / 2, ay.lo + (yBins - 0.5) * ay.width],
+    xExtent: [ax.lo, ax.hi],
+    yExtent: [ay.lo, ay.hi],
     xBins,
     yBins,
     counts,

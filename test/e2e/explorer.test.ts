@@ -197,7 +197,7 @@ describe("data explorer", { timeout: 180_000 }, () => {
         ),
       );
     type Host = HTMLElement & {
-      bins: { counts: number[]; counted: number; total: number; xRange: number[]; yRange: number[] };
+      bins: { counts: number[]; counted: number; total: number; xExtent: number[]; yExtent: number[] };
       plot: { scales: { x: { min: number; max: number }; y: { min: number; max: number } } };
     };
     const shown = await page.$eval(".plot-host", (el) => {
@@ -207,8 +207,8 @@ describe("data explorer", { timeout: 180_000 }, () => {
         total: h.bins.total,
         x: [h.plot.scales.x.min, h.plot.scales.x.max],
         y: [h.plot.scales.y.min, h.plot.scales.y.max],
-        xRange: h.bins.xRange,
-        yRange: h.bins.yRange,
+        xExtent: h.bins.xExtent,
+        yExtent: h.bins.yExtent,
       };
     });
     expect(shown.sum).toBe(SCATTER_N);
@@ -219,8 +219,8 @@ describe("data explorer", { timeout: 180_000 }, () => {
       [pi, pj] = id(654321);
     const xMax = 5000 + oi + (oj % 10) / 10,
       yMin = -9000 + pj - (pi % 50);
-    expect(shown.xRange).toEqual([0, xMax]);
-    expect(shown.yRange).toEqual([yMin, 999]);
+    expect(shown.xExtent).toEqual([0, xMax]);
+    expect(shown.yExtent).toEqual([yMin, 999]);
     expect(shown.x[0]).toBeLessThanOrEqual(0);
     expect(shown.x[1]).toBeGreaterThanOrEqual(xMax);
     expect(shown.y[0]).toBeLessThanOrEqual(yMin);

@@ -105,12 +105,15 @@ describe("explorer: binned scatter", () => {
     );
     expect(b.total).toBe(ROWS);
     expect(b.counted).toBe(n);
-    expect(b.xRange).toEqual([vmin, vmax]);
-    expect(b.yRange).toEqual([fmin, fmax]);
-    const wx = ((vmax as number) - (vmin as number)) / 10,
-      wy = ((fmax as number) - (fmin as number)) / 8;
+    expect(b.xExtent).toEqual([vmin, vmax]);
+    expect(b.yExtent).toEqual([fmin, fmax]);
+    // Cells centred on min … max: round half to even of (value − min) / width.
+    const wx = ((vmax as number) - (vmin as number)) / 9,
+      wy = ((fmax as number) - (fmin as number)) / 7;
+    expect(b.xRange[0]).toBeCloseTo((vmin as number) - wx / 2, 9);
+    expect(b.yRange[1]).toBeCloseTo((fmax as number) + wy / 2, 9);
     const cells = await duck.rows(
-      `SELECT least(floor((v - ${vmin}) / ${wx}), 9)::INT AS bx, least(floor((f - (${fmin})) / ${wy}), 7)::INT AS by, count(*)
+      `SELECT round_even((v - (${vmin})) / ${wx}, 0)::INT AS bx, round_even((f - (${fmin})) / ${wy}, 0)::INT AS by, count(*)
        FROM t WHERE v IS NOT NULL AND f IS NOT NULL GROUP BY ALL`,
     );
     const want = new Array<number>(80).fill(0);
