@@ -21,6 +21,8 @@ import { fitWindow, KIND_COLOURS, layoutLanes, MAX_WINDOW_MS, mergeSpans } from 
 const LANE_H = 22;
 
 const count = (n: number) => n.toLocaleString("en-US");
+/** A bar of the store's own work (spilling, reading spilled tables back) rather than a task's. */
+const storeBar = (s: TaskSpan) => s.kind === "spill" || s.group.startsWith("read back");
 
 function TaskStreamView({ spans, workers, now }: { spans: TaskSpan[]; workers: string[]; now: number }) {
   const windowMs = fitWindow(spans, now);
@@ -53,9 +55,10 @@ function TaskStreamView({ spans, workers, now }: { spans: TaskSpan[]; workers: s
               <rect
                 key={i}
                 x={b.x0 * 1000}
-                y={b.lane * LANE_H + (b.span.kind === "spill" || b.span.kind === "disk read" ? 2 : 4)}
+                // The store's spills and read-backs during a task: the lower half, over its bar.
+                y={b.lane * LANE_H + (storeBar(b.span) ? LANE_H / 2 : 4)}
                 width={Math.max(1.5, (b.x1 - b.x0) * 1000)}
-                height={LANE_H - 8}
+                height={storeBar(b.span) ? LANE_H / 2 - 4 : LANE_H - 8}
                 fill={KIND_COLOURS[b.span.kind]}
                 data-kind={b.span.kind}
                 data-worker={b.span.worker}
