@@ -236,9 +236,17 @@ export interface Bins2d {
   yBins: number;
   /** Row-major by y then x: counts[yBin * xBins + xBin]. */
   counts: number[];
-  /** Rows with both x and y (the others are not drawn), and rows of the result. */
+  /** Rows with both x and y (in the view, when zoomed; the others are not drawn), and rows of the result. */
   counted: number;
   total: number;
+  /** A zoomed view: only rows with x and y in these ranges were counted, into cells that tile them. */
+  view?: Bins2dView;
+}
+
+/** The ranges of a zoomed binned scatter (engine units: dates as days, timestamps as µs). */
+export interface Bins2dView {
+  x: [number, number];
+  y: [number, number];
 }
 
 export interface ClusterStatus {
@@ -329,8 +337,8 @@ export interface EngineClient {
   profile(resultId: string, column: string): Promise<ColumnProfile>;
   /** Distinct non-null values of a column (exact), for the profiles that leave it out (many-valued numbers). */
   countDistinct(resultId: string, column: string): Promise<number>;
-  /** A 2-D histogram of x and y over every row (a binned scatter plot), made on the workers. */
-  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number): Promise<Bins2d>;
+  /** A 2-D histogram of x and y over every row (a binned scatter plot), made on the workers; `view` zooms into ranges. */
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d>;
   /** The last runs (newest first) with the plans they ran, as explain() prints them. */
   runHistory(): Promise<RunRecord[]>;
   release(resultId: string): Promise<void>;

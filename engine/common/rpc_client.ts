@@ -5,6 +5,7 @@
 import { BasinError } from "./errors.js";
 import type {
   Bins2d,
+  Bins2dView,
   ClusterStatus,
   ColumnProfile,
   EngineClient,
@@ -121,8 +122,8 @@ export abstract class RpcClient implements WorkbenchClient {
   countDistinct(resultId: string, column: string): Promise<number> {
     return this.call("countDistinct", resultId, column);
   }
-  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number): Promise<Bins2d> {
-    return this.call("bins2d", resultId, x, y, xBins, yBins);
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    return this.call("bins2d", resultId, x, y, xBins, yBins, view);
   }
   runHistory(): Promise<RunRecord[]> {
     return this.call("runHistory");

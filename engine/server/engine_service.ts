@@ -15,6 +15,7 @@ import { readParquet } from "../api/read_parquet.js";
 import type {
   ArrayInfo,
   Bins2d,
+  Bins2dView,
   ClusterStatus,
   ColumnProfile,
   EngineClient,
@@ -324,8 +325,8 @@ export class EngineService implements EngineClient {
     return this.results.countDistinct(resultId, column);
   }
 
-  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number): Promise<Bins2d> {
-    return this.results.bins2d(resultId, x, y, xBins, yBins);
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    return this.results.bins2d(resultId, x, y, xBins, yBins, view ?? undefined);
   }
 
   async runHistory(): Promise<RunRecord[]> {
@@ -435,8 +436,8 @@ export class EngineConnection implements EngineClient {
   countDistinct(resultId: string, column: string): Promise<number> {
     return this.engine.countDistinct(resultId, column);
   }
-  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number): Promise<Bins2d> {
-    return this.engine.bins2d(resultId, x, y, xBins, yBins);
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    return this.engine.bins2d(resultId, x, y, xBins, yBins, view);
   }
   runHistory(): Promise<RunRecord[]> {
     return this.engine.runHistory();

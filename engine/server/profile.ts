@@ -9,7 +9,7 @@
 import { col, count, type Expr } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
 import { computeStored, type ComputeOptions } from "../run/stored.js";
-import type { Bins2d, ColumnProfile, WireValue } from "../common/rpc.js";
+import type { Bins2d, Bins2dView, ColumnProfile, WireValue } from "../common/rpc.js";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import { native } from "../native/addon.js";
@@ -305,18 +305,24 @@ export const MAX_BINS_2D = 1000;
  */
 export async function bins2d(
   df: DataFrame,
-  axes: { x: string; y: string; xBins: number; yBins: number },
+  axes: { x: string; y: string; xBins: number; yBins: number; view?: Bins2dView },
   basics: Map<string, ColumnBasics>,
   compute: Pick<ComputeOptions, "cluster">,
 ): Promise<Omit<Bins2d, "resultId">> {
-  const { x, y, xBins, yBins } = axes;
+  const { x, y, xBins, yBins, view } = axes;
+  if (view !== undefined && view !== null) {
+    const ok = (r: unknown) =>
+      Array.isArray(r) && r.length === 2 && r.every((v) => typeof v === "number" && Number.isFinite(v)) && r[0] < r[1];
+    if (!ok(view.x) || !ok(view.y))
+      throw new BasinError("BASIN_PLAN", "a binned scatter's view needs x and y as [low, high] with low < high");
+  }
   for (const [name, n] of [
     ["xBins", xBins],
     ["yBins", yBins],
   ] as const)
     if (!Number.isInteger(n) || n < 1 || n > MAX_BINS_2D)
       throw new BasinError("BASIN_PLAN", `${name} must be an integer in 1..${MAX_BINS_2D}, got ${n}`);
-  const axis = (name: string, bins: number) => {
+  const axis = (name: string, bins: number, range: [number, number] | undefined) => {
     const field = df.schema.find((f) => f.name === name);
     if (!field) throw new BasinError("BASIN_PLAN", `the result has no column "${name}"`);
     if (!numeric(field.type) && !temporal(field.type))
@@ -327,13 +333,21 @@ export async function bins2d(
     const b = basics.get(name)!;
     const lo = b.lo ?? 0,
       hi = b.hi ?? 0;
+    if (range) {
+      // A zoomed view: cells tile [low, high] exactly, rows outside it are left out.
+      const width = (range[1] - range[0]) / bins;
+      const centre = range[0] + width / 2;
+      const v = col(name).cast("float64");
+      return { lo, hi, width, centre, bin: binOf(name, centre, width), inside: v.ge(range[0]).and(v.le(range[1])) };
+    }
     // Cells centred on lo … hi: the first and the last reach half a cell beyond the data.
     const width = hi > lo && bins > 1 ? (hi - lo) / (bins - 1) : Math.max(1, hi - lo);
-    return { lo, hi, width, bin: binOf(name, lo, width) };
+    return { lo, hi, width, centre: lo, bin: binOf(name, lo, width), inside: undefined };
   };
-  const ax = axis(x, xBins),
-    ay = axis(y, yBins);
-  const counted = await df.groupBy(ax.bin.alias("bx"), ay.bin.alias("by")).agg(count().alias("n")).compute(compute);
+  const ax = axis(x, xBins, view?.x),
+    ay = axis(y, yBins, view?.y);
+  const rows = ax.inside && ay.inside ? df.filter(ax.inside.and(ay.inside)) : df;
+  const counted = await rows.groupBy(ax.bin.alias("bx"), ay.bin.alias("by")).agg(count().alias("n")).compute(compute);
   const counts = new Array<number>(xBins * yBins).fill(0);
   const bx = counted.column("bx"),
     by = counted.column("by"),
@@ -348,14 +362,16 @@ export async function bins2d(
   return {
     x,
     y,
-    xRange: [ax.lo - ax.width / 2, ax.lo + (xBins - 0.5) * ax.width],
-    yRange: [ay.lo - ay.width / 2, ay.lo + (yBins - 0.5) * ay.width],
+    xRange: [ax.centre - ax.width / 2, ax.centre + (xBins - 0.5) * ax.width],
+    yRange: [ay.centre - ay.width / 2, ay.centre + (yBins - 0.5) * ay.width],
     xExtent: [ax.lo, ax.hi],
     yExtent: [ay.lo, ay.hi],
     xBins,
     yBins,
     counts,
     counted: counts.reduce((a, b) => a + b, 0),
-    total,
+    // Zoomed, the group-by saw only the rows in view: the result's rows come from its basics.
+    total: view ? basics.get(x)!.rows : total,
+    ...(view ? { view: { x: view.x, y: view.y } } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { withResident } from "../memory/resident.js";
 import { BasinError } from "../common/errors.js";
 import type {
   Bins2d,
+  Bins2dView,
   ColumnProfile,
   ExportFormat,
   Page,
@@ -182,9 +183,9 @@ export class ResultStore {
   }
 
   /** A 2-D histogram of two columns over every row, made on the workers. */
-  async bins2d(id: string, x: string, y: string, xBins: number, yBins: number): Promise<Bins2d> {
+  async bins2d(id: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
     const df = this.frame(id);
-    const b = await bins2d(df, { x, y, xBins, yBins }, await this.basicsOf(id, df), this.compute);
+    const b = await bins2d(df, { x, y, xBins, yBins, view }, await this.basicsOf(id, df), this.compute);
     return { resultId: id, ...b };
   }
 

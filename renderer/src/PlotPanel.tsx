@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
+import type { Bins2dView, EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
 import { plotSeries, type PlotData, type PlotKind } from "../common/plot_data.js";
 import { binnable, binsFor, drawBinned } from "./binned_scatter.js";
 import { axisSize, FONT, LABEL_FONT, timeLabel, type PlotHost } from "./plot_axes.js";
@@ -25,10 +25,15 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
   const [y, setY] = useState<string>("");
   const [note, setNote] = useState<string>("");
   const [size, setSize] = useState({ w: 0, h: 0 });
+  /** A binned scatter's zoomed ranges (undefined: all rows). */
+  const [zoom, setZoom] = useState<Bins2dView | undefined>();
   const xCol = result?.schema.some((f) => f.name === x) ? x : (result?.schema[0]?.name ?? "");
   const yCol = plottable.some((f) => f.name === y)
     ? y
     : (plottable.find((f) => f.name !== xCol)?.name ?? plottable[0]?.name ?? "");
+
+  // Another result, plot or column shows all rows again.
+  useEffect(() => setZoom(undefined), [result, kind, xCol, yCol]);
 
   // Follow the panel's size (a splitter drag, a window resize).
   useEffect(() => {
@@ -50,9 +55,16 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
         // Too many points to draw one by one: every row counted into cells on the workers.
         const w = el.clientWidth || 600,
           h = Math.max(140, (el.clientHeight || 300) - 34);
-        const bins = await client.bins2d(result.id, xCol, yCol, binsFor(w), binsFor(h));
+        const bins = await client.bins2d(result.id, xCol, yCol, binsFor(w), binsFor(h), zoom);
         if (!live) return;
-        drawBinned(el, bins, { xType: type(xCol), yType: type(yCol), dark: props.dark, width: w, height: h });
+        drawBinned(el, bins, {
+          xType: type(xCol),
+          yType: type(yCol),
+          dark: props.dark,
+          width: w,
+          height: h,
+          onZoom: setZoom,
+        });
         plot.current = el.plot;
         setNote(el.plotData!.note);
         return;
@@ -155,7 +167,7 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
     return () => {
       live = false;
     };
-  }, [client, result, kind, xCol, yCol, props.dark]);
+  }, [client, result, kind, xCol, yCol, props.dark, zoom]);
 
   useEffect(() => {
     const u = plot.current;

@@ -4,7 +4,7 @@
 // whole extent (the engine's min and max), so no row falls outside the plot; the note
 // says that this is binning, of how many rows, and what was left out.
 import uPlot from "uplot";
-import type { Bins2d } from "../../engine/common/rpc.js";
+import type { Bins2d, Bins2dView } from "../../engine/common/rpc.js";
 import type { DType } from "../../engine/common/types.js";
 import { axisSize, FONT, LABEL_FONT, tickLabel, type PlotHost } from "./plot_axes.js";
 
@@ -17,6 +17,11 @@ export const binsFor = (px: number) => Math.max(10, Math.min(400, Math.round(px 
 /** An engine value (dates in days, timestamps in µs) on the plot's axis (seconds for times). */
 function onAxis(v: number, type: DType): number {
   return type === "date" ? v * 86_400 : type === "timestamp" ? v / 1e6 : v;
+}
+
+/** A value of the plot's axis back in the engine's units. */
+function fromAxis(v: number, type: DType): number {
+  return type === "date" ? v / 86_400 : type === "timestamp" ? v * 1e6 : v;
 }
 
 /** A cell's colour: pale blue for one row, through to yellow for the fullest cell. */
@@ -38,7 +43,15 @@ const edge = (v: number, type: DType) =>
 export function drawBinned(
   el: PlotHost,
   b: Bins2d,
-  o: { xType: DType; yType: DType; dark: boolean; width: number; height: number },
+  o: {
+    xType: DType;
+    yType: DType;
+    dark: boolean;
+    width: number;
+    height: number;
+    /** A drag selected ranges to zoom into (the engine bins them anew); undefined: back to all rows. */
+    onZoom(view: Bins2dView | undefined): void;
+  },
 ): void {
   el.plot?.destroy();
   el.querySelector(".bin-readout")?.remove();
@@ -80,6 +93,8 @@ export function drawBinned(
       },
     ],
     legend: { show: false },
+    // A drag asks the engine for the selected ranges' cells (finer, and counted anew) rather than magnifying these.
+    cursor: { drag: { x: true, y: true, setScale: false } },
     series: [{ label: b.x }, { label: `rows per cell`, stroke: "transparent", points: { show: false } }],
     hooks: {
       draw: [
@@ -105,6 +120,16 @@ export function drawBinned(
           ctx.restore();
         },
       ],
+      setSelect: [
+        (u) => {
+          const { left, top, width, height } = u.select;
+          if (width < 4 || height < 4) return;
+          const xs = [u.posToVal(left, "x"), u.posToVal(left + width, "x")].map((v) => fromAxis(v, o.xType));
+          const ys = [u.posToVal(top + height, "y"), u.posToVal(top, "y")].map((v) => fromAxis(v, o.yType));
+          u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+          o.onZoom({ x: [xs[0], xs[1]], y: [ys[0], ys[1]] });
+        },
+      ],
       setCursor: [
         (u) => {
           const { left, top } = u.cursor;
@@ -128,6 +153,7 @@ export function drawBinned(
     ],
     el,
   );
+  u.over.addEventListener("dblclick", () => b.view && o.onZoom(undefined));
   el.append(readout);
   const left = b.total - b.counted;
   el.plot = u;
@@ -138,9 +164,11 @@ export function drawBinned(
     xTitle: b.x,
     yTitle: b.y,
     xType: o.xType,
-    note:
-      `scatter of ${b.y} by ${b.x}: all ${fmt(b.counted)} rows, binned on the workers into ${b.xBins} × ${b.yBins} cells ` +
-      `(colour: rows per cell, log scale; max ${fmt(peak)})` +
-      (left > 0 ? `; ${fmt(left)} rows without ${b.x} or ${b.y} not drawn` : ""),
+    note: b.view
+      ? `scatter of ${b.y} by ${b.x}: ${fmt(b.counted)} of ${fmt(b.total)} rows in this view, binned on the workers into ` +
+        `${b.xBins} × ${b.yBins} cells (colour: rows per cell, log scale; max ${fmt(peak)}); double-click to see all rows`
+      : `scatter of ${b.y} by ${b.x}: all ${fmt(b.counted)} rows, binned on the workers into ${b.xBins} × ${b.yBins} cells ` +
+        `(colour: rows per cell, log scale; max ${fmt(peak)}; drag to zoom)` +
+        (left > 0 ? `; ${fmt(left)} rows without ${b.x} or ${b.y} not drawn` : ""),
   };
 }

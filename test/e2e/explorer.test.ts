@@ -232,7 +232,40 @@ describe("data explorer", { timeout: 180_000 }, () => {
       .poll(() => page.textContent('[data-testid="bin-readout"]'), POLL)
       .toMatch(/^x .* – .*, y .* – .*: [\d,]+ rows?$/);
     await screenshots(page, "explorer-binned-scatter");
-    // A small result is still drawn point by point.
+  });
+
+  it("zooming a binned scatter counts the rows in the selected ranges anew on the workers; a double-click shows all again", async () => {
+    const over = (await page.locator(".plot-host .u-over").boundingBox())!;
+    await page.mouse.move(over.x + over.width * 0.02, over.y + over.height * 0.05);
+    await page.mouse.down();
+    await page.mouse.move(over.x + over.width * 0.1, over.y + over.height * 0.5, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(() => page.textContent('[data-testid="plot-note"]'), POLL).toMatch(/rows in this view/);
+    const zoomed = await page.$eval(".plot-host", (el) => {
+      const b = (
+        el as HTMLElement & { bins: { view: { x: number[]; y: number[] }; counts: number[]; counted: number } }
+      ).bins;
+      return { view: b.view, sum: b.counts.reduce((a, c) => a + c, 0), counted: b.counted };
+    });
+    // The oracle: the pipeline's rows, made here, inside the view.
+    let inside = 0;
+    for (let i = 0; i < 1000; i++)
+      for (let j = 0; j < 1000; j++) {
+        const id = i * 1000 + j;
+        const x = (id === 123456 ? 5000 : 0) + (i + (j % 10) / 10);
+        const y = (id === 654321 ? -9000 : 0) + (j - (i % 50));
+        if (x >= zoomed.view.x[0] && x <= zoomed.view.x[1] && y >= zoomed.view.y[0] && y <= zoomed.view.y[1]) inside++;
+      }
+    expect(inside).toBeGreaterThan(0);
+    expect(zoomed.counted).toBe(inside);
+    expect(zoomed.sum).toBe(inside);
+    expect(await page.textContent('[data-testid="plot-note"]')).toContain(
+      `${inside.toLocaleString("en-US")} of ${SCATTER_N.toLocaleString("en-US")} rows in this view`,
+    );
+    await page.dblclick(".plot-host .u-over");
+    await expect
+      .poll(() => page.textContent('[data-testid="plot-note"]'), POLL)
+      .toContain(`all ${SCATTER_N.toLocaleString("en-US")} rows`);
     await page.click('[data-panel="results"]');
   });
 

@@ -121,6 +121,29 @@ describe("explorer: binned scatter", () => {
     expect(b.counts).toEqual(want);
   });
 
+  it("a zoomed view counts only the rows inside its ranges, into cells that tile them", async () => {
+    const view = { x: [-200, 300], y: [0.5, 80] };
+    const b = await client.call<Bins2d>("bins2d", trips.id, "v", "f", 5, 4, view);
+    const [inside] = await one(
+      `SELECT count(*) FROM t WHERE v BETWEEN ${view.x[0]} AND ${view.x[1]} AND f BETWEEN ${view.y[0]} AND ${view.y[1]}`,
+    );
+    expect(b.counted).toBe(inside);
+    expect(b.total).toBe(ROWS);
+    expect(b.xRange).toEqual(view.x);
+    expect(b.yRange[0]).toBeCloseTo(view.y[0], 12);
+    expect(b.yRange[1]).toBeCloseTo(view.y[1], 12);
+    const cells = await duck.rows(
+      `SELECT least(round_even((v - (-200 + 50)) / 100, 0), 4)::INT, least(round_even((f - (0.5 + 79.5 / 8)) / (79.5 / 4), 0), 3)::INT, count(*)
+       FROM t WHERE v BETWEEN -200 AND 300 AND f BETWEEN 0.5 AND 80 GROUP BY ALL`,
+    );
+    const want = new Array<number>(20).fill(0);
+    for (const [bx, by, c] of cells) want[Number(by) * 5 + Number(bx)] += Number(c);
+    expect(b.counts).toEqual(want);
+    await expect(client.call("bins2d", trips.id, "v", "f", 5, 4, { x: [3, 1], y: [0, 1] })).rejects.toThrow(
+      /view needs x and y as \[low, high\] with low < high/,
+    );
+  });
+
   it("refuses a text axis and a bin count out of range, saying what to do", async () => {
     await expect(client.call("bins2d", trips.id, "city", "f", 10, 10)).rejects.toThrow(
       /"city" is string: a binned scatter needs numbers, dates or timestamps/,
