@@ -492,6 +492,8 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
     await page.click('[data-panel="results"]');
     await runToEnd(/✓ table\.ts/);
     await expect.poll(() => rowCount(), POLL).toContain(`${ROWS} rows`);
+    // The column summary is complete: its profiles' plans hold no tables now.
+    await page.waitForSelector('[data-testid="summary-complete"]', POLL);
     const before = await storeStats();
     for (let i = 0; i < 3; i++) {
       await page.reload();
@@ -521,6 +523,8 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
   });
 
   it("4. results of a page that is gone are released after the grace period", async () => {
+    // The shown result's column summary is complete: its profiles' plans hold no tables now.
+    await page.waitForSelector('[data-testid="summary-complete"]', POLL);
     const before = await storeStats();
     const other = await browser.newContext({ viewport: LARGE });
     const p = await newPage(other);
@@ -528,6 +532,7 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
     await openFile("table.ts", p);
     await runToEnd(/✓ table\.ts/, p);
     await expect.poll(() => rowCount(p), POLL).toContain(`${ROWS} rows`);
+    await p.waitForSelector('[data-testid="summary-complete"]', POLL);
     expect((await storeStats()).tables).toBeGreaterThan(before.tables);
     await other.close();
     await expect.poll(async () => (await storeStats()).tables, { timeout: GRACE_MS + 20_000 }).toBe(before.tables);
