@@ -70,8 +70,8 @@ export interface Cluster {
    * result in the store; a cluster that runs only frames refuses it, naming `what`.
    */
   runGraph(graph: TaskGraph, what: string, options?: ClusterRunOptions): Promise<StoredParts>;
-  /** Workers, memory and jobs, as the workbench's cluster panel shows them. */
-  clusterStatus(): Promise<ClusterStatus>;
+  /** Workers, memory and jobs, as the workbench's cluster panel shows them; with `since`, the task spans after that cursor (local clusters). */
+  clusterStatus(since?: number): Promise<ClusterStatus>;
   /** Disconnects (a SLURM cluster also cancels its jobs; the local one stops its workers). */
   close(): Promise<void>;
 }

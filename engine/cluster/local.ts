@@ -19,6 +19,7 @@ import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from ".
 import { WorkerPool } from "../workers/pool.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
+import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
 
 /**
  * memoryLimit, spillLimit and localDirectory (engine/memory/limits.ts) apply to the
@@ -54,6 +55,8 @@ export class LocalCluster implements Cluster {
   /** The memory limits this cluster's runs apply. */
   readonly memory: MemorySettings;
   private readonly gpuSettings: GpuSettings;
+  /** Every task's span on its worker, for the dashboard's task stream. */
+  readonly taskStream = new TaskStreamLog();
 
   constructor(options: LocalClusterOptions = {}) {
     this.memory = resolveMemory(options);
@@ -69,8 +72,10 @@ export class LocalCluster implements Cluster {
       n,
       {
         result: (worker, msg) => this.onResult(worker, msg),
-        lost: (worker, reason) =>
-          this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") }),
+        lost: (worker, reason) => {
+          this.taskStream.dropWorker(worker);
+          this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") });
+        },
         added: (worker) =>
           this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
       },
@@ -131,7 +136,8 @@ export class LocalCluster implements Cluster {
     return { refs, skippedLines, tasks: graph.tasks.length };
   }
 
-  async clusterStatus(): Promise<ClusterStatus> {
+  /** Workers, memory, GPUs (or why none), and with `since` the task spans recorded after that cursor. */
+  async clusterStatus(since?: number): Promise<ClusterStatus> {
     const s = native().storeStats();
     const gpus = native()
       .gpuStats()
@@ -151,6 +157,8 @@ export class LocalCluster implements Cluster {
       }),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
       memory: memoryStatus(native().memoryStats(), gpus),
+      gpu: { workers: this.pool.gpus.length, why: this.pool.gpus.length > 0 ? "" : noGpuReason(this.gpuSettings) },
+      ...(typeof since === "number" && since >= 0 ? { stream: this.taskStream.read(since) } : {}),
     };
   }
 
@@ -164,8 +172,10 @@ export class LocalCluster implements Cluster {
         graph,
         {
           workers: () => this.pool.names,
-          execute: (worker, key, inputs) =>
-            this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs }),
+          execute: (worker, key, inputs) => {
+            this.taskStream.started(worker, key, spillCounters());
+            this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs });
+          },
           overMemory: () => native().memoryStats().overLimit,
           abandon: (worker) => void this.pool.kill(worker),
         },
@@ -208,6 +218,16 @@ export class LocalCluster implements Cluster {
 
   private onResult(worker: string, msg: ResultMessage): void {
     const run = this.current;
+    const task = this.tasksByKey.get(msg.key);
+    if (task)
+      this.taskStream.finished(
+        worker,
+        msg.key,
+        task.group,
+        taskKind(task.steps),
+        msg.ok ? msg.ms : undefined,
+        spillCounters(),
+      );
     if (!run) return;
     if (msg.ok) {
       run.skippedLines += msg.skippedLines;
@@ -223,4 +243,25 @@ export class LocalCluster implements Cluster {
       run.feed({ type: "taskErred", key: msg.key, worker, error: msg.error, stimulusId: run.stimulus("err") });
     }
   }
+}
+
+function spillCounters(): SpillCounters {
+  const m = native().memoryStats();
+  return {
+    spillSeconds: m.spillSeconds,
+    spilledBytes: m.spilledBytes,
+    unspillSeconds: m.unspillSeconds,
+    unspilledBytes: m.unspilledBytes,
+  };
+}
+
+/** Why a local cluster runs without GPU workers, in words for the dashboard. */
+function noGpuReason(settings: GpuSettings): string {
+  const info = native().gpuInfo();
+  if (!info.compiled) return "this Basin was built without CUDA (rebuild the addon with the CUDA toolkit to use GPUs)";
+  if (info.devices.length === 0)
+    return info.note || "no CUDA device is visible (check the driver and CUDA_VISIBLE_DEVICES)";
+  if (settings.devices.length === 0)
+    return `GPUs are present (${info.devices.length}) but this cluster was started with gpus: "none"`;
+  return "the GPU workers have not started";
 }

@@ -125,7 +125,14 @@ export interface ColumnProfile {
   nulls: number;
   min: WireValue;
   max: WireValue;
-  /** Numeric and date columns: equal-width bins between min and max. */
+  /** Distinct non-null values. */
+  distinct?: number;
+  /** Numbers: the mean and the sample standard deviation (n − 1). */
+  mean?: number | null;
+  std?: number | null;
+  /** Numbers, dates and timestamps: the median (dates and timestamps in wire form). */
+  median?: WireValue;
+  /** Numeric and date columns: equal-width bins centred on min … max (integers of a small range: one per value). */
   histogram?: { edges: number[]; counts: number[] };
   /** String and bool columns: the most frequent values. */
   top?: { value: WireValue; count: number }[];
@@ -163,6 +170,83 @@ export interface GpuMemoryStatus {
   spilledBytes: number;
   /** Why the GPU is unusable in this process (its work runs on the CPU), or null. */
   broken: string | null;
+  /** Copies to and from the device since the engine started, and chains of steps the GPU ran. */
+  uploads?: number;
+  uploadBytes?: number;
+  downloads?: number;
+  downloadBytes?: number;
+  chains?: number;
+}
+
+/** What a task stream bar stands for: a task's work, moving partitions, or the store's spills and read-backs. */
+export type TaskKind = "compute" | "transfer" | "spill" | "disk read";
+
+/** One bar of the task stream: a span of time on a worker (ms on the engine's clock, see TaskStream.now). */
+export interface TaskSpan {
+  worker: string;
+  /** The task's group ("scanCsv→filter"), or what the store did ("spill 12 MiB"). */
+  group: string;
+  kind: TaskKind;
+  start: number;
+  end: number;
+}
+
+/** Task spans the local cluster recorded after the caller's cursor. */
+export interface TaskStream {
+  /** The engine's clock now (ms since the epoch), so that the page places bars on its time axis. */
+  now: number;
+  /** Pass as `since` next time to get only newer spans. */
+  next: number;
+  spans: TaskSpan[];
+}
+
+/** Where a cluster's GPUs stand: how many its workers use, and why none when there are none. */
+export interface GpuAvailability {
+  workers: number;
+  /** Why there is no GPU worker ("this Basin was built without CUDA", "no CUDA device: …"); empty with GPU workers. */
+  why: string;
+}
+
+/** A run the engine remembers for the dashboard's history. */
+export interface RunRecord {
+  runId: string;
+  file: string;
+  status: "running" | "done" | "failed" | "cancelled";
+  /** ms since the epoch. */
+  startedAt: number;
+  elapsedMs: number;
+  tasks: number;
+  /** Each result: its name (absent for the default export), rows, and the optimized plan as explain() prints it. */
+  results: { name?: string; rows?: number; explain: string }[];
+  error?: string;
+}
+
+/** A 2-D histogram of two columns over every row of a result, made on the workers (a binned scatter plot). */
+export interface Bins2d {
+  resultId: string;
+  x: string;
+  y: string;
+  /** The cells' outer edges (dates as days, timestamps as µs): cells are centred on min … max, so these reach half a cell beyond. */
+  xRange: [number, number];
+  yRange: [number, number];
+  /** The columns' min and max over all rows. */
+  xExtent: [number, number];
+  yExtent: [number, number];
+  xBins: number;
+  yBins: number;
+  /** Row-major by y then x: counts[yBin * xBins + xBin]. */
+  counts: number[];
+  /** Rows with both x and y (in the view, when zoomed; the others are not drawn), and rows of the result. */
+  counted: number;
+  total: number;
+  /** A zoomed view: only rows with x and y in these ranges were counted, into cells that tile them. */
+  view?: Bins2dView;
+}
+
+/** The ranges of a zoomed binned scatter (engine units: dates as days, timestamps as µs). */
+export interface Bins2dView {
+  x: [number, number];
+  y: [number, number];
 }
 
 export interface ClusterStatus {
@@ -184,6 +268,10 @@ export interface ClusterStatus {
   dask?: { scheduler: string; dashboard: string };
   /** With a Dask cluster in SLURM jobs: its live jobs (the scheduler's first); its workers are named basin-<job id>. */
   slurm?: { jobs: SlurmJobStatus[] };
+  /** The local cluster's task stream after the `since` cursor of cluster(since). */
+  stream?: TaskStream;
+  /** The local cluster's GPU workers, or why it has none. */
+  gpu?: GpuAvailability;
 }
 
 /** One SLURM job of the cluster, as squeue last reported it. */
@@ -249,8 +337,15 @@ export interface EngineClient {
   /** A new result: `resultId` sorted (stable) and filtered by the engine. */
   view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo>;
   profile(resultId: string, column: string): Promise<ColumnProfile>;
+  /** Distinct non-null values of a column (exact), for the profiles that leave it out (many-valued numbers). */
+  countDistinct(resultId: string, column: string): Promise<number>;
+  /** A 2-D histogram of x and y over every row (a binned scatter plot), made on the workers; `view` zooms into ranges. */
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d>;
+  /** The last runs (newest first) with the plans they ran, as explain() prints them. */
+  runHistory(): Promise<RunRecord[]>;
   release(resultId: string): Promise<void>;
-  cluster(): Promise<ClusterStatus>;
+  /** Workers, memory and jobs; with `since` (0 at first, then the last answer's stream.next), the task spans recorded after it. */
+  cluster(since?: number): Promise<ClusterStatus>;
   /** Writes a result (or view) to a workspace file, atomically (temp file + rename). */
   exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary>;
 }

@@ -4,6 +4,8 @@
 // engine/cluster/remote) only move messages; they share everything else.
 import { BasinError } from "./errors.js";
 import type {
+  Bins2d,
+  Bins2dView,
   ClusterStatus,
   ColumnProfile,
   EngineClient,
@@ -18,6 +20,7 @@ import type {
   ResultSample,
   ResultSort,
   RpcResponse,
+  RunRecord,
   SessionState,
   WorkspaceInfo,
 } from "./rpc.js";
@@ -116,8 +119,17 @@ export abstract class RpcClient implements WorkbenchClient {
   release(resultId: string): Promise<void> {
     return this.call("release", resultId);
   }
-  cluster(): Promise<ClusterStatus> {
-    return this.call("cluster");
+  countDistinct(resultId: string, column: string): Promise<number> {
+    return this.call("countDistinct", resultId, column);
+  }
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    return this.call("bins2d", resultId, x, y, xBins, yBins, view);
+  }
+  runHistory(): Promise<RunRecord[]> {
+    return this.call("runHistory");
+  }
+  cluster(since?: number): Promise<ClusterStatus> {
+    return this.call("cluster", since);
   }
   exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
     return this.call("exportResult", resultId, path, format);

@@ -22,6 +22,11 @@ export function memoryStatus(s: MemoryStats, gpus: GpuStats[] = []): MemoryStatu
             spilledColumns: g.evictions,
             spilledBytes: g.evictedBytes,
             broken: g.broken,
+            uploads: g.uploads,
+            uploadBytes: g.uploadBytes,
+            downloads: g.downloads,
+            downloadBytes: g.downloadBytes,
+            chains: g.chains,
           })),
         }
       : {}),

@@ -14,6 +14,8 @@ import { readJson } from "../api/read_json.js";
 import { readParquet } from "../api/read_parquet.js";
 import type {
   ArrayInfo,
+  Bins2d,
+  Bins2dView,
   ClusterStatus,
   ColumnProfile,
   EngineClient,
@@ -26,12 +28,14 @@ import type {
   ResultInfo,
   ResultSample,
   ResultSort,
+  RunRecord,
   SessionState,
   WorkspaceInfo,
 } from "../common/rpc.js";
 import type { ArrayNode } from "../common/array_plan.js";
 import { arrayHeatmap, arrayTable } from "./array_result.js";
 import { native } from "../native/addon.js";
+import { explainPlan } from "../run/explain.js";
 import { runPipeline } from "../session/run_pipeline.js";
 import { ResultStore } from "./results.js";
 import { Sessions } from "./sessions.js";
@@ -51,6 +55,9 @@ export interface EngineServiceOptions {
   /** How long a page's session outlives its last connection (default 60 s); then its results are released. */
   sessionGraceMs?: number;
 }
+
+/** Runs the dashboard's history keeps. */
+export const HISTORY_RUNS = 20;
 
 /** Rows a preview of a data file shows. */
 export const PREVIEW_ROWS = 1000;
@@ -90,6 +97,8 @@ export class EngineService implements EngineClient {
   private readonly results: ResultStore;
   private readonly runs = new Map<string, AbortController>();
   private readonly sessions: Sessions;
+  /** The last runs, newest first. */
+  private readonly history: RunRecord[] = [];
   private counter = 0;
 
   constructor(private readonly options: EngineServiceOptions) {
@@ -181,6 +190,20 @@ export class EngineService implements EngineClient {
     emit({ type: "runStarted", runId, file: path });
     const t0 = performance.now();
     const elapsedMs = () => Math.round(performance.now() - t0);
+    const record: RunRecord = {
+      runId,
+      file: path,
+      status: "running",
+      startedAt: Date.now(),
+      elapsedMs: 0,
+      tasks: 0,
+      results: [],
+    };
+    this.history.unshift(record);
+    this.history.splice(HISTORY_RUNS);
+    const ended = (status: RunRecord["status"], tasks: number, error?: string) => {
+      Object.assign(record, { status, tasks, elapsedMs: elapsedMs() }, error === undefined ? {} : { error });
+    };
     void (async () => {
       try {
         // The default export first, then each show() in call order; a failure frees what was kept.
@@ -194,6 +217,19 @@ export class EngineService implements EngineClient {
               source: typeof source === "string" ? source : undefined,
               isolate: true,
               signal: ac.signal,
+              before: (next, name) => {
+                // The plan as explain() prints it, for the dashboard's history (a failure to explain is not the run's).
+                let explain: string;
+                try {
+                  explain =
+                    next.kind === "frame"
+                      ? explainPlan(next.plan.root, { cluster: this.options.cluster })
+                      : "(an array: its chunks' task graph)";
+                } catch (e) {
+                  explain = `(no explanation: ${(e as Error).message})`;
+                }
+                record.results.push({ ...(name === undefined ? {} : { name }), explain });
+              },
               onProgress: (progress) => {
                 this.sessions.progress(session, runId, progress);
                 emit({ type: "progress", runId, progress });
@@ -224,6 +260,8 @@ export class EngineService implements EngineClient {
           throw e;
         }
         const [result, ...shown] = kept;
+        kept.forEach((r, i) => record.results[i] && (record.results[i].rows = r.rows));
+        ended("done", tasks);
         const ms = elapsedMs();
         if (!this.sessions.runFinished(session, runId, kept, ms, tasks)) {
           for (const r of kept) this.results.release(r.id); // its page is gone for good
@@ -232,6 +270,7 @@ export class EngineService implements EngineClient {
         emit({ type: "runFinished", runId, result, ...(shown.length > 0 ? { shown } : {}), elapsedMs: ms, tasks });
       } catch (e) {
         const error = BasinError.from(e).toJSON();
+        ended(ac.signal.aborted ? "cancelled" : "failed", 0, error.message);
         this.sessions.runFailed(session, runId, error, elapsedMs());
         emit({ type: "runFailed", runId, error, elapsedMs: elapsedMs() });
       } finally {
@@ -282,6 +321,22 @@ export class EngineService implements EngineClient {
     return this.results.profile(resultId, column);
   }
 
+  countDistinct(resultId: string, column: string): Promise<number> {
+    return this.results.countDistinct(resultId, column);
+  }
+
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    return this.results.bins2d(resultId, x, y, xBins, yBins, view ?? undefined);
+  }
+
+  async runHistory(): Promise<RunRecord[]> {
+    return this.history.map((r) => ({
+      ...r,
+      elapsedMs: r.status === "running" ? Date.now() - r.startedAt : r.elapsedMs,
+      results: r.results.map((x) => ({ ...x })),
+    }));
+  }
+
   async release(resultId: string): Promise<void> {
     this.sessions.released(resultId);
     this.results.release(resultId);
@@ -299,8 +354,8 @@ export class EngineService implements EngineClient {
     return { path, rows: out.rows, bytes: out.bytes };
   }
 
-  cluster(): Promise<ClusterStatus> {
-    return (this.options.cluster ?? defaultCluster()).clusterStatus();
+  cluster(since?: number): Promise<ClusterStatus> {
+    return (this.options.cluster ?? defaultCluster()).clusterStatus(typeof since === "number" ? since : undefined);
   }
 
   /** Cancels every run and frees every result. */
@@ -380,8 +435,17 @@ export class EngineConnection implements EngineClient {
   release(resultId: string): Promise<void> {
     return this.engine.release(resultId);
   }
-  cluster(): Promise<ClusterStatus> {
-    return this.engine.cluster();
+  countDistinct(resultId: string, column: string): Promise<number> {
+    return this.engine.countDistinct(resultId, column);
+  }
+  bins2d(resultId: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    return this.engine.bins2d(resultId, x, y, xBins, yBins, view);
+  }
+  runHistory(): Promise<RunRecord[]> {
+    return this.engine.runHistory();
+  }
+  cluster(since?: number): Promise<ClusterStatus> {
+    return this.engine.cluster(since);
   }
   exportResult(resultId: string, path: string, format: ExportFormat): Promise<ExportSummary> {
     return this.engine.exportResult(resultId, path, format);

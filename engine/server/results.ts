@@ -2,12 +2,14 @@
 // viewport, sorted and filtered into new results, profiled per column. Views and
 // profiles are ordinary plans over the stored table, so they run on the cluster's
 // workers and never block the server.
-import { col, count, Expr } from "../api/expr.js";
+import { col, Expr } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
 import { computeParts, computeStored, type ComputeOptions } from "../run/stored.js";
 import { withResident } from "../memory/resident.js";
 import { BasinError } from "../common/errors.js";
 import type {
+  Bins2d,
+  Bins2dView,
   ColumnProfile,
   ExportFormat,
   Page,
@@ -15,7 +17,6 @@ import type {
   ResultInfo,
   ResultSample,
   ResultSort,
-  WireValue,
 } from "../common/rpc.js";
 import { checkWritable, type WriteSummary } from "../io/write.js";
 import { writeStored } from "../run/write_frame.js";
@@ -23,13 +24,12 @@ import type { ProgressEvent } from "../scheduler/shell.js";
 import type { Field } from "../common/types.js";
 import { native, type Handle } from "../native/addon.js";
 import { toWire } from "./wire.js";
+import { bins2d, countDistinct, profileBasics, profileColumn, type ColumnBasics } from "./profile.js";
 
 /** Most rows one page request may ask for. */
 export const MAX_PAGE_ROWS = 10_000;
 /** Most rows one sample request may ask for. */
 export const MAX_SAMPLE_ROWS = 100_000;
-const HISTOGRAM_BINS = 20;
-const TOP_VALUES = 10;
 
 interface Kept {
   info: ResultInfo;
@@ -51,6 +51,8 @@ function fail(message: string): never {
  */
 export class ResultStore {
   private readonly kept = new Map<string, Kept>();
+  /** Each profiled result's one aggregate over all its columns. */
+  private readonly basics = new Map<string, Promise<Map<string, ColumnBasics>>>();
   private counter = 0;
 
   constructor(private readonly compute: Pick<ComputeOptions, "cluster">) {}
@@ -164,41 +166,41 @@ export class ResultStore {
     }
   }
 
+  /**
+   * A column's profile (engine/server/profile.ts): the aggregate over all columns is
+   * made once per result and shared, so profiling each column in turn costs one
+   * pass for them all plus each column's own plans.
+   */
   async profile(id: string, column: string): Promise<ColumnProfile> {
     const df = this.frame(id);
     const field = df.schema.find((f) => f.name === column) ?? fail(`result ${id} has no column "${column}"`);
-    const c = col(column);
-    const stats = (
-      await df
-        .agg(count().alias("rows"), c.count().alias("n"), c.min().alias("min"), c.max().alias("max"))
-        .compute(this.compute)
-    ).toRows()[0];
-    const rows = Number(stats.rows),
-      nonNull = Number(stats.n);
-    const ends = await this.ends(df, column);
-    const profile: ColumnProfile = {
-      column,
-      type: field.type,
-      rows,
-      nulls: rows - nonNull,
-      min: ends[0],
-      max: ends[1],
-    };
-    if (nonNull === 0) return profile;
-    if (field.type === "string" || field.type === "bool") {
-      const top = await df
-        .filter(c.isNotNull())
-        .groupBy(column)
-        .agg(count().alias("count"))
-        .sort(["count", column], { descending: [true, false] })
-        .head(TOP_VALUES)
-        .compute(this.compute);
-      const values = top.column(column) as (string | boolean)[];
-      profile.top = values.map((value, i) => ({ value, count: Number(top.column("count")[i]) }));
-    } else {
-      profile.histogram = await this.histogram(df, column);
+    return profileColumn(df, field, (await this.basicsOf(id, df)).get(column)!, this.compute);
+  }
+
+  /** Distinct non-null values of a column (exact). */
+  async countDistinct(id: string, column: string): Promise<number> {
+    const df = this.frame(id);
+    if (!df.schema.some((f) => f.name === column)) fail(`result ${id} has no column "${column}"`);
+    return countDistinct(df, column, this.compute);
+  }
+
+  /** A 2-D histogram of two columns over every row, made on the workers. */
+  async bins2d(id: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
+    const df = this.frame(id);
+    const b = await bins2d(df, { x, y, xBins, yBins, view }, await this.basicsOf(id, df), this.compute);
+    return { resultId: id, ...b };
+  }
+
+  /** The one aggregate over all of a result's columns, made once and shared by its profiles. */
+  private basicsOf(id: string, df: DataFrame): Promise<Map<string, ColumnBasics>> {
+    let basics = this.basics.get(id);
+    if (!basics) {
+      const made = profileBasics(df, this.compute);
+      this.basics.set(id, made);
+      made.catch(() => this.basics.get(id) === made && this.basics.delete(id));
+      basics = made;
     }
-    return profile;
+    return basics;
   }
 
   /**
@@ -225,6 +227,7 @@ export class ResultStore {
   release(id: string): void {
     const k = this.get(id);
     this.kept.delete(id);
+    this.basics.delete(id);
     for (const h of k.refs) native().release(h);
   }
 
@@ -251,39 +254,6 @@ export class ResultStore {
       bytes: info.rows * info.schema.length * 8,
       schema: info.schema,
     });
-  }
-
-  /** min and max in wire form (exact for every type, via a one-row page of an aggregate). */
-  private async ends(df: DataFrame, column: string): Promise<[WireValue, WireValue]> {
-    const c = col(column);
-    const { ref } = await computeStored(df.agg(c.min().alias("min"), c.max().alias("max")).toPlan(), this.compute);
-    try {
-      const [[min], [max]] = toWire(native().tableToJs(ref));
-      return [min, max];
-    } finally {
-      native().release(ref);
-    }
-  }
-
-  /** Equal-width bins over [min, max] of the column as numbers (dates as days, timestamps as µs). */
-  private async histogram(df: DataFrame, column: string): Promise<{ edges: number[]; counts: number[] }> {
-    const x = df.select(col(column).cast("float64").alias("x")).filter(col("x").isNotNull());
-    const r = (await x.agg(col("x").min().alias("lo"), col("x").max().alias("hi")).compute(this.compute)).toRows()[0];
-    const lo = Number(r.lo),
-      hi = Number(r.hi);
-    const bins = hi > lo ? HISTOGRAM_BINS : 1;
-    const width = hi > lo ? (hi - lo) / bins : 1;
-    const y = col("x").sub(lo).div(width); // >= 0, so y - (y mod 1) is its floor
-    const counted = await x
-      .groupBy(y.sub(y.mod(1)).cast("int64").alias("bin"))
-      .agg(count().alias("n"))
-      .compute(this.compute);
-    const counts = new Array<number>(bins).fill(0);
-    const bin = counted.column("bin"),
-      n = counted.column("n");
-    // The maximum lands on the right edge: it belongs to the last bin.
-    for (let i = 0; i < counted.numRows; i++) counts[Math.min(Number(bin[i]), bins - 1)] += Number(n[i]);
-    return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + i * width), counts };
   }
 }
 

@@ -11,6 +11,8 @@ export interface Layout {
   activeFile: string | undefined;
   bottomTab: BottomTab;
   theme: "dark" | "light";
+  /** The results' column summary panel is open. */
+  summary: boolean;
 }
 
 export const LAYOUT_KEY = "basin.layout.v1";
@@ -22,6 +24,7 @@ export const DEFAULT_LAYOUT: Layout = {
   activeFile: undefined,
   bottomTab: "results",
   theme: "dark",
+  summary: true,
 };
 
 const TABS: readonly BottomTab[] = ["results", "plot", "problems", "output", "cluster"];
@@ -52,5 +55,6 @@ export function parseLayout(text: string | null): Layout {
     activeFile: typeof raw.activeFile === "string" && files.includes(raw.activeFile) ? raw.activeFile : files[0],
     bottomTab: TABS.includes(raw.bottomTab as BottomTab) ? (raw.bottomTab as BottomTab) : DEFAULT_LAYOUT.bottomTab,
     theme: raw.theme === "light" ? "light" : "dark",
+    summary: typeof raw.summary === "boolean" ? raw.summary : DEFAULT_LAYOUT.summary,
   };
 }

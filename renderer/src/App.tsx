@@ -15,6 +15,9 @@ import { OutputPanel } from "./OutputPanel.js";
 import { PlotPanel } from "./PlotPanel.js";
 import { ProblemsPanel } from "./ProblemsPanel.js";
 import { ResultsTable } from "./ResultsTable.js";
+import { SummaryPanel } from "./SummaryPanel.js";
+import { ViewCodeButton } from "./ViewCodeButton.js";
+import { useProfiles } from "./state/use_profiles.js";
 import { BagView } from "./BagView.js";
 import { ArrayHeader } from "./ArrayHeader.js";
 import { RunBar } from "./RunBar.js";
@@ -115,6 +118,8 @@ export function App({ client }: { client: WorkbenchClient }) {
   });
   restore.current = { results: restoreResults, run: restoreRun };
   onEdit.current = dropEdited;
+  const profiles = useProfiles(client, shown?.kind === "bag" ? undefined : shown);
+  const [revealColumn, setRevealColumn] = useState<{ name: string; seq: number } | undefined>();
   const typeProblems = useTypeProblems(opened);
   const allProblems = useMemo(() => [...problems, ...typeProblems], [problems, typeProblems]);
   const connection = useConnection(client, { refresh, log, forgetResults, failRun });
@@ -283,6 +288,16 @@ export function App({ client }: { client: WorkbenchClient }) {
                           ))}
                       </div>
                       <span className="grow" />
+                      <ViewCodeButton schema={base.schema} sort={sort} filters={filters} />
+                      <button
+                        className={`btn small${layout.summary ? " active" : ""}`}
+                        onClick={() => update((l) => ({ ...l, summary: !l.summary }))}
+                        title="Show or hide the column summary (types, missing, distinct, statistics, histograms)"
+                        aria-pressed={layout.summary}
+                        data-testid="summary-toggle"
+                      >
+                        Summary
+                      </button>
                       {exported && (
                         <span className="muted" data-testid="exported">
                           saved {exported}
@@ -307,22 +322,36 @@ export function App({ client }: { client: WorkbenchClient }) {
                     </div>
                     {base.array && <ArrayHeader array={base.array} />}
                     <div className="results-host">
-                      {shown.kind === "bag" ? (
-                        <BagView client={client} result={shown} onError={(m) => log("error", m)} />
-                      ) : (
-                        <ResultsTable
-                          client={client}
-                          result={shown}
-                          baseRows={base.rows}
-                          sort={sort}
-                          filters={filters}
-                          filterError={filterError}
-                          busy={viewBusy}
-                          onSort={onSort}
-                          onFilter={onFilter}
-                          onError={(m) => log("error", m)}
-                        />
+                      {layout.summary && shown.kind !== "bag" && !base.array && (
+                        <ErrorBoundary name="The summary" resetKey={shown.id}>
+                          <SummaryPanel
+                            result={shown}
+                            profiles={profiles.byColumn}
+                            counting={profiles.counting}
+                            onPick={(name) => setRevealColumn((r) => ({ name, seq: (r?.seq ?? 0) + 1 }))}
+                          />
+                        </ErrorBoundary>
                       )}
+                      <div className="results-grid">
+                        {shown.kind === "bag" ? (
+                          <BagView client={client} result={shown} onError={(m) => log("error", m)} />
+                        ) : (
+                          <ResultsTable
+                            client={client}
+                            result={shown}
+                            baseRows={base.rows}
+                            sort={sort}
+                            filters={filters}
+                            filterError={filterError}
+                            busy={viewBusy}
+                            onSort={onSort}
+                            onFilter={onFilter}
+                            onError={(m) => log("error", m)}
+                            profiles={profiles.byColumn}
+                            revealColumn={revealColumn}
+                          />
+                        )}
+                      </div>
                     </div>
                   </div>
                 ) : (
@@ -333,7 +362,13 @@ export function App({ client }: { client: WorkbenchClient }) {
               )}
               {layout.bottomTab === "problems" && <ProblemsPanel problems={allProblems} onJump={showProblem} />}
               {layout.bottomTab === "output" && <OutputPanel lines={logs} />}
-              {layout.bottomTab === "cluster" && <ClusterPanel client={client} />}
+              {layout.bottomTab === "cluster" && (
+                <ClusterPanel
+                  client={client}
+                  progress={run ? Object.values(run.progress) : undefined}
+                  runFile={run?.file}
+                />
+              )}
             </ErrorBoundary>
           </div>
         </div>

@@ -6,41 +6,14 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
-import type { DType } from "../../engine/common/types.js";
+import type { Bins2dView, EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
 import { plotSeries, type PlotData, type PlotKind } from "../common/plot_data.js";
+import { binnable, binsFor, drawBinned } from "./binned_scatter.js";
+import { axisSize, FONT, LABEL_FONT, timeLabel, type PlotHost } from "./plot_axes.js";
 
-export type { PlotKind };
+export type { PlotKind, PlotHost };
 /** Rows a line/scatter/bar plot draws at most: a uniform sample of a larger result. */
 export const PLOT_ROWS = 10_000;
-
-const FONT = "11px system-ui, sans-serif";
-const LABEL_FONT = "600 12px system-ui, sans-serif";
-
-/** The plot host keeps its uPlot instance (the tests and the PNG export read it). */
-export type PlotHost = HTMLDivElement & { plot?: uPlot; plotData?: PlotData };
-
-let measurer: CanvasRenderingContext2D | null | undefined;
-function textWidth(text: string, font: string): number {
-  measurer ??= document.createElement("canvas").getContext("2d");
-  if (!measurer) return text.length * 7;
-  measurer.font = font;
-  return measurer.measureText(text).width;
-}
-
-/** An axis as wide (y) or tall (x) as its labels and title need. */
-function axisSize(vertical: boolean) {
-  return (_u: uPlot, values: string[] | null) => {
-    if (!vertical) return 28;
-    const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT)));
-    return Math.ceil(widest) + 14;
-  };
-}
-
-function timeLabel(seconds: number, type: DType): string {
-  const iso = new Date(seconds * 1000).toISOString();
-  return type === "date" ? iso.slice(0, 10) : iso.slice(0, 19).replace("T", " ");
-}
 
 export function PlotPanel(props: { client: EngineClient; result: ResultInfo | undefined; dark: boolean }) {
   const { client, result } = props;
@@ -52,10 +25,15 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
   const [y, setY] = useState<string>("");
   const [note, setNote] = useState<string>("");
   const [size, setSize] = useState({ w: 0, h: 0 });
+  /** A binned scatter's zoomed ranges (undefined: all rows). */
+  const [zoom, setZoom] = useState<Bins2dView | undefined>();
   const xCol = result?.schema.some((f) => f.name === x) ? x : (result?.schema[0]?.name ?? "");
   const yCol = plottable.some((f) => f.name === y)
     ? y
     : (plottable.find((f) => f.name !== xCol)?.name ?? plottable[0]?.name ?? "");
+
+  // Another result, plot or column shows all rows again.
+  useEffect(() => setZoom(undefined), [result, kind, xCol, yCol]);
 
   // Follow the panel's size (a splitter drag, a window resize).
   useEffect(() => {
@@ -72,6 +50,25 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
     let live = true;
     void (async () => {
       let data: PlotData;
+      const type = (c: string) => result.schema.find((f) => f.name === c)?.type ?? "string";
+      if (kind === "scatter" && result.rows > PLOT_ROWS && binnable(type(xCol)) && binnable(type(yCol))) {
+        // Too many points to draw one by one: every row counted into cells on the workers.
+        const w = el.clientWidth || 600,
+          h = Math.max(140, (el.clientHeight || 300) - 34);
+        const bins = await client.bins2d(result.id, xCol, yCol, binsFor(w), binsFor(h), zoom);
+        if (!live) return;
+        drawBinned(el, bins, {
+          xType: type(xCol),
+          yType: type(yCol),
+          dark: props.dark,
+          width: w,
+          height: h,
+          onZoom: setZoom,
+        });
+        plot.current = el.plot;
+        setNote(el.plotData!.note);
+        return;
+      }
       if (kind === "histogram") {
         const p = await client.profile(result.id, yCol);
         if (!live) return;
@@ -88,7 +85,6 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
       } else {
         const s = await client.sample(result.id, PLOT_ROWS, [xCol, yCol]);
         if (!live) return;
-        const type = (c: string) => result.schema.find((f) => f.name === c)?.type ?? "string";
         data = plotSeries(kind, s.values[0] as WireValue[], s.values[1] as WireValue[], {
           x: xCol,
           y: yCol,
@@ -98,6 +94,8 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
       }
       setNote(data.note);
       plot.current?.destroy();
+      el.querySelector(".bin-readout")?.remove();
+      el.bins = undefined;
       const grid = props.dark ? "#2c313a" : "#e6e6e6";
       const axisColor = props.dark ? "#c8ccd4" : "#333";
       const cats = data.categories;
@@ -169,7 +167,7 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
     return () => {
       live = false;
     };
-  }, [client, result, kind, xCol, yCol, props.dark]);
+  }, [client, result, kind, xCol, yCol, props.dark, zoom]);
 
   useEffect(() => {
     const u = plot.current;

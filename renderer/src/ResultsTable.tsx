@@ -11,11 +11,13 @@ import {
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from "react";
-import type { ColumnProfile, EngineClient, ResultInfo, ResultSort, WireValue } from "../../engine/common/rpc.js";
+import type { EngineClient, ResultInfo, ResultSort, WireValue } from "../../engine/common/rpc.js";
 import { formatCell, toTsv } from "../common/format.js";
 import { PageCache } from "../common/page_cache.js";
 import { scrollHeightFor, scrollRatio } from "../common/virtual_scale.js";
+import { copyText } from "./clipboard.js";
 import { ProfileBadge } from "./ProfileBadge.js";
+import { useProfiles, type ProfileState } from "./state/use_profiles.js";
 
 const ROW_HEIGHT = 24;
 /** The sticky header: a title row (name, then type and profile: 42 px) and a filter row (24 px). */
@@ -61,6 +63,10 @@ export interface ResultsTableProps {
   busy: boolean;
   /** A preview: no sorting and no filter row. */
   readOnly?: boolean;
+  /** The columns' profiles (the summary panel's); absent: the table loads its own. */
+  profiles?: Record<string, ProfileState>;
+  /** Set to a column name to scroll it into view (the summary panel's links). */
+  revealColumn?: { name: string; seq: number };
   onSort(column: string): void;
   onFilter(column: string, text: string): void;
   onError(message: string): void;
@@ -78,7 +84,6 @@ export function ResultsTable(props: ResultsTableProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [, repaint] = useReducer((n: number) => n + 1, 0);
   const cache = useMemo(() => new PageCache(result.rows, { blockRows: 256, maxBlocks: 80 }), [result]);
-  const [profiles, setProfiles] = useState<Record<string, ColumnProfile | "loading" | undefined>>({});
   const [sel, setSel] = useState<Selection | undefined>();
   const names = useMemo(() => result.schema.map((f) => f.name), [result]);
 
@@ -166,28 +171,9 @@ export function ResultsTable(props: ResultsTableProps) {
     };
   }, [cache, first, last, client, result.id]);
 
-  // Profiles load one column at a time once the first rows are in, never ahead of them.
-  useEffect(() => {
-    let stale = false;
-    setProfiles({});
-    void (async () => {
-      await new Promise((r) => setTimeout(r, 250));
-      for (const f of result.schema) {
-        if (stale) return;
-        setProfiles((p) => ({ ...p, [f.name]: "loading" }));
-        try {
-          const prof = await client.profile(result.id, f.name);
-          if (!stale) setProfiles((p) => ({ ...p, [f.name]: prof }));
-        } catch {
-          if (!stale) setProfiles((p) => ({ ...p, [f.name]: undefined }));
-          return; // the result was released (a newer run): stop quietly
-        }
-      }
-    })();
-    return () => {
-      stale = true;
-    };
-  }, [client, result]);
+  // Profiles come from the summary panel's hook when the App passes them, else (a preview) load here.
+  const own = useProfiles(client, result, props.profiles === undefined);
+  const profiles = props.profiles ?? own.byColumn;
 
   const copy = useCallback(async () => {
     if (!sel) return;
@@ -202,18 +188,7 @@ export function ResultsTable(props: ResultsTableProps) {
       for (let i = 0; i < (p.values[0]?.length ?? 0); i++) rows.push(p.values.map((c) => c[i]));
     }
     // A header row first, as spreadsheets expect.
-    const text = toTsv([cols, ...rows]);
-    try {
-      await navigator.clipboard.writeText(text);
-    } catch {
-      // Without clipboard permission (plain http), fall back to a hidden textarea.
-      const ta = document.createElement("textarea");
-      ta.value = text;
-      document.body.append(ta);
-      ta.select();
-      document.execCommand("copy");
-      ta.remove();
-    }
+    await copyText(toTsv([cols, ...rows]));
   }, [sel, names, client, result.id]);
 
   /** Scrolls so that cell (row, col) is in view. */
@@ -226,6 +201,18 @@ export function ResultsTable(props: ResultsTableProps) {
     if (left - numWidth < el.scrollLeft) el.scrollLeft = left - numWidth;
     else if (right > el.scrollLeft + el.clientWidth) el.scrollLeft = right - el.clientWidth;
   };
+
+  // The summary panel asked for a column: bring it into view and select its cell in the current row.
+  useEffect(() => {
+    const want = props.revealColumn;
+    if (!want) return;
+    const c = names.indexOf(want.name);
+    if (c < 0) return;
+    const row = sel?.row2 ?? 0;
+    setSel({ row, col: c, row2: row, col2: c });
+    const el = scroller.current;
+    if (el) el.scrollLeft = widths.slice(0, c).reduce((a, b) => a + b, 0);
+  }, [props.revealColumn?.seq]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "c") {
@@ -291,7 +278,12 @@ export function ResultsTable(props: ResultsTableProps) {
                     title={`${f.name} (${f.type}) — click the name to sort`}
                     data-column={f.name}
                   >
-                    <button className="th-sort" onClick={() => props.onSort(f.name)} disabled={props.readOnly}>
+                    <button
+                      className="th-sort"
+                      onClick={() => props.onSort(f.name)}
+                      disabled={props.readOnly}
+                      data-th-sort={f.name}
+                    >
                       <span className="th-name">{f.name}</span>
                       <span className="th-sortmark">{s}</span>
                     </button>

@@ -1,4 +1,5 @@
 // Run / Stop, the run's elapsed time and its progress per group of tasks.
+import { GroupProgress } from "./GroupProgress.js";
 import { useEffect, useState } from "react";
 import type { RunProgress } from "../../engine/common/rpc.js";
 import { formatMs } from "../common/format.js";
@@ -59,17 +60,7 @@ export function RunBar(props: {
       <div className="progress-groups">
         {run &&
           running &&
-          Object.values(run.progress).map((p) => (
-            <div key={p.group} className="progress-group" title={`${p.group}: ${p.done}/${p.total}`}>
-              <span className="pg-name">{p.group}</span>
-              <span className="pg-bar">
-                <span style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} />
-              </span>
-              <span className="pg-num">
-                {p.done}/{p.total}
-              </span>
-            </div>
-          ))}
+          Object.values(run.progress).map((p) => <GroupProgress key={p.group} p={p} className="progress-group" />)}
       </div>
       <span className="grow" />
       <span

@@ -492,6 +492,8 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
     await page.click('[data-panel="results"]');
     await runToEnd(/✓ table\.ts/);
     await expect.poll(() => rowCount(), POLL).toContain(`${ROWS} rows`);
+    // The column summary is complete: its profiles' plans hold no tables now.
+    await page.waitForSelector('[data-testid="summary-complete"]', POLL);
     const before = await storeStats();
     for (let i = 0; i < 3; i++) {
       await page.reload();
@@ -521,6 +523,8 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
   });
 
   it("4. results of a page that is gone are released after the grace period", async () => {
+    // The shown result's column summary is complete: its profiles' plans hold no tables now.
+    await page.waitForSelector('[data-testid="summary-complete"]', POLL);
     const before = await storeStats();
     const other = await browser.newContext({ viewport: LARGE });
     const p = await newPage(other);
@@ -528,6 +532,7 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
     await openFile("table.ts", p);
     await runToEnd(/✓ table\.ts/, p);
     await expect.poll(() => rowCount(p), POLL).toContain(`${ROWS} rows`);
+    await p.waitForSelector('[data-testid="summary-complete"]', POLL);
     expect((await storeStats()).tables).toBeGreaterThan(before.tables);
     await other.close();
     await expect.poll(async () => (await storeStats()).tables, { timeout: GRACE_MS + 20_000 }).toBe(before.tables);
@@ -552,11 +557,14 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
     writeFileSync(join(dir, "table.ts"), TABLE + "// changed on disk\n");
     const asked = page.waitForEvent("dialog");
     await page.click(".monaco-editor .view-lines");
-    await page.keyboard.press("Control+S");
+    // Not awaited before the dialog is answered: a key press that opens a dialog returns
+    // only once it is closed (when the page asks fast enough, awaiting it here hung the test).
+    const pressed = page.keyboard.press("Control+S");
     const confirm = await asked;
     expect(confirm.type()).toBe("confirm");
     expect(confirm.message()).toMatch(/table\.ts changed on disk/);
     await confirm.dismiss();
+    await pressed;
     await page.waitForTimeout(300);
     expect(readFileSync(join(dir, "table.ts"), "utf8")).toContain("// changed on disk");
     // Again, and OK: this editor's text is written.

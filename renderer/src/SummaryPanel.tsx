@@ -1,0 +1,158 @@
+// The data explorer's summary (like Positron's): one card per column with its type,
+// missing share, distinct count, min/max/mean/median/std and a histogram (numbers,
+// dates) or its top values (strings, bools). Every number comes from the engine's
+// profile plans over the whole result, run on the workers; a card says what is still
+// being computed. Clicking a column's name shows it in the table.
+import type { ColumnProfile, ResultInfo, WireValue } from "../../engine/common/rpc.js";
+import { formatCell } from "../common/format.js";
+import type { ProfileState } from "./state/use_profiles.js";
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** A statistic for the card: numbers to 6 significant digits, the rest as cells. */
+function stat(v: WireValue | undefined): string {
+  if (v === undefined) return "…";
+  if (typeof v === "number" && !Number.isInteger(v)) return Number(v.toPrecision(6)).toLocaleString("en-US");
+  if (typeof v === "number") return v.toLocaleString("en-US");
+  return formatCell(v);
+}
+
+/** A histogram's bars, or the top values' bars, as a small SVG with a tooltip per bar. */
+function Bars({ profile }: { profile: ColumnProfile }) {
+  const h = profile.histogram;
+  if (!h) return null;
+  const peak = Math.max(1, ...h.counts);
+  const W = 220,
+    H = 40;
+  const w = W / h.counts.length;
+  // Dates bin as days, timestamps as µs since the epoch.
+  const edge = (x: number) =>
+    profile.type === "date"
+      ? new Date(Math.round(x) * 86_400_000).toISOString().slice(0, 10)
+      : profile.type === "timestamp"
+        ? new Date(x / 1000).toISOString().slice(0, 19).replace("T", " ")
+        : Number(x.toPrecision(4)).toLocaleString("en-US");
+  return (
+    <svg className="summary-hist" width={W} height={H} viewBox={`0 0 ${W} ${H}`} data-testid="summary-histogram">
+      {h.counts.map((c, i) => (
+        <rect key={i} x={i * w + 0.5} width={Math.max(1, w - 1)} y={H - (H * c) / peak} height={(H * c) / peak}>
+          <title>
+            {edge(h.edges[i])}–{edge(h.edges[i + 1])}: {count(c)} rows
+          </title>
+        </rect>
+      ))}
+    </svg>
+  );
+}
+
+function TopValues({ profile }: { profile: ColumnProfile }) {
+  const top = profile.top ?? [];
+  const nonNull = profile.rows - profile.nulls;
+  return (
+    <div className="summary-top" data-testid="summary-top">
+      {top.slice(0, 5).map((t) => (
+        <div key={String(t.value)} className="summary-top-row" title={`${formatCell(t.value)}: ${count(t.count)} rows`}>
+          <span className="summary-top-value">{formatCell(t.value)}</span>
+          <span className="summary-top-bar">
+            <span style={{ width: `${(100 * t.count) / Math.max(1, nonNull)}%` }} />
+          </span>
+          <span className="summary-top-count">{((100 * t.count) / Math.max(1, nonNull)).toFixed(1)}%</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Card(props: {
+  name: string;
+  type: string;
+  profile: ProfileState;
+  counting: boolean;
+  onPick(column: string): void;
+}) {
+  const p = typeof props.profile === "object" ? props.profile : undefined;
+  const nullPct = p && p.rows > 0 ? (100 * p.nulls) / p.rows : 0;
+  const rows: [string, string][] = p
+    ? [
+        ["missing", `${count(p.nulls)} (${nullPct < 0.1 && p.nulls > 0 ? "<0.1" : nullPct.toFixed(1)}%)`],
+        ["distinct", p.distinct !== undefined ? count(p.distinct) : props.counting ? "counting…" : "…"],
+        ["min", stat(p.min)],
+        ["max", stat(p.max)],
+        ...(p.mean !== undefined ? ([["mean", stat(p.mean)]] as [string, string][]) : []),
+        ...(p.median !== undefined ? ([["median", stat(p.median)]] as [string, string][]) : []),
+        ...(p.std !== undefined ? ([["std", stat(p.std)]] as [string, string][]) : []),
+      ]
+    : [];
+  return (
+    <div
+      className="summary-card"
+      data-summary-column={props.name}
+      data-state={p ? (p.distinct !== undefined ? "done" : "counting") : "loading"}
+    >
+      <div className="summary-head">
+        <button
+          className="summary-name"
+          onClick={() => props.onPick(props.name)}
+          title={`${props.name}: show in the table`}
+        >
+          {props.name}
+        </button>
+        <span className="summary-type">{props.type}</span>
+      </div>
+      {!p ? (
+        <div className="profile-loading summary-loading" title="profiling on the workers…" />
+      ) : (
+        <>
+          {p.histogram ? <Bars profile={p} /> : p.top ? <TopValues profile={p} /> : null}
+          <dl className="summary-stats">
+            {rows.map(([k, v]) => (
+              <div key={k} data-stat={k}>
+                <dt>{k}</dt>
+                <dd title={v}>{v}</dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      )}
+    </div>
+  );
+}
+
+export function SummaryPanel(props: {
+  result: ResultInfo;
+  profiles: Record<string, ProfileState>;
+  counting: ReadonlySet<string>;
+  onPick(column: string): void;
+}) {
+  const done = props.result.schema.filter((f) => typeof props.profiles[f.name] === "object").length;
+  return (
+    <aside className="summary" data-testid="summary" aria-label="column summary">
+      <div className="summary-title">
+        Summary · {props.result.schema.length} columns · {count(props.result.rows)} rows
+        {done < props.result.schema.length ? (
+          <span className="muted">
+            {" "}
+            · profiling {done}/{props.result.schema.length} on the workers…
+          </span>
+        ) : props.counting.size > 0 ? (
+          <span className="muted"> · counting distinct values…</span>
+        ) : (
+          <span className="muted" data-testid="summary-complete">
+            {" "}
+            · exact, over all rows
+          </span>
+        )}
+      </div>
+      {props.result.schema.map((f) => (
+        <Card
+          key={f.name}
+          name={f.name}
+          type={f.type}
+          profile={props.profiles[f.name]}
+          counting={props.counting.has(f.name)}
+          onPick={props.onPick}
+        />
+      ))}
+    </aside>
+  );
+}

@@ -1,0 +1,42 @@
+// What the plots share: fonts, axes sized to their labels, time labels, and the host
+// element that keeps the chart (the tests and the PNG export read it).
+import type uPlot from "uplot";
+import type { Bins2d } from "../../engine/common/rpc.js";
+import type { DType } from "../../engine/common/types.js";
+import type { PlotData } from "../common/plot_data.js";
+
+export const FONT = "11px system-ui, sans-serif";
+export const LABEL_FONT = "600 12px system-ui, sans-serif";
+
+/** The plot host keeps its uPlot instance (the tests and the PNG export read it), and a binned scatter's cells. */
+export type PlotHost = HTMLDivElement & { plot?: uPlot; plotData?: PlotData; bins?: Bins2d };
+
+let measurer: CanvasRenderingContext2D | null | undefined;
+function textWidth(text: string, font: string): number {
+  measurer ??= document.createElement("canvas").getContext("2d");
+  if (!measurer) return text.length * 7;
+  measurer.font = font;
+  return measurer.measureText(text).width;
+}
+
+/** An axis as wide (y) or tall (x) as its labels and title need. */
+export function axisSize(vertical: boolean) {
+  return (_u: uPlot, values: string[] | null) => {
+    if (!vertical) return 28;
+    const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT)));
+    return Math.ceil(widest) + 14;
+  };
+}
+
+/** A date or timestamp axis value (seconds since the epoch) as text. */
+export function timeLabel(seconds: number, type: DType): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  return type === "date" ? iso.slice(0, 10) : iso.slice(0, 19).replace("T", " ");
+}
+
+/** An axis's tick labels: times for dates and timestamps, else numbers. */
+export function tickLabel(v: number, type: DType): string {
+  return type === "date" || type === "timestamp"
+    ? timeLabel(v, type)
+    : v.toLocaleString("en-US", { maximumFractionDigits: 6 });
+}
