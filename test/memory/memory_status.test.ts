@@ -41,7 +41,7 @@ describe("cluster status memory", () => {
 });
 
 describe("cluster status memory with GPUs", () => {
-  it("sums device bytes over the GPUs and shows each GPU's limit, cache, spills and whether it is usable", () => {
+  it("sums device bytes over the GPUs and shows each GPU's limit, cache, spills, transfers and whether it is usable", () => {
     const base = native().memoryStats();
     const gpu = (device: number, used: number, broken: string | null) => ({
       device,
@@ -62,9 +62,20 @@ describe("cluster status memory with GPUs", () => {
       broken,
     });
     const s = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, "cudaErrorIllegalAddress")]);
+    // Transfers and fused chains per GPU, for the dashboard's GPU panel.
+    const transfers = { uploads: 9, uploadBytes: 1e8, downloads: 4, downloadBytes: 1e5, chains: 7 };
     expect(s.device.bytes).toBe(base.deviceBytes + 3e6);
     expect(s.gpus).toEqual([
-      { device: 0, bytes: 1e6, limit: 8e9, cachedColumns: 3, spilledColumns: 2, spilledBytes: 5e6, broken: null },
+      {
+        device: 0,
+        bytes: 1e6,
+        limit: 8e9,
+        cachedColumns: 3,
+        spilledColumns: 2,
+        spilledBytes: 5e6,
+        broken: null,
+        ...transfers,
+      },
       {
         device: 1,
         bytes: 2e6,
@@ -73,6 +84,7 @@ describe("cluster status memory with GPUs", () => {
         spilledColumns: 2,
         spilledBytes: 5e6,
         broken: "cudaErrorIllegalAddress",
+        ...transfers,
       },
     ]);
     expect(memoryStatus(base).gpus).toBeUndefined();
