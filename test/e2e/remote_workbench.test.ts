@@ -3,7 +3,8 @@
 // and saved with Ctrl+S is written on the host's side, and Ctrl+Enter runs it there.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../helpers/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SshProfile } from "../../engine/cluster/profiles.js";
 import { RemoteEngine } from "../../engine/cluster/remote/remote_engine.js";
@@ -45,16 +46,7 @@ beforeAll(async () => {
   };
   engine = await RemoteEngine.connect(profile);
   server = await serve({ root: localWs, remote: engine, assets: join(ROOT, "dist/renderer") });
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-    ],
-  });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
   page.setDefaultTimeout(30_000);
 }, 60_000);

@@ -6,7 +6,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../helpers/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster } from "../../engine/api/index.js";
 import type { EngineService } from "../../engine/server/engine_service.js";
@@ -98,16 +99,7 @@ beforeAll(async () => {
   );
   cluster = new LocalCluster({ workers: 2 });
   server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer"), sessionGraceMs: GRACE_MS });
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({
     viewport: LARGE,
     permissions: ["clipboard-read", "clipboard-write"],

@@ -16,6 +16,25 @@ export const LARGE = { width: 1600, height: 1000 };
 export const SMALL = { width: 1100, height: 700 };
 export const POLL = { timeout: 30_000 };
 
+/**
+ * Debian's chromium, headless, without the network chatter a test does not need.
+ *
+ * @example
+ * const browser = await launchChromium();
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+    ],
+  });
+}
+
 export interface Workbench {
   dir: string;
   server: RunningServer;
@@ -44,16 +63,7 @@ export async function openWorkbench(
     writeFileSync(join(dir, name), text);
   const cluster = new LocalCluster(clusterOptions);
   const server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-    ],
-  });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: LARGE, permissions: ["clipboard-read", "clipboard-write"] });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
