@@ -1,10 +1,12 @@
 // String functions (str.*, concatStr) over UTF-8 columns. Lengths and positions
 // count code points; case mapping covers ASCII, Latin-1, Latin Extended-A, Greek and
 // Cyrillic (the letters DuckDB and Polars agree on); regexes are std::regex ECMAScript,
-// compiled once per evaluation and matched on bytes.
+// compiled once per evaluation and matched on bytes (literal text joined by `.*` by
+// substring search, ops/literal_pattern.h).
 #include <regex>
 
 #include "ops/expr_fn.h"
+#include "ops/literal_pattern.h"
 
 namespace basin {
 namespace {
@@ -186,6 +188,11 @@ Column Contains(const Expr& e, const Operand& a, int64_t rows) {
   if (OptBool(e, "literal"))
     return MapStrings(a, rows, DType::Bool, [&](std::string_view s, ColumnBuilder& b) { b.appendBool(s.find(pattern) != std::string_view::npos); });
   std::regex re = Compile(pattern);
+  if (auto literal = LiteralPattern::Parse(pattern))
+    return MapStrings(a, rows, DType::Bool, [&](std::string_view s, ColumnBuilder& b) {
+      std::optional<bool> m = literal->Matches(s);
+      b.appendBool(m ? *m : std::regex_search(s.begin(), s.end(), re));
+    });
   return MapStrings(a, rows, DType::Bool, [&](std::string_view s, ColumnBuilder& b) { b.appendBool(std::regex_search(s.begin(), s.end(), re)); });
 }
 
