@@ -118,3 +118,34 @@ export function mayMatch(e: NativeExpr, rg: RowGroupInfo, columns: ParquetColumn
   }
   return true;
 }
+
+/**
+ * The smallest and largest value of a numeric or date column over row groups
+ * `groups` (every one when absent), from their statistics; undefined when a group
+ * has none or the column is not a number. The planner's estimates use it.
+ *
+ * @example
+ * numericRange(footer, 2) // { min: 8036, max: 10592 } for a DATE column
+ */
+export function numericRange(
+  footer: { columns: ParquetColumn[]; rowGroups: RowGroupInfo[] },
+  column: number,
+  groups?: readonly number[],
+): { min: number; max: number } | undefined {
+  const col = footer.columns[column];
+  if (!col || (col.stat !== "int" && col.stat !== "date" && col.stat !== "float")) return undefined;
+  let min = Infinity,
+    max = -Infinity;
+  for (const g of groups ?? footer.rowGroups.map((_, i) => i)) {
+    const rg = footer.rowGroups[g];
+    if (!rg || rg.rows === 0) continue;
+    const s = rg.chunks[col.leaf]?.stats;
+    if (s?.nullCount !== undefined && s.nullCount >= rg.rows) continue;
+    const lo = decodeBound(s?.min, col),
+      hi = decodeBound(s?.max, col);
+    if (typeof lo !== "number" || typeof hi !== "number") return undefined;
+    min = Math.min(min, lo);
+    max = Math.max(max, hi);
+  }
+  return min <= max ? { min, max } : undefined;
+}

@@ -7,6 +7,8 @@ export interface OptimizeOptions {
   predicatePushdown?: boolean;
   projectionPushdown?: boolean;
   topN?: boolean;
+  /** Off: multi-way inner joins run in the order written. */
+  joinOrder?: boolean;
   /** Off: every join hash-partitions both sides. */
   joinStrategy?: boolean;
   /** Off: Parquet scans read every row group. */
