@@ -92,3 +92,16 @@ it("keeps the written names, suffixes, dropped keys and column order, with null 
   const rows = tableRows(await df.compute({ cluster }));
   expect(rows.length).toBeGreaterThan(1000);
 });
+
+it("turns a two-way join round when the written build side is the larger: the big table probes", async () => {
+  const parts = t("part").filter(col("p_size").eq(15));
+  const df = parts.join(t("lineitem"), { leftOn: "p_partkey", rightOn: "l_partkey" });
+  const chosen = optimize(df.node);
+  expect(buildSides(chosen).map(scans)).toEqual([["part.parquet"]]);
+  expect(chosen.schema).toEqual(df.schema);
+  // The other way round it stays as written.
+  const kept = optimize(t("lineitem").join(parts, { leftOn: "l_partkey", rightOn: "p_partkey" }).node);
+  expect(kept.kind).toBe("join");
+  expect(buildSides(kept).map(scans)).toEqual([["part.parquet"]]);
+  await sameAnswer(df);
+});

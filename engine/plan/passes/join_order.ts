@@ -7,8 +7,8 @@
 // through small hash tables instead of being built into one. Columns keep their
 // output names (leaves are renamed to them first; keys that the written joins
 // dropped get internal names) and a final projection restores the written column
-// order. Joins of two relations stay as written; a join graph that is not connected
-// by keys is left alone.
+// order. A join of two relations is only turned round when its right (build) side
+// is estimated clearly larger than its left.
 import type { SourceLocation } from "../../common/errors.js";
 import type { ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type JoinOutput, type NamedExpr, type PlanNode } from "../../common/plan.js";
@@ -31,6 +31,9 @@ interface Edge {
   a: { leaf: number; name: string };
   b: { leaf: number; name: string };
 }
+
+/** A join of two relations is turned round when its right side is estimated this much larger. */
+const SWAP_RATIO = 2;
 
 const isInnerJoin = (n: PlanNode): n is Join => n.kind === "join" && n.how === "inner";
 
@@ -104,7 +107,8 @@ function reorder(node: Join): PlanNode {
         const rows = est.joinRows(parts[i].plan, parts[j].plan, on[0], on[1]);
         if (!best || rows < best.rows) best = { i, j, rows, on };
       }
-    if (!best) return withChildren(node, childrenOf(node).map(run)); // not connected by keys
+    // Every written join links its two sides by a key, so some pair is always connected.
+    if (!best) throw new Error("join order: the join graph is not connected");
     const [a, b] = [parts[best.i], parts[best.j]];
     const aProbes = est.rows(a.plan) >= est.rows(b.plan);
     const [probe, build] = aProbes ? [a, b] : [b, a];
@@ -146,8 +150,12 @@ function keysBetween(edges: Edge[], p: Part, q: Part): [string[], string[]] {
 }
 
 function run(node: PlanNode): PlanNode {
-  if (isInnerJoin(node) && countLeaves(node) >= 3) return reorder(node);
-  return withChildren(node, childrenOf(node).map(run));
+  if (!isInnerJoin(node)) return withChildren(node, childrenOf(node).map(run));
+  if (countLeaves(node) >= 3) return reorder(node);
+  // Two relations: swapped only when the written build side is clearly the larger.
+  const est = new Estimator();
+  const n = withChildren(node, childrenOf(node).map(run)) as Join;
+  return est.rows(n.right) > SWAP_RATIO * est.rows(n.left) ? reorder(node) : n;
 }
 
 export const joinOrder: OptimizerPass = { name: "joinOrder", run };
