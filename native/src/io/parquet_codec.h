@@ -26,48 +26,86 @@ inline bool Varint64(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
   return false;
 }
 
-// A raw Snappy block into `out` (or only walked, when out is null); false when its
-// tags do not add up to the length it starts with (Snappy has no checksum).
+// A raw Snappy block's tags (after its length varint, from b[at]) into out[0, want):
+// false unless they make exactly `want` bytes (Snappy has no checksum). Short literals
+// and copies move 16 bytes at once where the input and the output have room (the
+// common case), so most tags cost one unaligned load and store.
+inline bool SnappyInto(const uint8_t* b, size_t n, size_t at, uint8_t* out, uint64_t want) {
+  const uint8_t* ip = b + at;
+  const uint8_t* const ie = b + n;
+  uint8_t* op = out;
+  uint8_t* const oe = out + want;
+  while (ip < ie) {
+    const uint8_t tag = *ip++;
+    size_t len;
+    if ((tag & 3) == 0) {
+      len = size_t(tag >> 2) + 1;
+      if (len <= 16 && ie - ip >= 16 && oe - op >= 16) {
+        std::memcpy(op, ip, 16);
+      } else {
+        if (len > 60) {
+          const size_t extra = len - 60;
+          if (size_t(ie - ip) < extra) return false;
+          len = 0;
+          for (size_t i = 0; i < extra; i++) len |= size_t(ip[i]) << (8 * i);
+          ip += extra;
+          len += 1;
+        }
+        if (size_t(ie - ip) < len || size_t(oe - op) < len) return false;
+        std::memcpy(op, ip, len);
+      }
+      ip += len;
+      op += len;
+      continue;
+    }
+    size_t offset;
+    if ((tag & 3) == 1) {
+      if (ip >= ie) return false;
+      len = size_t((tag >> 2) & 7) + 4;
+      offset = (size_t(tag >> 5) << 8) | *ip++;
+    } else if ((tag & 3) == 2) {
+      if (ie - ip < 2) return false;
+      len = size_t(tag >> 2) + 1;
+      offset = size_t(ip[0]) | size_t(ip[1]) << 8;
+      ip += 2;
+    } else {
+      if (ie - ip < 4) return false;
+      len = size_t(tag >> 2) + 1;
+      offset = size_t(ip[0]) | size_t(ip[1]) << 8 | size_t(ip[2]) << 16 | size_t(ip[3]) << 24;
+      ip += 4;
+    }
+    if (offset == 0 || offset > size_t(op - out) || size_t(oe - op) < len) return false;  // before the start, past the end
+    const uint8_t* src = op - offset;
+    if (offset >= 8 && oe - op >= 16 && len <= 16) {
+      // 8-byte steps keep a repeat's meaning (each step's source is already written).
+      std::memcpy(op, src, 8);
+      std::memcpy(op + 8, src + 8, 8);
+    } else if (offset >= len) {
+      std::memcpy(op, src, len);
+    } else {
+      for (size_t i = 0; i < len; i++) op[i] = src[i];  // a short repeat: byte by byte
+    }
+    op += len;
+  }
+  return op == oe;
+}
+
+// A raw Snappy block's length, from its varint (b[*at] on; *at moves past it).
+inline bool SnappyLength(const uint8_t* b, size_t n, size_t* at, uint64_t* want) {
+  return Varint64(b, n, at, want) && *want <= (uint64_t(1) << 32);
+}
+
+// A raw Snappy block into `out` (or only checked, when out is null; then into a
+// scratch buffer); *size is its length.
 inline bool Snappy(const uint8_t* b, size_t n, std::vector<uint8_t>* out, uint64_t* size) {
   size_t at = 0;
   uint64_t want;
-  if (!Varint64(b, n, &at, &want) || want > (uint64_t(1) << 32)) return false;
-  if (out) out->resize(want);
-  uint64_t made = 0;
-  while (at < n) {
-    const uint8_t tag = b[at++];
-    uint64_t len;
-    if ((tag & 3) == 0) {
-      len = tag >> 2;
-      if (len >= 60) {
-        const size_t extra = len - 59;
-        if (at + extra > n) return false;
-        len = 0;
-        for (size_t i = 0; i < extra; i++) len |= uint64_t(b[at + i]) << (8 * i);
-        at += extra;
-      }
-      len += 1;
-      if (len > n - at || made + len > want) return false;
-      if (out) std::memcpy(out->data() + made, b + at, len);
-      at += len;
-    } else {
-      const size_t offsetBytes = (tag & 3) == 1 ? 1 : (tag & 3) == 2 ? 2 : 4;
-      len = (tag & 3) == 1 ? ((tag >> 2) & 7) + 4 : (tag >> 2) + 1;
-      if (at + offsetBytes > n) return false;
-      uint64_t offset = (tag & 3) == 1 ? uint64_t(tag >> 5) << 8 : 0;
-      for (size_t i = 0; i < offsetBytes; i++) offset |= uint64_t(b[at + i]) << (8 * i);
-      at += offsetBytes;
-      if (offset == 0 || offset > made || made + len > want) return false;  // a copy from before the start
-      if (out && offset >= len) {
-        std::memcpy(out->data() + made, out->data() + made - offset, len);
-      } else if (out) {
-        for (uint64_t i = 0; i < len; i++) (*out)[made + i] = (*out)[made - offset + i];  // overlapping: a repeat
-      }
-    }
-    made += len;
-  }
-  *size = made;
-  return made == want;
+  if (!SnappyLength(b, n, &at, &want)) return false;
+  std::vector<uint8_t> scratch;
+  std::vector<uint8_t>& dst = out ? *out : scratch;
+  dst.resize(size_t(want));
+  *size = want;
+  return SnappyInto(b, n, at, dst.data(), want);
 }
 
 // The hybrid's `count` values (each below 2^bits, bits <= 32) into out[0, count):

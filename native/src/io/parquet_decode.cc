@@ -54,6 +54,27 @@ class ColumnDecoder {
     size_t levelBytes = 0;
     const uint8_t* values;
     size_t valueBytes;
+    if (p.type == kDataV1 && !c_.optional && p.encoding == kPlain && SameLayout()) {
+      // Values stored as Basin stores them: decompressed (or copied) straight into the column.
+      uint8_t* dst = col_.data->data() + size_t(row_) * width();
+      const size_t bytes = size_t(n) * width();
+      if (c_.codec == kSnappy) {
+        size_t at = 0;
+        uint64_t want = 0;
+        if (!SnappyLength(p.body, p.size, &at, &want) || want != uint64_t(p.raw) || want != bytes ||
+            !SnappyInto(p.body, p.size, at, dst, want))
+          fail("a Snappy page does not decompress to the " + std::to_string(bytes) + " bytes of its " +
+               std::to_string(n) + " values");
+      } else {
+        const auto body = inflate(p.body, p.size, p.raw, c_.codec);
+        if (body.second != bytes)
+          fail("a page holds " + std::to_string(body.second) + " bytes of values for " + std::to_string(n) + " values");
+        std::memcpy(dst, body.first, bytes);
+      }
+      if (validity_) std::memset(validity_->data() + row_, 1, size_t(n));
+      row_ += n;
+      return;
+    }
     if (p.type == kDataV1) {
       const auto body = inflate(p.body, p.size, p.raw, c_.codec);
       size_t at = 0;
@@ -101,10 +122,12 @@ class ColumnDecoder {
     if (raw < 0 || raw > (int64_t(1) << 31)) fail("a page says it holds " + std::to_string(raw) + " bytes");
     if (codec == kSnappy) {
       size_t at = 0;
-      uint64_t want = 0, size = 0;
-      if (!Varint64(b, n, &at, &want) || want != uint64_t(raw) || !Snappy(b, n, &scratch_, &size) || size != want)
+      uint64_t want = 0;
+      if (!SnappyLength(b, n, &at, &want) || want != uint64_t(raw)) fail("a Snappy page does not say the " + std::to_string(raw) + " bytes it holds");
+      if (scratch_.size() < want) scratch_.resize(size_t(want));
+      if (!SnappyInto(b, n, at, scratch_.data(), want))
         fail("a Snappy page does not decompress to the " + std::to_string(raw) + " bytes it says");
-      return {scratch_.data(), scratch_.size()};
+      return {scratch_.data(), size_t(want)};
     }
 #if BASIN_WITH_ZSTD
     if (codec == kZstd) {
@@ -149,6 +172,16 @@ class ColumnDecoder {
 
   size_t width() const { return ElementSize(c_.type); }
 
+  // Whether a PLAIN value of the physical type is already Basin's value, byte for byte.
+  bool SameLayout() const {
+    switch (c_.physical) {
+      case kDouble: return c_.type == DType::Float64;
+      case kInt64: return (c_.type == DType::Int64 || c_.type == DType::Timestamp) && c_.timeMul == 1 && c_.timeDiv == 1;
+      case kInt32: return c_.type == DType::Date;
+      default: return false;
+    }
+  }
+
   // `count` PLAIN values of the physical type into `out` (Basin's element type).
   void plainFixed(const uint8_t* b, size_t n, int64_t count, uint8_t* out) {
     static const size_t kWidth[] = {0, 4, 8, 12, 4, 8};
@@ -160,6 +193,7 @@ class ColumnDecoder {
     if (c_.physical < 1 || c_.physical > 5 || c_.physical == 3) fail("physical type " + std::to_string(c_.physical) + " is not supported here");
     if (n != size_t(count) * kWidth[c_.physical])
       fail("a page holds " + std::to_string(n) + " bytes of values for " + std::to_string(count) + " values");
+    if (SameLayout()) return std::memcpy(out, b, n), void();
     for (int64_t i = 0; i < count; i++) convert(b + size_t(i) * kWidth[c_.physical], out + size_t(i) * width());
   }
 
@@ -211,6 +245,17 @@ class ColumnDecoder {
     }
   }
 
+  // Dictionary entries `idx` (checked in range) into out, as values of T.
+  template <class T>
+  void Gather(const uint32_t* idx, int64_t count, uint8_t* out) const {
+    const uint8_t* dict = dictFixed_.data();
+    for (int64_t i = 0; i < count; i++) {
+      T v;
+      std::memcpy(&v, dict + size_t(idx[i]) * sizeof(T), sizeof(T));
+      std::memcpy(out + size_t(i) * sizeof(T), &v, sizeof(T));
+    }
+  }
+
   void fixed(const uint8_t* b, size_t n, int encoding, int64_t count, int64_t present) {
     const size_t w = width();
     uint8_t* dst = col_.data->data() + size_t(row_) * w;
@@ -243,7 +288,12 @@ class ColumnDecoder {
     } else if (encoding == kPlainDictionary || encoding == kRleDictionary) {
       if (entries_ < 0) fail("a dictionary-encoded page comes before its dictionary");
       const uint32_t* idx = indices(b, n, present, entries_);
-      for (int64_t i = 0; i < present; i++) std::memcpy(dense + size_t(i) * w, dictFixed_.data() + size_t(idx[i]) * w, w);
+      switch (w) {
+        case 8: Gather<uint64_t>(idx, present, dense); break;
+        case 4: Gather<uint32_t>(idx, present, dense); break;
+        default:
+          for (int64_t i = 0; i < present; i++) std::memcpy(dense + size_t(i) * w, dictFixed_.data() + size_t(idx[i]) * w, w);
+      }
     } else {
       fail("encoding " + std::to_string(encoding) + " is not supported here");
     }
