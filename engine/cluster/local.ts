@@ -185,6 +185,7 @@ export class LocalCluster implements Cluster {
       // The next run waits until no task of this one runs (a cancelled run answers at
       // once, its tasks finish or are ended within the grace period).
       settled = run.settled.then(() => {
+        native().purgeBroadcastBuilds(); // the run's right sides are let go by now
         if (this.current === run) this.current = undefined;
       });
       run.start();

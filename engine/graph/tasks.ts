@@ -35,7 +35,8 @@ export type Step = (
   /** Splits by the boundary rows in task input `bounds` into exactly `parts` tables. */
   | { kind: "rangePartition"; keys: SortKey[]; bounds: number; parts: number }
   /** Joins with the concatenation of task inputs `right`. */
-  | { kind: "join"; spec: JoinSpec; right: number[] }
+  /** `broadcast`: the right side is the same for every left partition (its hash table is built once). */
+  | { kind: "join"; spec: JoinSpec; right: number[]; broadcast?: boolean }
   /** Appends window columns; with `keys` per group, else with the carries in task inputs `before`/`after`. */
   | { kind: "window"; specs: NativeWindow[]; keys: number[]; before?: number; after?: number }
   /** Outputs the table, the carry of its last `tail` rows and that of its first `head` rows. */

@@ -353,7 +353,7 @@ class GraphBuilder {
         const at = c.deps.length;
         return {
           deps: [...c.deps, ...rdeps],
-          steps: [...c.steps, { kind: "join", spec, right: rdeps.map((_, i) => at + i), loc }],
+          steps: [...c.steps, { kind: "join", spec, right: rdeps.map((_, i) => at + i), broadcast: true, loc }],
         };
       });
     }

@@ -407,6 +407,13 @@ export interface NativeAddon {
    * right/outer the unmatched right rows in right order.
    */
   hashJoin(left: Handle, right: Handle, spec: JoinSpec): Handle;
+  /**
+   * hashJoin with the right side in parts (concatenated); its hash table is built once
+   * per process and reused by every call with the same right tables while they live.
+   */
+  broadcastJoin(left: Handle, right: Handle[], spec: JoinSpec): Handle;
+  /** Frees the reused hash tables of right sides the store has let go; returns how many are kept. */
+  purgeBroadcastBuilds(): number;
 
   /** Stable sort of a table by keys (column indices). */
   sortTable(h: Handle, keys: SortKey[]): Handle;

@@ -203,6 +203,16 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           break;
         case "join": {
           const left = current[0];
+          if (step.broadcast && gpu === undefined) {
+            replace([
+              addon.broadcastJoin(
+                left,
+                step.right.map((i) => inputs[i]),
+                step.spec,
+              ),
+            ]);
+            break;
+          }
           const onGpu = (right: Handle) => gpu !== undefined && addon.gpuJoinable(gpu, left, right, step.spec);
           replace([
             withInputs(step.right, (right) =>

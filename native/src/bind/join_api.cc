@@ -37,6 +37,21 @@ void RegisterJoin(Napi::Env env, Napi::Object exports) {
       return PutTable(info.Env(), HashJoin(*left, *right, ParseJoinSpec(info[2].As<Napi::Object>())));
     });
   }));
+  // broadcastJoin(left, [right parts], spec) -> handle: the right side's hash table is reused
+  exports.Set("broadcastJoin", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr left = TableArg(info[0]);
+      auto a = info[1].As<Napi::Array>();
+      std::vector<TablePtr> rights;
+      for (uint32_t i = 0; i < a.Length(); i++) rights.push_back(TableArg(a.Get(i)));
+      return PutTable(info.Env(), BroadcastJoin(*left, rights, ParseJoinSpec(info[2].As<Napi::Object>())));
+    });
+  }));
+  exports.Set("purgeBroadcastBuilds", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return Napi::Number::New(info.Env(), double(PurgeBroadcastBuilds()));
+    });
+  }));
 }
 
 }  // namespace basin

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -323,11 +324,103 @@ struct OutputBudget {
   }
 };
 
-template <class LSide, class RSide, class EqRR, class EqLR>
-void RunJoin(const LSide& ls, int64_t nl, const RSide& rs, int64_t nr, const EqRR& eqRR, const EqLR& eqLR, JoinHow how,
-             Pairs& out, OutputBudget& budget) {
-  JoinTable jt;
-  jt.Build(rs, nr, eqRR);
+// The hash table over `nr` right rows.
+template <class RSide, class EqRR>
+std::shared_ptr<const JoinTable> BuildTable(const RSide& rs, int64_t nr, const EqRR& eqRR) {
+  auto jt = std::make_shared<JoinTable>();
+  jt->Build(rs, nr, eqRR);
+  return jt;
+}
+
+// ---- broadcast builds, shared ----
+// A broadcast join sends the same right side to every left partition, and building
+// its hash table is most of such a join's work: the table is built once per process
+// (the workers are threads) and reused while the right tables live. An entry knows
+// its tables by weak pointers, so it lapses when the store lets them go; purged
+// entries free their memory (Purge, after each run and at each lookup).
+class BuildCache {
+ public:
+  static BuildCache& Instance() {
+    static BuildCache cache;
+    return cache;
+  }
+
+  // One right side (its parts, keyed on `keys`): the parts concatenated and the hash
+  // table, each made once; a second caller waits for the first one's.
+  class Entry {
+   public:
+    // The right side: the one part, or the parts concatenated (kept while they live).
+    TablePtr Whole(const std::vector<TablePtr>& parts) {
+      if (parts.size() == 1) return parts[0];
+      std::lock_guard<std::mutex> g(mu_);
+      if (!whole_) whole_ = ConcatTables(parts);
+      return whole_;
+    }
+    template <class Build>
+    std::shared_ptr<const JoinTable> Table(const basin::Table& whole, const Build& build) {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!table_) table_ = build(whole);
+      return table_;
+    }
+
+   private:
+    friend class BuildCache;
+    std::vector<std::weak_ptr<const basin::Table>> parts_;
+    std::vector<const basin::Table*> ptrs_;
+    std::vector<int> keys_;
+    std::mutex mu_;
+    TablePtr whole_;
+    std::shared_ptr<const JoinTable> table_;
+  };
+
+  std::shared_ptr<Entry> Find(const std::vector<TablePtr>& parts, const std::vector<int>& keys) {
+    std::lock_guard<std::mutex> g(mu_);
+    PurgeLocked();
+    for (auto& e : entries_)
+      if (e->keys_ == keys && Same(*e, parts)) return e;
+    auto e = std::make_shared<Entry>();
+    e->keys_ = keys;
+    for (const TablePtr& t : parts) e->parts_.emplace_back(t), e->ptrs_.push_back(t.get());
+    if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
+    entries_.push_back(e);
+    return e;
+  }
+
+  size_t Purge() {
+    std::lock_guard<std::mutex> g(mu_);
+    PurgeLocked();
+    return entries_.size();
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 16;
+
+  static bool Same(const Entry& e, const std::vector<TablePtr>& parts) {
+    if (e.ptrs_.size() != parts.size()) return false;
+    for (size_t i = 0; i < parts.size(); i++)
+      if (e.ptrs_[i] != parts[i].get()) return false;
+    return true;
+  }
+
+  // While an entry's weak pointer lives, its table's memory is not reused, so a live
+  // entry's pointers name the same tables; one lapsed part lapses the entry.
+  void PurgeLocked() {
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                  [](const std::shared_ptr<Entry>& e) {
+                                    for (const auto& w : e->parts_)
+                                      if (w.expired()) return true;
+                                    return false;
+                                  }),
+                   entries_.end());
+  }
+
+  std::mutex mu_;
+  std::vector<std::shared_ptr<Entry>> entries_;
+};
+
+template <class LSide, class EqLR>
+void RunJoin(const JoinTable& jt, const LSide& ls, int64_t nl, int64_t nr, const EqLR& eqLR, JoinHow how, Pairs& out,
+             OutputBudget& budget) {
   out.l.reserve(size_t(nl));
   if (how == JoinHow::Semi || how == JoinHow::Anti) {
     const bool semi = how == JoinHow::Semi;
@@ -494,7 +587,12 @@ double OutputRowBytes(const Table& left, const Table& right, const JoinSpec& spe
   return bytes;
 }
 
-TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
+namespace {
+
+// The join of `left` with `right`; `table(build)` gives the hash table over the right
+// rows, made by `build(right)` (or taken from the broadcast cache).
+template <class TableOf>
+TablePtr JoinWith(const Table& left, const Table& right, const JoinSpec& spec, const TableOf& table) {
   CheckJoin(left, right, spec);
   const size_t K = spec.leftKeys.size();
   Pairs p;
@@ -502,10 +600,11 @@ TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
   const int64_t nl = left.rows, nr = right.rows;
   if (K == 1) {
     const Column& lc = left.columns[size_t(spec.leftKeys[0])];
-    const Column& rc = right.columns[size_t(spec.rightKeys[0])];
+    const int rk = spec.rightKeys[0];
     auto fixed = [&](auto tag) {
       using T = decltype(tag);
-      RunJoin(FixedKey<T>(lc), nl, FixedKey<T>(rc), nr, AlwaysEqual(), AlwaysEqual(), spec.how, p, budget);
+      auto jt = table([&](const Table& r) { return BuildTable(FixedKey<T>(r.columns[size_t(rk)]), r.rows, AlwaysEqual()); });
+      RunJoin(*jt, FixedKey<T>(lc), nl, nr, AlwaysEqual(), spec.how, p, budget);
     };
     switch (lc.type) {
       case DType::Int64:
@@ -514,19 +613,40 @@ TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
       case DType::Date: fixed(int32_t()); break;
       case DType::Bool: fixed(uint8_t()); break;
       case DType::String: {
-        StringKey ls(lc), rs(rc);
-        RunJoin(ls, nl, rs, nr, StringEqual{&rs, &rs}, StringEqual{&ls, &rs}, spec.how, p, budget);
+        auto jt = table([&](const Table& r) {
+          StringKey rs(r.columns[size_t(rk)]);
+          return BuildTable(rs, r.rows, StringEqual{&rs, &rs});
+        });
+        StringKey ls(lc), rs(right.columns[size_t(rk)]);
+        RunJoin(*jt, ls, nl, nr, StringEqual{&ls, &rs}, spec.how, p, budget);
         break;
       }
     }
   } else {
-    MultiKey ls(left, spec.leftKeys), rs(right, spec.rightKeys);
-    RunJoin(ls, nl, rs, nr, MultiEqual(right, spec.rightKeys, right, spec.rightKeys),
-            MultiEqual(left, spec.leftKeys, right, spec.rightKeys), spec.how, p, budget);
+    auto jt = table([&](const Table& r) {
+      return BuildTable(MultiKey(r, spec.rightKeys), r.rows, MultiEqual(r, spec.rightKeys, r, spec.rightKeys));
+    });
+    RunJoin(*jt, MultiKey(left, spec.leftKeys), nl, nr, MultiEqual(left, spec.leftKeys, right, spec.rightKeys), spec.how,
+            p, budget);
   }
-
   return AssembleJoin(left, right, spec, p);
 }
+
+}  // namespace
+
+TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec) {
+  return JoinWith(left, right, spec, [&](const auto& build) { return build(right); });
+}
+
+TablePtr BroadcastJoin(const Table& left, const std::vector<TablePtr>& rights, const JoinSpec& spec) {
+  if (rights.empty()) throw BasinError("BASIN_INTERNAL", "a broadcast join has no right side");
+  CheckJoin(left, *rights[0], spec);  // before anything is built for a bad call
+  auto entry = BuildCache::Instance().Find(rights, spec.rightKeys);
+  TablePtr right = entry->Whole(rights);
+  return JoinWith(left, *right, spec, [&](const auto& build) { return entry->Table(*right, build); });
+}
+
+size_t PurgeBroadcastBuilds() { return BuildCache::Instance().Purge(); }
 
 TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spec, const JoinPairs& p) {
   const int64_t n = int64_t(p.l.size());

@@ -38,6 +38,13 @@ struct JoinSpec {
 
 TablePtr HashJoin(const Table& left, const Table& right, const JoinSpec& spec);
 
+// HashJoin with the right side given as parts (concatenated), whose hash table is built
+// once per process and reused by every call with the same right tables while they
+// live: the join of each left partition with a broadcast right side.
+TablePtr BroadcastJoin(const Table& left, const std::vector<TablePtr>& rights, const JoinSpec& spec);
+// Frees the reused tables of right sides the store has let go; how many are kept.
+size_t PurgeBroadcastBuilds();
+
 // The pieces of HashJoin, for callers that match rows elsewhere (the GPU): argument
 // checks; and the output from the matched row pairs, in the order described above.
 // l[i]/r[i] are row numbers (kJoinNone: no row, nulls in the output); `split` is where
