@@ -84,6 +84,8 @@ export type PlanNode =
       handles: number[];
       /** Their size in the store, for the planner's estimates. */
       bytes: number;
+      /** Smallest and largest value of numeric and date columns, for the planner's estimates. */
+      ranges?: Record<string, { min: number; max: number }>;
       schema: Field[];
       loc?: SourceLocation;
     }

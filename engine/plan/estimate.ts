@@ -53,6 +53,11 @@ export class Estimator {
     return Math.max(1, Math.min(this.rows(node), this.facts(node, column).ndv ?? Infinity));
   }
 
+  /** Whether the distinct values of `column` are bounded by statistics (not just by rows). */
+  knowsDistinct(node: PlanNode, column: string): boolean {
+    return this.facts(node, column).ndv !== undefined;
+  }
+
   /** Estimated rows of an inner equi-join of `left` and `right` on key pairs. */
   joinRows(left: PlanNode, right: PlanNode, leftOn: readonly string[], rightOn: readonly string[]): number {
     let div = 1;
@@ -180,6 +185,23 @@ export class Estimator {
           max = Math.max(max, range.max);
         }
         return { ndv, min, max };
+      }
+      case "values": {
+        const type = node.schema.find((f) => f.name === column)?.type;
+        if (type !== "int64" && type !== "float64") return {};
+        let min = Infinity,
+          max = -Infinity;
+        for (const p of node.partitions)
+          for (const v of p[column] ?? [])
+            if (typeof v === "number") ((min = Math.min(min, v)), (max = Math.max(max, v)));
+        if (!(min <= max)) return {};
+        return { ...(type === "int64" ? { ndv: max - min + 1 } : {}), min, max };
+      }
+      case "stored": {
+        const r = node.ranges?.[column];
+        if (!r) return {};
+        const integral = node.schema.find((f) => f.name === column)?.type !== "float64";
+        return { ...(integral ? { ndv: r.max - r.min + 1 } : {}), min: r.min, max: r.max };
       }
       case "project": {
         const e = node.exprs.find((x) => x.name === column)?.expr;

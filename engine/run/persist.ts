@@ -4,7 +4,8 @@ import { BasinError } from "../common/errors.js";
 import type { SourceLocation } from "../common/errors.js";
 import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
 import { computeGroups, type ComputeOptions } from "./stored.js";
-import { native } from "../native/addon.js";
+import { native, type Handle } from "../native/addon.js";
+import type { Field } from "../common/types.js";
 
 export interface PersistOptions extends ComputeOptions {
   /** Partitions of the stored result (default: the cluster's workers, GPU and CPU). */
@@ -35,11 +36,49 @@ export async function persistNode(node: PlanNode, options: PersistOptions, loc?:
   const bytes = handles.reduce((n, h) => n + addon.tableRows(h), 0) * node.schema.length * 8;
   let released = false;
   return {
-    node: { kind: "stored", handles, bytes, schema: node.schema, loc },
+    node: { kind: "stored", handles, bytes, ranges: columnRanges(handles, node.schema), schema: node.schema, loc },
     release() {
       if (released) return;
       released = true;
       for (const h of handles) addon.release(h);
+      addon.purgeBroadcastBuilds(); // hash tables built over these partitions go with them
     },
   };
+}
+
+const RANGED = new Set(["int64", "float64", "date", "timestamp"]);
+
+/**
+ * The min and max of every numeric and date column over the stored partitions (one
+ * aggregate per partition, a few ms per million rows): what Parquet statistics tell
+ * the planner about a file, for persisted tables. Dates and timestamps as numbers.
+ */
+function columnRanges(handles: Handle[], schema: Field[]): Record<string, { min: number; max: number }> {
+  const addon = native();
+  const cols = schema.map((f, i) => ({ f, i })).filter(({ f }) => RANGED.has(f.type));
+  const ranges: Record<string, { min: number; max: number }> = {};
+  if (cols.length === 0) return ranges;
+  const aggs = cols.flatMap(({ i }) => [
+    { op: "min" as const, column: i, name: `min${i}` },
+    { op: "max" as const, column: i, name: `max${i}` },
+  ]);
+  for (const h of handles) {
+    if (addon.tableRows(h) === 0) continue;
+    const out = addon.groupByAgg(h, [], aggs, "full");
+    try {
+      const t = addon.tableToJs(out);
+      cols.forEach(({ f }, k) => {
+        const [lo, hi] = [t.columns[2 * k], t.columns[2 * k + 1]].map((c) =>
+          c.validity && !c.validity[0] ? undefined : Number((c.values as ArrayLike<number | bigint>)[0]),
+        );
+        if (lo === undefined || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) return;
+        const r = (ranges[f.name] ??= { min: lo, max: hi });
+        r.min = Math.min(r.min, lo);
+        r.max = Math.max(r.max, hi);
+      });
+    } finally {
+      addon.release(out);
+    }
+  }
+  return ranges;
 }

@@ -8,7 +8,8 @@
 // output names (leaves are renamed to them first; keys that the written joins
 // dropped get internal names) and a final projection restores the written column
 // order. A join of two relations is only turned round when its right (build) side
-// is estimated clearly larger than its left.
+// is estimated clearly larger than its left. Joins are reordered only where every key
+// equality has statistics (Parquet min/max, a persisted table's ranges) on one side.
 import type { SourceLocation } from "../../common/errors.js";
 import type { ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type JoinOutput, type NamedExpr, type PlanNode } from "../../common/plan.js";
@@ -98,6 +99,11 @@ function reorder(node: Join): PlanNode {
   }));
 
   const est = new Estimator();
+  // Without statistics on either side of a key, a join on it may multiply rows (a
+  // low-cardinality key taken for a unique one): the written order is kept then.
+  const known = (leaf: number, name: string) => est.knowsDistinct(parts[leaf].plan, name);
+  if (!edges.every((e) => known(e.a.leaf, e.a.name) || known(e.b.leaf, e.b.name)))
+    return withChildren(node, childrenOf(node).map(run));
   while (parts.length > 1) {
     let best: { i: number; j: number; rows: number; on: [string[], string[]] } | undefined;
     for (let i = 0; i < parts.length; i++)
