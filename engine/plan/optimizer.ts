@@ -4,6 +4,7 @@ import { projectionPushdown } from "./passes/projection_pushdown.js";
 import { topN } from "./passes/top_n.js";
 import { joinOrder } from "./passes/join_order.js";
 import { joinStrategy } from "./passes/join_strategy.js";
+import { semiJoinReduction } from "./passes/semi_join_reduction.js";
 import { rowGroupPruning } from "./passes/row_group_pruning.js";
 import type { OptimizeOptions, OptimizerPass } from "./passes/pass.js";
 import { shareSubplans } from "./shared_plan.js";
@@ -20,6 +21,7 @@ const PASSES: readonly OptimizerPass[] = [
   topN,
   predicatePushdown,
   joinOrder,
+  semiJoinReduction,
   projectionPushdown,
   joinStrategy,
   rowGroupPruning,

@@ -1,0 +1,44 @@
+// A semi or anti join whose right side is much larger than its left first reduces the
+// right side to the rows with a left key (building on the small side); the answers
+// are the unreduced join's, null keys and two-column keys included.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { col, fromColumns, type DataFrame } from "../../engine/api/index.js";
+import { LocalCluster } from "../../engine/cluster/local.js";
+import { seededRandom } from "../../engine/common/random.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
+
+let cluster: LocalCluster;
+beforeAll(() => (cluster = new LocalCluster({ workers: 2 })));
+afterAll(() => cluster.close());
+
+const r = seededRandom(9);
+const key = (n: number, m: number) => Array.from({ length: n }, () => (r() < 0.04 ? null : Math.floor(r() * m)));
+const small = fromColumns({ k: key(300, 2000), j: key(300, 3), v: key(300, 100) }, { partitions: [100, 0, 200] });
+const big = fromColumns(
+  { bk: key(20_000, 2000), bj: key(20_000, 3), w: key(20_000, 9) },
+  { partitions: [5000, 1, 0, 9000, 5999] },
+);
+
+async function sameAsUnreduced(df: DataFrame): Promise<void> {
+  expect(df.explain()).not.toEqual(df.explain({ optimize: { semiJoinReduction: false } }));
+  const got = tableRows(await df.compute({ cluster }));
+  const want = tableRows(await df.compute({ cluster, optimize: { semiJoinReduction: false } }));
+  expectSameRows(got, want, df.explain().split("\n")[0]);
+  expect(got.length).toBeGreaterThan(0);
+}
+
+it("reduces a big right side to the left's keys before a semi join, with the same answer", async () => {
+  const df = small.join(big.filter(col("w").lt(7)), { leftOn: "k", rightOn: "bk", how: "semi" });
+  expect(df.explain()).toMatch(/Join semi on \[k = bk\][\s\S]*Join semi on \[bk\][\s\S]*Project col\("k"\) as bk/);
+  await sameAsUnreduced(df);
+});
+
+it("gives the same anti join, null keys kept on the left, and the same two-key semi join", async () => {
+  await sameAsUnreduced(small.join(big, { leftOn: "k", rightOn: "bk", how: "anti" }));
+  await sameAsUnreduced(small.join(big, { leftOn: ["k", "j"], rightOn: ["bk", "bj"], how: "semi" }));
+});
+
+it("leaves a semi join alone when its right side is the small one", () => {
+  const df = big.join(small, { leftOn: "bk", rightOn: "k", how: "semi" });
+  expect(df.explain()).toEqual(df.explain({ optimize: { semiJoinReduction: false } }));
+});
