@@ -9,7 +9,7 @@ import "uplot/dist/uPlot.min.css";
 import type { Bins2dView, EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
 import { plotSeries, type PlotData, type PlotKind } from "../common/plot_data.js";
 import { binnable, binsFor, drawBinned } from "./binned_scatter.js";
-import { axisSize, FONT, LABEL_FONT, timeLabel, type PlotHost } from "./plot_axes.js";
+import { axisSize, axisStyle, timeLabel, type PlotHost } from "./plot_axes.js";
 
 export type { PlotKind, PlotHost };
 /** Rows a line/scatter/bar plot draws at most: a uniform sample of a larger result. */
@@ -96,8 +96,6 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
       plot.current?.destroy();
       el.querySelector(".bin-readout")?.remove();
       el.bins = undefined;
-      const grid = props.dark ? "#2c313a" : "#e6e6e6";
-      const axisColor = props.dark ? "#c8ccd4" : "#333";
       const cats = data.categories;
       const xValues = (_u: uPlot, splits: number[]) =>
         splits.map((v) =>
@@ -110,13 +108,7 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
               : v.toLocaleString("en-US", { maximumFractionDigits: 6 }),
         );
       const bars = kind === "bar" || kind === "histogram";
-      const common = {
-        stroke: axisColor,
-        grid: { stroke: grid },
-        ticks: { stroke: grid },
-        font: FONT,
-        labelFont: LABEL_FONT,
-      };
+      const common = axisStyle(props.dark);
       const opts: uPlot.Options = {
         width: el.clientWidth || 600,
         height: Math.max(140, (el.clientHeight || 300) - 34),

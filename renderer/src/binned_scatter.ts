@@ -6,7 +6,7 @@
 import uPlot from "uplot";
 import type { Bins2d, Bins2dView } from "../../engine/common/rpc.js";
 import type { DType } from "../../engine/common/types.js";
-import { axisSize, FONT, LABEL_FONT, tickLabel, type PlotHost } from "./plot_axes.js";
+import { axisSize, axisStyle, tickLabel, type PlotHost } from "./plot_axes.js";
 
 /** Columns a binned scatter can put on an axis. */
 export const binnable = (t: DType) => t === "int64" || t === "float64" || t === "date" || t === "timestamp";
@@ -60,15 +60,7 @@ export function drawBinned(
   const wx = (x1 - x0) / b.xBins,
     wy = (y1 - y0) / b.yBins;
   const peak = Math.max(1, ...b.counts);
-  const grid = o.dark ? "#2c313a" : "#e6e6e6";
-  const axisColor = o.dark ? "#c8ccd4" : "#333";
-  const common = {
-    stroke: axisColor,
-    grid: { stroke: grid },
-    ticks: { stroke: grid },
-    font: FONT,
-    labelFont: LABEL_FONT,
-  };
+  const common = axisStyle(o.dark);
   const readout = document.createElement("div");
   readout.className = "bin-readout muted";
   readout.dataset.testid = "bin-readout";

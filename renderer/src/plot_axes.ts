@@ -40,3 +40,20 @@ export function tickLabel(v: number, type: DType): string {
     ? timeLabel(v, type)
     : v.toLocaleString("en-US", { maximumFractionDigits: 6 });
 }
+
+/**
+ * The axis style every chart shares (colours by theme, fonts).
+ *
+ * @example
+ * const axis = axisStyle(dark); // { stroke, grid, ticks, font, labelFont }
+ */
+export function axisStyle(dark: boolean) {
+  const grid = dark ? "#2c313a" : "#e6e6e6";
+  return {
+    stroke: dark ? "#c8ccd4" : "#333",
+    grid: { stroke: grid },
+    ticks: { stroke: grid },
+    font: FONT,
+    labelFont: LABEL_FONT,
+  };
+}

@@ -10,14 +10,14 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster } from "../../engine/api/index.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
+import { launchChromium } from "../helpers/browser.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
-const CHROMIUM = "/usr/bin/chromium";
 /** 4000 × 2500: the large result the table scrolls through. */
 const BIG_ROWS = 10_000_000;
 /** expect.poll waits 1 s by default; the CI machine may be busy, so polls get a roomy (still bounded) budget. */
@@ -103,16 +103,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "loops.ts"), `// never finishes evaluating: for Stop\nwhile (true) {}\nexport default 1;\n`);
   cluster = new LocalCluster({ workers: 2 });
   server = await serve({ root: dir, cluster, assets: join(ROOT, "dist/renderer") });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-    ],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({
     viewport: { width: 1400, height: 900 },
     permissions: ["clipboard-read", "clipboard-write"],
