@@ -18,6 +18,7 @@ import { scrollHeightFor, scrollRatio } from "../common/virtual_scale.js";
 import { copyText } from "./clipboard.js";
 import { ProfileBadge } from "./ProfileBadge.js";
 import { useProfiles, type ProfileState } from "./state/use_profiles.js";
+import { textWidth } from "./text_width.js";
 
 const ROW_HEIGHT = 24;
 /** The sticky header: a title row (name, then type and profile: 42 px) and a filter row (24 px). */
@@ -27,15 +28,6 @@ const FILTER_HEIGHT = 24;
 const MAX_START_WIDTH = 360;
 /** The profile badge: its 48 px histogram, the null share ("12% ∅") and gaps. */
 const BADGE_WIDTH = 48 + 44 + 8;
-
-let measurer: CanvasRenderingContext2D | null | undefined;
-/** The width of `text` in `font`, in px (a rough estimate where canvas is unavailable). */
-function textWidth(text: string, font: string): number {
-  measurer ??= document.createElement("canvas").getContext("2d");
-  if (!measurer) return text.length * 8;
-  measurer.font = font;
-  return measurer.measureText(text).width;
-}
 
 /**
  * A column's starting width: its name must be readable in full (the header's first

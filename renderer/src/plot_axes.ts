@@ -4,6 +4,7 @@ import type uPlot from "uplot";
 import type { Bins2d } from "../../engine/common/rpc.js";
 import type { DType } from "../../engine/common/types.js";
 import type { PlotData } from "../common/plot_data.js";
+import { textWidth } from "./text_width.js";
 
 export const FONT = "11px system-ui, sans-serif";
 export const LABEL_FONT = "600 12px system-ui, sans-serif";
@@ -11,19 +12,11 @@ export const LABEL_FONT = "600 12px system-ui, sans-serif";
 /** The plot host keeps its uPlot instance (the tests and the PNG export read it), and a binned scatter's cells. */
 export type PlotHost = HTMLDivElement & { plot?: uPlot; plotData?: PlotData; bins?: Bins2d };
 
-let measurer: CanvasRenderingContext2D | null | undefined;
-function textWidth(text: string, font: string): number {
-  measurer ??= document.createElement("canvas").getContext("2d");
-  if (!measurer) return text.length * 7;
-  measurer.font = font;
-  return measurer.measureText(text).width;
-}
-
 /** An axis as wide (y) or tall (x) as its labels and title need. */
 export function axisSize(vertical: boolean) {
   return (_u: uPlot, values: string[] | null) => {
     if (!vertical) return 28;
-    const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT)));
+    const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT, 7)));
     return Math.ceil(widest) + 14;
   };
 }
