@@ -63,7 +63,8 @@ export function sortRows(rows: Row[], keys: readonly string[], columns: readonly
   });
 }
 
-function sameNumber(a: number, b: number, rtol: number): boolean {
+/** Whether two numbers agree within `rtol` relative (or 1e-12 absolute). */
+export function sameNumber(a: number, b: number, rtol: number): boolean {
   if (a === b) return true;
   const scale = Math.max(Math.abs(a), Math.abs(b));
   return Math.abs(a - b) <= rtol * scale || Math.abs(a - b) <= 1e-12;

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { compareResults, normalizeRows, sameNumber, type Row } from "../compare.js";
 import { tpchSql } from "./sql.js";
 
 const args = process.argv.slice(2);
@@ -32,8 +33,9 @@ const conn = await (await DuckDBInstance.create(":memory:")).connect();
 for (const t of ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"])
   await conn.run(`CREATE VIEW ${t} AS SELECT * FROM '${dir}/${t}.parquet'`);
 
-type Row = Record<string, unknown>;
-const rows = async (sql: string): Promise<Row[]> => (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+const RTOL = 1e-9;
+const rows = async (sql: string): Promise<Row[]> =>
+  normalizeRows((await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
 
 /**
  * The first difference between two answers in order, or null; rows that tie on the
@@ -43,10 +45,7 @@ const rows = async (sql: string): Promise<Row[]> => (await conn.runAndReadAll(sq
 function difference(want: Row[], got: Row[]): string | null {
   const inOrder = orderedDifference(want, got);
   if (inOrder === null) return null;
-  const key = (r: Row) =>
-    JSON.stringify(Object.values(r).map((v) => (typeof v === "number" ? Number(v.toPrecision(9)) : v)));
-  const sorted = (rs: Row[]) => [...rs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  return orderedDifference(sorted(want), sorted(got)) === null ? null : inOrder;
+  return compareResults(want, got, [], RTOL) === null ? null : inOrder;
 }
 
 function orderedDifference(want: Row[], got: Row[]): string | null {
@@ -56,10 +55,8 @@ function orderedDifference(want: Row[], got: Row[]): string | null {
     return `columns ${Object.keys(got[0]!).join(",")}, expected ${names.join(",")}`;
   for (let i = 0; i < want.length; i++)
     for (const c of names) {
-      const [x, y] = [want[i]![c], got[i]![c]];
-      const [nx, ny] = [Number(x), Number(y)];
-      const numeric = x !== null && y !== null && x !== "" && Number.isFinite(nx) && Number.isFinite(ny);
-      const same = numeric ? Math.abs(nx - ny) <= 1e-9 * Math.max(1, Math.abs(nx), Math.abs(ny)) : x === y;
+      const [x, y] = [want[i]![c] ?? null, got[i]![c] ?? null];
+      const same = typeof x === "number" && typeof y === "number" ? sameNumber(x, y, RTOL) : x === y;
       if (!same) return `row ${i} ${c}: ${JSON.stringify(y)}, expected ${JSON.stringify(x)}`;
     }
   return null;

@@ -10,7 +10,7 @@ import type { PlanNode } from "../common/plan.js";
 import type { Field } from "../common/types.js";
 import { readParquetFooter, type ParquetFooter } from "../io/parquet_footer.js";
 import { numericRange } from "../io/parquet_stats.js";
-import { resolveExpr } from "./resolve.js";
+import { resolveExpr, scannedFields } from "./resolve.js";
 
 /** What the estimates know of one column: its distinct values (when bounded) and range. */
 interface ColumnFacts {
@@ -228,14 +228,10 @@ export class Estimator {
 
   /** The fraction of `input`'s rows for which `predicate` (over its columns) is true. */
   private selectivity(predicate: Parameters<typeof resolveExpr>[0], input: PlanNode): number {
-    const schema: Field[] =
-      input.kind === "scanFile" || input.kind === "scanCsv"
-        ? (input.columns ?? input.fileSchema.map((f) => f.name)).map(
-            (n) => input.fileSchema.find((f) => f.name === n) ?? { name: n, type: "int64" as const },
-          )
-        : input.schema;
+    let schema: Field[];
     let e: NativeExpr;
     try {
+      schema = input.kind === "scanFile" || input.kind === "scanCsv" ? scannedFields(input) : input.schema;
       e = resolveExpr(predicate, schema);
     } catch {
       return DEFAULT_SELECTIVITY;

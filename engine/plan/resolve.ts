@@ -11,7 +11,8 @@ import {
   type ExprNode,
   type WindowOp,
 } from "../common/expr.js";
-import { isNumeric, type DType, type Schema } from "../common/types.js";
+import type { PlanNode } from "../common/plan.js";
+import { isNumeric, type DType, type Field, type Schema } from "../common/types.js";
 import type { NativeExpr, NativeWindowOp } from "../graph/kernel_args.js";
 import { resolveFn } from "./resolve_fn.js";
 import { coerceLiteral, describe, fail, isNullLit } from "./resolve_base.js";
@@ -24,6 +25,19 @@ export function fieldIndex(schema: Schema, name: string, loc?: SourceLocation): 
     fail(`column "${name}" does not exist; the columns are: ${names.join(", ") || "(none)"}`, loc);
   }
   return i;
+}
+
+/**
+ * The columns a file scan reads (projection pushdown's choice, else every one), with
+ * their types: what its pushed-down predicate is resolved against.
+ *
+ * @example
+ * resolveExpr(scan.predicate, scannedFields(scan))
+ */
+export function scannedFields(node: PlanNode & { kind: "scanCsv" | "scanFile" }): Field[] {
+  return (node.columns ?? node.fileSchema.map((f) => f.name)).map(
+    (n) => node.fileSchema[fieldIndex(node.fileSchema, n, node.loc)],
+  );
 }
 
 function literalType(value: unknown): DType {

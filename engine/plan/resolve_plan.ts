@@ -10,7 +10,7 @@ import { BasinError } from "../common/errors.js";
 import { childrenOf, withChildren, type PlanNode } from "../common/plan.js";
 import type { Field } from "../common/types.js";
 import type { JoinSpec, NativeExpr, SortKey } from "../graph/kernel_args.js";
-import { aggParts, fieldIndex, resolveExpr, resolveWindow, type ResolvedWindow } from "./resolve.js";
+import { aggParts, fieldIndex, resolveExpr, resolveWindow, scannedFields, type ResolvedWindow } from "./resolve.js";
 
 /** A named resolved expression. */
 export interface NamedNative {
@@ -61,9 +61,7 @@ function nativeFor(node: PlanNode): NativeOf[Kind] | undefined {
       return { columns, ...(node.predicate ? { predicate: resolveExpr(node.predicate, scanned, loc) } : {}) };
     }
     case "scanFile": {
-      const columns = (node.columns ?? node.fileSchema.map((f) => f.name)).map(
-        (n) => node.fileSchema[fieldIndex(node.fileSchema, n)],
-      );
+      const columns = scannedFields(node);
       return { columns, ...(node.predicate ? { predicate: resolveExpr(node.predicate, columns, loc) } : {}) };
     }
     case "filter":

@@ -42,10 +42,15 @@ function countLeaves(n: PlanNode): number {
   return isInnerJoin(n) ? countLeaves(n.left) + countLeaves(n.right) : 1;
 }
 
+/** The inner-join tree under `node` with each relation (leaf) replaced by `f(leaf)`. */
+function withLeaves(node: PlanNode, f: (leaf: PlanNode) => PlanNode): PlanNode {
+  return isInnerJoin(node) ? withChildren(node, [withLeaves(node.left, f), withLeaves(node.right, f)]) : f(node);
+}
+
 /** The inner-join tree under `node` as leaves, key equalities and output columns → leaf columns. */
 function flatten(node: PlanNode, leaves: PlanNode[], keys: [Ref, Ref][]): Map<string, Ref> {
   if (!isInnerJoin(node)) {
-    const leaf = leaves.push(run(node)) - 1;
+    const leaf = leaves.push(node) - 1;
     return new Map(node.schema.map((f) => [f.name, ref(leaf, f.name)]));
   }
   const left = flatten(node.left, leaves, keys);
@@ -69,7 +74,8 @@ function project(input: PlanNode, exprs: NamedExpr[], loc?: SourceLocation): Pla
   return { kind: "project", input, exprs, schema, ...(loc ? { loc } : {}) };
 }
 
-function reorder(node: Join): PlanNode {
+/** The join tree rebuilt in the chosen order, or undefined where the written order stays. */
+function reorder(node: Join): PlanNode | undefined {
   const leaves: PlanNode[] = [];
   const keys: [Ref, Ref][] = [];
   const output = flatten(node, leaves, keys);
@@ -102,8 +108,7 @@ function reorder(node: Join): PlanNode {
   // Without statistics on either side of a key, a join on it may multiply rows (a
   // low-cardinality key taken for a unique one): the written order is kept then.
   const known = (leaf: number, name: string) => est.knowsDistinct(parts[leaf].plan, name);
-  if (!edges.every((e) => known(e.a.leaf, e.a.name) || known(e.b.leaf, e.b.name)))
-    return withChildren(node, childrenOf(node).map(run));
+  if (!edges.every((e) => known(e.a.leaf, e.a.name) || known(e.b.leaf, e.b.name))) return undefined;
   while (parts.length > 1) {
     let best: { i: number; j: number; rows: number; on: [string[], string[]] } | undefined;
     for (let i = 0; i < parts.length; i++)
@@ -157,11 +162,12 @@ function keysBetween(edges: Edge[], p: Part, q: Part): [string[], string[]] {
 
 function run(node: PlanNode): PlanNode {
   if (!isInnerJoin(node)) return withChildren(node, childrenOf(node).map(run));
-  if (countLeaves(node) >= 3) return reorder(node);
+  // The relations first (each once; joins below them are ordered on their own).
+  const written = withLeaves(node, run) as Join;
+  if (countLeaves(written) >= 3) return reorder(written) ?? written;
   // Two relations: swapped only when the written build side is clearly the larger.
   const est = new Estimator();
-  const n = withChildren(node, childrenOf(node).map(run)) as Join;
-  return est.rows(n.right) > SWAP_RATIO * est.rows(n.left) ? reorder(node) : n;
+  return est.rows(written.right) > SWAP_RATIO * est.rows(written.left) ? (reorder(written) ?? written) : written;
 }
 
 export const joinOrder: OptimizerPass = { name: "joinOrder", run };

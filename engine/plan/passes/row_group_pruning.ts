@@ -6,13 +6,12 @@ import { BasinError } from "../../common/errors.js";
 import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
 import { readParquetFooter } from "../../io/parquet_footer.js";
 import { mayMatch } from "../../io/parquet_stats.js";
-import { resolveExpr } from "../resolve.js";
+import { resolveExpr, scannedFields } from "../resolve.js";
 import type { OptimizerPass } from "./pass.js";
 
 function prune(node: Extract<PlanNode, { kind: "scanFile" }>): PlanNode {
   const names = node.columns ?? node.fileSchema.map((f) => f.name);
-  const scanned = names.map((n) => node.fileSchema.find((f) => f.name === n) ?? { name: n, type: "int64" as const });
-  const predicate = node.predicate ? resolveExpr(node.predicate, scanned, node.loc) : undefined;
+  const predicate = node.predicate ? resolveExpr(node.predicate, scannedFields(node), node.loc) : undefined;
   let total = 0;
   const kept = node.files.map((path) => {
     let footer;
