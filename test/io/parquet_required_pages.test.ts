@@ -67,3 +67,29 @@ it("required PLAIN and dictionary columns read back exactly, whatever Snappy tag
   expect(got.text).toEqual(text);
   expect(got.x_comment).toEqual(x_comment);
 });
+
+it("long Snappy copies of every short period read back exactly", async () => {
+  // A run of one PLAIN string of length L repeats a (4 + L)-byte period: periods 4 to
+  // 28 bytes, each copied far past its own length; an empty string's run is zero bytes
+  // (period 1), and "aa…" inside a value period 1 again. Runs of an int64 pair repeat 16 bytes.
+  const values: string[] = [];
+  const keys: bigint[] = [];
+  for (let len = 0; len <= 24; len++) {
+    const s = len % 5 === 4 ? "a".repeat(len) : "xyzüvw東0123456789abcdefghij".slice(0, len);
+    for (let i = 0; i < 1500; i++) values.push(s);
+    for (let i = 0; i < 1500; i++) keys.push(BigInt(i % 2 === 0 ? len : -len - 1_000_000));
+  }
+  const rows = values.length;
+  const chunk = {
+    rows,
+    columns: [
+      { name: "x_comment", type: "string", values: strings(values) },
+      { name: "o_orderkey", type: "int64", values: BigInt64Array.from(keys) },
+    ],
+  } as unknown as Chunk;
+  const path = join(dir, "periods.parquet");
+  writeFileSync(path, chunkParquet(chunk));
+  const got = (await readParquet(path).compute()).toColumns();
+  expect(got.x_comment).toEqual(values);
+  expect(got.o_orderkey).toEqual(keys.map(Number));
+});

@@ -42,3 +42,27 @@ it("leaves a semi join alone when its right side is the small one", () => {
   const df = big.join(small, { leftOn: "bk", rightOn: "k", how: "semi" });
   expect(df.explain()).toEqual(df.explain({ optimize: { semiJoinReduction: false } }));
 });
+
+it("reduces below a filter, projection and aggregation grouped by the key, with the same answers", async () => {
+  // "keys with more than one distinct w": the reduction lands on the aggregation's input.
+  const having = big
+    .groupBy("bk")
+    .agg(col("w").nUnique().alias("ws"), col("bj").sum().alias("js"))
+    .filter(col("ws").gt(1))
+    .select("bk", "js");
+  for (const how of ["semi", "anti"] as const) {
+    const df = small.join(having, { leftOn: "k", rightOn: "bk", how });
+    expect(df.explain()).toMatch(/Aggregate keys=\[col\("bk"\)\][^\n]*\n\s+Join semi on \[bk\]/);
+    await sameAsUnreduced(df);
+  }
+  // Grouped by more than the key: still exact, a group's rows share every key.
+  const wider = big.groupBy("bk", "bj").agg(col("w").max().alias("m"));
+  await sameAsUnreduced(small.join(wider, { leftOn: ["k", "j"], rightOn: ["bk", "bj"], how: "semi" }));
+});
+
+it("keeps the reduction above an aggregation not grouped by its key", async () => {
+  const byPair = big.groupBy("bk", "bj").agg(col("w").max().alias("m"));
+  const df = small.join(byPair, { leftOn: "v", rightOn: "m", how: "semi" });
+  expect(df.explain()).toMatch(/Join semi on \[m\][^\n]*\n\s+Aggregate keys=\[col\("bk"\), col\("bj"\)\]/);
+  await sameAsUnreduced(df);
+});

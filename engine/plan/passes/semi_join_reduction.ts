@@ -27,25 +27,59 @@ function reduce(node: Join): PlanNode {
     schema: leftOn.map((l, i) => ({ name: rightOn[i], type: left.schema.find((f) => f.name === l)!.type })),
     ...(loc ? { loc } : {}),
   };
-  const reduced: Join = {
+  return { ...node, right: semiBelow(right, keys, rightOn, loc) };
+}
+
+/** Whether `name` is a column the node passes through unchanged from its input. */
+function passesThrough(node: PlanNode, name: string): boolean {
+  if (node.kind === "filter") return true;
+  const exprs = node.kind === "aggregate" ? node.keys : node.kind === "project" ? node.exprs : null;
+  return exprs !== null && exprs.some((e) => e.name === name && e.expr.kind === "col" && e.expr.name === name);
+}
+
+/**
+ * `input semi keys on names`, placed as deep as it stays equal: below filters, below
+ * projections that pass the key columns through, and below aggregations grouped by
+ * them (a group's rows all share its key, so keeping the groups with a wanted key is
+ * keeping the rows with one). Q21's "orders with more than one supplier" then counts
+ * distinct suppliers over the wanted orders' lines, not over all of lineitem.
+ */
+/** The node `semiBelow` would put the semi join above. */
+function landing(input: PlanNode, names: string[]): PlanNode {
+  return canDescend(input, names) ? landing(input.input, names) : input;
+}
+
+type PassThrough = PlanNode & { kind: "filter" | "project" | "aggregate" };
+
+function canDescend(input: PlanNode, names: string[]): input is PassThrough {
+  return (
+    (input.kind === "filter" || input.kind === "project" || input.kind === "aggregate") &&
+    names.every((n) => passesThrough(input, n))
+  );
+}
+
+function semiBelow(input: PlanNode, keys: PlanNode, names: string[], loc: PlanNode["loc"]): PlanNode {
+  if (canDescend(input, names)) return { ...input, input: semiBelow(input.input, keys, names, loc) } as PlanNode;
+  return {
     kind: "join",
-    left: right,
+    left: input,
     right: keys,
     how: "semi",
-    leftOn: rightOn,
-    rightOn,
-    output: right.schema.map((f) => ({ side: "left" as const, source: f.name, name: f.name })),
-    schema: right.schema,
+    leftOn: names,
+    rightOn: names,
+    output: input.schema.map((f) => ({ side: "left" as const, source: f.name, name: f.name })),
+    schema: input.schema,
     ...(loc ? { loc } : {}),
   };
-  return { ...node, right: reduced };
 }
 
 function run(node: PlanNode): PlanNode {
   const n = withChildren(node, childrenOf(node).map(run));
   if (n.kind !== "join" || (n.how !== "semi" && n.how !== "anti")) return n;
   const est = new Estimator();
-  return est.rows(n.right) > REDUCE_RATIO * est.rows(n.left) ? reduce(n) : n;
+  // Sized where the reduction would land: a filter above an aggregate (HAVING) says
+  // little about how many input rows the aggregate reads.
+  return est.rows(landing(n.right, n.rightOn)) > REDUCE_RATIO * est.rows(n.left) ? reduce(n) : n;
 }
 
 export const semiJoinReduction: OptimizerPass = { name: "semiJoinReduction", run };

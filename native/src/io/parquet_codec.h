@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace basin {
@@ -24,6 +25,27 @@ inline bool Varint64(const uint8_t* b, size_t n, size_t* at, uint64_t* out) {
     }
   }
   return false;
+}
+
+// A copy that overlaps its own output (offset < len): out[i] = out[i - offset] for i
+// in [0, len). The pattern is first doubled until it spans 8 bytes (each doubling is a
+// non-overlapping copy of what is written), then copied 8 bytes at a time: runs of one
+// repeated value, common in sorted or low-cardinality columns, are long copies of a
+// short pattern.
+inline void RepeatCopy(uint8_t* out, size_t offset, size_t len) {
+  const uint8_t* const src = out - offset;
+  uint8_t* d = out;
+  size_t left = len;
+  size_t dist = offset;  // a multiple of the period, so d - dist repeats d's bytes
+  while (dist < 8 && left > 0) {
+    const size_t c = dist < left ? dist : left;
+    std::memcpy(d, src, c);
+    d += c;
+    left -= c;
+    dist *= 2;
+  }
+  for (; left >= 8; left -= 8, d += 8) std::memcpy(d, d - dist, 8);
+  for (size_t i = 0; i < left; i++) d[i] = d[i - dist];
 }
 
 // A raw Snappy block's tags (after its length varint, from b[at]) into out[0, want):
@@ -83,7 +105,7 @@ inline bool SnappyInto(const uint8_t* b, size_t n, size_t at, uint8_t* out, uint
     } else if (offset >= len) {
       std::memcpy(op, src, len);
     } else {
-      for (size_t i = 0; i < len; i++) op[i] = src[i];  // a short repeat: byte by byte
+      RepeatCopy(op, offset, len);
     }
     op += len;
   }
@@ -111,6 +133,31 @@ inline bool Snappy(const uint8_t* b, size_t n, std::vector<uint8_t>* out, uint64
 // The hybrid's `count` values (each below 2^bits, bits <= 32) into out[0, count):
 // runs are filled, bit-packed groups unpacked with one 8-byte load per value where
 // the bytes allow. False when the runs do not fit in b[at, end).
+// `groups` groups of 8 values of B bits each from in (8 readable bytes must follow
+// the last group), with the shifts known at compile time.
+template <int B>
+inline void UnpackGroupsOf(const uint8_t* in, int64_t groups, uint32_t* out) {
+  constexpr uint64_t mask = (uint64_t(1) << B) - 1;
+  for (int64_t g = 0; g < groups; g++, in += B, out += 8) {
+    for (int j = 0; j < 8; j++) {
+      uint64_t w;
+      std::memcpy(&w, in + (j * B) / 8, 8);
+      out[j] = uint32_t((w >> ((j * B) & 7)) & mask);
+    }
+  }
+}
+
+template <int... B>
+inline void UnpackGroupsDispatch(const uint8_t* in, int bits, int64_t groups, uint32_t* out,
+                                 std::integer_sequence<int, B...>) {
+  (void)((bits == B + 1 ? (UnpackGroupsOf<B + 1>(in, groups, out), true) : false) || ...);
+}
+
+// Bit-packed groups of the hybrid for 1 <= bits <= 32.
+inline void UnpackGroups(const uint8_t* in, int bits, int64_t groups, uint32_t* out) {
+  UnpackGroupsDispatch(in, bits, groups, out, std::make_integer_sequence<int, 32>{});
+}
+
 inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int64_t count, uint32_t* out) {
   if (bits < 0 || bits > 32) return false;
   if (bits == 0) {
@@ -129,7 +176,14 @@ inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int
       if (groups == 0 || groups > (uint64_t(1) << 40) || bytes > end - at) return false;
       const int64_t take = std::min<int64_t>(int64_t(groups * 8), count - seen);
       const uint8_t* base = b + at;
-      for (int64_t i = 0; i < take; i++) {
+      // Whole groups with 8 readable bytes past them go through the unrolled unpacker.
+      int64_t i = 0;
+      if (bytes >= 8) {
+        const int64_t fast = std::min<int64_t>(take / 8, int64_t((bytes - 8) / uint64_t(bits)));
+        UnpackGroups(base, bits, fast, out + seen);
+        i = fast * 8;
+      }
+      for (; i < take; i++) {
         const uint64_t bit0 = uint64_t(i) * uint64_t(bits);
         const size_t from = size_t(bit0 >> 3);
         uint64_t w = 0;

@@ -162,8 +162,9 @@ class ColumnDecoder {
     if (present == 0) return indices_.data();
     if (n < 1 || b[0] > 32 || !HybridToArray(b, 1, n, b[0], present, indices_.data()))
       fail("a data page's dictionary indices do not decode");
-    for (int64_t i = 0; i < present; i++)
-      if (indices_[size_t(i)] >= uint64_t(entries))
+    uint32_t top = 0;  // one branch-free pass, checked once
+    for (int64_t i = 0; i < present; i++) top = std::max(top, indices_[size_t(i)]);
+    if (top >= uint64_t(entries))
         fail("a data page's dictionary index reaches past the " + std::to_string(entries) + " entries of its dictionary");
     return indices_.data();
   }
