@@ -8,6 +8,7 @@ import { closeSync, openSync } from "node:fs";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
+import type { NativeExpr } from "../graph/kernel_args.js";
 import { native, type Handle } from "../native/addon.js";
 import { batchToJs } from "./arrow_convert.js";
 import { arrowLib, parquetLib } from "./arrow_lib.js";
@@ -18,12 +19,14 @@ import { readAt } from "./read_at.js";
 import { fieldInt, fieldStruct, fieldStructs } from "./thrift.js";
 
 /**
- * Row groups `rowGroups` of a Parquet file as one table with `columns`.
+ * Row groups `rowGroups` of a Parquet file as one table with `columns`; with a
+ * `predicate` (over those columns), only the rows it holds for. The addon tests a
+ * string column's conditions on its dictionary entries and gathers only kept strings.
  *
  * @example
  * const h = scanParquet("trips.parquet", [0, 1], [{ name: "fare", type: "float64" }]);
  */
-export function scanParquet(path: string, rowGroups: number[], columns: Field[]): Handle {
+export function scanParquet(path: string, rowGroups: number[], columns: Field[], predicate?: NativeExpr): Handle {
   const footer = readParquetFooter(path);
   const index = columns.map((c) => {
     const i = footer.columns.findIndex((x) => x.name === c.name);
@@ -41,7 +44,15 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[])
         `${path} has ${footer.rowGroups.length} row groups, not ${g + 1}; did the file change while the pipeline ran?`,
       );
   if (rowGroups.length === 0 || columns.length === 0) return native().tableFromJs(emptyTable(columns));
-  return decodeNatively(footer, rowGroups, index) ?? decodeWithArrow(footer, rowGroups, index, columns);
+  const decoded = decodeNatively(footer, rowGroups, index, predicate);
+  if (decoded !== null) return decoded;
+  const all = decodeWithArrow(footer, rowGroups, index, columns);
+  if (!predicate) return all;
+  try {
+    return native().filter(all, predicate);
+  } finally {
+    native().release(all);
+  }
 }
 
 const PLAIN = 0,
@@ -113,7 +124,12 @@ function inflated(
 }
 
 /** The columns decoded by the addon, or null when one of them needs parquet-wasm. */
-function decodeNatively(footer: ParquetFooter, groups: number[], index: number[]): Handle | null {
+function decodeNatively(
+  footer: ParquetFooter,
+  groups: number[],
+  index: number[],
+  predicate: NativeExpr | undefined,
+): Handle | null {
   const addon = native();
   const schema = fieldStructs(footer.meta, 2);
   const rgs = fieldStructs(footer.meta, 4);
@@ -162,7 +178,7 @@ function decodeNatively(footer: ParquetFooter, groups: number[], index: number[]
     closeSync(fd);
   }
   const rows = groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
-  return addon.parquetDecode({ path: footer.path, rows, columns: specs });
+  return addon.parquetDecode({ path: footer.path, rows, columns: specs, ...(predicate ? { predicate } : {}) });
 }
 
 /** The columns through parquet-wasm (a cut file of just those chunks) and Arrow. */

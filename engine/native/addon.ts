@@ -333,6 +333,8 @@ export interface NativeAddon {
       codec: number;
       pages: (NativeParquetPage & { group: number })[];
     }[];
+    /** Keeps only the rows this (over the columns, by index) holds for. */
+    predicate?: NativeExpr;
   }): Handle;
   /** Whether parquetDecode reads pages compressed with `codec` (parquet.thrift CompressionCodec). */
   parquetCodecSupported(codec: number): boolean;

@@ -116,9 +116,14 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           replace([r.handle]);
           break;
         }
-        case "scanParquet":
-          replace([scanParquet(step.path, step.rowGroups, step.columns)]);
+        case "scanParquet": {
+          // A filter right after the scan is applied while decoding (dictionary tests, kept strings only).
+          const next = steps[at + 1];
+          const fused = gpu === undefined && next?.kind === "filter" ? next.predicate : undefined;
+          replace([scanParquet(step.path, step.rowGroups, step.columns, fused)]);
+          if (fused) at++;
           break;
+        }
         case "scanJson":
           replace([scanJson(step.path, step.start, step.end, step.columns)]);
           break;

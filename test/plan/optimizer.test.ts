@@ -1,10 +1,10 @@
 // The optimizer: explain() shows each pass at work, and every pass only changes
 // speed, never answers (results compared with the passes on and off).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { PLAN_VERSION } from "../../engine/common/plan.js";
 import { makeTrips, writeTripsCsv } from "../helpers/data.js";
-import { tableRows } from "../helpers/oracle.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { LocalCluster } from "../../engine/cluster/local.js";
 
 let dir: string;
@@ -66,6 +66,30 @@ describe("optimizer", () => {
       );
     } finally {
       p.unpersist();
+    }
+  });
+
+  it("gives each side of a join what an OR across both sides implies for it, with the same answers", async () => {
+    const dims = fromColumns({
+      dk: [0, 1, 2, 3, 4, 5, 6, 7, null],
+      tier: ["a", "b", "a", "c", "b", null, "a", "c", "a"],
+    });
+    const across = col("tier")
+      .eq("a")
+      .and(col("v").lt(300))
+      .or(col("tier").eq("b").and(col("city").isNull()));
+    const inner = () => trips().join(dims, { leftOn: "k", rightOn: "dk" }).filter(across);
+    const plan = inner().explain();
+    expect(plan).toMatch(/ScanCsv[^\n]*predicate=\(\(col\("v"\) < 300\) or isNull\(col\("city"\)\)\)/);
+    expect(plan).toMatch(/Filter \(\(col\("tier"\) == "a"\) or \(col\("tier"\) == "b"\)\)\n\s+Values/);
+    expect(plan.split("\n")[0]).toMatch(/^Filter/); // the OR itself still decides
+    // A left join null-extends the right side: only the left takes its part.
+    const left = () => trips().join(dims, { leftOn: "k", rightOn: "dk", how: "left" }).filter(across);
+    expect(left().explain()).not.toMatch(/Filter[^\n]*\n\s+Values/);
+    for (const q of [inner, left]) {
+      const on = tableRows(await q().compute({ cluster }));
+      expectSameRows(on, tableRows(await q().compute({ cluster, optimize: OFF })), q().explain().split("\n")[0]);
+      expect(on.length).toBeGreaterThan(0);
     }
   });
 

@@ -2,7 +2,10 @@
 // flat column chunks into a stored table (io/parquet_decode.h).
 #include <napi.h>
 
+#include <memory>
+
 #include "bind/napi_util.h"
+#include "bind/plan_args.h"
 #include "io/parquet_decode.h"
 #include "io/parquet_pages.h"
 
@@ -33,7 +36,8 @@ void RegisterParquet(Napi::Env env, Napi::Object exports) {
     });
   }));
   // parquetDecode({ path, rows, columns: [{ name, type, physical, optional, unsigned, timeMul,
-  //   timeDiv, codec, pages: [{ type, body, raw, values, encoding, levelBytes, compressed, group }] }] }) -> handle
+  //   timeDiv, codec, pages: [{ type, body, raw, values, encoding, levelBytes, compressed, group }] }],
+  //   predicate? }) -> handle of the rows the predicate (over these columns) holds for
   exports.Set("parquetDecode", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       auto o = info[0].As<Napi::Object>();
@@ -70,7 +74,10 @@ void RegisterParquet(Napi::Env env, Napi::Object exports) {
         columns.push_back(std::move(in));
       }
       const std::string path = o.Get("path").As<Napi::String>().Utf8Value();
-      return PutTable(info.Env(), DecodeParquet(columns, num(o, "rows"), path));
+      std::unique_ptr<Expr> predicate;
+      if (o.Has("predicate") && o.Get("predicate").IsObject())
+        predicate = std::make_unique<Expr>(ParseExpr(o.Get("predicate").As<Napi::Object>()));
+      return PutTable(info.Env(), DecodeParquet(columns, num(o, "rows"), path, predicate.get()));
     });
   }));
 

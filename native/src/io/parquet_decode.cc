@@ -1,5 +1,6 @@
 #include "io/parquet_decode.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -9,6 +10,7 @@
 
 #include "io/parquet_codec.h"
 #include "io/utf8.h"
+#include "ops/expr.h"
 
 namespace basin {
 namespace {
@@ -19,13 +21,24 @@ constexpr int kPlain = 0, kPlainDictionary = 2, kRle = 3, kDeltaBinaryPacked = 5
 constexpr int kBoolean = 0, kInt32 = 1, kInt64 = 2, kFloat = 4, kDouble = 5, kByteArray = 6;
 constexpr int kUncompressed = 0, kSnappy = 1, kZstd = 6;
 
+// A dictionary-encoded string column before its strings are gathered.
+struct DictCodes {
+  Column dict;                 // the entries, then one null entry
+  std::vector<int32_t> codes;  // per row, an index into dict
+};
+
 // Decodes one column's pages into a Basin column, page by page.
 class ColumnDecoder {
  public:
-  ColumnDecoder(const ParquetColumnIn& c, int64_t rows, const std::string& path) : c_(c), rows_(rows), path_(path) {
+  // codes: a string column is read as dictionary codes (finishCodes) while every data
+  // page is dictionary-encoded; notDictionary() tells when one is not.
+  ColumnDecoder(const ParquetColumnIn& c, int64_t rows, const std::string& path, bool codes = false)
+      : c_(c), rows_(rows), path_(path), codesMode_(codes && c.type == DType::String) {
     col_.type = c.type;
     col_.length = rows;
-    if (c.type == DType::String) {
+    if (codesMode_) {
+      codes_.resize(size_t(rows));
+    } else if (c.type == DType::String) {
       col_.data = MakeBufferNoInit(size_t(rows + 1) * 8);
       col_.data->as<int64_t>()[0] = 0;
     } else {
@@ -44,8 +57,40 @@ class ColumnDecoder {
     return std::move(col_);
   }
 
+  bool notDictionary() const { return notDictionary_; }
+
+  // Codes mode: every dictionary's entries, in page order, with one null entry last
+  // (the code of a null row), and each row's code into them.
+  DictCodes finishCodes() {
+    if (row_ != rows_)
+      fail("its pages hold " + std::to_string(row_) + " rows, its row groups " + std::to_string(rows_));
+    const int64_t entries = dictOffsets_.empty() ? 0 : int64_t(dictOffsets_.size()) - 1;
+    DictCodes out;
+    out.dict.type = DType::String;
+    out.dict.length = entries + 1;
+    out.dict.data = MakeBufferNoInit(size_t(entries + 2) * 8);
+    int64_t* off = out.dict.data->as<int64_t>();
+    off[0] = 0;
+    for (int64_t e = 0; e < entries; e++) off[e + 1] = dictOffsets_[size_t(e + 1)];
+    off[entries + 1] = off[entries];
+    // 16 readable bytes past the last entry: GatherCodes copies short strings 16 bytes at a time.
+    out.dict.chars = MakeBufferNoInit(dictChars_.size() + 16);
+    if (!dictChars_.empty()) std::memcpy(out.dict.chars->data(), dictChars_.data(), dictChars_.size());
+    out.dict.chars->shrink(dictChars_.size());
+    out.dict.validity = MakeBufferNoInit(size_t(entries + 1));
+    std::memset(out.dict.validity->data(), 1, size_t(entries));
+    out.dict.validity->data()[entries] = 0;
+    const uint8_t* valid = validity_ ? validity_->data() : nullptr;
+    if (valid)
+      for (int64_t i = 0; i < rows_; i++)
+        if (!valid[i]) codes_[size_t(i)] = int32_t(entries);
+    out.codes = std::move(codes_);
+    return out;
+  }
+
   void page(const ParquetPageIn& p) {
     group_ = p.group;
+    if (notDictionary_) return;
     if (p.type == kDictionaryPage) return dictionary(p);
     if (p.type != kDataV1 && p.type != kDataV2) return;  // index pages
     if (p.values < 0 || p.values > rows_ - row_) fail("a data page holds more rows than its row groups");
@@ -230,7 +275,20 @@ class ColumnDecoder {
     if (p.values < 0 || p.values > int64_t(body.second) * 8 + 8) fail("a dictionary page has a bad value count");
     if (p.encoding != kPlain && p.encoding != kPlainDictionary) fail("a dictionary page is not PLAIN-encoded");
     entries_ = p.values;
-    if (c_.type == DType::String) {
+    if (codesMode_) {
+      // Each chunk's dictionary is appended: codes count from its first entry.
+      if (dictOffsets_.empty()) dictOffsets_.assign(1, 0);
+      dictBase_ = int64_t(dictOffsets_.size()) - 1;
+      if (dictBase_ + p.values >= (int64_t(1) << 31) - 1) return notDictionary_ = true, void();
+      const size_t start = dictChars_.size();
+      size_t at = 0;
+      for (int64_t i = 0; i < p.values; i++) {
+        const auto s = nextString(body.first, body.second, &at);
+        dictChars_.insert(dictChars_.end(), s.first, s.first + s.second);
+        dictOffsets_.push_back(int64_t(dictChars_.size()));
+      }
+      checkUtf8(dictChars_.data() + start, dictChars_.size() - start);
+    } else if (c_.type == DType::String) {
       dictOffsets_.assign(1, 0);
       dictChars_.clear();
       size_t at = 0;
@@ -325,6 +383,7 @@ class ColumnDecoder {
   }
 
   void strings(const uint8_t* b, size_t n, int encoding, int64_t count, int64_t present) {
+    if (codesMode_) return codes(b, n, encoding, count, present);
     int64_t* off = col_.data->as<int64_t>() + row_;
     const uint8_t* valid = validity_ ? validity_->data() + row_ : nullptr;
     if (encoding == kPlain) {
@@ -380,9 +439,28 @@ class ColumnDecoder {
     }
   }
 
+  // Codes mode: the rows' dictionary codes (a null row's is set by finishCodes).
+  void codes(const uint8_t* b, size_t n, int encoding, int64_t count, int64_t present) {
+    if (encoding != kPlainDictionary && encoding != kRleDictionary) return notDictionary_ = true, void();
+    if (entries_ < 0) fail("a dictionary-encoded page comes before its dictionary");
+    const uint32_t* idx = indices(b, n, present, entries_);
+    int32_t* out = codes_.data() + row_;
+    const uint8_t* valid = validity_ ? validity_->data() + row_ : nullptr;
+    const int32_t base = int32_t(dictBase_);
+    if (present == count) {
+      for (int64_t i = 0; i < count; i++) out[i] = base + int32_t(idx[i]);
+    } else {
+      for (int64_t i = 0, k = 0; i < count; i++) out[i] = valid[i] ? base + int32_t(idx[k++]) : 0;
+    }
+  }
+
   const ParquetColumnIn& c_;
   const int64_t rows_;
   const std::string& path_;
+  const bool codesMode_;
+  bool notDictionary_ = false;
+  std::vector<int32_t> codes_;
+  int64_t dictBase_ = 0;
   Column col_;
   BufferPtr validity_;
   int64_t row_ = 0;
@@ -402,16 +480,187 @@ bool ParquetCodecSupported(int codec) {
   return codec == kUncompressed || codec == kSnappy;
 }
 
-TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path) {
-  auto t = std::make_shared<Table>();
-  t->rows = rows;
-  for (const auto& c : columns) {
-    ColumnDecoder d(c, rows, path);
-    for (const auto& p : c.pages) d.page(p);
-    t->names.push_back(c.name);
-    t->columns.push_back(d.finish());
+namespace {
+
+// The strings of the rows `keep` marks (every row when it is empty), from the dictionary:
+// lengths summed first, so the characters are written once into a buffer of their size.
+Column GatherCodes(const DictCodes& d, const std::vector<uint8_t>& keep, int64_t kept) {
+  const int64_t rows = int64_t(d.codes.size());
+  const int64_t* doff = d.dict.values<int64_t>();
+  const uint8_t* dchars = d.dict.chars ? d.dict.chars->data() : nullptr;
+  const int32_t nullCode = int32_t(d.dict.length - 1);
+  Column c;
+  c.type = DType::String;
+  c.length = kept;
+  c.data = MakeBufferNoInit(size_t(kept + 1) * 8);
+  int64_t* off = c.data->as<int64_t>();
+  off[0] = 0;
+  bool nulls = false;
+  for (int64_t i = 0, k = 0; i < rows; i++) {
+    if (!keep.empty() && !keep[size_t(i)]) continue;
+    const int32_t code = d.codes[size_t(i)];
+    nulls |= code == nullCode;
+    off[k + 1] = off[k] + (doff[code + 1] - doff[code]);
+    k++;
   }
-  return t;
+  // Short strings (most dictionary entries) are copied as 16 fixed bytes, into 16 bytes
+  // of slack: a libc call per row was the gather's biggest cost.
+  c.chars = MakeBufferNoInit(size_t(off[kept]) + 16);
+  uint8_t* chars = c.chars->data();
+  if (nulls) c.validity = MakeBufferNoInit(size_t(kept));
+  for (int64_t i = 0, k = 0; i < rows; i++) {
+    if (!keep.empty() && !keep[size_t(i)]) continue;
+    const int32_t code = d.codes[size_t(i)];
+    const size_t len = size_t(off[k + 1] - off[k]);
+    if (len <= 16) std::memcpy(chars + off[k], dchars + doff[code], 16);
+    else std::memcpy(chars + off[k], dchars + doff[code], len);
+    if (nulls) c.validity->data()[k] = code != nullCode;
+    k++;
+  }
+  c.chars->shrink(size_t(off[kept]));
+  return c;
+}
+
+void Conjuncts(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.kind == ExprKind::Binary && e.op == "and") {
+    Conjuncts(e.args[0], out);
+    Conjuncts(e.args[1], out);
+  } else {
+    out->push_back(&e);
+  }
+}
+
+// The columns `e` reads into *cols; false when its value may depend on more than each
+// row's values (a strict cast can fail on a dictionary entry no kept row has).
+bool ReadsPerValue(const Expr& e, std::vector<int>* cols) {
+  if (e.kind == ExprKind::Col && std::find(cols->begin(), cols->end(), e.index) == cols->end()) cols->push_back(e.index);
+  if (e.kind == ExprKind::Cast && e.strict) return false;
+  for (const auto& a : e.args)
+    if (!ReadsPerValue(a, cols)) return false;
+  return true;
+}
+
+Expr ReadingColumnZero(const Expr& e) {
+  Expr c = e;
+  if (c.kind == ExprKind::Col) c.index = 0;
+  for (auto& a : c.args) a = ReadingColumnZero(a);
+  return c;
+}
+
+// Whether each row of `value` (one column, named as the scan names it) passes every one
+// of `tests`, which read only that column.
+std::vector<uint8_t> Passes(const Column& value, const std::string& name, const std::vector<const Expr*>& tests) {
+  Table one;
+  one.rows = value.length;
+  one.names = {name};
+  one.columns = {value};
+  std::vector<uint8_t> ok(size_t(value.length), 1);
+  for (const Expr* e : tests) {
+    const Column r = Evaluate(ReadingColumnZero(*e), one);
+    const uint8_t* v = r.values<uint8_t>();
+    for (int64_t i = 0; i < value.length; i++) ok[size_t(i)] &= uint8_t(r.valid(i) && v[i] != 0);
+  }
+  return ok;
+}
+
+}  // namespace
+
+TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path,
+                       const Expr* predicate) {
+  // Conjuncts that read one string column alone are tested on its dictionary entries
+  // (a few, however many rows) and the rows keep their entry's answer; the others are
+  // evaluated over the rows that pass. Dictionary-encoded strings are gathered only for
+  // the rows kept.
+  std::vector<const Expr*> conjuncts, rest;
+  if (predicate) Conjuncts(*predicate, &conjuncts);
+  std::vector<std::vector<const Expr*>> own(columns.size());
+  for (const Expr* e : conjuncts) {
+    std::vector<int> cols;
+    const bool perValue = ReadsPerValue(*e, &cols);
+    if (perValue && cols.size() == 1 && cols[0] >= 0 && size_t(cols[0]) < columns.size() &&
+        columns[size_t(cols[0])].type == DType::String)
+      own[size_t(cols[0])].push_back(e);
+    else
+      rest.push_back(e);
+  }
+  std::vector<Column> out(columns.size());
+  std::vector<std::unique_ptr<DictCodes>> dicts(columns.size());
+  std::vector<uint8_t> keep;  // empty: every row
+  auto narrow = [&](const std::vector<uint8_t>& pass) {
+    if (keep.empty()) keep = pass;
+    else for (size_t i = 0; i < keep.size(); i++) keep[i] &= pass[i];
+  };
+  for (size_t i = 0; i < columns.size(); i++) {
+    const auto& c = columns[i];
+    if (c.type != DType::String) continue;
+    ColumnDecoder codes(c, rows, path, true);
+    for (const auto& p : c.pages) codes.page(p);
+    if (!codes.notDictionary()) {
+      dicts[i] = std::make_unique<DictCodes>(codes.finishCodes());
+      if (own[i].empty()) continue;
+      const std::vector<uint8_t> entry = Passes(dicts[i]->dict, c.name, own[i]);
+      std::vector<uint8_t> pass(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; r++) pass[size_t(r)] = entry[size_t(dicts[i]->codes[size_t(r)])];
+      narrow(pass);
+    } else {
+      ColumnDecoder d(c, rows, path);
+      for (const auto& p : c.pages) d.page(p);
+      out[i] = d.finish();
+      if (!own[i].empty()) narrow(Passes(out[i], c.name, own[i]));
+    }
+  }
+  for (size_t i = 0; i < columns.size(); i++) {
+    if (columns[i].type == DType::String) continue;
+    ColumnDecoder d(columns[i], rows, path);
+    for (const auto& p : columns[i].pages) d.page(p);
+    out[i] = d.finish();
+  }
+  int64_t kept = rows;
+  if (!keep.empty()) {
+    kept = 0;
+    for (uint8_t k : keep) kept += k;
+  }
+  // The decoded columns cut to the kept rows, then the dictionary columns gathered.
+  auto t = std::make_shared<Table>();
+  t->rows = kept;
+  t->names.reserve(columns.size());
+  for (const auto& c : columns) t->names.push_back(c.name);
+  t->columns.resize(columns.size());
+  if (!keep.empty() && kept < rows) {
+    Table decoded;
+    decoded.rows = rows;
+    std::vector<size_t> at;
+    for (size_t i = 0; i < columns.size(); i++)
+      if (!dicts[i]) {
+        decoded.names.push_back(columns[i].name);
+        decoded.columns.push_back(std::move(out[i]));
+        at.push_back(i);
+      }
+    Column mask;
+    mask.type = DType::Bool;
+    mask.length = rows;
+    mask.data = MakeBufferNoInit(keep.size());
+    if (!keep.empty()) std::memcpy(mask.data->data(), keep.data(), keep.size());
+    const TablePtr cut = FilterByMask(decoded, mask);
+    for (size_t j = 0; j < at.size(); j++) t->columns[at[j]] = cut->columns[j];
+  } else {
+    for (size_t i = 0; i < columns.size(); i++)
+      if (!dicts[i]) t->columns[i] = std::move(out[i]);
+    keep.clear();
+  }
+  for (size_t i = 0; i < columns.size(); i++)
+    if (dicts[i]) t->columns[i] = GatherCodes(*dicts[i], keep, kept);
+  if (rest.empty()) return t;
+  Expr all = *rest[0];
+  for (size_t k = 1; k < rest.size(); k++) {
+    Expr both;
+    both.kind = ExprKind::Binary;
+    both.op = "and";
+    both.type = DType::Bool;
+    both.args = {std::move(all), *rest[k]};
+    all = std::move(both);
+  }
+  return Filter(*t, all);
 }
 
 }  // namespace basin

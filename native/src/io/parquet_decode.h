@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/expr.h"
 #include "store/column.h"
 
 namespace basin {
@@ -39,8 +40,10 @@ struct ParquetColumnIn {
   std::vector<ParquetPageIn> pages;  // every chunk's pages, in row order
 };
 
-// The columns as one table of `rows` rows; `path` names the file in errors.
-TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path);
+// The columns as one table of `rows` rows; `path` names the file in errors. With a
+// predicate (an expression over these columns, by index), only the rows it holds for.
+TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path,
+                       const Expr* predicate = nullptr);
 
 // Whether this build decodes `codec` (0 UNCOMPRESSED, 1 SNAPPY, 6 ZSTD when built with zstd).
 bool ParquetCodecSupported(int codec);

@@ -1,0 +1,63 @@
+// A filter right after a Parquet scan runs while decoding: conditions on one string
+// column are tested once per dictionary entry, and only the kept rows' strings are
+// gathered. The rows are DuckDB's for the same SQL: nulls, unicode, a column whose
+// later row groups fall back from dictionary to PLAIN pages, conditions across
+// columns, and conditions no row meets.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { col, lit, readParquet, type Expr } from "../../engine/api/index.js";
+import { LocalCluster } from "../../engine/cluster/local.js";
+import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+
+const dir = mkdtempSync(join(tmpdir(), "basin-dict-filter-"));
+const file = join(dir, "d.parquet");
+let duck: Duck;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  cluster = new LocalCluster({ workers: 2 });
+  duck = await Duck.open();
+  // s: 7 values and nulls (dictionary pages throughout); t: 9 values for the first
+  // 12,000 rows, then every row its own (DuckDB falls back to PLAIN pages there).
+  await duck.run(`CREATE TABLE d AS SELECT i,
+      CASE WHEN i % 17 = 0 THEN NULL ELSE ['a', 'b', 'Zürich', '東京', 'Zoo', '', 'b 7'][i % 7 + 1] END AS s,
+      CASE WHEN i < 12000 THEN 'tag' || (i % 9)::VARCHAR ELSE 'u' || i::VARCHAR || 'ß' END AS t,
+      CASE WHEN i % 13 = 0 THEN NULL ELSE (i * 7919) % 1000 END AS n
+    FROM range(30000) r(i)`);
+  await duck.run(`COPY d TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 4096)`);
+});
+
+afterAll(async () => {
+  duck.close();
+  await cluster.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cases: [string, Expr, string][] = [
+  ["an equality", col("s").eq("Zürich"), "s = 'Zürich'"],
+  ["a list and a number", col("s").isIn(["a", "東京", ""]).and(col("n").gt(500)), "s IN ('a', '東京', '') AND n > 500"],
+  ["an OR on one column, nulls kept", col("s").str.startsWith("Z").or(col("s").isNull()), "s LIKE 'Z%' OR s IS NULL"],
+  ["a negation (null rows drop out)", col("s").eq("b").not(), "NOT (s = 'b')"],
+  ["a null filled first", col("s").fillNull("none").eq("none"), "coalesce(s, 'none') = 'none'"],
+  ["dictionary then PLAIN pages", col("t").str.contains("7").and(col("s").ne("a")), "contains(t, '7') AND s <> 'a'"],
+  ["two string columns compared", col("s").eq(col("t")).or(col("t").eq("tag3")), "s = t OR t = 'tag3'"],
+  ["no row", col("s").eq("nowhere").and(col("n").ge(0)), "s = 'nowhere' AND n >= 0"],
+  ["every row", col("s").eq("x").or(lit(true)), "true"],
+];
+
+it.each(cases)("keeps DuckDB's rows for %s", async (_label, predicate, sql) => {
+  const df = readParquet(file).filter(predicate);
+  expect(df.explain()).toMatch(/ScanParquet[^\n]*predicate=/);
+  const got = tableRows(await df.compute({ cluster }));
+  const want = await duck.rows(`SELECT i, s, t, n FROM d WHERE ${sql}`);
+  expectSameRows(got, want, sql);
+});
+
+it("keeps the strings of the rows kept, in their order, with the columns read", async () => {
+  const df = readParquet(file, { columns: ["t", "s"] }).filter(col("s").isIn(["Zoo", "b 7"]));
+  const got = tableRows(await df.compute({ cluster }));
+  const want = await duck.rows(`SELECT t, s FROM d WHERE s IN ('Zoo', 'b 7') ORDER BY i`);
+  expectSameRows(got, want, "ordered", true);
+});
