@@ -1,12 +1,16 @@
 // Chooses how each join runs: broadcast the right side to every left partition
-// when it is small and the join keeps no unmatched right rows; otherwise
-// hash-partition both sides by key.
+// when it is expected to be small (estimated rows, see ../estimate.ts) and the join
+// keeps no unmatched right rows; otherwise hash-partition both sides by key.
 import { statSync } from "node:fs";
 import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
+import type { Field } from "../../common/types.js";
+import { Estimator } from "../estimate.js";
 import type { OptimizerPass } from "./pass.js";
 
 /** Right sides estimated below this many bytes are broadcast. */
 export const BROADCAST_BYTES = 64 * 1024 * 1024;
+/** Right sides of up to this many rows are broadcast even when larger than the left. */
+const SMALL_ROWS = 100_000;
 
 /**
  * An upper bound on the bytes a node produces (files on disk, or 8 bytes a cell);
@@ -37,12 +41,40 @@ export function estimateBytes(node: PlanNode, fileFactor = 1): number {
   }
 }
 
-function run(node: PlanNode): PlanNode {
-  const n = withChildren(node, childrenOf(node).map(run));
-  if (n.kind !== "join") return n;
-  const keepsRightRows = n.how === "right" || n.how === "outer";
-  const strategy = !keepsRightRows && estimateBytes(n.right) <= BROADCAST_BYTES ? "broadcast" : "hash";
-  return { ...n, strategy };
+/** Bytes a value of each type takes in the store (a string: its offset and ~24 characters). */
+function fieldBytes(f: Field): number {
+  return f.type === "bool" ? 1 : f.type === "date" ? 4 : f.type === "string" ? 32 : 8;
+}
+
+/**
+ * The bytes the right side is expected to hold: the estimated rows of its columns,
+ * capped by the upper bound. The bound alone counts a persisted table's every column
+ * and a join or aggregation as large as its inputs, so a small filtered dimension or a
+ * per-key aggregate was shuffled with the fact table instead of broadcast (TPC-H Q8,
+ * Q17 in memory hash-partitioned all of lineitem).
+ */
+function rightBytes(node: PlanNode, est: Estimator): number {
+  const width = node.schema.reduce((n, f) => n + fieldBytes(f), 0);
+  return Math.min(estimateBytes(node), est.rows(node) * width);
+}
+
+function run(root: PlanNode): PlanNode {
+  const est = new Estimator();
+  const visit = (node: PlanNode): PlanNode => {
+    const n = withChildren(node, childrenOf(node).map(visit));
+    if (n.kind !== "join") return n;
+    const keepsRightRows = n.how === "right" || n.how === "outer";
+    // A right side larger than the left is hash-partitioned with it: its hash table is then
+    // built in parallel parts instead of whole by one thread (TPC-H Q13's orders).
+    const rows = est.rows(n.right);
+    const broadcast =
+      !keepsRightRows &&
+      rightBytes(n.right, est) <= BROADCAST_BYTES &&
+      (rows <= SMALL_ROWS || rows <= est.rows(n.left));
+    const strategy = broadcast ? "broadcast" : "hash";
+    return { ...n, strategy };
+  };
+  return visit(root);
 }
 
 export const joinStrategy: OptimizerPass = { name: "joinStrategy", run };
