@@ -44,6 +44,14 @@ const cases: [string, Expr, string][] = [
   ["dictionary then PLAIN pages", col("t").str.contains("7").and(col("s").ne("a")), "contains(t, '7') AND s <> 'a'"],
   ["two string columns compared", col("s").eq(col("t")).or(col("t").eq("tag3")), "s = t OR t = 'tag3'"],
   ["no row", col("s").eq("nowhere").and(col("n").ge(0)), "s = 'nowhere' AND n >= 0"],
+  [
+    "numbers alone (strings gathered for the rows kept)",
+    col("n").ge(100).and(col("i").lt(29_000)),
+    "n >= 100 AND i < 29000",
+  ],
+  ["most rows kept, then numbers", col("s").ne("a").and(col("n").lt(990)), "s <> 'a' AND n < 990"],
+  ["few rows kept, then numbers", col("s").eq("Zoo").and(col("n").lt(500)), "s = 'Zoo' AND n < 500"],
+  ["strings and numbers in one condition", col("s").eq("b").or(col("n").gt(900)), "s = 'b' OR n > 900"],
   ["every row", col("s").eq("x").or(lit(true)), "true"],
 ];
 
