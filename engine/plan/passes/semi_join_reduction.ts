@@ -44,9 +44,9 @@ function passesThrough(node: PlanNode, name: string): boolean {
  * keeping the rows with one). Q21's "orders with more than one supplier" then counts
  * distinct suppliers over the wanted orders' lines, not over all of lineitem.
  */
-/** The node `semiBelow` would put the semi join above. */
-function landing(input: PlanNode, names: string[]): PlanNode {
-  return canDescend(input, names) ? landing(input.input, names) : input;
+/** `input` below the filters and projections `semiBelow` would pass. */
+function unfiltered(input: PlanNode, names: string[]): PlanNode {
+  return canDescend(input, names) && input.kind !== "aggregate" ? unfiltered(input.input, names) : input;
 }
 
 type PassThrough = PlanNode & { kind: "filter" | "project" | "aggregate" };
@@ -77,9 +77,10 @@ function run(node: PlanNode): PlanNode {
   const n = withChildren(node, childrenOf(node).map(run));
   if (n.kind !== "join" || (n.how !== "semi" && n.how !== "anti")) return n;
   const est = new Estimator();
-  // Sized where the reduction would land: a filter above an aggregate (HAVING) says
-  // little about how many input rows the aggregate reads.
-  return est.rows(landing(n.right, n.rightOn)) > REDUCE_RATIO * est.rows(n.left) ? reduce(n) : n;
+  // Sized below the right side's filters: a filter above an aggregate (HAVING) says
+  // little about how many groups there are. Not below the aggregate: a left that holds
+  // as many keys as the right has groups (Q18: every order) reduces nothing.
+  return est.rows(unfiltered(n.right, n.rightOn)) > REDUCE_RATIO * est.rows(n.left) ? reduce(n) : n;
 }
 
 export const semiJoinReduction: OptimizerPass = { name: "semiJoinReduction", run };
