@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #if BASIN_WITH_ZSTD
@@ -540,6 +541,15 @@ bool ReadsPerValue(const Expr& e, std::vector<int>* cols) {
   return true;
 }
 
+Column MaskColumn(const std::vector<uint8_t>& keep) {
+  Column mask;
+  mask.type = DType::Bool;
+  mask.length = int64_t(keep.size());
+  mask.data = MakeBufferNoInit(keep.size());
+  if (!keep.empty()) std::memcpy(mask.data->data(), keep.data(), keep.size());
+  return mask;
+}
+
 // The conjunction of `parts` (at least one).
 Expr AllOf(const std::vector<const Expr*>& parts) {
   Expr all = *parts[0];
@@ -554,23 +564,25 @@ Expr AllOf(const std::vector<const Expr*>& parts) {
   return all;
 }
 
-Expr ReadingColumnZero(const Expr& e) {
+// `e` reading column to[c] where it read column c (every column it reads is in `to`).
+Expr Renumbered(const Expr& e, const std::map<int, int>& to) {
   Expr c = e;
-  if (c.kind == ExprKind::Col) c.index = 0;
-  for (auto& a : c.args) a = ReadingColumnZero(a);
+  if (c.kind == ExprKind::Col) c.index = to.at(c.index);
+  for (auto& a : c.args) a = Renumbered(a, to);
   return c;
 }
 
 // Whether each row of `value` (one column, named as the scan names it) passes every one
 // of `tests`, which read only that column.
-std::vector<uint8_t> Passes(const Column& value, const std::string& name, const std::vector<const Expr*>& tests) {
+std::vector<uint8_t> Passes(const Column& value, int index, const std::string& name,
+                            const std::vector<const Expr*>& tests) {
   Table one;
   one.rows = value.length;
   one.names = {name};
   one.columns = {value};
   std::vector<uint8_t> ok(size_t(value.length), 1);
   for (const Expr* e : tests) {
-    const Column r = Evaluate(ReadingColumnZero(*e), one);
+    const Column r = Evaluate(Renumbered(*e, {{index, 0}}), one);
     const uint8_t* v = r.values<uint8_t>();
     for (int64_t i = 0; i < value.length; i++) ok[size_t(i)] &= uint8_t(r.valid(i) && v[i] != 0);
   }
@@ -612,7 +624,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     if (!codes.notDictionary()) {
       dicts[i] = std::make_unique<DictCodes>(codes.finishCodes());
       if (own[i].empty()) continue;
-      const std::vector<uint8_t> entry = Passes(dicts[i]->dict, c.name, own[i]);
+      const std::vector<uint8_t> entry = Passes(dicts[i]->dict, int(i), c.name, own[i]);
       std::vector<uint8_t> pass(static_cast<size_t>(rows));
       for (int64_t r = 0; r < rows; r++) pass[size_t(r)] = entry[size_t(dicts[i]->codes[size_t(r)])];
       narrow(pass);
@@ -620,7 +632,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
       ColumnDecoder d(c, rows, path);
       for (const auto& p : c.pages) d.page(p);
       out[i] = d.finish();
-      if (!own[i].empty()) narrow(Passes(out[i], c.name, own[i]));
+      if (!own[i].empty()) narrow(Passes(out[i], int(i), c.name, own[i]));
     }
   }
   for (size_t i = 0; i < columns.size(); i++) {
@@ -631,9 +643,9 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
   }
   // The other conjuncts that read only decoded columns narrow the rows too, before any
   // column is cut, so dictionary strings are gathered once, for the rows kept (TPC-H
-  // Q1 keeps 98%). Not when the dictionary tests already cut most rows: then the rest
-  // is cheaper over the few kept (Q19). The table holds every column's place;
-  // dictionary columns are empty and not read.
+  // Q1 keeps 98%): over every row when the dictionary tests kept most, else over the
+  // few kept, of only the columns they read (Q12, Q19). The whole-table form holds
+  // every column's place; dictionary columns are empty and not read.
   std::vector<const Expr*> early, after;
   for (const Expr* e : rest) {
     std::vector<int> cols;
@@ -656,8 +668,26 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     std::vector<uint8_t> pass(static_cast<size_t>(rows));
     for (int64_t i = 0; i < rows; i++) pass[size_t(i)] = uint8_t(r.valid(i) && v[i] != 0);
     narrow(pass);
-  } else {
-    after.insert(after.begin(), early.begin(), early.end());
+  } else if (!early.empty() && passed > 0) {
+    // Over the rows kept so far, of the columns the conditions read: cut those alone.
+    std::map<int, int> to;
+    for (const Expr* e : early) {
+      std::vector<int> cols;
+      ReadsPerValue(*e, &cols);
+      for (int c : cols) to.emplace(c, 0);
+    }
+    Table few;
+    few.rows = rows;
+    for (auto& [c, at] : to) {
+      at = int(few.columns.size());
+      few.names.push_back(columns[size_t(c)].name);
+      few.columns.push_back(out[size_t(c)]);
+    }
+    const TablePtr cut = FilterByMask(few, MaskColumn(keep));
+    const Column r = Evaluate(Renumbered(AllOf(early), to), *cut);
+    const uint8_t* v = r.values<uint8_t>();
+    for (int64_t i = 0, k = 0; i < rows; i++)
+      if (keep[size_t(i)]) keep[size_t(i)] = uint8_t(r.valid(k) && v[k] != 0), k++;
   }
   int64_t kept = rows;
   if (!keep.empty()) {
@@ -680,12 +710,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
         decoded.columns.push_back(std::move(out[i]));
         at.push_back(i);
       }
-    Column mask;
-    mask.type = DType::Bool;
-    mask.length = rows;
-    mask.data = MakeBufferNoInit(keep.size());
-    if (!keep.empty()) std::memcpy(mask.data->data(), keep.data(), keep.size());
-    const TablePtr cut = FilterByMask(decoded, mask);
+    const TablePtr cut = FilterByMask(decoded, MaskColumn(keep));
     for (size_t j = 0; j < at.size(); j++) t->columns[at[j]] = cut->columns[j];
   } else {
     for (size_t i = 0; i < columns.size(); i++)
