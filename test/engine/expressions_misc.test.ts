@@ -64,6 +64,22 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
     sql: "SELECT id, CASE WHEN d IS NULL THEN DATE '2000-01-01' ELSE d END FROM t",
   },
   {
+    name: "every comparison with the scalar on either side, column against column, nulls kept",
+    basin: (t) =>
+      t.select(
+        "id",
+        ...(["eq", "ne", "lt", "le", "gt", "ge"] as const).flatMap((op) => [
+          col("f")[op](2.5).alias(`${op}_fs`),
+          lit(3)[op](col("v")).alias(`${op}_sv`),
+          col("v")[op](col("f")).alias(`${op}_vf`),
+          lit("1970-01-05")[op](col("d")).alias(`${op}_sd`),
+        ]),
+      ),
+    sql: `SELECT id, ${["=", "<>", "<", "<=", ">", ">="]
+      .map((o) => `f ${o} 2.5, 3 ${o} v, v ${o} f, DATE '1970-01-05' ${o} d`)
+      .join(", ")} FROM t`,
+  },
+  {
     name: "between is inclusive, with SQL nulls",
     basin: (t) =>
       t.select(

@@ -45,8 +45,19 @@ Column Map(const Operand& l, const Operand& r, int64_t n, DType type, F f) {
   Out* out = c.data->as<Out>();
   WithValues(l, [&](const auto* a) {
     WithValues(r, [&](const auto* b) {
-      const int64_t sa = l.scalar ? 0 : 1, sb = r.scalar ? 0 : 1;
-      for (int64_t i = 0; i < n; i++) out[i] = f(X(a[i * sa]), X(b[i * sb]));
+      // One loop per operand shape, a scalar hoisted: a stride of 0 or 1 known only at
+      // run time kept these loops from vectorising.
+      if (!l.scalar && !r.scalar) {
+        for (int64_t i = 0; i < n; i++) out[i] = f(X(a[i]), X(b[i]));
+      } else if (!l.scalar) {
+        const X y = X(b[0]);
+        for (int64_t i = 0; i < n; i++) out[i] = f(X(a[i]), y);
+      } else if (!r.scalar) {
+        const X x = X(a[0]);
+        for (int64_t i = 0; i < n; i++) out[i] = f(x, X(b[i]));
+      } else {
+        for (int64_t i = 0; i < n; i++) out[i] = f(X(a[0]), X(b[0]));
+      }
     });
   });
   if (c.validity) {
@@ -57,18 +68,17 @@ Column Map(const Operand& l, const Operand& r, int64_t n, DType type, F f) {
   return c;
 }
 
-// As the general loop: c is -1, 0 or 1, and a NaN is neither below nor above anything.
+// As the general loop, where a comparison is -1, 0 or 1 and a NaN is neither below nor
+// above anything (so "equal"): each test written with < and > alone, branch-free.
 template <typename X>
 bool CompareAs(const std::string& op, const Operand& l, const Operand& r, int64_t n, Column* out) {
-  auto run = [&](auto test) {
-    *out = Map<X, uint8_t>(l, r, n, DType::Bool, [test](X x, X y) { return uint8_t(test(x < y ? -1 : x > y)); });
-  };
-  if (op == "eq") run([](int c) { return c == 0; });
-  else if (op == "ne") run([](int c) { return c != 0; });
-  else if (op == "lt") run([](int c) { return c < 0; });
-  else if (op == "le") run([](int c) { return c <= 0; });
-  else if (op == "gt") run([](int c) { return c > 0; });
-  else if (op == "ge") run([](int c) { return c >= 0; });
+  auto run = [&](auto test) { *out = Map<X, uint8_t>(l, r, n, DType::Bool, test); };
+  if (op == "eq") run([](X x, X y) { return uint8_t(!(x < y) & !(x > y)); });
+  else if (op == "ne") run([](X x, X y) { return uint8_t((x < y) | (x > y)); });
+  else if (op == "lt") run([](X x, X y) { return uint8_t(x < y); });
+  else if (op == "le") run([](X x, X y) { return uint8_t(!(x > y)); });
+  else if (op == "gt") run([](X x, X y) { return uint8_t(x > y); });
+  else if (op == "ge") run([](X x, X y) { return uint8_t(!(x < y)); });
   else return false;
   return true;
 }
