@@ -110,6 +110,26 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
     sql: "SELECT id, v IN (1, 2, 3, -5), f IN (0, 1.5, -2, 7), s IN ('Zürich', '東京', '🙂 smile'), d IN (DATE '1970-01-05', DATE '1970-01-06'), flag IN (true) FROM t",
   },
   {
+    name: "isIn with long lists (hashed) and a null among them",
+    basin: (t) =>
+      t.select(
+        "id",
+        col("v")
+          .isIn([...Array.from({ length: 40 }, (_, i) => i * 5 - 100), null])
+          .alias("a"),
+        col("f")
+          .isIn(Array.from({ length: 30 }, (_, i) => (i - 15) / 2))
+          .alias("b"),
+        col("s").isIn(WORDS.slice(0, 12)).alias("c"),
+      ),
+    sql: `SELECT id, v IN (${Array.from({ length: 40 }, (_, i) => i * 5 - 100).join(", ")}, NULL), f IN (${Array.from(
+      { length: 30 },
+      (_, i) => (i - 15) / 2,
+    ).join(", ")}), s IN (${WORDS.slice(0, 12)
+      .map((w) => `'${w.replace(/'/g, "''")}'`)
+      .join(", ")}) FROM t`,
+  },
+  {
     name: "isIn with a null in the list: not found is null",
     basin: (t) =>
       t.select(

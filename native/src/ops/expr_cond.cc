@@ -1,6 +1,8 @@
 // Conditionals and membership: when/then/otherwise (SQL CASE) and isIn (SQL IN with
 // its null rules: not found in a list holding a null is null).
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "ops/expr_fn.h"
 
@@ -25,16 +27,45 @@ Column When(const Expr& e, const std::vector<Operand>& args, int64_t rows) {
   return b.finish();
 }
 
-template <typename T, typename Get>
-Column Member(const Operand& a, int64_t rows, const std::unordered_set<T>& set, bool listHasNull, Get get) {
-  ColumnBuilder b(DType::Bool, rows);
-  for (int64_t i = 0; i < rows; i++) {
-    if (!a.valid(i)) b.appendNull();
-    else if (set.count(get(i))) b.appendBool(true);
-    else if (listHasNull) b.appendNull();
-    else b.appendBool(false);
+// Whether a row is in the list: a few values are compared in turn, more through a hash set.
+template <typename T>
+class Members {
+ public:
+  explicit Members(std::vector<T> values) : list_(std::move(values)) {
+    if (list_.size() > kLinear) set_.insert(list_.begin(), list_.end());
   }
-  return b.finish();
+  bool has(const T& x) const {
+    if (list_.size() > kLinear) return set_.count(x) != 0;
+    for (const T& v : list_)
+      if (v == x) return true;
+    return false;
+  }
+
+ private:
+  static constexpr size_t kLinear = 8;
+  std::vector<T> list_;
+  std::unordered_set<T> set_;
+};
+
+// True, false, or null (a null row; a row not found in a list holding a null), written
+// straight into the column's buffers.
+template <typename T, typename Get>
+Column Member(const Operand& a, int64_t rows, const Members<T>& set, bool listHasNull, Get get) {
+  Column c;
+  c.type = DType::Bool;
+  c.length = rows;
+  c.data = MakeBufferNoInit(size_t(rows));
+  uint8_t* out = c.data->data();
+  const bool nulls = listHasNull || a.col.validity;
+  if (nulls) c.validity = MakeBufferNoInit(size_t(rows));
+  uint8_t* valid = nulls ? c.validity->data() : nullptr;
+  for (int64_t i = 0; i < rows; i++) {
+    const bool ok = a.valid(i);
+    const bool in = ok && set.has(get(i));
+    out[i] = uint8_t(in);
+    if (valid) valid[i] = uint8_t(in || (ok && !listHasNull));
+  }
+  return c;
 }
 
 Column IsIn(const Expr& e, const Operand& a, int64_t rows) {
@@ -42,19 +73,19 @@ Column IsIn(const Expr& e, const Operand& a, int64_t rows) {
   const bool hasNull = OptBool(e, "hasNull");
   switch (a.col.type) {
     case DType::String: {
-      std::unordered_set<std::string_view> set;
-      for (const auto& v : values) set.insert(v.text);
-      return Member(a, rows, set, hasNull, [&](int64_t i) { return a.s(i); });
+      std::vector<std::string_view> list;
+      for (const auto& v : values) list.push_back(v.text);
+      return Member(a, rows, Members<std::string_view>(list), hasNull, [&](int64_t i) { return a.s(i); });
     }
     case DType::Float64: {
-      std::unordered_set<double> set;
-      for (const auto& v : values) set.insert(v.num == 0 ? 0.0 : v.num);  // -0 and 0 hash alike
-      return Member(a, rows, set, hasNull, [&](int64_t i) { return a.f64(i) == 0 ? 0.0 : a.f64(i); });
+      std::vector<double> list;
+      for (const auto& v : values) list.push_back(v.num == 0 ? 0.0 : v.num);  // -0 and 0 hash alike
+      return Member(a, rows, Members<double>(list), hasNull, [&](int64_t i) { return a.f64(i) == 0 ? 0.0 : a.f64(i); });
     }
     default: {
-      std::unordered_set<int64_t> set;
-      for (const auto& v : values) set.insert(int64_t(v.num));
-      return Member(a, rows, set, hasNull, [&](int64_t i) { return a.i64(i); });
+      std::vector<int64_t> list;
+      for (const auto& v : values) list.push_back(int64_t(v.num));
+      return Member(a, rows, Members<int64_t>(list), hasNull, [&](int64_t i) { return a.i64(i); });
     }
   }
 }
