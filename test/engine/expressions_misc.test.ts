@@ -73,10 +73,13 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
           lit(3)[op](col("v")).alias(`${op}_sv`),
           col("v")[op](col("f")).alias(`${op}_vf`),
           lit("1970-01-05")[op](col("d")).alias(`${op}_sd`),
+          col("s")[op]("m").alias(`${op}_ss`),
+          lit("Zürich")[op](col("s")).alias(`${op}_zs`),
+          col("s")[op](col("raw")).alias(`${op}_sr`),
         ]),
       ),
     sql: `SELECT id, ${["=", "<>", "<", "<=", ">", ">="]
-      .map((o) => `f ${o} 2.5, 3 ${o} v, v ${o} f, DATE '1970-01-05' ${o} d`)
+      .map((o) => `f ${o} 2.5, 3 ${o} v, v ${o} f, DATE '1970-01-05' ${o} d, s ${o} 'm', 'Zürich' ${o} s, s ${o} raw`)
       .join(", ")} FROM t`,
   },
   {

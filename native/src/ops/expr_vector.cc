@@ -1,9 +1,10 @@
-// Tight loops for the binary operators on numbers, dates and bools: the operands'
-// storage types are matched once per column, not per row, values are written straight
-// into the output buffer and the null mask is the AND of the inputs'. expr.cc falls
-// back to its row-at-a-time loops for strings, Kleene logic with nulls and anything
-// else this does not take.
+// Tight loops for the binary operators on numbers, dates and bools, and for string
+// comparisons: the operands' storage types are matched once per column, not per row,
+// values are written straight into the output buffer and the null mask is the AND of
+// the inputs'. expr.cc falls back to its row-at-a-time loops for Kleene logic with
+// nulls and anything else this does not take.
 #include <cstring>
+#include <string_view>
 
 #include "ops/expr_fn.h"
 
@@ -83,6 +84,33 @@ bool CompareAs(const std::string& op, const Operand& l, const Operand& r, int64_
   return true;
 }
 
+// A comparison of strings (byte order, as the general loop), written straight into the
+// column: equality tests the lengths before the bytes.
+bool CompareStrings(const std::string& op, const Operand& l, const Operand& r, int64_t n, Column* out) {
+  auto run = [&](auto test) {
+    Column c;
+    c.type = DType::Bool;
+    c.length = n;
+    c.data = MakeBufferNoInit(size_t(n));
+    c.validity = BothValid(l, r, n);
+    uint8_t* o = c.data->data();
+    const uint8_t* v = c.validity ? c.validity->data() : nullptr;
+    for (int64_t i = 0; i < n; i++) o[i] = (!v || v[i]) && test(l.s(i), r.s(i));
+    *out = std::move(c);
+  };
+  auto same = [](std::string_view x, std::string_view y) {
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size()) == 0);
+  };
+  if (op == "eq") run(same);
+  else if (op == "ne") run([&](std::string_view x, std::string_view y) { return !same(x, y); });
+  else if (op == "lt") run([](std::string_view x, std::string_view y) { return x.compare(y) < 0; });
+  else if (op == "le") run([](std::string_view x, std::string_view y) { return x.compare(y) <= 0; });
+  else if (op == "gt") run([](std::string_view x, std::string_view y) { return x.compare(y) > 0; });
+  else if (op == "ge") run([](std::string_view x, std::string_view y) { return x.compare(y) >= 0; });
+  else return false;
+  return true;
+}
+
 }  // namespace
 
 bool FastBinary(const std::string& op, const Operand& l, const Operand& r, DType type, int64_t n, Column* out) {
@@ -94,6 +122,7 @@ bool FastBinary(const std::string& op, const Operand& l, const Operand& r, DType
     else *out = Map<uint8_t, uint8_t>(l, r, n, DType::Bool, [](uint8_t x, uint8_t y) { return uint8_t(x | y); });
     return true;
   }
+  if (lt == DType::String && rt == DType::String) return CompareStrings(op, l, r, n, out);
   if (!Numeric(lt) || !Numeric(rt)) return false;
   if (op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge")
     return lt == DType::Float64 || rt == DType::Float64 ? CompareAs<double>(op, l, r, n, out)
