@@ -338,9 +338,14 @@ TablePtr EvalExprs(const Table& t, const std::vector<Expr>& exprs, const std::ve
 }
 
 TablePtr FilterByMask(const Table& t, const Column& mask) {
+  // Kept rows as 0/1 bytes, counted and turned into row numbers without a branch per
+  // row (a filter keeping about half the rows mispredicted every other one).
   const uint8_t* m = mask.values<uint8_t>();
+  std::vector<uint8_t> keep(size_t(t.rows));
+  const uint8_t* v = mask.validity ? mask.validity->data() : nullptr;
+  for (int64_t i = 0; i < t.rows; i++) keep[size_t(i)] = uint8_t((m[i] != 0) & (!v || v[i] != 0));
   int64_t kept = 0;
-  for (int64_t i = 0; i < t.rows; i++) kept += m[i] && mask.valid(i);
+  for (int64_t i = 0; i < t.rows; i++) kept += keep[size_t(i)];
   auto out = std::make_shared<Table>();
   out->names = t.names;
   if (kept == t.rows) {
@@ -350,11 +355,12 @@ TablePtr FilterByMask(const Table& t, const Column& mask) {
     out->columns = t.columns;
     return out;
   }
-  std::vector<int64_t> idx;
-  idx.reserve(size_t(kept));
-  for (int64_t i = 0; i < t.rows; i++)
-    if (m[i] && mask.valid(i)) idx.push_back(i);
-  out->rows = int64_t(idx.size());
+  std::vector<int64_t> idx(size_t(kept) + 1);  // one spare slot: every row is written, kept ones advance
+  for (int64_t i = 0, k = 0; i < t.rows; i++) {
+    idx[size_t(k)] = i;
+    k += keep[size_t(i)];
+  }
+  out->rows = kept;
   for (auto& c : t.columns) out->columns.push_back(Take(c, idx.data(), out->rows));
   return out;
 }
