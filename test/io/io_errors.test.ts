@@ -32,6 +32,9 @@ beforeAll(async () => {
   await duck.run(
     `COPY (SELECT i::BIGINT AS id, 'x' || i AS s FROM range(5000) t(i)) TO '${dir}/good.parquet' (FORMAT parquet)`,
   );
+  await duck.run(
+    `COPY (SELECT (i % 3)::BIGINT * 1000 AS v FROM range(1000) t(i)) TO '${dir}/dict.parquet' (FORMAT parquet, COMPRESSION uncompressed)`,
+  );
   duck.close();
 });
 
@@ -93,6 +96,23 @@ describe("readParquet", () => {
     expect(e.code).toBe("BASIN_IO");
     expect(e.detail).toContain(path);
     expect(e.detail).toMatch(/column "\w+", row group 0: /);
+    expectHere(e);
+  });
+
+  it("a dictionary index past its dictionary: BASIN_IO naming the file, column and row group", async () => {
+    // Three int64 entries 0, 1000, 2000, then the data page: its bit-packed indices (bit
+    // width 2) overwritten with ones, so indices of 3 appear.
+    const bytes = readFileSync(join(dir, "dict.parquet"));
+    const entries = Buffer.alloc(24);
+    [0n, 1000n, 2000n].forEach((v, i) => entries.writeBigInt64LE(v, 8 * i));
+    const width = bytes.indexOf(Buffer.from([0x02]), bytes.indexOf(entries) + 34);
+    bytes.fill(0xff, width + 3, width + 40);
+    const path = join(dir, "dict-bad.parquet");
+    writeFileSync(path, bytes);
+    const e = await rejected(readParquet(path).compute());
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(path);
+    expect(e.detail).toContain('column "v", row group 0: a data page\'s dictionary index reaches past the 3 entries');
     expectHere(e);
   });
 

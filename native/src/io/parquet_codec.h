@@ -176,10 +176,15 @@ inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int
       if (groups == 0 || groups > (uint64_t(1) << 40) || bytes > end - at) return false;
       const int64_t take = std::min<int64_t>(int64_t(groups * 8), count - seen);
       const uint8_t* base = b + at;
-      // Whole groups with 8 readable bytes past them go through the unrolled unpacker.
+      // Reads may run past the run into the rest of the buffer (the bits beyond are
+      // masked off): whole groups with 8 readable bytes after them go through the
+      // unrolled unpacker, only the buffer's last few values byte by byte. (Bounding
+      // reads by the run sent short runs, as writers emit between repeats, through a
+      // libc memcpy per value.)
+      const size_t readable = end - at;
       int64_t i = 0;
-      if (bytes >= 8) {
-        const int64_t fast = std::min<int64_t>(take / 8, int64_t((bytes - 8) / uint64_t(bits)));
+      if (readable >= 8) {
+        const int64_t fast = std::min<int64_t>(take / 8, int64_t((readable - 8) / uint64_t(bits)));
         UnpackGroups(base, bits, fast, out + seen);
         i = fast * 8;
       }
@@ -187,8 +192,9 @@ inline bool HybridToArray(const uint8_t* b, size_t at, size_t end, int bits, int
         const uint64_t bit0 = uint64_t(i) * uint64_t(bits);
         const size_t from = size_t(bit0 >> 3);
         uint64_t w = 0;
-        if (from + 8 <= bytes) std::memcpy(&w, base + from, 8);
-        else std::memcpy(&w, base + from, size_t(bytes) - from);
+        if (from + 8 <= readable) std::memcpy(&w, base + from, 8);
+        else
+          for (size_t k = 0; from + k < readable; k++) w |= uint64_t(base[from + k]) << (8 * k);
         out[seen + i] = uint32_t((w >> (bit0 & 7)) & mask);
       }
       at += bytes;

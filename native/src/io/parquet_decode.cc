@@ -208,9 +208,12 @@ class ColumnDecoder {
     if (present == 0) return indices_.data();
     if (n < 1 || b[0] > 32 || !HybridToArray(b, 1, n, b[0], present, indices_.data()))
       fail("a data page's dictionary indices do not decode");
-    uint32_t top = 0;  // one branch-free pass, checked once
-    for (int64_t i = 0; i < present; i++) top = std::max(top, indices_[size_t(i)]);
-    if (top >= uint64_t(entries))
+    // One branch-free pass, checked once; OR-ing the comparisons leaves no chain of
+    // dependent steps (a running max did, and cost as much as the unpacking).
+    const uint32_t limit = uint32_t(std::min<int64_t>(entries, int64_t(UINT32_MAX)));  // (a page's count is int32)
+    uint32_t past = 0;
+    for (int64_t i = 0; i < present; i++) past |= uint32_t(indices_[size_t(i)] >= limit);
+    if (past != 0)
         fail("a data page's dictionary index reaches past the " + std::to_string(entries) + " entries of its dictionary");
     return indices_.data();
   }
