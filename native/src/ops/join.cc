@@ -205,6 +205,11 @@ class JoinTable {
     while (cap < size_t(n) + size_t(n) / 2) cap <<= 1;
     slots_.Assign(cap, Slot{0, 0, 0});
     mask_ = cap - 1;
+    // ~16 filter bits per row, from the hash's top bits (slots use its low ones).
+    size_t bits = 64;
+    while (bits < 16 * size_t(n) && bits < (size_t(1) << 30)) bits <<= 1;
+    filter_.assign(bits / 64, 0);
+    filterShift_ = 64 - __builtin_ctzll(bits);
     rowSlot_.assign(size_t(n), kNone);
     uint64_t hb[kBatch], kv[kBatch];
     uint8_t ok[kBatch];
@@ -215,6 +220,8 @@ class JoinTable {
         if (i + kPrefetch < cnt) __builtin_prefetch(&slots_[hb[i + kPrefetch] & mask_], 1);
         if (!ok[i]) continue;
         const uint32_t r = uint32_t(b + i);
+        const uint64_t bit = hb[i] >> filterShift_;
+        filter_[bit >> 6] |= uint64_t(1) << (bit & 63);
         size_t j = hb[i] & mask_;
         for (;;) {
           Slot& s = slots_[j];
@@ -262,7 +269,7 @@ class JoinTable {
       side.Prepare(b, cnt, hb, kv, ok);
       for (int64_t i = 0; i < cnt; i++) {
         if (i + kPrefetch < cnt) __builtin_prefetch(&slots_[hb[i + kPrefetch] & mask_]);
-        cand[i] = ok[i] ? Find(hb[i] & mask_, kv[i]) : kNone;
+        cand[i] = ok[i] && MayHold(hb[i]) ? Find(hb[i] & mask_, kv[i]) : kNone;
         if (Eq::kVerify && cand[i] != kNone) eq.PrefetchRow(Rep(slots_[cand[i]]));
       }
       if (Eq::kVerify) {
@@ -282,6 +289,13 @@ class JoinTable {
 
  private:
   uint32_t Rep(const Slot& s) const { return unique_ ? s.start : rows_[s.start]; }
+  // False when no right row has this hash's filter bit: most misses end here, with a
+  // well-predicted branch, instead of walking slots to an empty one (TPC-H Q17 probes
+  // 6M lineitem rows against 200 parts).
+  bool MayHold(uint64_t h) const {
+    const uint64_t bit = h >> filterShift_;
+    return (filter_[bit >> 6] >> (bit & 63)) & 1;
+  }
   // From slot j on, the first slot holding `key`, or kNone at an empty slot.
   uint32_t Find(size_t j, uint64_t key) const {
     for (;;) {
@@ -293,6 +307,8 @@ class JoinTable {
   }
 
   ScratchArray<Slot> slots_;
+  std::vector<uint64_t> filter_;
+  int filterShift_ = 58;
   std::vector<uint32_t> rows_;
   std::vector<uint32_t> rowSlot_;
   size_t mask_ = 0;
