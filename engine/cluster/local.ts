@@ -215,6 +215,7 @@ export class LocalCluster implements Cluster {
   async close(): Promise<void> {
     await this.queue;
     await this.pool.close();
+    native().releaseFreeMemory(); // what the workers' threads freed stays in their arenas otherwise
   }
 
   private onResult(worker: string, msg: ResultMessage): void {

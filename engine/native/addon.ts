@@ -261,6 +261,8 @@ export interface NativeAddon {
   /** Test hooks: "bad-launch", "oom", "illegal-address" each throw BASIN_CUDA. */
   gpuFault(device: number, kind: "bad-launch" | "oom" | "illegal-address"): void;
   storeStats(): StoreStats;
+  /** Gives memory the C library keeps after frees back to the system (glibc); whether any was. */
+  releaseFreeMemory(): boolean;
   /** Tags tables made by this thread with `owner` (a worker's id; 0 = none). */
   setThreadOwner(owner: number): void;
   /** The table was handed over: it no longer belongs to the thread that made it. */

@@ -42,6 +42,7 @@ export async function persistNode(node: PlanNode, options: PersistOptions, loc?:
       released = true;
       for (const h of handles) addon.release(h);
       addon.purgeBroadcastBuilds(); // hash tables built over these partitions go with them
+      addon.releaseFreeMemory(); // a released table's memory leaves the process, not just the store
     },
   };
 }

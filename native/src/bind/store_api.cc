@@ -1,5 +1,8 @@
 // JS entry points for the store: handles, stats, copies in and out of JS memory.
 #include <napi.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -217,6 +220,16 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
 }  // namespace
 
 void RegisterStore(Napi::Env env, Napi::Object exports) {
+  // releaseFreeMemory() -> whether the C library gave freed memory back to the system.
+  // glibc keeps what worker threads free in their arenas, so a process that dropped
+  // gigabytes of tables would keep them resident; called when large data is let go.
+  exports.Set("releaseFreeMemory", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+#if defined(__GLIBC__)
+    return Napi::Boolean::New(info.Env(), malloc_trim(0) != 0);
+#else
+    return Napi::Boolean::New(info.Env(), false);
+#endif
+  }));
   exports.Set("storeStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       StoreStats s = Store::Instance().stats();
