@@ -17,8 +17,8 @@ import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 import {
   aggregateInputBytes,
+  broadcastFits,
   inMemoryBytes,
-  partBytes,
   scanBlockBytes,
   shufflePlan,
   type MemoryBudget,
@@ -345,8 +345,7 @@ class GraphBuilder {
     const left = this.lower(node.left);
     const right = this.lower(node.right);
     // A right side too large for one task under the memory limit is hash-partitioned instead.
-    const broadcastFits = !this.budget || inMemoryBytes(node.right) <= partBytes(this.budget);
-    if (node.strategy === "broadcast" && broadcastFits) {
+    if (node.strategy === "broadcast" && broadcastFits(node.right, this.budget)) {
       // Every left partition joins with the whole (small) right side.
       const rdeps = right.map((c) => dep(this.close(c)));
       return left.map((c) => {

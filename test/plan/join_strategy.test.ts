@@ -3,7 +3,7 @@
 // larger side of the join; otherwise both sides are hash-partitioned. Only plan
 // metadata is read here: tables of the stated sizes, as persist() describes them.
 import { expect, it } from "vitest";
-import { col, DataFrame } from "../../engine/api/index.js";
+import { col, DataFrame, LocalCluster } from "../../engine/api/index.js";
 import type { PlanNode } from "../../engine/common/plan.js";
 
 function stored(rows: number, names: string[], ranges: Record<string, { min: number; max: number }> = {}): DataFrame {
@@ -42,4 +42,22 @@ it("still broadcasts a small right side larger than a tiny left", () => {
   const some = stored(50_000, ["ck", "c1"]);
   const plan = few.join(some, { on: "ck", how: "left" }).explain();
   expect(plan).toMatch(/Join left on \[ck\] strategy=broadcast/);
+});
+
+it("keeps a broadcast join in memory under a limit when its right side is a small aggregate of a large table", async () => {
+  // A per-key aggregate of lineitem-sized facts, filtered to a few keys: its upper bound
+  // is the facts' size, its estimate a few thousand rows.
+  const cluster = new LocalCluster({ workers: 2, memoryLimit: "2GB" });
+  try {
+    const keys = customers.filter(col("ck").lt(2000)).select("ck");
+    const perKey = facts
+      .join(keys, { leftOn: "fk", rightOn: "ck", how: "semi" })
+      .groupBy("fk")
+      .agg(col("f1").mean().alias("m"));
+    const plan = facts.join(perKey, { on: "fk" }).explain({ cluster });
+    const join = plan.split("\n").find((l) => l.startsWith("Join inner on [fk]"));
+    expect(join).toMatch(/strategy=broadcast$/);
+  } finally {
+    await cluster.close();
+  }
 });

@@ -47,13 +47,13 @@ function fieldBytes(f: Field): number {
 }
 
 /**
- * The bytes the right side is expected to hold: the estimated rows of its columns,
- * capped by the upper bound. The bound alone counts a persisted table's every column
+ * The bytes a side is expected to hold: the estimated rows of its columns, capped by
+ * the upper bound. The bound alone counts a persisted table's every column
  * and a join or aggregation as large as its inputs, so a small filtered dimension or a
  * per-key aggregate was shuffled with the fact table instead of broadcast (TPC-H Q8,
  * Q17 in memory hash-partitioned all of lineitem).
  */
-function rightBytes(node: PlanNode, est: Estimator): number {
+export function expectedBytes(node: PlanNode, est: Estimator = new Estimator()): number {
   const width = node.schema.reduce((n, f) => n + fieldBytes(f), 0);
   return Math.min(estimateBytes(node), est.rows(node) * width);
 }
@@ -69,7 +69,7 @@ function run(root: PlanNode): PlanNode {
     const rows = est.rows(n.right);
     const broadcast =
       !keepsRightRows &&
-      rightBytes(n.right, est) <= BROADCAST_BYTES &&
+      expectedBytes(n.right, est) <= BROADCAST_BYTES &&
       (rows <= SMALL_ROWS || rows <= est.rows(n.left));
     const strategy = broadcast ? "broadcast" : "hash";
     return { ...n, strategy };
