@@ -18,6 +18,12 @@ import { chunkPages, type ChunkPage } from "./parquet_pages.js";
 import { readAt } from "./read_at.js";
 import { fieldInt, fieldStruct, fieldStructs } from "./thrift.js";
 
+/** The columns a scan hands on (indices into its columns, with their names): the rest were read for its predicate. */
+export interface ScanSelect {
+  index: number[];
+  names: string[];
+}
+
 /**
  * Row groups `rowGroups` of a Parquet file as one table with `columns`; with a
  * `predicate` (over those columns), only the rows it holds for. The addon tests a
@@ -26,7 +32,13 @@ import { fieldInt, fieldStruct, fieldStructs } from "./thrift.js";
  * @example
  * const h = scanParquet("trips.parquet", [0, 1], [{ name: "fare", type: "float64" }]);
  */
-export function scanParquet(path: string, rowGroups: number[], columns: Field[], predicate?: NativeExpr): Handle {
+export function scanParquet(
+  path: string,
+  rowGroups: number[],
+  columns: Field[],
+  predicate?: NativeExpr,
+  select?: ScanSelect,
+): Handle {
   const footer = readParquetFooter(path);
   const index = columns.map((c) => {
     const i = footer.columns.findIndex((x) => x.name === c.name);
@@ -43,15 +55,31 @@ export function scanParquet(path: string, rowGroups: number[], columns: Field[],
         "BASIN_IO",
         `${path} has ${footer.rowGroups.length} row groups, not ${g + 1}; did the file change while the pipeline ran?`,
       );
-  if (rowGroups.length === 0 || columns.length === 0) return native().tableFromJs(emptyTable(columns));
-  const decoded = decodeNatively(footer, rowGroups, index, predicate);
+  const addon = native();
+  if (rowGroups.length === 0 || columns.length === 0) {
+    const empty = addon.tableFromJs(emptyTable(columns));
+    return select ? selected(empty, select, columns) : empty;
+  }
+  const decoded = decodeNatively(footer, rowGroups, index, predicate, select);
   if (decoded !== null) return decoded;
-  const all = decodeWithArrow(footer, rowGroups, index, columns);
-  if (!predicate) return all;
+  let all = decodeWithArrow(footer, rowGroups, index, columns);
+  if (predicate) all = replaced(all, addon.filter(all, predicate));
+  return select ? selected(all, select, columns) : all;
+}
+
+/** `next`, after letting go of `h`. */
+function replaced(h: Handle, next: Handle): Handle {
+  native().release(h);
+  return next;
+}
+
+/** The selected columns of `h` (a table of `columns`, released here). */
+function selected(h: Handle, select: ScanSelect, columns: Field[]): Handle {
+  const exprs = select.index.map((index): NativeExpr => ({ kind: "col", index, type: columns[index].type }));
   try {
-    return native().filter(all, predicate);
+    return native().evalExprs(h, exprs, select.names);
   } finally {
-    native().release(all);
+    native().release(h);
   }
 }
 
@@ -129,6 +157,7 @@ function decodeNatively(
   groups: number[],
   index: number[],
   predicate: NativeExpr | undefined,
+  select: ScanSelect | undefined,
 ): Handle | null {
   const addon = native();
   const schema = fieldStructs(footer.meta, 2);
@@ -178,7 +207,13 @@ function decodeNatively(
     closeSync(fd);
   }
   const rows = groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
-  return addon.parquetDecode({ path: footer.path, rows, columns: specs, ...(predicate ? { predicate } : {}) });
+  return addon.parquetDecode({
+    path: footer.path,
+    rows,
+    columns: specs,
+    ...(predicate ? { predicate } : {}),
+    ...(select ? { outputs: select.index, outputNames: select.names } : {}),
+  });
 }
 
 /** The columns through parquet-wasm (a cut file of just those chunks) and Arrow. */

@@ -337,6 +337,9 @@ export interface NativeAddon {
     }[];
     /** Keeps only the rows this (over the columns, by index) holds for. */
     predicate?: NativeExpr;
+    /** Only these columns (indices), named `outputNames`; the others are read for the predicate alone. */
+    outputs?: number[];
+    outputNames?: string[];
   }): Handle;
   /** Whether parquetDecode reads pages compressed with `codec` (parquet.thrift CompressionCodec). */
   parquetCodecSupported(codec: number): boolean;

@@ -117,11 +117,17 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           break;
         }
         case "scanParquet": {
-          // A filter right after the scan is applied while decoding (dictionary tests, kept strings only).
+          // A filter right after the scan is applied while decoding (dictionary tests, kept
+          // strings only), and a choice of columns after it too (those read for the filter alone are never cut).
           const next = steps[at + 1];
           const fused = gpu === undefined && next?.kind === "filter" ? next.predicate : undefined;
-          replace([scanParquet(step.path, step.rowGroups, step.columns, fused)]);
-          if (fused) at++;
+          const then = fused ? steps[at + 2] : undefined;
+          const select =
+            then?.kind === "project" && then.exprs.every((e) => e.kind === "col")
+              ? { index: then.exprs.map((e) => (e.kind === "col" ? e.index : -1)), names: then.names }
+              : undefined;
+          replace([scanParquet(step.path, step.rowGroups, step.columns, fused, select)]);
+          at += (fused ? 1 : 0) + (select ? 1 : 0);
           break;
         }
         case "scanJson":

@@ -69,3 +69,21 @@ it("keeps the strings of the rows kept, in their order, with the columns read", 
   const want = await duck.rows(`SELECT t, s FROM d WHERE s IN ('Zoo', 'b 7') ORDER BY i`);
   expectSameRows(got, want, "ordered", true);
 });
+
+it("hands on only the columns used after the filter; those it alone read are dropped", async () => {
+  const df = readParquet(file)
+    .filter(col("s").eq("b").and(col("n").gt(100)))
+    .select("i", col("t").alias("tag"));
+  expect(df.explain()).toMatch(/Project col\("i"\), col\("t"\)\n\s+ScanParquet[^\n]*columns=\[i, s, t, n\]/);
+  const got = tableRows(await df.compute({ cluster }));
+  expectSameRows(got, await duck.rows(`SELECT i, t FROM d WHERE s = 'b' AND n > 100 ORDER BY i`), "ordered", true);
+  // With a condition left for after the cut (two string columns), the same rows.
+  const both = readParquet(file)
+    .filter(col("s").eq(col("t")).or(col("n").lt(3)))
+    .select("i");
+  expectSameRows(
+    tableRows(await both.compute({ cluster })),
+    await duck.rows(`SELECT i FROM d WHERE s = t OR n < 3`),
+    "after the cut",
+  );
+});

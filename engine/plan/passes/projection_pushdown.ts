@@ -1,5 +1,6 @@
-// Reads only the columns the plan uses: unused projections are dropped and the
-// CSV scan materializes just the needed columns (plus those its predicate reads).
+// Reads only the columns the plan uses: unused projections are dropped and a file
+// scan materializes just the needed columns (plus those its predicate reads, dropped
+// right after it).
 // A subplan shared by several parents (plan/shared_plan.ts) is pruned once, for the
 // union of what they read: the needs are gathered to a fixpoint first.
 import { columnsOf } from "../../common/expr.js";
@@ -40,7 +41,18 @@ function pruneNode(node: PlanNode, needed: Set<string>): PlanNode {
       const fields = node.fileSchema.filter((f) => read.has(f.name));
       // Keep at least one column so that row counts survive (e.g. count(*)).
       const kept = fields.length > 0 ? fields : node.fileSchema.slice(0, 1);
-      return { ...node, columns: kept.map((f) => f.name), schema: kept };
+      const scan = { ...node, columns: kept.map((f) => f.name), schema: kept };
+      // Columns only the predicate reads are dropped after it (TPC-H Q13's o_comment was
+      // carried through a shuffle and a join): the scan decodes them, no one else copies them.
+      const out = kept.filter((f) => needed.has(f.name));
+      if (out.length === 0 || out.length === kept.length) return scan;
+      return {
+        kind: "project",
+        input: scan,
+        exprs: out.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
+        schema: out,
+        loc: node.loc,
+      };
     }
     case "stored": {
       // A persisted table keeps every column; operators above it carry only the used

@@ -37,7 +37,8 @@ void RegisterParquet(Napi::Env env, Napi::Object exports) {
   }));
   // parquetDecode({ path, rows, columns: [{ name, type, physical, optional, unsigned, timeMul,
   //   timeDiv, codec, pages: [{ type, body, raw, values, encoding, levelBytes, compressed, group }] }],
-  //   predicate? }) -> handle of the rows the predicate (over these columns) holds for
+  //   predicate?, outputs?, outputNames? }) -> handle of the rows the predicate (over these
+  //   columns) holds for, of the columns `outputs` (indices) under `outputNames`
   exports.Set("parquetDecode", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       auto o = info[0].As<Napi::Object>();
@@ -77,7 +78,21 @@ void RegisterParquet(Napi::Env env, Napi::Object exports) {
       std::unique_ptr<Expr> predicate;
       if (o.Has("predicate") && o.Get("predicate").IsObject())
         predicate = std::make_unique<Expr>(ParseExpr(o.Get("predicate").As<Napi::Object>()));
-      return PutTable(info.Env(), DecodeParquet(columns, num(o, "rows"), path, predicate.get()));
+      std::vector<int> outputs;
+      std::vector<std::string> outputNames;
+      const bool pick = o.Has("outputs") && o.Get("outputs").IsArray();
+      if (pick) {
+        auto idx = o.Get("outputs").As<Napi::Array>();
+        auto names = o.Get("outputNames").As<Napi::Array>();
+        for (uint32_t k = 0; k < idx.Length(); k++) {
+          const int at = idx.Get(k).As<Napi::Number>().Int32Value();
+          if (at < 0 || size_t(at) >= columns.size()) throw BasinError("BASIN_INTERNAL", "parquetDecode: an output column is out of range");
+          outputs.push_back(at);
+          outputNames.push_back(names.Get(k).As<Napi::String>().Utf8Value());
+        }
+      }
+      return PutTable(info.Env(), DecodeParquet(columns, num(o, "rows"), path, predicate.get(), pick ? &outputs : nullptr,
+                                                pick ? &outputNames : nullptr));
     });
   }));
 

@@ -595,7 +595,8 @@ std::vector<uint8_t> Passes(const Column& value, int index, const std::string& n
 }  // namespace
 
 TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path,
-                       const Expr* predicate) {
+                       const Expr* predicate, const std::vector<int>* outputs,
+                       const std::vector<std::string>* outputNames) {
   // Conjuncts that read one string column alone are tested on its dictionary entries
   // (a few, however many rows) and the rows keep their entry's answer; the others are
   // evaluated over the rows that pass. Dictionary-encoded strings are gathered only for
@@ -697,7 +698,13 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     kept = 0;
     for (uint8_t k : keep) kept += k;
   }
-  // The decoded columns cut to the kept rows, then the dictionary columns gathered.
+  // The decoded columns cut to the kept rows, then the dictionary columns gathered;
+  // with `outputs` and nothing left to test, only the columns that go on.
+  std::vector<bool> wanted(columns.size(), true);
+  if (outputs && after.empty()) {
+    wanted.assign(columns.size(), false);
+    for (int o : *outputs) wanted.at(size_t(o)) = true;
+  }
   auto t = std::make_shared<Table>();
   t->rows = kept;
   t->names.reserve(columns.size());
@@ -708,7 +715,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     decoded.rows = rows;
     std::vector<size_t> at;
     for (size_t i = 0; i < columns.size(); i++)
-      if (!dicts[i]) {
+      if (!dicts[i] && wanted[i]) {
         decoded.names.push_back(columns[i].name);
         decoded.columns.push_back(std::move(out[i]));
         at.push_back(i);
@@ -721,8 +728,17 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     keep.clear();
   }
   for (size_t i = 0; i < columns.size(); i++)
-    if (dicts[i]) t->columns[i] = GatherCodes(*dicts[i], keep, kept);
-  return after.empty() ? t : Filter(*t, AllOf(after));
+    if (dicts[i] && wanted[i]) t->columns[i] = GatherCodes(*dicts[i], keep, kept);
+  TablePtr all = after.empty() ? t : Filter(*t, AllOf(after));
+  if (!outputs) return all;
+  auto picked = std::make_shared<Table>();
+  picked->rows = all->rows;
+  for (size_t k = 0; k < outputs->size(); k++) {
+    const size_t o = size_t((*outputs)[k]);
+    picked->names.push_back(outputNames && k < outputNames->size() ? (*outputNames)[k] : all->names.at(o));
+    picked->columns.push_back(all->columns.at(o));
+  }
+  return picked;
 }
 
 }  // namespace basin

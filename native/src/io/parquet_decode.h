@@ -41,9 +41,12 @@ struct ParquetColumnIn {
 };
 
 // The columns as one table of `rows` rows; `path` names the file in errors. With a
-// predicate (an expression over these columns, by index), only the rows it holds for.
+// predicate (an expression over these columns, by index), only the rows it holds for;
+// with outputs, only those columns (by index, named outputNames), the others read for
+// the predicate alone and never cut.
 TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows, const std::string& path,
-                       const Expr* predicate = nullptr);
+                       const Expr* predicate = nullptr, const std::vector<int>* outputs = nullptr,
+                       const std::vector<std::string>* outputNames = nullptr);
 
 // Whether this build decodes `codec` (0 UNCOMPRESSED, 1 SNAPPY, 6 ZSTD when built with zstd).
 bool ParquetCodecSupported(int codec);
