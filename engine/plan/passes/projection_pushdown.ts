@@ -32,6 +32,19 @@ function prune(node: PlanNode, needed: Set<string>): PlanNode {
   return out;
 }
 
+/** `node`, or a projection of its `needed` columns over it when it has others (and some of those). */
+function onlyNeeded(node: PlanNode, needed: Set<string>): PlanNode {
+  const kept = node.schema.filter((f) => needed.has(f.name));
+  if (kept.length === 0 || kept.length === node.schema.length) return node;
+  return {
+    kind: "project",
+    input: node,
+    exprs: kept.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
+    schema: kept,
+    loc: node.loc,
+  };
+}
+
 function pruneNode(node: PlanNode, needed: Set<string>): PlanNode {
   switch (node.kind) {
     case "scanCsv":
@@ -44,29 +57,12 @@ function pruneNode(node: PlanNode, needed: Set<string>): PlanNode {
       const scan = { ...node, columns: kept.map((f) => f.name), schema: kept };
       // Columns only the predicate reads are dropped after it (TPC-H Q13's o_comment was
       // carried through a shuffle and a join): the scan decodes them, no one else copies them.
-      const out = kept.filter((f) => needed.has(f.name));
-      if (out.length === 0 || out.length === kept.length) return scan;
-      return {
-        kind: "project",
-        input: scan,
-        exprs: out.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
-        schema: out,
-        loc: node.loc,
-      };
+      return onlyNeeded(scan, needed);
     }
-    case "stored": {
+    case "stored":
       // A persisted table keeps every column; operators above it carry only the used
       // ones (a projection of column references shares the stored columns, copying none).
-      const kept = node.schema.filter((f) => needed.has(f.name));
-      if (kept.length === 0 || kept.length === node.schema.length) return node;
-      return {
-        kind: "project",
-        input: node,
-        exprs: kept.map((f) => ({ name: f.name, expr: { kind: "col", name: f.name } })),
-        schema: kept,
-        loc: node.loc,
-      };
-    }
+      return onlyNeeded(node, needed);
     case "values":
     case "fromBag":
       return node;
