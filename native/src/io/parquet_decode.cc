@@ -95,6 +95,8 @@ class ColumnDecoder {
     if (notDictionary_) return;
     if (p.type == kDictionaryPage) return dictionary(p);
     if (p.type != kDataV1 && p.type != kDataV2) return;  // index pages
+    if (codesMode_ && p.encoding != kPlainDictionary && p.encoding != kRleDictionary)
+      return notDictionary_ = true, void();  // known before the page is decompressed
     if (p.values < 0 || p.values > rows_ - row_) fail("a data page holds more rows than its row groups");
     const int64_t n = p.values;
     const uint8_t* levels = nullptr;
