@@ -37,13 +37,6 @@ function passesThrough(node: PlanNode, name: string): boolean {
   return exprs !== null && exprs.some((e) => e.name === name && e.expr.kind === "col" && e.expr.name === name);
 }
 
-/**
- * `input semi keys on names`, placed as deep as it stays equal: below filters, below
- * projections that pass the key columns through, and below aggregations grouped by
- * them (a group's rows all share its key, so keeping the groups with a wanted key is
- * keeping the rows with one). Q21's "orders with more than one supplier" then counts
- * distinct suppliers over the wanted orders' lines, not over all of lineitem.
- */
 /** `input` below the filters and projections `semiBelow` would pass. */
 function unfiltered(input: PlanNode, names: string[]): PlanNode {
   return canDescend(input, names) && input.kind !== "aggregate" ? unfiltered(input.input, names) : input;
@@ -58,6 +51,13 @@ function canDescend(input: PlanNode, names: string[]): input is PassThrough {
   );
 }
 
+/**
+ * `input semi keys on names`, placed as deep as it stays equal: below filters, below
+ * projections that pass the key columns through, and below aggregations grouped by
+ * them (a group's rows all share its key, so keeping the groups with a wanted key is
+ * keeping the rows with one). Q21's "orders with more than one supplier" then counts
+ * distinct suppliers over the wanted orders' lines, not over all of lineitem.
+ */
 function semiBelow(input: PlanNode, keys: PlanNode, names: string[], loc: PlanNode["loc"]): PlanNode {
   if (canDescend(input, names)) return { ...input, input: semiBelow(input.input, keys, names, loc) } as PlanNode;
   return {
@@ -73,14 +73,17 @@ function semiBelow(input: PlanNode, keys: PlanNode, names: string[], loc: PlanNo
   };
 }
 
-function run(node: PlanNode): PlanNode {
-  const n = withChildren(node, childrenOf(node).map(run));
-  if (n.kind !== "join" || (n.how !== "semi" && n.how !== "anti")) return n;
+function run(root: PlanNode): PlanNode {
   const est = new Estimator();
-  // Sized below the right side's filters: a filter above an aggregate (HAVING) says
-  // little about how many groups there are. Not below the aggregate: a left that holds
-  // as many keys as the right has groups (Q18: every order) reduces nothing.
-  return est.rows(unfiltered(n.right, n.rightOn)) > REDUCE_RATIO * est.rows(n.left) ? reduce(n) : n;
+  const visit = (node: PlanNode): PlanNode => {
+    const n = withChildren(node, childrenOf(node).map(visit));
+    if (n.kind !== "join" || (n.how !== "semi" && n.how !== "anti")) return n;
+    // Sized below the right side's filters: a filter above an aggregate (HAVING) says
+    // little about how many groups there are. Not below the aggregate: a left that holds
+    // as many keys as the right has groups (Q18: every order) reduces nothing.
+    return est.rows(unfiltered(n.right, n.rightOn)) > REDUCE_RATIO * est.rows(n.left) ? reduce(n) : n;
+  };
+  return visit(root);
 }
 
 export const semiJoinReduction: OptimizerPass = { name: "semiJoinReduction", run };

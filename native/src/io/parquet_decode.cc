@@ -538,9 +538,8 @@ std::vector<uint8_t> Passes(const Column& value, int index, const std::string& n
   one.columns = {value};
   std::vector<uint8_t> ok(size_t(value.length), 1);
   for (const Expr* e : tests) {
-    const Column r = Evaluate(Renumbered(*e, {{index, 0}}), one);
-    const uint8_t* v = r.values<uint8_t>();
-    for (int64_t i = 0; i < value.length; i++) ok[size_t(i)] &= uint8_t(r.valid(i) && v[i] != 0);
+    const std::vector<uint8_t> pass = TrueRows(Evaluate(Renumbered(*e, {{index, 0}}), one));
+    for (size_t i = 0; i < ok.size(); i++) ok[i] &= pass[i];
   }
   return ok;
 }
@@ -620,11 +619,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
       decoded.names.push_back(columns[i].name);
       decoded.columns.push_back(dicts[i] ? Column{} : out[i]);
     }
-    const Column r = Evaluate(AllOf(early), decoded);
-    const uint8_t* v = r.values<uint8_t>();
-    std::vector<uint8_t> pass(static_cast<size_t>(rows));
-    for (int64_t i = 0; i < rows; i++) pass[size_t(i)] = uint8_t(r.valid(i) && v[i] != 0);
-    narrow(pass);
+    narrow(TrueRows(Evaluate(AllOf(early), decoded)));
   } else if (!early.empty() && passed > 0) {
     // Over the rows kept so far, of the columns the conditions read: cut those alone.
     std::map<int, int> to;
@@ -641,10 +636,9 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
       few.columns.push_back(out[size_t(c)]);
     }
     const TablePtr cut = FilterByMask(few, MaskColumn(keep));
-    const Column r = Evaluate(Renumbered(AllOf(early), to), *cut);
-    const uint8_t* v = r.values<uint8_t>();
-    for (int64_t i = 0, k = 0; i < rows; i++)
-      if (keep[size_t(i)]) keep[size_t(i)] = uint8_t(r.valid(k) && v[k] != 0), k++;
+    const std::vector<uint8_t> pass = TrueRows(Evaluate(Renumbered(AllOf(early), to), *cut));
+    for (size_t i = 0, k = 0; i < keep.size(); i++)
+      if (keep[i]) keep[i] = pass[k++];
   }
   int64_t kept = rows;
   if (!keep.empty()) {

@@ -340,10 +340,7 @@ TablePtr EvalExprs(const Table& t, const std::vector<Expr>& exprs, const std::ve
 TablePtr FilterByMask(const Table& t, const Column& mask) {
   // Kept rows as 0/1 bytes, counted and turned into row numbers without a branch per
   // row (a filter keeping about half the rows mispredicted every other one).
-  const uint8_t* m = mask.values<uint8_t>();
-  std::vector<uint8_t> keep(size_t(t.rows));
-  const uint8_t* v = mask.validity ? mask.validity->data() : nullptr;
-  for (int64_t i = 0; i < t.rows; i++) keep[size_t(i)] = uint8_t((m[i] != 0) & (!v || v[i] != 0));
+  const std::vector<uint8_t> keep = TrueRows(mask);
   int64_t kept = 0;
   for (int64_t i = 0; i < t.rows; i++) kept += keep[size_t(i)];
   auto out = std::make_shared<Table>();
@@ -362,6 +359,14 @@ TablePtr FilterByMask(const Table& t, const Column& mask) {
   }
   out->rows = kept;
   for (auto& c : t.columns) out->columns.push_back(Take(c, idx.data(), out->rows));
+  return out;
+}
+
+std::vector<uint8_t> TrueRows(const Column& mask) {
+  const uint8_t* m = mask.values<uint8_t>();
+  const uint8_t* v = mask.validity ? mask.validity->data() : nullptr;
+  std::vector<uint8_t> out(size_t(mask.length));
+  for (int64_t i = 0; i < mask.length; i++) out[size_t(i)] = uint8_t((m[i] != 0) & (!v || v[i] != 0));
   return out;
 }
 

@@ -46,6 +46,8 @@ TablePtr Filter(const Table& t, const Expr& predicate);
 std::string RegexError(const std::string& pattern);
 // Keeps rows where mask is valid and true.
 TablePtr FilterByMask(const Table& t, const Column& mask);
+// 1 for each row where the Bool `mask` is valid and true, else 0 (branch-free).
+std::vector<uint8_t> TrueRows(const Column& mask);
 
 // Text forms used by casts to string: ISO date / timestamp, shortest float.
 // (Parsing text into values is the CSV scanner's: io/csv.h.)
