@@ -21,6 +21,9 @@ import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpu
 import type { ResultMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
 
+/** How long the engine waits without a run before giving freed memory back to the system. */
+export const IDLE_RELEASE_MS = 2000;
+
 /**
  * memoryLimit, spillLimit and localDirectory (engine/memory/limits.ts) apply to the
  * process-wide store while this cluster runs a graph; gpus and the device options
@@ -50,6 +53,7 @@ export class LocalCluster implements Cluster {
   readonly label = "local";
   readonly pool: WorkerPool;
   private current?: GraphRun;
+  private idleTimer?: ReturnType<typeof setTimeout>;
   private queue: Promise<unknown> = Promise.resolve();
   private tasksByKey = new Map<string, TaskGraph["tasks"][number]>();
   /** The memory limits this cluster's runs apply. */
@@ -187,6 +191,7 @@ export class LocalCluster implements Cluster {
       settled = run.settled.then(() => {
         native().purgeBroadcastBuilds(); // the run's right sides are let go by now
         if (this.current === run) this.current = undefined;
+        this.releaseWhenIdle();
       });
       run.start();
       const refs = await run.result;
@@ -214,8 +219,22 @@ export class LocalCluster implements Cluster {
 
   async close(): Promise<void> {
     await this.queue;
+    clearTimeout(this.idleTimer);
     await this.pool.close();
     native().releaseFreeMemory(); // what the workers' threads freed stays in their arenas otherwise
+  }
+
+  /**
+   * Memory the workers freed is kept for the next run's buffers (the native BlockPool,
+   * and glibc's arenas); once no run has come for IDLE_RELEASE_MS it goes back to the
+   * system, so an idle engine holds only its data.
+   */
+  private releaseWhenIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (!this.current) native().releaseFreeMemory();
+    }, IDLE_RELEASE_MS);
+    this.idleTimer.unref();
   }
 
   private onResult(worker: string, msg: ResultMessage): void {

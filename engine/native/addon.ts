@@ -139,6 +139,8 @@ export interface MemoryStats {
   writtenBytes: number;
   /** Evictions that wrote nothing: the table kept its file from an earlier spill. */
   reusedCount: number;
+  /** Freed memory kept for the next large buffers (not in hostBytes); given back when the engine is idle. */
+  pooledBytes: number;
   compression: "lz4" | "zstd" | "none";
   spillSeconds: number;
   unspillSeconds: number;

@@ -6,6 +6,7 @@
 
 #include "bind/napi_util.h"
 #include "io/spill_file.h"
+#include "store/block_pool.h"
 #include "store/spill_policy.h"
 #include "store/store.h"
 
@@ -169,6 +170,7 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       o.Set("unspilledBytes", double(s.unspilledBytes));
       o.Set("writtenBytes", double(s.writtenBytes));
       o.Set("reusedCount", double(s.reusedCount));
+      o.Set("pooledBytes", double(BlockPool::Instance().heldBytes()));
       o.Set("compression", SpillCodecName(c.codec));
       o.Set("spillSeconds", s.spillSeconds);
       o.Set("unspillSeconds", s.unspillSeconds);

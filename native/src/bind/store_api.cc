@@ -10,6 +10,7 @@
 
 #include "bind/napi_util.h"
 #include "io/utf8.h"
+#include "store/block_pool.h"
 #include "store/store.h"
 
 namespace basin {
@@ -220,15 +221,16 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
 }  // namespace
 
 void RegisterStore(Napi::Env env, Napi::Object exports) {
-  // releaseFreeMemory() -> whether the C library gave freed memory back to the system.
-  // glibc keeps what worker threads free in their arenas, so a process that dropped
-  // gigabytes of tables would keep them resident; called when large data is let go.
+  // releaseFreeMemory() -> whether freed memory went back to the system: the blocks
+  // the BlockPool keeps for reuse, and what glibc keeps in worker threads' arenas (a
+  // process that dropped gigabytes of tables would keep them resident); called when
+  // large data is let go and when the engine goes idle.
   exports.Set("releaseFreeMemory", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    bool released = BlockPool::Instance().release() > 0;
 #if defined(__GLIBC__)
-    return Napi::Boolean::New(info.Env(), malloc_trim(0) != 0);
-#else
-    return Napi::Boolean::New(info.Env(), false);
+    released = malloc_trim(0) != 0 || released;
 #endif
+    return Napi::Boolean::New(info.Env(), released);
   }));
   exports.Set("storeStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "store/block_pool.h"
 #include "store/store.h"
 
 namespace basin {
@@ -30,7 +31,7 @@ DType DTypeFromName(const std::string& n) {
 
 Buffer::Buffer(size_t bytes) : size_(bytes) { allocate(true); }
 Buffer::Buffer(size_t bytes, NoInit) : size_(bytes) { allocate(false); }
-Buffer::Buffer(std::unique_ptr<uint8_t[]> bytes, size_t size) : bytes_(std::move(bytes)), size_(size) {
+Buffer::Buffer(std::unique_ptr<uint8_t[]> bytes, size_t size) : bytes_(bytes.release(), BufferFree{}), size_(size) {
   Store& store = Store::Instance();
   store.beforeAlloc(size_);
   store.onAlloc(size_);
@@ -39,13 +40,29 @@ void Buffer::allocate(bool zero) {
   Store& store = Store::Instance();
   store.beforeAlloc(size_);  // may spill tables to disk first, to stay within the memory limit
   const size_t n = size_ > 0 ? size_ : 1;
+  auto get = [&] {
+    if (n >= BlockPool::kMinBytes) {
+      Block b = BlockPool::Instance().take(n);
+      if (zero && !b.zero) std::memset(b.data, 0, n);
+      bytes_ = std::unique_ptr<uint8_t[], BufferFree>(b.data, BufferFree{b.capacity});
+    } else {
+      bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);
+    }
+  };
   try {
-    bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);
+    get();
   } catch (const std::bad_alloc&) {
+    BlockPool::Instance().release();
     if (!store.spillToFree(size_)) throw;
-    bytes_.reset(zero ? new uint8_t[n]() : new uint8_t[n]);  // retried once, after spilling
+    get();  // retried once, after spilling
   }
   store.onAlloc(size_);
+}
+void BufferFree::operator()(uint8_t* p) const {
+  if (capacity > 0)
+    BlockPool::Instance().give(p, capacity);
+  else
+    delete[] p;
 }
 Buffer::~Buffer() {
   if (counted_) Store::Instance().onFree(size_, true);

@@ -27,6 +27,12 @@ struct BasinError : std::runtime_error {
 // every byte they keep, so fresh pages are touched once (by the writer), not zeroed first.
 struct NoInit {};
 
+// How a Buffer's bytes are freed: delete[], or back to the BlockPool (capacity > 0).
+struct BufferFree {
+  size_t capacity = 0;
+  void operator()(uint8_t* p) const;
+};
+
 class Buffer {
  public:
   explicit Buffer(size_t bytes);
@@ -48,8 +54,7 @@ class Buffer {
 
  private:
   void allocate(bool zero);
-
-  std::unique_ptr<uint8_t[]> bytes_;
+  std::unique_ptr<uint8_t[], BufferFree> bytes_;
   size_t size_;
   bool counted_ = true;
 };

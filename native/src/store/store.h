@@ -61,6 +61,8 @@ class Store {
   // large allocation takes the host over its limit; the main JS thread never writes.
   void configure(const MemoryConfig& c);
   MemoryConfig config() const;
+  // The host limit in bytes (SpillPolicy::kUnlimited: none), without taking the store's lock.
+  int64_t hostLimit() const { return hostLimit_.load(); }
   MemoryStats memoryStats() const;
   void pin(uint64_t handle);    // handed to user code: never spilled until unpinned
   void unpin(uint64_t handle);

@@ -1,0 +1,98 @@
+#include "store/block_pool.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include "store/store.h"
+
+namespace basin {
+
+size_t BlockCapacity(size_t bytes) {
+  size_t p = BlockPool::kMinBytes;
+  while (p * 2 <= bytes) p *= 2;
+  const size_t step = p / 8;  // a multiple of the page size
+  return (bytes + step - 1) / step * step;
+}
+
+BlockPool& BlockPool::Instance() {
+  static BlockPool* pool = new BlockPool();  // never destroyed: buffers may outlive static teardown
+  return *pool;
+}
+
+size_t BlockPool::Limit() {
+  static const size_t physical = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE));
+  const int64_t host = Store::Instance().hostLimit();  // no lock: blocks come back while tables are freed under it
+  return host > 0 ? std::min(physical / 8, size_t(host) / 4) : physical / 8;
+}
+
+Block BlockPool::take(size_t bytes) {
+  const size_t cap = BlockCapacity(bytes);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = bySize_.lower_bound(cap);
+    if (it != bySize_.end() && it->first <= cap + cap / 4) {
+      const Kept k = *it->second;
+      kept_.erase(it->second);
+      bySize_.erase(it);
+      held_ -= k.capacity;
+      return Block{k.data, k.capacity, false};
+    }
+  }
+  void* p = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return Block{static_cast<uint8_t*>(p), cap, true};
+}
+
+void BlockPool::give(uint8_t* data, size_t capacity) {
+  std::vector<Kept> out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t limit = Limit();
+    if (capacity > limit) {
+      out.push_back(Kept{data, capacity});
+    } else {
+      while (held_ + capacity > limit) {
+        const Kept k = kept_.front();
+        auto range = bySize_.equal_range(k.capacity);
+        for (auto it = range.first; it != range.second; ++it)
+          if (it->second == kept_.begin()) {
+            bySize_.erase(it);
+            break;
+          }
+        kept_.pop_front();
+        held_ -= k.capacity;
+        out.push_back(k);
+      }
+      bySize_.emplace(capacity, kept_.insert(kept_.end(), Kept{data, capacity}));
+      held_ += capacity;
+    }
+  }
+  for (const Kept& k : out) munmap(k.data, k.capacity);  // outside the lock
+}
+
+size_t BlockPool::release() {
+  std::list<Kept> out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.swap(kept_);
+    bySize_.clear();
+    held_ = 0;
+  }
+  size_t bytes = 0;
+  for (const Kept& k : out) {
+    munmap(k.data, k.capacity);
+    bytes += k.capacity;
+  }
+  return bytes;
+}
+
+size_t BlockPool::heldBytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return held_;
+}
+
+}  // namespace basin
