@@ -406,6 +406,18 @@ export interface NativeAddon {
    * the aggs' state columns ("partial"/"merge"). Keys [] means one group (a reduction).
    */
   groupByAgg(h: Handle, keys: number[], aggs: NativeAgg[], mode: AggMode): Handle;
+  /**
+   * groupByAgg of the rows `predicate` keeps, projected by each of `projections` in turn:
+   * filter, project and aggregate steps as one (a filter that keeps most rows cuts none).
+   */
+  filterAggregate(
+    h: Handle,
+    predicate: NativeExpr,
+    projections: { exprs: NativeExpr[]; names: string[] }[],
+    keys: number[],
+    aggs: NativeAgg[],
+    mode: AggMode,
+  ): Handle;
   /** Splits rows by the hash of `keys` into `parts` tables; equal keys (nulls too) land together. */
   hashPartition(h: Handle, keys: number[], parts: number): Handle[];
 

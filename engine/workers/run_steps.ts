@@ -2,6 +2,7 @@
 // handles between steps and releasing every intermediate it made.
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
+import type { NativeExpr } from "../graph/kernel_args.js";
 import type { Step } from "../graph/tasks.js";
 import { native, type Handle, type JsColumn, type JsTable } from "../native/addon.js";
 import { splitRows } from "../native/split_rows.js";
@@ -74,6 +75,25 @@ export function runSteps(steps: Step[], inputs: Handle[], gpu?: number): StepsRe
     return runPinned(steps, inputs, gpu);
   } finally {
     for (const h of pinned) addon.unpin(h);
+  }
+}
+
+/** Whether evaluating `e` can throw on some row: strict casts and functions can. */
+function canFail(e: NativeExpr): boolean {
+  switch (e.kind) {
+    case "col":
+    case "lit":
+      return false;
+    case "cast":
+      return e.strict !== false || canFail(e.arg);
+    case "fn":
+      return true;
+    case "binary":
+      return canFail(e.left) || canFail(e.right);
+    case "unary":
+      return canFail(e.arg);
+    case "fillNull":
+      return canFail(e.arg) || canFail(e.fill);
   }
 }
 
@@ -150,9 +170,23 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
         case "concat":
           replace([addon.concat(step.inputs.map((i) => inputs[i]))]);
           break;
-        case "filter":
+        case "filter": {
+          // A filter feeding an aggregation (through projections or not) runs with it:
+          // when it keeps most rows, no column is cut (native/src/ops/filter_aggregate.h).
+          // The projections may then see rows the filter drops, so they must be ones that cannot fail.
+          let end = at + 1;
+          while (steps[end]?.kind === "project") end++;
+          const agg = steps[end];
+          const projections = steps.slice(at + 1, end).flatMap((p) => (p.kind === "project" ? [p] : []));
+          if (gpu === undefined && agg?.kind === "aggregate" && !projections.some((p) => p.exprs.some(canFail))) {
+            const ps = projections.map((p) => ({ exprs: p.exprs, names: p.names }));
+            replace([addon.filterAggregate(current[0], step.predicate, ps, agg.keys, agg.aggs, agg.mode)]);
+            at = end;
+            break;
+          }
           replace([addon.filter(current[0], step.predicate)]);
           break;
+        }
         case "project":
           replace([addon.evalExprs(current[0], step.exprs, step.names)]);
           break;

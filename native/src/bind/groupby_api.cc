@@ -3,6 +3,7 @@
 
 #include "bind/napi_util.h"
 #include "bind/plan_args.h"
+#include "ops/filter_aggregate.h"
 #include "ops/groupby.h"
 
 namespace basin {
@@ -31,6 +32,27 @@ void RegisterGroupBy(Napi::Env env, Napi::Object exports) {
       std::vector<AggSpec> aggs = ParseAggs(info[2].As<Napi::Array>());
       AggMode mode = AggModeFromName(info[3].As<Napi::String>().Utf8Value());
       return PutTable(info.Env(), GroupByAgg(*t, keys, aggs, mode));
+    });
+  }));
+  // filterAggregate(h, predicate, projections: { exprs, names }[], keys, aggs, mode) -> handle:
+  // groupByAgg of the rows the predicate keeps, projected in turn (ops/filter_aggregate.h).
+  exports.Set("filterAggregate", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      Expr predicate = ParseExpr(info[1].As<Napi::Object>());
+      std::vector<Projection> projections;
+      auto list = info[2].As<Napi::Array>();
+      for (uint32_t j = 0; j < list.Length(); j++) {
+        auto o = list.Get(j).As<Napi::Object>();
+        auto arr = o.Get("exprs").As<Napi::Array>();
+        Projection& p = projections.emplace_back();
+        for (uint32_t i = 0; i < arr.Length(); i++) p.exprs.push_back(ParseExpr(arr.Get(i).As<Napi::Object>()));
+        p.names = StringList(o.Get("names"));
+      }
+      std::vector<int> keys = IntList(info[3]);
+      std::vector<AggSpec> aggs = ParseAggs(info[4].As<Napi::Array>());
+      AggMode mode = AggModeFromName(info[5].As<Napi::String>().Utf8Value());
+      return PutTable(info.Env(), FilterAggregate(*t, predicate, projections, keys, aggs, mode));
     });
   }));
   // hashPartition(h, keys, parts) -> handle[]

@@ -91,10 +91,12 @@ class IdTable {
   uint32_t size_ = 0;
 };
 
-// Assigns group ids to all rows: row hashes per batch, then probes. eq(g, row) compares
+// Assigns group ids to the rows `keep` keeps (all rows when it is null; the others are
+// left for AddDroppedGroup): row hashes per batch, then probes. eq(g, row) compares
 // row's key with group g's; onNew(row) records the key of a new group.
 template <class Eq, class OnNew>
-void AssignIds(const Table& t, const std::vector<int>& keys, Grouping& out, const Eq& eq, const OnNew& onNew) {
+void AssignIds(const Table& t, const std::vector<int>& keys, const uint8_t* keep, Grouping& out, const Eq& eq,
+               const OnNew& onNew) {
   const int64_t n = t.rows;
   out.gid.resize(size_t(n));
   std::vector<uint64_t> hb(static_cast<size_t>(kBatch));
@@ -104,6 +106,7 @@ void AssignIds(const Table& t, const std::vector<int>& keys, Grouping& out, cons
     hash::HashRows(t, keys, b, cnt, hb.data());
     for (int64_t i = 0; i < cnt; i++) {
       const int64_t r = b + i;
+      if (keep && !keep[r]) continue;
       bool inserted;
       uint32_t g = table.FindOrInsert(hb[size_t(i)], [&](uint32_t id) { return eq(id, r); }, inserted);
       if (inserted) {
@@ -122,7 +125,7 @@ inline uint64_t Canon(uint8_t v) { return v; }
 inline uint64_t Canon(double v) { return hash::CanonDouble(v); }
 
 template <class T>
-void GroupFixedKey(const Table& t, const std::vector<int>& keys, Grouping& out) {
+void GroupFixedKey(const Table& t, const std::vector<int>& keys, const uint8_t* keep, Grouping& out) {
   const Column& c = t.columns[size_t(keys[0])];
   const T* v = c.values<T>();
   std::vector<uint64_t> gk;
@@ -130,7 +133,7 @@ void GroupFixedKey(const Table& t, const std::vector<int>& keys, Grouping& out) 
     const uint8_t* valid = c.validity->data();
     std::vector<uint8_t> gnull;
     AssignIds(
-        t, keys, out,
+        t, keys, keep, out,
         [&](uint32_t g, int64_t r) { return valid[r] ? (!gnull[g] && gk[g] == Canon(v[r])) : gnull[g] != 0; },
         [&](int64_t r) {
           gk.push_back(valid[r] ? Canon(v[r]) : 0);
@@ -138,19 +141,19 @@ void GroupFixedKey(const Table& t, const std::vector<int>& keys, Grouping& out) 
         });
   } else {
     AssignIds(
-        t, keys, out, [&](uint32_t g, int64_t r) { return gk[g] == Canon(v[r]); },
+        t, keys, keep, out, [&](uint32_t g, int64_t r) { return gk[g] == Canon(v[r]); },
         [&](int64_t r) { gk.push_back(Canon(v[r])); });
   }
 }
 
-void GroupStringKey(const Table& t, const std::vector<int>& keys, Grouping& out) {
+void GroupStringKey(const Table& t, const std::vector<int>& keys, const uint8_t* keep, Grouping& out) {
   const Column& c = t.columns[size_t(keys[0])];
   std::vector<std::string_view> gs;
   if (c.validity) {
     const uint8_t* valid = c.validity->data();
     std::vector<uint8_t> gnull;
     AssignIds(
-        t, keys, out,
+        t, keys, keep, out,
         [&](uint32_t g, int64_t r) { return valid[r] ? (!gnull[g] && gs[g] == c.str(r)) : gnull[g] != 0; },
         [&](int64_t r) {
           gs.push_back(valid[r] ? c.str(r) : std::string_view());
@@ -158,7 +161,7 @@ void GroupStringKey(const Table& t, const std::vector<int>& keys, Grouping& out)
         });
   } else {
     AssignIds(
-        t, keys, out, [&](uint32_t g, int64_t r) { return gs[g] == c.str(r); },
+        t, keys, keep, out, [&](uint32_t g, int64_t r) { return gs[g] == c.str(r); },
         [&](int64_t r) { gs.push_back(c.str(r)); });
   }
 }
@@ -666,27 +669,50 @@ std::vector<Column> ScatterColumn(const Column& c, const uint32_t* pid, int64_t 
 
 }  // namespace
 
-Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys) {
-  CheckKeys(t, keys);
-  Grouping out;
+namespace {
+
+// The rows `keep` leaves out, as one more group after the others (its first row is the
+// first such row, or row 0 when there is none: its key columns are never shown).
+void AddDroppedGroup(Grouping& g, const uint8_t* keep, int64_t rows) {
+  const uint32_t dropped = uint32_t(g.groups);
+  int64_t first = -1;
+  for (int64_t r = 0; r < rows; r++)
+    if (!keep[r]) {
+      g.gid[size_t(r)] = dropped;
+      if (first < 0) first = r;
+    }
+  g.firstRow.push_back(first < 0 ? 0 : first);
+  g.groups++;
+}
+
+void GroupKept(const Table& t, const std::vector<int>& keys, const uint8_t* keep, Grouping& out) {
   if (keys.empty()) {
     out.groups = 1;
     out.gid.assign(size_t(t.rows), 0);
     out.firstRow.push_back(t.rows > 0 ? 0 : -1);
-    return out;
+    return;
   }
   if (keys.size() == 1) {
     switch (t.columns[size_t(keys[0])].type) {
-      case DType::String: GroupStringKey(t, keys, out); return out;
-      case DType::Float64: GroupFixedKey<double>(t, keys, out); return out;
-      case DType::Bool: GroupFixedKey<uint8_t>(t, keys, out); return out;
-      case DType::Date: GroupFixedKey<int32_t>(t, keys, out); return out;
-      default: GroupFixedKey<int64_t>(t, keys, out); return out;
+      case DType::String: return GroupStringKey(t, keys, keep, out);
+      case DType::Float64: return GroupFixedKey<double>(t, keys, keep, out);
+      case DType::Bool: return GroupFixedKey<uint8_t>(t, keys, keep, out);
+      case DType::Date: return GroupFixedKey<int32_t>(t, keys, keep, out);
+      default: return GroupFixedKey<int64_t>(t, keys, keep, out);
     }
   }
   std::vector<KeyCol> ks = KeyCols(t, keys);
   AssignIds(
-      t, keys, out, [&](uint32_t g, int64_t r) { return RowsEqual(ks, out.firstRow[g], r); }, [](int64_t) {});
+      t, keys, keep, out, [&](uint32_t g, int64_t r) { return RowsEqual(ks, out.firstRow[g], r); }, [](int64_t) {});
+}
+
+}  // namespace
+
+Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys, const uint8_t* keep) {
+  CheckKeys(t, keys);
+  Grouping out;
+  GroupKept(t, keys, t.rows > 0 ? keep : nullptr, out);
+  if (keep && t.rows > 0) AddDroppedGroup(out, keep, t.rows);
   return out;
 }
 
@@ -874,16 +900,19 @@ TablePtr PerRowStates(const Table& t, const std::vector<int>& keys, const std::v
 
 }  // namespace
 
-TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
+TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode,
+                    const uint8_t* keep) {
   CheckAggs(t, aggs, mode);
+  if (t.rows == 0) keep = nullptr;  // nothing to leave out
   // A partial aggregation that would not shrink its input is skipped (its hash pass
   // would be repeated by the final one for no gain): rows pass on as states.
-  if (mode == AggMode::Partial && t.rows < int64_t(UINT32_MAX) && ShrinksLittle(t, keys)) return PerRowStates(t, keys, aggs);
-  Grouping gr = ComputeGrouping(t, keys);
+  if (!keep && mode == AggMode::Partial && t.rows < int64_t(UINT32_MAX) && ShrinksLittle(t, keys))
+    return PerRowStates(t, keys, aggs);
+  Grouping gr = ComputeGrouping(t, keys, keep);
   std::vector<int64_t> groupRows = GroupRows(gr, t.rows);
   auto out = KeyColumns(t, keys, gr);
   for (const AggSpec& a : aggs) AppendAgg(*out, t, gr, groupRows, a, mode);
-  return out;
+  return keep ? SliceTable(*out, 0, gr.groups - 1) : out;  // without the left-out rows' group
 }
 
 std::vector<TablePtr> HashPartition(const Table& t, const std::vector<int>& keys, int parts) {

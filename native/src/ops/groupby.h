@@ -67,11 +67,14 @@ Column FixedColumn(DType type, const std::vector<T>& vals, const std::vector<int
 }
 
 // Groups the rows of t by key columns `keys` (null equals null). Keys [] → one group,
-// even for zero rows.
-Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys);
+// even for zero rows. With `keep` (a 0/1 byte per row), the rows it leaves out form one
+// more group, the last.
+Grouping ComputeGrouping(const Table& t, const std::vector<int>& keys, const uint8_t* keep = nullptr);
 
-// Key columns (named as in t), then the aggregates (Full/Final) or their states.
-TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode);
+// Key columns (named as in t), then the aggregates (Full/Final) or their states; over
+// the rows `keep` keeps (a 0/1 byte per row), when given.
+TablePtr GroupByAgg(const Table& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode,
+                    const uint8_t* keep = nullptr);
 
 // The pieces of GroupByAgg, for callers that group or accumulate elsewhere (the GPU):
 // argument checks, rows per group, the key columns at each group's first row, one
