@@ -12,6 +12,8 @@
 namespace basin {
 
 size_t BlockCapacity(size_t bytes) {
+  // No machine has 2^48 bytes; a length past that comes from damaged data.
+  if (bytes > (size_t(1) << 48)) throw std::bad_alloc();
   size_t p = BlockPool::kMinBytes;
   while (p * 2 <= bytes) p *= 2;
   const size_t step = p / 8;  // a multiple of the page size
