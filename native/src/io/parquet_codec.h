@@ -48,34 +48,89 @@ inline void RepeatCopy(uint8_t* out, size_t offset, size_t len) {
   for (size_t i = 0; i < left; i++) d[i] = d[i - dist];
 }
 
+// Per copy tag: its length (bits 0-6), how many offset bytes follow it (bits 8-10) and
+// the offset's high bits that copy-1 tags carry (bits 11 on).
+struct SnappyCopyTags {
+  uint32_t entry[256] = {};
+  constexpr SnappyCopyTags() {
+    for (uint32_t t = 0; t < 256; t++) {
+      if ((t & 3) == 1) entry[t] = (((t >> 2) & 7) + 4) | (1u << 8) | ((t >> 5) << 8 << 11);
+      else if ((t & 3) == 2) entry[t] = ((t >> 2) + 1) | (2u << 8);
+      else if ((t & 3) == 3) entry[t] = ((t >> 2) + 1) | (4u << 8);
+    }
+  }
+};
+inline constexpr SnappyCopyTags kSnappyCopyTags{};
+
+// Snappy tags while both sides have room for any tag's slop: up to 5 bytes of tag and
+// offset, or a 60-byte literal, in; a 64-byte copy plus 16 bytes of overrun out. Tags
+// cost a literal-or-copy branch, a table entry and one unaligned load of the offset
+// bytes; copies 16 bytes at a time when the source is 16 or more back. Long literals
+// and the block's last bytes are left to the careful loop (SnappyInto). Returns false
+// on a copy reaching before the output's start.
+inline bool SnappyFast(const uint8_t*& ip, const uint8_t* ie, uint8_t*& op, uint8_t* const out, uint8_t* oe) {
+  if (ie - ip < 66 || oe - op < 80) return true;
+  const uint8_t* const ilimit = ie - 66;
+  uint8_t* const olimit = oe - 80;
+  while (ip <= ilimit && op <= olimit) {
+    const uint8_t tag = *ip;
+    if ((tag & 3) == 0) {
+      const size_t len = size_t(tag >> 2) + 1;
+      if (len > 60) return true;  // its length follows in 1-4 bytes: the careful loop reads it
+      std::memcpy(op, ip + 1, 16);
+      for (size_t i = 16; i < len; i += 16) std::memcpy(op + i, ip + 1 + i, 16);
+      ip += 1 + len;
+      op += len;
+      continue;
+    }
+    const uint32_t e = kSnappyCopyTags.entry[tag];
+    const size_t len = e & 0x7f, extra = (e >> 8) & 7;
+    uint32_t word;
+    std::memcpy(&word, ip + 1, 4);  // Snappy's offsets are little-endian, as the host is
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "SnappyFast reads offsets as host integers");
+    const size_t offset = (e >> 11) + (word & (0xffffffffu >> (32 - 8 * extra)));
+    ip += 1 + extra;
+    if (offset - 1 >= size_t(op - out)) return false;  // offset 0, or before the start
+    const uint8_t* src = op - offset;
+    if (offset >= 16) {
+      // Each 16-byte step reads bytes already written (they lie at least 16 back).
+      std::memcpy(op, src, 16);
+      for (size_t i = 16; i < len; i += 16) std::memcpy(op + i, src + i, 16);
+    } else if (offset >= 8) {
+      for (size_t i = 0; i < len; i += 8) std::memcpy(op + i, src + i, 8);
+    } else {
+      RepeatCopy(op, offset, len);
+    }
+    op += len;
+  }
+  return true;
+}
+
 // A raw Snappy block's tags (after its length varint, from b[at]) into out[0, want):
-// false unless they make exactly `want` bytes (Snappy has no checksum). Short literals
-// and copies move 16 bytes at once where the input and the output have room (the
-// common case), so most tags cost one unaligned load and store.
+// false unless they make exactly `want` bytes (Snappy has no checksum). Most tags go
+// through SnappyFast; this loop checks every bound, for long literals and the end.
 inline bool SnappyInto(const uint8_t* b, size_t n, size_t at, uint8_t* out, uint64_t want) {
   const uint8_t* ip = b + at;
   const uint8_t* const ie = b + n;
   uint8_t* op = out;
   uint8_t* const oe = out + want;
   while (ip < ie) {
+    if (!SnappyFast(ip, ie, op, out, oe)) return false;
+    if (ip >= ie) break;
     const uint8_t tag = *ip++;
     size_t len;
     if ((tag & 3) == 0) {
       len = size_t(tag >> 2) + 1;
-      if (len <= 16 && ie - ip >= 16 && oe - op >= 16) {
-        std::memcpy(op, ip, 16);
-      } else {
-        if (len > 60) {
-          const size_t extra = len - 60;
-          if (size_t(ie - ip) < extra) return false;
-          len = 0;
-          for (size_t i = 0; i < extra; i++) len |= size_t(ip[i]) << (8 * i);
-          ip += extra;
-          len += 1;
-        }
-        if (size_t(ie - ip) < len || size_t(oe - op) < len) return false;
-        std::memcpy(op, ip, len);
+      if (len > 60) {
+        const size_t extra = len - 60;
+        if (size_t(ie - ip) < extra) return false;
+        len = 0;
+        for (size_t i = 0; i < extra; i++) len |= size_t(ip[i]) << (8 * i);
+        ip += extra;
+        len += 1;
       }
+      if (size_t(ie - ip) < len || size_t(oe - op) < len) return false;
+      std::memcpy(op, ip, len);
       ip += len;
       op += len;
       continue;
@@ -97,16 +152,8 @@ inline bool SnappyInto(const uint8_t* b, size_t n, size_t at, uint8_t* out, uint
       ip += 4;
     }
     if (offset == 0 || offset > size_t(op - out) || size_t(oe - op) < len) return false;  // before the start, past the end
-    const uint8_t* src = op - offset;
-    if (offset >= 8 && oe - op >= 16 && len <= 16) {
-      // 8-byte steps keep a repeat's meaning (each step's source is already written).
-      std::memcpy(op, src, 8);
-      std::memcpy(op + 8, src + 8, 8);
-    } else if (offset >= len) {
-      std::memcpy(op, src, len);
-    } else {
-      RepeatCopy(op, offset, len);
-    }
+    if (offset >= len) std::memcpy(op, op - offset, len);
+    else RepeatCopy(op, offset, len);
     op += len;
   }
   return op == oe;
