@@ -11,6 +11,7 @@ import { col, fromColumns, readParquet } from "../../engine/api/index.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { twoClusters } from "../helpers/clusters.js";
 import { rejected } from "../helpers/errors.js";
+import { arrowRows } from "../helpers/arrow_rows.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 
 const ROWS = 6000;
@@ -189,16 +190,7 @@ describe("writeArrow (one file, streamed from the store)", () => {
     const s = await frame().writeArrow(path, { cluster: clusters.four });
     expect(s).toMatchObject({ path, rows: ROWS });
     const t = tableFromIPC(readFileSync(path));
-    const names = COLS.split(", ");
-    const rows = Array.from({ length: t.numRows }, (_, r) =>
-      names.map((n) => {
-        const v = t.getChild(n)!.get(r) as unknown;
-        if (n === "d" && typeof v === "number") return new Date(v);
-        if (n === "ts" && typeof v === "bigint") return Number(v); // µs
-        if (n === "ts" && typeof v === "number") return Math.round(v * 1000); // ms with a fraction
-        return v;
-      }),
-    );
+    const rows = arrowRows(t, COLS.split(", "));
     const want = await duck.rows(`SELECT i, f, s, d, epoch_us(ts), b FROM e ORDER BY i`);
     expectSameRows(rows, want, "arrow", true);
     const f = t.getChild("f")!.toArray() as Float64Array;
