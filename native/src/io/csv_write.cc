@@ -1,5 +1,7 @@
 #include "io/csv_write.h"
 
+#include "store/store.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -220,20 +222,78 @@ void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out) {
   }
 }
 
-PartSink::~PartSink() { close(fd_); }
+namespace {
+
+// `piece` as a one-row string table in the store (claimed: no worker's task owns it).
+uint64_t StorePiece(std::string&& piece) {
+  auto t = std::make_shared<Table>();
+  Column c;
+  c.type = DType::String;
+  c.length = 1;
+  c.data = MakeBufferNoInit(16);
+  c.data->as<int64_t>()[0] = 0;
+  c.data->as<int64_t>()[1] = int64_t(piece.size());
+  c.chars = MakeBufferNoInit(piece.size());
+  std::memcpy(c.chars->data(), piece.data(), piece.size());
+  std::string().swap(piece);  // freed (assigning "" would keep the capacity) before the store may spill
+  t->names = {"piece"};
+  t->columns.push_back(std::move(c));
+  t->rows = 1;
+  const uint64_t h = Store::Instance().put(std::move(t));
+  Store::Instance().claim(h);
+  return h;
+}
+
+}  // namespace
+
+PartSink::~PartSink() {
+  dropPending();
+  close(fd_);
+}
+
+void PartSink::dropPending() {
+  for (auto& [part, p] : pending_)
+    for (const Piece& piece : p.pieces)
+      if (piece.stored != 0) Store::Instance().release(piece.stored);
+  pending_.clear();
+  pendingBytes_ = 0;
+}
 
 void PartSink::appendPart(int64_t part, std::string piece, bool last) {
+  Piece waiting{std::move(piece), 0, 0};
+  waiting.size = int64_t(waiting.bytes.size());
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!error_.empty()) throw BasinError("BASIN_IO", error_);
+    if (part <= next_) return add(part, std::move(waiting), last, lock);
+  }
+  // Ahead of its turn: into the store (outside the lock: putting it may spill).
+  if (waiting.size > 0) waiting.stored = StorePiece(std::move(waiting.bytes));
   std::unique_lock<std::mutex> lock(mu_);
-  if (!error_.empty()) throw BasinError("BASIN_IO", error_);
+  if (!error_.empty()) {
+    if (waiting.stored != 0) Store::Instance().release(waiting.stored);
+    throw BasinError("BASIN_IO", error_);
+  }
+  add(part, std::move(waiting), last, lock);
+}
+
+void PartSink::add(int64_t part, Piece piece, bool last, std::unique_lock<std::mutex>& lock) {
   Pending& p = pending_[part];
-  if (!piece.empty()) {
-    pendingBytes_ += int64_t(piece.size());
+  if (piece.size > 0) {
+    pendingBytes_ += piece.size;
     p.pieces.push_back(std::move(piece));
   }
   if (last) p.done = true;
   if (writing_) return;  // the thread writing now takes this piece too when its turn comes
   writing_ = true;
   drain(lock);
+}
+
+void PartSink::fail(const std::string& why) {
+  error_ = why;
+  dropPending();
+  writing_ = false;
+  throw BasinError("BASIN_IO", error_);
 }
 
 void PartSink::drain(std::unique_lock<std::mutex>& lock) {
@@ -247,24 +307,36 @@ void PartSink::drain(std::unique_lock<std::mutex>& lock) {
       starts_[next_] = offset_;
       continue;
     }
-    std::vector<std::string> pieces = std::move(it->second.pieces);
+    std::vector<Piece> pieces = std::move(it->second.pieces);
     it->second.pieces.clear();
-    int64_t at = offset_;
-    for (const std::string& s : pieces) offset_ += int64_t(s.size());
+    int64_t at = offset_, bytes = 0;
+    for (const Piece& s : pieces) bytes += s.size;
+    offset_ += bytes;
     lock.unlock();
     int err = 0;
-    for (const std::string& s : pieces) {
-      if ((err = WriteAt(fd_, s.data(), s.size(), at)) != 0) break;
-      at += int64_t(s.size());
+    std::string why;
+    for (Piece& s : pieces) {
+      if (err == 0 && why.empty()) {
+        if (s.stored != 0) {
+          try {
+            // Read back (from disk when it spilled) while the table is held.
+            TablePtr t = Store::Instance().get(s.stored);
+            err = WriteAt(fd_, reinterpret_cast<const char*>(t->columns[0].chars->data()), size_t(s.size), at);
+          } catch (const BasinError& e) {
+            why = e.what();
+          }
+        } else {
+          err = WriteAt(fd_, s.bytes.data(), s.bytes.size(), at);
+        }
+        at += s.size;
+      }
+      if (s.stored != 0) Store::Instance().release(s.stored);
+      s = Piece();
     }
     lock.lock();
-    for (const std::string& s : pieces) pendingBytes_ -= int64_t(s.size());
-    if (err != 0) {
-      error_ = "cannot write the file: " + IoWhy(err);
-      pending_.clear();
-      writing_ = false;
-      throw BasinError("BASIN_IO", error_);
-    }
+    pendingBytes_ -= bytes;
+    if (err != 0) fail("cannot write the file: " + IoWhy(err));
+    if (!why.empty()) fail("cannot write the file: " + why);
     written_ = offset_;
   }
   writing_ = false;

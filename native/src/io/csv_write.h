@@ -6,7 +6,9 @@
 // PartSink assembles a file from parts formatted on any thread, in part order: each
 // part arrives in pieces (appendPart); the thread whose piece completes the next
 // run writes it (pwrite at the running offset) while others go on formatting, so the
-// file is written as it is made and only parts ahead of their turn wait in memory.
+// file is written as it is made. Pieces of parts ahead of their turn wait in the store
+// (a one-row table each): they count against the memory limit like any table and
+// spill to disk under it, and are read back when their turn comes.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -47,11 +49,23 @@ class PartSink {
   std::vector<std::pair<int64_t, std::string>> trailers();
 
  private:
-  void drain(std::unique_lock<std::mutex>& lock);
+  // A piece waiting: its bytes, or (a part ahead of its turn) a store handle to them.
+  struct Piece {
+    std::string bytes;
+    uint64_t stored = 0;
+    int64_t size = 0;
+  };
   struct Pending {
-    std::vector<std::string> pieces;
+    std::vector<Piece> pieces;
     bool done = false;
   };
+  // With mu_ held: queues `piece` of `part`, then writes what is due unless another
+  // thread is writing (it takes the piece when its turn comes).
+  void add(int64_t part, Piece piece, bool last, std::unique_lock<std::mutex>& lock);
+  void drain(std::unique_lock<std::mutex>& lock);
+  // With mu_ held: fails the sink with `why`, dropping every piece still waiting.
+  [[noreturn]] void fail(const std::string& why);
+  void dropPending();
   int fd_;
   int64_t offset_;
   std::mutex mu_;
