@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -129,9 +132,13 @@ void Cell(std::string& out, const Column& c, int64_t r) {
   }
 }
 
+}  // namespace
+
 std::string IoWhy(int err) {
   return err == ENOSPC ? "no space left on the device" : err == EDQUOT ? "disk quota exceeded" : std::strerror(err);
 }
+
+namespace {
 
 // Writes all of `data` at `offset`; returns 0 or the errno.
 int WriteAt(int fd, const char* data, size_t n, int64_t offset) {
@@ -154,6 +161,38 @@ std::unordered_map<int64_t, std::shared_ptr<PartSink>> sinks;
 int64_t nextSink = 1;
 
 }  // namespace
+
+void Gather::copyTo(std::string& out) const {
+  out.reserve(out.size() + size);
+  for (const Segment& s : segments)
+    out.append(reinterpret_cast<const char*>(s.view ? s.view : reinterpret_cast<const uint8_t*>(own.data()) + s.at), s.length);
+}
+
+int WriteGatherAt(int fd, const Gather& g, int64_t offset) {
+  std::vector<iovec> iov;
+  iov.reserve(g.segments.size());
+  for (const Gather::Segment& s : g.segments)
+    if (s.length > 0)
+      iov.push_back({const_cast<char*>(s.view ? reinterpret_cast<const char*>(s.view) : g.own.data() + s.at), s.length});
+  size_t i = 0;
+  while (i < iov.size()) {
+    const int n = int(std::min<size_t>(iov.size() - i, IOV_MAX));
+    ssize_t w = pwritev(fd, iov.data() + i, n, offset);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    offset += w;
+    // Past the segments written whole, into the one written in part.
+    while (i < iov.size() && size_t(w) >= iov[i].iov_len) w -= ssize_t(iov[i++].iov_len);
+    if (i < iov.size()) {
+      iov[i].iov_base = static_cast<char*>(iov[i].iov_base) + w;
+      iov[i].iov_len -= size_t(w);
+    }
+  }
+  return 0;
+}
 
 void FormatJsNumber(double x, std::string& out) {
   if (std::isnan(x)) {

@@ -21,6 +21,34 @@
 
 namespace basin {
 
+// Bytes to write made of the writer's own bytes and views of a table's buffers (kept
+// alive by `keep`), in order: written with pwritev, never copied into one message.
+struct Gather {
+  struct Segment {
+    const uint8_t* view;  // null: own[at, at + length)
+    size_t at, length;
+  };
+  std::string own;
+  std::vector<Segment> segments;
+  TablePtr keep;
+  size_t size = 0;
+  void addOwn(const void* p, size_t n) {
+    segments.push_back({nullptr, own.size(), n});
+    own.append(static_cast<const char*>(p), n);
+    size += n;
+  }
+  void addView(const void* p, size_t n) {
+    segments.push_back({static_cast<const uint8_t*>(p), 0, n});
+    size += n;
+  }
+  // Every segment's bytes, in order, appended to `out`.
+  void copyTo(std::string& out) const;
+};
+// Writes all of `g` at `offset`; returns 0 or the errno.
+int WriteGatherAt(int fd, const Gather& g, int64_t offset);
+// An errno as the reason a write failed ("no space left on the device").
+std::string IoWhy(int err);
+
 // Rows [from, to) of `t` as CSV lines appended to `out` (no header).
 void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out);
 // One double as JS's String(x) writes it ("NaN", "Infinity", "1e+21", "0" for -0).
