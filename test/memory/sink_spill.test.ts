@@ -1,4 +1,4 @@
-// A result written to one file arrives in parts, each formatted by the worker that made
+// A result written to one file arrives in parts, each encoded by the worker that made
 // it, and lands in the file in part order (native/src/io/csv_write.h PartSink). Parts
 // that finish before their turn wait in the store: they count against the memory
 // limit and spill to disk under it, so a write whose later parts all finish first
@@ -6,49 +6,52 @@
 // file still holds every part in order.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tableFromIPC } from "apache-arrow";
 import { afterAll, expect, it } from "vitest";
 import { LocalCluster } from "../../engine/api/index.js";
 import type { Field } from "../../engine/common/types.js";
-import { writeCsvParts } from "../../engine/io/write.js";
+import type { Step } from "../../engine/graph/tasks.js";
+import { writeArrowParts, writeCsvParts, type WriteSummary } from "../../engine/io/write.js";
 import { writtenRows } from "../../engine/io/write_part.js";
-import { native } from "../../engine/native/addon.js";
+import { native, type MemoryStats } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 
 const dir = makeTempDir("basin-sink-spill-");
 afterAll(() => removeDir(dir));
 
 const LIMIT = 48e6;
-const PARTS = 64;
-const ROWS = 40_000; // ~4.4 MB of CSV a part: 280 MB in all, ~6x the limit
+const ROWS = 40_000; // ~4.4 MB of CSV a part
+const strings = Array.from({ length: ROWS }, (_, i) => `row ${i} ✓ ${"x".repeat(90 + (i % 17))}`);
+const schema: Field[] = [
+  { name: "part", type: "int64" },
+  { name: "s", type: "string" },
+];
 
-it("64 parts written last first under a 48 MB memory limit: the waiting parts spill, peak RSS stays within limit + 128 MB, the file is whole and in order", async () => {
+/**
+ * Writes `parts` parts on one worker under LIMIT, the last first: part p's table (its
+ * first field p) is made just before its write step runs, so one input at a time is in
+ * memory. Resolves with what the writer did and the store's state before part 0.
+ */
+async function writeLastFirst(
+  parts: number,
+  write: (run: (step: (part: number) => Step) => Promise<number>) => Promise<WriteSummary>,
+): Promise<{ summary: WriteSummary; waiting: MemoryStats }> {
   const cluster = new LocalCluster({ workers: 1, memoryLimit: LIMIT, localDirectory: dir });
   const addon = native();
-  // Part p's table, made just before its write (one at a time in memory): its first field is p.
-  const strings = Array.from({ length: ROWS }, (_, i) => `row ${i} ✓ ${"x".repeat(90 + (i % 17))}`);
-  const schema: Field[] = [
-    { name: "part", type: "int64" },
-    { name: "s", type: "string" },
-  ];
-  const table = (p: number) =>
-    addon.tableFromJs({
-      rows: ROWS,
-      names: ["part", "s"],
-      columns: [
-        { type: "int64", values: new BigInt64Array(ROWS).fill(BigInt(p)), validity: null },
-        { type: "string", values: strings, validity: null },
-      ],
-    });
-  const path = join(dir, "out.csv");
-  const rssBefore = process.memoryUsage().rss;
-  let waiting = { hostBytes: 0, diskBytes: 0 };
+  let waiting: MemoryStats | undefined;
   try {
-    const summary = await writeCsvParts(schema, path, undefined, async (step) => {
+    const summary = await write(async (step) => {
       let rows = 0;
-      // Every part but the first is written, and waits, before part 0.
-      for (let part = PARTS - 1; part >= 0; part--) {
+      for (let part = parts - 1; part >= 0; part--) {
+        const input = addon.tableFromJs({
+          rows: ROWS,
+          names: ["part", "s"],
+          columns: [
+            { type: "int64", values: new BigInt64Array(ROWS).fill(BigInt(part)), validity: null },
+            { type: "string", values: strings, validity: null },
+          ],
+        });
         const key = `write-${part}`;
-        const input = table(part);
         const r = await cluster.runGraph(
           {
             tasks: [{ key, group: "write", deps: [], steps: [{ kind: "stored", handle: input }, step(part)] }],
@@ -62,10 +65,18 @@ it("64 parts written last first under a 48 MB memory limit: the waiting parts sp
       }
       return rows;
     });
-    expect(summary.rows).toBe(PARTS * ROWS);
+    return { summary, waiting: waiting! };
   } finally {
     await cluster.close();
   }
+}
+
+it("CSV, 64 parts (280 MB) written last first under a 48 MB memory limit: the waiting parts spill, peak RSS stays within limit + 128 MB, the file is whole and in order", async () => {
+  const parts = 64;
+  const path = join(dir, "out.csv");
+  const rssBefore = process.memoryUsage().rss;
+  const { summary, waiting } = await writeLastFirst(parts, (run) => writeCsvParts(schema, path, undefined, run));
+  expect(summary.rows).toBe(parts * ROWS);
   // While part 0 was still to come, 63 parts (~275 MB) waited: most of them on disk.
   expect(waiting.diskBytes).toBeGreaterThan(0);
   expect(waiting.hostBytes).toBeLessThan(LIMIT * 1.1);
@@ -77,10 +88,28 @@ it("64 parts written last first under a 48 MB memory limit: the waiting parts sp
   // Every part, whole and in order (read after the peak was taken: the text is larger than the bound).
   const lines = readFileSync(path, "utf8").split("\n");
   expect(lines[0]).toBe("part,s");
-  expect(lines.length).toBe(1 + PARTS * ROWS + 1);
-  for (let p = 0; p < PARTS; p++) {
+  expect(lines.length).toBe(1 + parts * ROWS + 1);
+  for (let p = 0; p < parts; p++) {
     expect(lines[1 + p * ROWS]).toBe(`${p},${strings[0]}`);
     expect(lines[(p + 1) * ROWS]).toBe(`${p},${strings[ROWS - 1]}`);
   }
-  expect(addon.memoryStats().diskTables).toBe(0);
+  expect(native().memoryStats().diskTables).toBe(0);
+});
+
+it("Arrow IPC, 16 parts written last first under the limit: the record batches that wait (views of their tables' buffers until then) spill, apache-arrow reads every row in order", async () => {
+  const parts = 16;
+  const path = join(dir, "out.arrow");
+  const { summary, waiting } = await writeLastFirst(parts, (run) => writeArrowParts(schema, path, undefined, run));
+  expect(summary.rows).toBe(parts * ROWS);
+  expect(waiting.diskBytes).toBeGreaterThan(0);
+  expect(waiting.hostBytes).toBeLessThan(LIMIT * 1.1);
+  const t = tableFromIPC(readFileSync(path));
+  expect(t.numRows).toBe(parts * ROWS);
+  const part = t.getChild("part")!,
+    s = t.getChild("s")!;
+  for (let r = 0; r < t.numRows; r += 997) {
+    expect(Number(part.get(r))).toBe(Math.floor(r / ROWS));
+    expect(s.get(r)).toBe(strings[r % ROWS]);
+  }
+  expect(native().memoryStats().diskTables).toBe(0);
 });

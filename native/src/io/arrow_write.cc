@@ -162,12 +162,10 @@ class NewFile {
 void WriteArrowPart(PartSink& sink, int64_t part, const TablePtr& t, int64_t rowsPerBatch) {
   std::vector<int64_t> blocks;
   int64_t at = 0;
-  EachBatch(t, rowsPerBatch, [&](const Gather& g, int64_t meta, int64_t body) {
+  EachBatch(t, rowsPerBatch, [&](Gather& g, int64_t meta, int64_t body) {
     blocks.insert(blocks.end(), {at, meta, body});
     at += int64_t(g.size);
-    std::string message;
-    g.copyTo(message);
-    sink.appendPart(part, std::move(message), false);
+    sink.appendPart(part, std::move(g), false);
   });
   sink.setTrailer(part, std::string(reinterpret_cast<const char*>(blocks.data()), blocks.size() * 8));
   sink.appendPart(part, std::string(), true);
@@ -191,7 +189,7 @@ int64_t WriteArrowFile(const std::string& path, const TablePtr& t, int64_t rowsP
     f.put(head);
   }
   std::vector<std::vector<int64_t>> blocks;
-  EachBatch(t, rowsPerBatch, [&](const Gather& g, int64_t meta, int64_t body) {
+  EachBatch(t, rowsPerBatch, [&](Gather& g, int64_t meta, int64_t body) {
     blocks.push_back({f.at(), meta, body});
     f.put(g);
   });

@@ -162,10 +162,11 @@ int64_t nextSink = 1;
 
 }  // namespace
 
-void Gather::copyTo(std::string& out) const {
-  out.reserve(out.size() + size);
-  for (const Segment& s : segments)
-    out.append(reinterpret_cast<const char*>(s.view ? s.view : reinterpret_cast<const uint8_t*>(own.data()) + s.at), s.length);
+void Gather::copyTo(uint8_t* out) const {
+  for (const Segment& s : segments) {
+    std::memcpy(out, s.view ? s.view : reinterpret_cast<const uint8_t*>(own.data()) + s.at, s.length);
+    out += s.length;
+  }
 }
 
 int WriteGatherAt(int fd, const Gather& g, int64_t offset) {
@@ -263,18 +264,18 @@ void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out) {
 
 namespace {
 
-// `piece` as a one-row string table in the store (claimed: no worker's task owns it).
-uint64_t StorePiece(std::string&& piece) {
+// `n` bytes that `fill` writes as a one-row string table in the store (claimed: no
+// worker's task owns it). `fill` runs before the table enters the store.
+template <typename Fill> uint64_t StoreBytes(size_t n, Fill fill) {
   auto t = std::make_shared<Table>();
   Column c;
   c.type = DType::String;
   c.length = 1;
   c.data = MakeBufferNoInit(16);
   c.data->as<int64_t>()[0] = 0;
-  c.data->as<int64_t>()[1] = int64_t(piece.size());
-  c.chars = MakeBufferNoInit(piece.size());
-  std::memcpy(c.chars->data(), piece.data(), piece.size());
-  std::string().swap(piece);  // freed (assigning "" would keep the capacity) before the store may spill
+  c.data->as<int64_t>()[1] = int64_t(n);
+  c.chars = MakeBufferNoInit(n);
+  fill(c.chars->data());
   t->names = {"piece"};
   t->columns.push_back(std::move(c));
   t->rows = 1;
@@ -299,15 +300,37 @@ void PartSink::dropPending() {
 }
 
 void PartSink::appendPart(int64_t part, std::string piece, bool last) {
-  Piece waiting{std::move(piece), 0, 0};
-  waiting.size = int64_t(waiting.bytes.size());
+  Piece p;
+  p.size = int64_t(piece.size());
+  p.bytes = std::move(piece);
+  append(part, std::move(p), last);
+}
+
+void PartSink::appendPart(int64_t part, Gather piece, bool last) {
+  Piece p;
+  p.size = int64_t(piece.size);
+  p.gather = std::move(piece);
+  append(part, std::move(p), last);
+}
+
+void PartSink::append(int64_t part, Piece waiting, bool last) {
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (!error_.empty()) throw BasinError("BASIN_IO", error_);
     if (part <= next_) return add(part, std::move(waiting), last, lock);
   }
   // Ahead of its turn: into the store (outside the lock: putting it may spill).
-  if (waiting.size > 0) waiting.stored = StorePiece(std::move(waiting.bytes));
+  if (waiting.size > 0) {
+    // Copied, then freed before the store may spill to make room for the copy.
+    waiting.stored = StoreBytes(size_t(waiting.size), [&](uint8_t* out) {
+      if (!waiting.gather.segments.empty())
+        waiting.gather.copyTo(out);
+      else
+        std::memcpy(out, waiting.bytes.data(), waiting.bytes.size());
+      std::string().swap(waiting.bytes);  // ("" would keep the capacity)
+      waiting.gather = Gather();          // the table's buffers are no longer held
+    });
+  }
   std::unique_lock<std::mutex> lock(mu_);
   if (!error_.empty()) {
     if (waiting.stored != 0) Store::Instance().release(waiting.stored);
@@ -364,6 +387,8 @@ void PartSink::drain(std::unique_lock<std::mutex>& lock) {
           } catch (const BasinError& e) {
             why = e.what();
           }
+        } else if (!s.gather.segments.empty()) {
+          err = WriteGatherAt(fd_, s.gather, at);
         } else {
           err = WriteAt(fd_, s.bytes.data(), s.bytes.size(), at);
         }

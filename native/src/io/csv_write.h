@@ -41,8 +41,8 @@ struct Gather {
     segments.push_back({static_cast<const uint8_t*>(p), 0, n});
     size += n;
   }
-  // Every segment's bytes, in order, appended to `out`.
-  void copyTo(std::string& out) const;
+  // Every segment's bytes, in order, copied to `out` (`size` bytes).
+  void copyTo(uint8_t* out) const;
 };
 // Writes all of `g` at `offset`; returns 0 or the errno.
 int WriteGatherAt(int fd, const Gather& g, int64_t offset);
@@ -66,6 +66,9 @@ class PartSink {
   // Adds the next piece of part `part`; `last` marks its end. Throws BASIN_IO once a
   // write has failed (the failure's message), here or on another thread.
   void appendPart(int64_t part, std::string piece, bool last);
+  // The same for a piece that views a table's buffers: written from them with pwritev
+  // when its part's turn has come, copied into the store when it is ahead of its turn.
+  void appendPart(int64_t part, Gather piece, bool last);
   struct Status {
     int64_t partsWritten, bytes, pendingBytes;
     std::string error;
@@ -77,12 +80,15 @@ class PartSink {
   std::vector<std::pair<int64_t, std::string>> trailers();
 
  private:
-  // A piece waiting: its bytes, or (a part ahead of its turn) a store handle to them.
+  // A piece waiting: its bytes, views of a table's (gather), or (a part ahead of its
+  // turn) a store handle to them.
   struct Piece {
     std::string bytes;
+    Gather gather;
     uint64_t stored = 0;
     int64_t size = 0;
   };
+  void append(int64_t part, Piece piece, bool last);
   struct Pending {
     std::vector<Piece> pieces;
     bool done = false;
