@@ -131,6 +131,24 @@ describe("writeParquet: dictionary encoding", () => {
     ]);
   });
 
+  it("a dictionary past 8 MiB falls back to PLAIN although its values repeat; DuckDB reads the rows back", async () => {
+    // 450,000 distinct 16-byte strings, each twice in a row: at every check the dictionary
+    // is half the PLAIN bytes, until it passes 8 MiB.
+    const n = 450_000;
+    const s = Array.from({ length: 2 * n }, (_, i) => `key-${String(i >> 1).padStart(12, "0")}`);
+    const path = join(dir, "big-dictionary.parquet");
+    await fromColumns({ s, k: s.map((_, i) => i % 3) }).writeParquet(path, { rowGroupSize: 2 * n });
+    expect(
+      await duck.rows(`SELECT path_in_schema, encodings FROM parquet_metadata('${path}') ORDER BY path_in_schema`),
+    ).toEqual([
+      ["k", "PLAIN, RLE, RLE_DICTIONARY"],
+      ["s", "PLAIN, RLE"],
+    ]);
+    expect(await duck.rows(`SELECT count(*), count(DISTINCT s), min(s), max(s) FROM read_parquet('${path}')`)).toEqual([
+      [BigInt(2 * n), BigInt(n), s[0], s[2 * n - 1]],
+    ]);
+  });
+
   it("an empty result and a one-row result write readable files", async () => {
     for (const [name, keep] of [
       ["none", col("i").lt(0)],
