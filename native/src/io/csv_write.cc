@@ -384,7 +384,7 @@ void PartSink::drain(std::unique_lock<std::mutex>& lock) {
             // Read back (from disk when it spilled) while the table is held.
             TablePtr t = Store::Instance().get(s.stored);
             err = WriteAt(fd_, reinterpret_cast<const char*>(t->columns[0].chars->data()), size_t(s.size), at);
-          } catch (const BasinError& e) {
+          } catch (const std::exception& e) {  // BASIN_SPILL (the file damaged or gone), out of memory
             why = e.what();
           }
         } else if (!s.gather.segments.empty()) {
