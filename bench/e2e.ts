@@ -5,8 +5,8 @@
  * `COPY (query) TO 'answer.csv'` over the same CSV (bench/e2e_duckdb.ts), alternating,
  * to the same file. Every answer file is read back by DuckDB and compared row by row
  * with DuckDB's (keys exactly, other columns within a relative 1e-9). A last row times
- * writing q10's answer alone, in this process: Basin's writeCsv of a persisted result
- * against DuckDB's COPY of a table.
+ * writing q10's answer alone, in this process, as CSV, Parquet and Arrow IPC: Basin's
+ * writer of a persisted result against DuckDB's COPY of a table.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -128,34 +128,60 @@ interface Row {
   check: string;
 }
 
-/** Times writing q10's answer alone: Basin's writeCsv of a persisted result, DuckDB's COPY of a table. */
-async function writeOnly(data: Dataset, dir: string, runs: number, log: (m: string) => void): Promise<Row> {
+/** How each format's write-only row is timed: Basin's writer, and the DuckDB COPY it is held against. */
+const WRITE_FORMATS = [
+  { format: "csv", ext: "csv", copy: "(HEADER, DELIMITER ',')" },
+  { format: "parquet", ext: "parquet", copy: "(FORMAT parquet)" },
+  // DuckDB writes no Arrow IPC: its Parquet COPY is the yardstick.
+  { format: "arrow", ext: "arrow", copy: "(FORMAT parquet)" },
+] as const;
+
+/**
+ * Times writing q10's answer alone, as CSV, Parquet and Arrow IPC: Basin's writer of a
+ * persisted result against DuckDB's COPY of a table, alternating; the check column
+ * gives both files' sizes.
+ */
+async function writeOnly(data: Dataset, dir: string, runs: number, log: (m: string) => void): Promise<Row[]> {
   const q = GROUPBY_QUESTIONS.find((x) => x.id === "q10")!;
   const t = data.tables[0]!;
   const x = api.readCsv(t.path, { dtypes: t.schema });
   const answer = await q.basin!({ x }, api).persist();
-  const out = join(dir, "write.csv");
-  const basin: number[] = [],
-    duckdb: number[] = [];
-  let n = 0;
+  const rows: Row[] = [];
   const db = await DuckDBInstance.create(":memory:");
   const conn = await db.connect();
   try {
     await conn.run(`CREATE TABLE ans AS WITH x AS (SELECT * FROM ${readCsvSql(data)}) ${q.duckdb}`);
-    for (let r = 0; r < runs; r++) {
-      let t0 = performance.now();
-      n = (await answer.writeCsv(out)).rows;
-      basin.push((performance.now() - t0) / 1000);
-      t0 = performance.now();
-      await conn.run(`COPY ans TO ${sql(out)} (HEADER, DELIMITER ',')`);
-      duckdb.push((performance.now() - t0) / 1000);
-      log(`q10 write: basin ${basin.at(-1)!.toFixed(2)} s, duckdb ${duckdb.at(-1)!.toFixed(2)} s`);
+    for (const w of WRITE_FORMATS) {
+      const out = join(dir, `write.${w.ext}`),
+        duckOut = join(dir, `write.duckdb.${w.format === "arrow" ? "parquet" : w.ext}`);
+      const row: Row = { id: `q10 write only, ${w.format}`, basin: [], duckdb: [], rows: 0, check: "" };
+      for (let r = 0; r < runs; r++) {
+        let t0 = performance.now();
+        const s =
+          w.format === "csv"
+            ? await answer.writeCsv(out)
+            : w.format === "parquet"
+              ? await answer.writeParquet(out)
+              : await answer.writeArrow(out);
+        row.rows = s.rows;
+        row.basin.push((performance.now() - t0) / 1000);
+        t0 = performance.now();
+        await conn.run(`COPY ans TO ${sql(duckOut)} ${w.copy}`);
+        row.duckdb.push((performance.now() - t0) / 1000);
+        log(
+          `q10 write ${w.format}: basin ${row.basin.at(-1)!.toFixed(2)} s, duckdb ${row.duckdb.at(-1)!.toFixed(2)} s`,
+        );
+      }
+      const mb = (p: string) => (statSync(p).size / 1e6).toFixed(0);
+      row.check = `${mb(out)} MB vs ${mb(duckOut)} MB${w.format === "arrow" ? " (DuckDB's Parquet)" : ""}`;
+      log(`q10 write ${w.format}: ${row.check}`);
+      rows.push(row);
     }
   } finally {
     conn.closeSync();
     answer.unpersist();
   }
-  return { id: "q10 write only", basin, duckdb, rows: n, check: "" };
+  return rows;
 }
 
 /**
@@ -198,7 +224,7 @@ export async function runE2e(o: E2eOptions): Promise<string> {
       o.log(`${q.id}: ${row.check} (${row.rows} rows, ${(statSync(b).size / 1e6).toFixed(1)} MB)`);
       rows.push(row);
     }
-    if (o.questions.includes("q10")) rows.push(await writeOnly(data, dir, o.runs, o.log));
+    if (o.questions.includes("q10")) rows.push(...(await writeOnly(data, dir, o.runs, o.log)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -215,7 +241,8 @@ function render(rows: Row[], o: E2eOptions, data: Dataset): string {
     `Machine: ${machineInfo()}. Wall seconds of each question as a fresh process: \`basin run q.ts --output answer.csv\` ` +
       `against a fresh Node process running DuckDB's \`COPY (query) TO 'answer.csv'\` over the same CSV, alternating, ` +
       `${o.runs} runs each (first / best). check: both answers read back by DuckDB, every row compared. ` +
-      "`q10 write only`: writing q10's persisted answer in one process (Basin writeCsv, DuckDB COPY of a table).",
+      "`q10 write only, <format>`: writing q10's persisted answer in one process (Basin's writeCsv/writeParquet/writeArrow, " +
+      "DuckDB's COPY of a table as CSV/Parquet, its Parquet COPY against Arrow), alternating; check: the files' sizes.",
     "",
     "| question | rows | basin first | duckdb first | basin best | duckdb best | basin/duckdb (best) | check |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",

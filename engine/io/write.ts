@@ -7,11 +7,14 @@ import {
   closeSync,
   constants,
   createWriteStream,
+  linkSync,
   lstatSync,
   openSync,
   readlinkSync,
   renameSync,
+  rmSync,
   statSync,
+  unlink,
   unlinkSync,
   writeSync,
   type WriteStream,
@@ -347,6 +350,42 @@ export function tempBeside(path: string, tag: string): string {
   return join(dirname(path), `.${basename(path)}.${tag}-${process.pid}-${randomBytes(9).toString("base64url")}`);
 }
 
+/** Links to replaced files whose removal is under way: removed at once if the process exits first. */
+const removing = new Set<string>();
+
+function removePending(): void {
+  for (const p of removing) rmSync(p, { force: true });
+}
+
+/**
+ * Removes the link to a replaced file off the JS thread: freeing a large file's blocks
+ * and pages took 0.1–1 s per GB there (more while its pages were being written back).
+ */
+function removeLater(old: string): void {
+  if (removing.size === 0) process.once("exit", removePending);
+  removing.add(old);
+  unlink(old, () => {
+    removing.delete(old);
+    if (removing.size === 0) process.off("exit", removePending);
+  });
+}
+
+/**
+ * A hard link beside the file at `path` (its name), so that renaming a new file over
+ * `path` does not free the old one's data there and then; undefined when there is no
+ * file or the file system has no hard links (the rename then frees it, as it would).
+ */
+function linkAside(path: string): string | undefined {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return undefined;
+  const old = tempBeside(path, "old");
+  try {
+    linkSync(path, old);
+    return old;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Writes a file at `path` through a temporary file beside it: `fill` writes the temp
  * file (named, not yet created) and returns the bytes it wrote; the temp file is then
@@ -364,12 +403,17 @@ export async function writeThroughTemp(
   // Onto a link: the file it points to is replaced, and the link stays.
   path = linkTarget(path);
   checkWritable(path, loc);
-  // A write that was killed (SIGKILL) left its temp file: the next write removes it.
+  // A write that was killed (SIGKILL) left its temp file, or a link to the file it
+  // replaced: the next write removes them.
   removeOrphans(dirname(path), `.${basename(path)}.partial-`);
+  removeOrphans(dirname(path), `.${basename(path)}.old-`);
   const tmp = tempBeside(path, "partial");
+  let old: string | undefined;
   try {
     const bytes = await fill(tmp);
+    old = linkAside(path);
     renameSync(tmp, path);
+    if (old) removeLater(old);
     return bytes;
   } catch (e) {
     try {
@@ -377,6 +421,7 @@ export async function writeThroughTemp(
     } catch {
       // never created
     }
+    if (old) rmSync(old, { force: true });
     // A run cancelled while it wrote (Ctrl+C) says what became of the file.
     if (e instanceof BasinError && e.code === "BASIN_CANCELLED" && !e.detail.includes("old file is kept"))
       throw new BasinError(e.code, `${e.detail}; the old file is kept`, e.location ?? loc);

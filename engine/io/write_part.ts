@@ -1,6 +1,7 @@
 // One table in the store written as a file of its own, synchronously, on the calling
 // thread: what a worker does for each part of a folder output (engine/run/write_frame.ts).
-// CSV is formatted natively; Arrow IPC and Parquet go through apache-arrow and parquet-wasm.
+// CSV, Arrow IPC and Parquet are encoded natively; Parquet with zstd where the build
+// lacks it goes through apache-arrow and parquet-wasm.
 import { writeFileSync } from "node:fs";
 import type { WriterProperties } from "parquet-wasm";
 import { BasinError } from "../common/errors.js";
@@ -36,16 +37,14 @@ export function writePartFile(
 ): number {
   const addon = native();
   if (format === "csv") return addon.csvWriteFile(h, path, true);
+  if (format === "arrow") return addon.arrowWriteFile(h, path, ARROW_BATCH_ROWS);
   if (format === "parquet" && nativeParquet(parquet))
     return addon.parquetWriteFile(h, path, parquet.compression ?? "snappy", parquet.rowGroupSize ?? 1 << 20);
   const batch = jsToBatch(addon.tableToJs(h));
-  const bytes =
-    format === "arrow"
-      ? arrowLib().tableToIPC(new (arrowLib().Table)([batch]), "file")
-      : parquetLib().writeParquet(
-          parquetLib().Table.fromIPCStream(arrowLib().tableToIPC(new (arrowLib().Table)([batch]), "stream")),
-          parquetProps(parquet),
-        );
+  const bytes = parquetLib().writeParquet(
+    parquetLib().Table.fromIPCStream(arrowLib().tableToIPC(new (arrowLib().Table)([batch]), "stream")),
+    parquetProps(parquet),
+  );
   try {
     writeFileSync(path, bytes, { flag: "wx" });
   } catch (e) {
@@ -53,6 +52,9 @@ export function writePartFile(
   }
   return bytes.length;
 }
+
+/** Rows per Arrow IPC record batch the workers write (a part file's, or a part's in one file). */
+export const ARROW_BATCH_ROWS = 1 << 16;
 
 /** What a writer's step outputs: a one-row table holding the rows it wrote. */
 export function rowsWritten(rows: number): Handle {

@@ -378,6 +378,8 @@ export interface NativeAddon {
    * body lengths: three little-endian int64).
    */
   arrowWritePart(sink: number, h: Handle, part: number, rowsPerBatch: number): void;
+  /** The table as a new Arrow IPC file (O_EXCL), record batches of `rowsPerBatch` rows; the bytes written. */
+  arrowWriteFile(h: Handle, path: string, rowsPerBatch: number): number;
   /** Where each part written so far starts in the file, and its trailer (a Parquet part's footer, Arrow blocks). */
   sinkTrailers(sink: number): { start: number; trailer: Uint8Array }[];
   /** Appends `bytes` as part `part` of the sink (whole). */

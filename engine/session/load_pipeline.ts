@@ -2,8 +2,10 @@
 // and `import { … } from "basin"`), imports it, and returns its default export.
 // Compiled pipelines are cached by content (session/pipeline_cache.ts): an unchanged
 // file, with unchanged local imports, starts without esbuild.
+import type * as Esbuild from "esbuild";
 import type { Loader, Message, Plugin } from "esbuild";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -74,16 +76,20 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   // main thread idles while the workers run the first task).
   if (!orphansRemoved) setImmediate(() => removeOrphans(tmpdir(), PIPELINE_PREFIX));
   orphansRemoved = true;
-  // The engine's modules load before source maps are on: Node would otherwise read and
-  // parse the map of each (~25 ms); the pipeline's own inline map is what names its lines.
-  await import(API_URL);
-  process.setSourceMapsEnabled(true);
   const text = source ?? readFileSync(file, "utf8");
   // The compiled code names the engine's module by its URL: a cache entry is for this engine.
   const key = [file, API_URL, text];
   let module = cachedPipeline(key);
+  // Not cached: esbuild (its module, its service process, the build) starts now, while
+  // the engine's modules load on this thread.
+  const compiled = module ? undefined : compile(file, text);
+  compiled?.catch(() => undefined); // (its failure is reported where it is awaited)
+  // The engine's modules load before source maps are on: Node would otherwise read and
+  // parse the map of each (~25 ms); the pipeline's own inline map is what names its lines.
+  await import(API_URL);
+  process.setSourceMapsEnabled(true);
   if (!module) {
-    const { code, inputs } = await compile(file, text);
+    const { code, inputs } = await (compiled ?? compile(file, text));
     module = cachePipeline(key, code, inputs) ?? undefined;
     if (!module) return importTemp(code, file);
   }
@@ -97,7 +103,9 @@ const LOADERS: Record<string, Loader> = { ".js": "js", ".mjs": "js", ".cjs": "js
  * the files it read besides the pipeline itself.
  */
 async function compile(file: string, text: string): Promise<{ code: string; inputs: string[] }> {
-  const { build } = await import("esbuild");
+  // Required, not imported: an ESM import of esbuild's CommonJS entry first lexes all of
+  // it for its exports (~25 ms against ~7 ms at start-up).
+  const { build } = createRequire(import.meta.url)("esbuild") as typeof Esbuild;
   try {
     const out = await build({
       stdin: { contents: text, sourcefile: file, resolveDir: dirname(file), loader: LOADERS[extname(file)] ?? "ts" },

@@ -9,7 +9,7 @@ import { splitRows } from "../native/split_rows.js";
 import { scanArrow } from "../io/arrow_ipc.js";
 import { scanJson } from "../io/ndjson.js";
 import { scanParquet } from "../io/parquet_scan.js";
-import { rowsWritten, writePartFile } from "../io/write_part.js";
+import { ARROW_BATCH_ROWS, rowsWritten, writePartFile } from "../io/write_part.js";
 import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from "./bag_steps.js";
 import { runCall } from "./call_step.js";
 import { runArrayStep } from "./array_steps.js";
@@ -311,7 +311,7 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           replace([rowsWritten(addon.tableRows(current[0]))]);
           break;
         case "writeArrowPart":
-          addon.arrowWritePart(step.sink, current[0], step.part, 1 << 16);
+          addon.arrowWritePart(step.sink, current[0], step.part, ARROW_BATCH_ROWS);
           replace([rowsWritten(addon.tableRows(current[0]))]);
           break;
         case "writePartFile":

@@ -3,7 +3,7 @@
 // `basin run --output`, a real "file too large" (a file-size limit, `ulimit -f`, with
 // SIGXFSZ ignored so the write fails with EFBIG as a full disk fails with ENOSPC) and a
 // real SIGKILL while it writes (a file, or a folder of parts), after which the next
-// run removes the temp file.
+// run removes the temp file. A write that replaces a file leaves no link to the old one.
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -111,6 +111,40 @@ describe("a failed basin run --output", () => {
     expect(text[0]).toBe("k,v,s,w");
     expect(text).toHaveLength(200_001);
     expect(text[200_000]).toBe("199999,49999.75,name-691,149999.25");
+  });
+
+  it("replacing a file leaves no link to the old one, and removes one a killed run left", async () => {
+    const path = join(cli, "replaced.csv");
+    writeFileSync(path, OLD);
+    // What a run killed between linking the old file aside and removing the link leaves.
+    const dead = await new Promise<number>((ok) => {
+      const c = execFile(process.execPath, ["-e", ""], () => ok(c.pid!));
+    });
+    const stale = `.replaced.csv.old-${dead}-AAAAAAAAAAAA`;
+    writeFileSync(join(cli, stale), OLD);
+    const olds = () => readdirSync(cli).filter((n) => n.startsWith(".replaced.csv.old-"));
+    const run = await runBasin(["run", "copy.ts", "--output", "replaced.csv"], { cwd: cli, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(path, "utf8").split("\n")[0]).toBe("k,v,s,w");
+    // The run's own link went before it exited; the stale one with it.
+    expect(olds()).toEqual([]);
+    // In one process: the link goes once the removal (off the JS thread) is done.
+    const rows = {
+      rows: 1,
+      names: ["v"],
+      columns: [{ type: "float64" as const, values: new Float64Array([1]), validity: null }],
+    };
+    const src: ChunkSource = {
+      schema: [{ name: "v", type: "float64" }],
+      rows: 1,
+      chunks: async function* () {
+        yield rows;
+      },
+    };
+    await writeFile(src, path, "csv");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(olds()).toEqual([]);
+    expect(readFileSync(path, "utf8")).toBe("v\n1\n");
   });
 
   it("SIGKILL while a folder of parts is written: the old parts kept; the next run removes the temp folder and replaces them", async () => {

@@ -11,6 +11,7 @@ import { col, fromColumns, readParquet } from "../../engine/api/index.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { twoClusters } from "../helpers/clusters.js";
 import { rejected } from "../helpers/errors.js";
+import { arrowRows } from "../helpers/arrow_rows.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 
 const ROWS = 6000;
@@ -189,16 +190,7 @@ describe("writeArrow (one file, streamed from the store)", () => {
     const s = await frame().writeArrow(path, { cluster: clusters.four });
     expect(s).toMatchObject({ path, rows: ROWS });
     const t = tableFromIPC(readFileSync(path));
-    const names = COLS.split(", ");
-    const rows = Array.from({ length: t.numRows }, (_, r) =>
-      names.map((n) => {
-        const v = t.getChild(n)!.get(r) as unknown;
-        if (n === "d" && typeof v === "number") return new Date(v);
-        if (n === "ts" && typeof v === "bigint") return Number(v); // µs
-        if (n === "ts" && typeof v === "number") return Math.round(v * 1000); // ms with a fraction
-        return v;
-      }),
-    );
+    const rows = arrowRows(t, COLS.split(", "));
     const want = await duck.rows(`SELECT i, f, s, d, epoch_us(ts), b FROM e ORDER BY i`);
     expectSameRows(rows, want, "arrow", true);
     const f = t.getChild("f")!.toArray() as Float64Array;
@@ -246,20 +238,35 @@ describe("folder outputs", () => {
     expect(readdirSync(dir).filter((n) => n.startsWith(".pq."))).toEqual([]);
   });
 
-  it("writeArrow('out/') writes Arrow IPC parts that apache-arrow reads back, nulls as nulls", async () => {
+  it("writeArrow('out/') writes a part file per partition (empty and one-row ones too) that apache-arrow reads back as the single file's rows and schema", async () => {
+    // e.parquet's row groups of 2048 rows are the partitions: the first left empty, the second with
+    // 952 rows, the last with one.
+    const some = () =>
+      frame().filter(col("i").mod(4096).ge(2048).and(col("i").mod(4096).lt(3000)).or(col("i").eq(5000)));
     const out = join(dir, "arrowparts/");
-    await frame().writeArrow(out, { cluster: clusters.four });
+    const s = await some().writeArrow(out, { cluster: clusters.four });
+    const single = join(dir, "arrowsingle.arrow");
+    await some().writeArrow(single, { cluster: clusters.four });
     const names = readdirSync(out).sort();
-    expect(names.length).toBeGreaterThan(1);
-    const ids: number[] = [];
-    let nullStrings = 0;
-    for (const n of names) {
-      const t = tableFromIPC(readFileSync(join(out, n)));
-      for (let r = 0; r < t.numRows; r++) ids.push(Number(t.getChild("i")!.get(r)));
-      nullStrings += t.getChild("s")!.nullCount;
-    }
-    expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i));
-    expect(nullStrings).toBe(Number((await duck.rows(`SELECT count(*) FROM e WHERE s IS NULL`))[0][0]));
+    expect(names.length).toBe(s.files);
+    const one = tableFromIPC(readFileSync(single));
+    const parts = names.map((n) => tableFromIPC(readFileSync(join(out, n))));
+    expect(parts.some((p) => p.numRows === 0) && parts.some((p) => p.numRows === 1)).toBe(true);
+    const fields = (t: typeof one) => t.schema.fields.map((f) => `${f.name}: ${String(f.type)} ${f.nullable}`);
+    for (const p of parts) expect(fields(p)).toEqual(fields(one));
+    // Every value the same, -0 and NaN included (toEqual tells -0 from 0).
+    const cols = COLS.split(", ");
+    expect(parts.flatMap((p) => arrowRows(p, cols))).toEqual(arrowRows(one, cols));
+    expect(parts.reduce((n, p) => n + p.getChild("s")!.nullCount, 0)).toBe(one.getChild("s")!.nullCount);
+    expectSameRows(
+      arrowRows(one, cols),
+      await duck.rows(
+        `SELECT i, f, s, d, epoch_us(ts), b FROM e WHERE i % 4096 BETWEEN 2048 AND 2999 OR i = 5000 ORDER BY i`,
+      ),
+      "arrow parts",
+      true,
+    );
+    noTemp(dir);
   });
 
   it("an empty result still writes a part with the header", async () => {

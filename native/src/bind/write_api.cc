@@ -137,8 +137,16 @@ void RegisterWrite(Napi::Env env, Napi::Object exports) {
     return Guard(info, [&]() -> Napi::Value {
       std::shared_ptr<PartSink> sink = GetSink(IntArg(info[0]));
       TablePtr t = TableArg(info[1]);
-      WriteArrowPart(*sink, IntArg(info[2]), *t, std::max<int64_t>(1, IntArg(info[3])));
+      WriteArrowPart(*sink, IntArg(info[2]), t, std::max<int64_t>(1, IntArg(info[3])));
       return info.Env().Undefined();
+    });
+  }));
+  // arrowWriteFile(h, path, rowsPerBatch) -> bytes: the table as a new Arrow IPC file (O_EXCL)
+  exports.Set("arrowWriteFile", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      int64_t n = WriteArrowFile(info[1].As<Napi::String>().Utf8Value(), t, std::max<int64_t>(1, IntArg(info[2])));
+      return Napi::Number::New(info.Env(), double(n));
     });
   }));
   // parquetZstd() -> whether Parquet can be written with zstd

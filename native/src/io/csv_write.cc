@@ -1,10 +1,15 @@
 #include "io/csv_write.h"
 
+#include "store/store.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -127,9 +132,13 @@ void Cell(std::string& out, const Column& c, int64_t r) {
   }
 }
 
+}  // namespace
+
 std::string IoWhy(int err) {
   return err == ENOSPC ? "no space left on the device" : err == EDQUOT ? "disk quota exceeded" : std::strerror(err);
 }
+
+namespace {
 
 // Writes all of `data` at `offset`; returns 0 or the errno.
 int WriteAt(int fd, const char* data, size_t n, int64_t offset) {
@@ -152,6 +161,39 @@ std::unordered_map<int64_t, std::shared_ptr<PartSink>> sinks;
 int64_t nextSink = 1;
 
 }  // namespace
+
+void Gather::copyTo(uint8_t* out) const {
+  for (const Segment& s : segments) {
+    std::memcpy(out, s.view ? s.view : reinterpret_cast<const uint8_t*>(own.data()) + s.at, s.length);
+    out += s.length;
+  }
+}
+
+int WriteGatherAt(int fd, const Gather& g, int64_t offset) {
+  std::vector<iovec> iov;
+  iov.reserve(g.segments.size());
+  for (const Gather::Segment& s : g.segments)
+    if (s.length > 0)
+      iov.push_back({const_cast<char*>(s.view ? reinterpret_cast<const char*>(s.view) : g.own.data() + s.at), s.length});
+  size_t i = 0;
+  while (i < iov.size()) {
+    const int n = int(std::min<size_t>(iov.size() - i, IOV_MAX));
+    ssize_t w = pwritev(fd, iov.data() + i, n, offset);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    offset += w;
+    // Past the segments written whole, into the one written in part.
+    while (i < iov.size() && size_t(w) >= iov[i].iov_len) w -= ssize_t(iov[i++].iov_len);
+    if (i < iov.size()) {
+      iov[i].iov_base = static_cast<char*>(iov[i].iov_base) + w;
+      iov[i].iov_len -= size_t(w);
+    }
+  }
+  return 0;
+}
 
 void FormatJsNumber(double x, std::string& out) {
   if (std::isnan(x)) {
@@ -220,20 +262,100 @@ void FormatCsvRows(const Table& t, int64_t from, int64_t to, std::string& out) {
   }
 }
 
-PartSink::~PartSink() { close(fd_); }
+namespace {
+
+// `n` bytes that `fill` writes as a one-row string table in the store (claimed: no
+// worker's task owns it). `fill` runs before the table enters the store.
+template <typename Fill> uint64_t StoreBytes(size_t n, Fill fill) {
+  auto t = std::make_shared<Table>();
+  Column c;
+  c.type = DType::String;
+  c.length = 1;
+  c.data = MakeBufferNoInit(16);
+  c.data->as<int64_t>()[0] = 0;
+  c.data->as<int64_t>()[1] = int64_t(n);
+  c.chars = MakeBufferNoInit(n);
+  fill(c.chars->data());
+  t->names = {"piece"};
+  t->columns.push_back(std::move(c));
+  t->rows = 1;
+  const uint64_t h = Store::Instance().put(std::move(t));
+  Store::Instance().claim(h);
+  return h;
+}
+
+}  // namespace
+
+PartSink::~PartSink() {
+  dropPending();
+  close(fd_);
+}
+
+void PartSink::dropPending() {
+  for (auto& [part, p] : pending_)
+    for (const Piece& piece : p.pieces)
+      if (piece.stored != 0) Store::Instance().release(piece.stored);
+  pending_.clear();
+  pendingBytes_ = 0;
+}
 
 void PartSink::appendPart(int64_t part, std::string piece, bool last) {
+  Piece p;
+  p.size = int64_t(piece.size());
+  p.bytes = std::move(piece);
+  append(part, std::move(p), last);
+}
+
+void PartSink::appendPart(int64_t part, Gather piece, bool last) {
+  Piece p;
+  p.size = int64_t(piece.size);
+  p.gather = std::move(piece);
+  append(part, std::move(p), last);
+}
+
+void PartSink::append(int64_t part, Piece waiting, bool last) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!error_.empty()) throw BasinError("BASIN_IO", error_);
+    if (part <= next_) return add(part, std::move(waiting), last, lock);
+  }
+  // Ahead of its turn: into the store (outside the lock: putting it may spill).
+  if (waiting.size > 0) {
+    // Copied, then freed before the store may spill to make room for the copy.
+    waiting.stored = StoreBytes(size_t(waiting.size), [&](uint8_t* out) {
+      if (!waiting.gather.segments.empty())
+        waiting.gather.copyTo(out);
+      else
+        std::memcpy(out, waiting.bytes.data(), waiting.bytes.size());
+      std::string().swap(waiting.bytes);  // ("" would keep the capacity)
+      waiting.gather = Gather();          // the table's buffers are no longer held
+    });
+  }
   std::unique_lock<std::mutex> lock(mu_);
-  if (!error_.empty()) throw BasinError("BASIN_IO", error_);
+  if (!error_.empty()) {
+    if (waiting.stored != 0) Store::Instance().release(waiting.stored);
+    throw BasinError("BASIN_IO", error_);
+  }
+  add(part, std::move(waiting), last, lock);
+}
+
+void PartSink::add(int64_t part, Piece piece, bool last, std::unique_lock<std::mutex>& lock) {
   Pending& p = pending_[part];
-  if (!piece.empty()) {
-    pendingBytes_ += int64_t(piece.size());
+  if (piece.size > 0) {
+    pendingBytes_ += piece.size;
     p.pieces.push_back(std::move(piece));
   }
   if (last) p.done = true;
   if (writing_) return;  // the thread writing now takes this piece too when its turn comes
   writing_ = true;
   drain(lock);
+}
+
+void PartSink::fail(const std::string& why) {
+  error_ = why;
+  dropPending();
+  writing_ = false;
+  throw BasinError("BASIN_IO", error_);
 }
 
 void PartSink::drain(std::unique_lock<std::mutex>& lock) {
@@ -247,24 +369,38 @@ void PartSink::drain(std::unique_lock<std::mutex>& lock) {
       starts_[next_] = offset_;
       continue;
     }
-    std::vector<std::string> pieces = std::move(it->second.pieces);
+    std::vector<Piece> pieces = std::move(it->second.pieces);
     it->second.pieces.clear();
-    int64_t at = offset_;
-    for (const std::string& s : pieces) offset_ += int64_t(s.size());
+    int64_t at = offset_, bytes = 0;
+    for (const Piece& s : pieces) bytes += s.size;
+    offset_ += bytes;
     lock.unlock();
     int err = 0;
-    for (const std::string& s : pieces) {
-      if ((err = WriteAt(fd_, s.data(), s.size(), at)) != 0) break;
-      at += int64_t(s.size());
+    std::string why;
+    for (Piece& s : pieces) {
+      if (err == 0 && why.empty()) {
+        if (s.stored != 0) {
+          try {
+            // Read back (from disk when it spilled) while the table is held.
+            TablePtr t = Store::Instance().get(s.stored);
+            err = WriteAt(fd_, reinterpret_cast<const char*>(t->columns[0].chars->data()), size_t(s.size), at);
+          } catch (const std::exception& e) {  // BASIN_SPILL (the file damaged or gone), out of memory
+            why = e.what();
+          }
+        } else if (!s.gather.segments.empty()) {
+          err = WriteGatherAt(fd_, s.gather, at);
+        } else {
+          err = WriteAt(fd_, s.bytes.data(), s.bytes.size(), at);
+        }
+        at += s.size;
+      }
+      if (s.stored != 0) Store::Instance().release(s.stored);
+      s = Piece();
     }
     lock.lock();
-    for (const std::string& s : pieces) pendingBytes_ -= int64_t(s.size());
-    if (err != 0) {
-      error_ = "cannot write the file: " + IoWhy(err);
-      pending_.clear();
-      writing_ = false;
-      throw BasinError("BASIN_IO", error_);
-    }
+    pendingBytes_ -= bytes;
+    if (err != 0) fail("cannot write the file: " + IoWhy(err));
+    if (!why.empty()) fail("cannot write the file: " + why);
     written_ = offset_;
   }
   writing_ = false;

@@ -170,5 +170,64 @@ class Table {
   const std::string* what_;
 };
 
+// Arrow IPC's constants (Message.fbs, Schema.fbs, File.fbs) and the schema of a table.
+constexpr char kMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
+constexpr uint32_t kContinuation = 0xFFFFFFFFu;
+namespace arrow {
+constexpr uint64_t kMetadataV5 = 4;
+enum : uint8_t { kHeaderSchema = 1, kHeaderRecordBatch = 3 };
+enum : uint8_t {
+  kTypeInt = 2,
+  kTypeFloat = 3,
+  kTypeUtf8 = 5,
+  kTypeBool = 6,
+  kTypeDate = 8,
+  kTypeTimestamp = 10,
+  kTypeLargeUtf8 = 20
+};
+
+inline uint8_t ArrowType(DType t, bool largeStrings) {
+  switch (t) {
+    case DType::Int64: return kTypeInt;
+    case DType::Float64: return kTypeFloat;
+    case DType::Bool: return kTypeBool;
+    case DType::String: return largeStrings ? kTypeLargeUtf8 : kTypeUtf8;
+    case DType::Date: return kTypeDate;
+    case DType::Timestamp: return kTypeTimestamp;
+  }
+  return 0;
+}
+
+// The Arrow type table of a column type (Int 64 signed, Float DOUBLE, Date DAY, Timestamp µs UTC-less).
+inline size_t PutType(Builder& b, DType t) {
+  switch (t) {
+    case DType::Int64: return b.table({Scalar(0, 4, 64), Scalar(1, 1, 1)}).first;
+    case DType::Float64: return b.table({Scalar(0, 2, 2)}).first;
+    case DType::Date: return b.table({Scalar(0, 2, 0)}).first;
+    case DType::Timestamp: return b.table({Scalar(0, 2, 2)}).first;
+    case DType::Bool:
+    case DType::String: return b.table({}).first;
+  }
+  return 0;
+}
+
+// A Schema table of `t`'s columns, every field nullable; strings as LargeUtf8 (int64
+// offsets, as the store holds them) or Utf8 (int32 offsets, what apache-arrow writes).
+inline size_t PutSchema(Builder& b, const ::basin::Table& t, bool largeStrings) {
+  auto [schema, slots] = b.table({Scalar(0, 2, 0), Offset(1)});
+  size_t fields = b.offsets(t.columns.size());
+  b.point(slots[1], fields);
+  for (size_t i = 0; i < t.columns.size(); i++) {
+    DType type = t.columns[i].type;
+    auto [field, fs] = b.table({Offset(0), Scalar(1, 1, 1), Scalar(2, 1, ArrowType(type, largeStrings)), Offset(3), Offset(5)});
+    b.point(fields + 4 + 4 * i, field);
+    b.point(fs[0], b.string(t.names[i]));
+    b.point(fs[3], PutType(b, type));
+    b.point(fs[5], b.offsets(0));
+  }
+  return schema;
+}
+}  // namespace arrow
+
 }  // namespace fb
 }  // namespace basin

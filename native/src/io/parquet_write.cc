@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <vector>
+
+#include "ops/hash.h"
 
 #if BASIN_WITH_ZSTD
 #include <zstd.h>
@@ -160,16 +163,243 @@ int32_t PhysicalType(DType t) {
   return 2;
 }
 
-struct ChunkMeta {
-  int64_t start, uncompressed, compressed, nulls;
-  bool hasMinMax = false;
-  int64_t min = 0, max = 0;
+// Parquet's Encoding numbers.
+constexpr int32_t kPlain = 0, kRle = 3, kRleDictionary = 8;
+
+// A dictionary is checked every kDictCheckRows rows it has seen: it is dropped (the
+// chunk written PLAIN, as Arrow and DuckDB fall back) once its entries are over 90% of
+// the PLAIN bytes of those rows (nearly unique values: it cannot pay) or over
+// kMaxDictBytes (the dictionary page, which a reader holds whole).
+constexpr int64_t kDictCheckRows = 1 << 16;
+constexpr size_t kMaxDictBytes = size_t(8) << 20;
+
+// The dictionary of one column chunk: its distinct values in first-seen order as the
+// PLAIN body of the dictionary page, and each present row's index into it. One per
+// encoder, reused from chunk to chunk.
+class ChunkDictionary {
+ public:
+  // Builds the dictionary of rows [r0, r1) of `c`; false when it does not pay (then
+  // the chunk is written PLAIN). Booleans are never dictionary-encoded.
+  bool build(const Column& c, int64_t r0, int64_t r1) {
+    plain_.clear();
+    hashes_.clear();
+    keys_.clear();
+    strings_.clear();
+    codes_.clear();
+    codes_.reserve(size_t(r1 - r0));
+    slots_.assign(1 << 12, 0);
+    int64_t plainBytes = 0;
+    switch (c.type) {
+      case DType::Bool:
+        return false;
+      case DType::String:
+        return scan(c, r0, r1, plainBytes, [&](int64_t r) {
+          std::string_view v = c.str(r);
+          plainBytes += 4 + int64_t(v.size());
+          return stringCode(v);
+        });
+      case DType::Date:
+        return scan(c, r0, r1, plainBytes, [&](int64_t r) {
+          plainBytes += 4;
+          return fixedCode(uint64_t(int64_t(c.values<int32_t>()[r])), &c.values<int32_t>()[r], 4);
+        });
+      case DType::Int64:
+      case DType::Timestamp:
+      case DType::Float64:
+        return scan(c, r0, r1, plainBytes, [&](int64_t r) {
+          const uint8_t* p = c.data->data() + size_t(r) * 8;
+          uint64_t key;
+          std::memcpy(&key, p, 8);  // the bits: -0 and each NaN stay as they are
+          plainBytes += 8;
+          return fixedCode(key, p, 8);
+        });
+    }
+    return false;
+  }
+
+  const std::string& plain() const { return plain_; }
+  int64_t entries() const { return int64_t(hashes_.size()); }
+  const std::vector<uint32_t>& codes() const { return codes_; }
+  // Bits per index (at least 1: some readers take no 0-bit indices).
+  int bitWidth() const {
+    int w = 1;
+    while (w < 32 && (uint64_t(1) << w) < uint64_t(entries())) w++;
+    return w;
+  }
+  // The integer keys (dates sign-extended), for an integer column's min/max.
+  const std::vector<uint64_t>& keys() const { return keys_; }
+
+ private:
+  template <typename CodeOf> bool scan(const Column& c, int64_t r0, int64_t r1, int64_t& plainBytes, CodeOf code) {
+    int64_t check = r0 + kDictCheckRows;
+    for (int64_t r = r0; r < r1; r++) {
+      if (c.valid(r)) codes_.push_back(code(r));
+      if (r == check) {
+        if (!pays(plainBytes, 9, 10)) return false;
+        check += kDictCheckRows;
+      }
+    }
+    // The indices as at most bitWidth() bits each, against the values themselves.
+    const int64_t indexBytes = (int64_t(codes_.size()) * bitWidth() + 7) / 8;
+    return !codes_.empty() && int64_t(plain_.size()) + indexBytes < plainBytes && plain_.size() <= kMaxDictBytes;
+  }
+  bool pays(int64_t plainBytes, int64_t num, int64_t den) const {
+    return plain_.size() <= kMaxDictBytes && int64_t(plain_.size()) * den <= plainBytes * num;
+  }
+
+  uint32_t fixedCode(uint64_t key, const void* bytes, size_t width) {
+    const uint64_t h = hash::Mix64(key);
+    for (size_t s = h & (slots_.size() - 1);; s = (s + 1) & (slots_.size() - 1)) {
+      const uint32_t e = slots_[s];
+      if (e == 0) {
+        keys_.push_back(key);
+        plain_.append(static_cast<const char*>(bytes), width);
+        return insert(s, h);
+      }
+      if (keys_[e - 1] == key) return e - 1;
+    }
+  }
+  uint32_t stringCode(std::string_view v) {
+    const uint64_t h = hash::HashBytes(reinterpret_cast<const uint8_t*>(v.data()), v.size());
+    for (size_t s = h & (slots_.size() - 1);; s = (s + 1) & (slots_.size() - 1)) {
+      const uint32_t e = slots_[s];
+      if (e == 0) {
+        strings_.push_back(v);
+        Put<uint32_t>(plain_, uint32_t(v.size()));
+        plain_.append(v);
+        return insert(s, h);
+      }
+      if (hashes_[e - 1] == h && strings_[e - 1] == v) return e - 1;
+    }
+  }
+  // Enters the new entry's hash at free slot `s`, growing the table past half full.
+  uint32_t insert(size_t s, uint64_t h) {
+    hashes_.push_back(h);
+    const uint32_t code = uint32_t(hashes_.size() - 1);
+    slots_[s] = code + 1;
+    if (hashes_.size() * 2 > slots_.size()) {
+      slots_.assign(slots_.size() * 2, 0);
+      const size_t mask = slots_.size() - 1;
+      for (uint32_t e = 0; e < hashes_.size(); e++) {
+        size_t t = hashes_[e] & mask;
+        while (slots_[t] != 0) t = (t + 1) & mask;
+        slots_[t] = e + 1;
+      }
+    }
+    return code;
+  }
+
+  std::string plain_;
+  std::vector<uint64_t> hashes_;            // per entry
+  std::vector<uint64_t> keys_;              // per entry, fixed-width values
+  std::vector<std::string_view> strings_;   // per entry, strings (views into the column)
+  std::vector<uint32_t> codes_;             // per present row
+  std::vector<uint32_t> slots_;             // open addressing: entry + 1, 0 = free
 };
 
-// One column's rows [r0, r1) as data pages appended to `file`.
-ChunkMeta WriteChunk(std::string& file, const Column& c, int64_t r0, int64_t r1, ParquetCodec codec) {
+// `n` values of `bw` bits as Parquet's RLE/bit-packed hybrid (no length prefix): runs
+// of 8 or more equal values as RLE runs, the rest bit-packed in groups of 8 (the last
+// group padded with zeros, which readers ignore past the page's value count).
+void RleHybrid(const uint32_t* v, size_t n, int bw, std::string& out) {
+  auto varint = [&](uint64_t x) {
+    while (x >= 0x80) {
+      out += char(uint8_t(x) | 0x80);
+      x >>= 7;
+    }
+    out += char(x);
+  };
+  auto packed = [&](size_t from, size_t to) {
+    if (from == to) return;
+    const size_t groups = (to - from + 7) / 8;
+    varint((uint64_t(groups) << 1) | 1);
+    size_t at = out.size();
+    out.resize(at + groups * size_t(bw));
+    uint64_t acc = 0;
+    int bits = 0;
+    for (size_t i = from; i < from + groups * 8; i++) {
+      acc |= uint64_t(i < to ? v[i] : 0) << bits;
+      bits += bw;
+      while (bits >= 8) {
+        out[at++] = char(acc);
+        acc >>= 8;
+        bits -= 8;
+      }
+    }
+  };
+  const size_t valueBytes = size_t(bw + 7) / 8;
+  size_t i = 0, pending = 0;  // v[pending, i) waits to be bit-packed
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && v[j] == v[i]) j++;
+    // A run long enough once the values waiting are made a whole number of groups.
+    const size_t fill = (8 - (i - pending) % 8) % 8;
+    if (j - i >= fill + 8) {
+      packed(pending, i + fill);
+      varint(uint64_t(j - i - fill) << 1);
+      const uint32_t x = v[i];
+      out.append(reinterpret_cast<const char*>(&x), valueBytes);
+      pending = j;
+    }
+    i = j;
+  }
+  packed(pending, n);
+}
+
+struct ChunkMeta {
+  int64_t start, uncompressed, compressed, nulls;
+  // Where its data pages begin (after the dictionary page, when it has one).
+  int64_t dataStart = 0;
+  bool dictionary = false;
+  bool hasMinMax = false;
+  int64_t min = 0, max = 0;
+  void range(int64_t v) {
+    if (!hasMinMax) {
+      min = max = v;
+      hasMinMax = true;
+    } else {
+      min = std::min(min, v);
+      max = std::max(max, v);
+    }
+  }
+};
+
+// A page (its header, then its body compressed) appended to `file`; counts its sizes.
+void AppendPage(std::string& file, ChunkMeta& m, ThriftOut& header, const std::string& body, const std::string& comp) {
+  file += header.out;
+  file += comp;
+  m.uncompressed += int64_t(header.out.size() + body.size());
+  m.compressed += int64_t(header.out.size() + comp.size());
+}
+
+// One column's rows [r0, r1) as data pages appended to `file`: dictionary-encoded
+// (a PLAIN dictionary page, then RLE_DICTIONARY pages) where `dict` finds that it
+// pays, else PLAIN.
+ChunkMeta WriteChunk(std::string& file, const Column& c, int64_t r0, int64_t r1, ParquetCodec codec,
+                     ChunkDictionary& dict) {
   ChunkMeta m{int64_t(file.size()), 0, 0, 0};
   const bool intLike = c.type == DType::Int64 || c.type == DType::Timestamp || c.type == DType::Date;
+  m.dictionary = dict.build(c, r0, r1);
+  if (m.dictionary) {
+    std::string comp = Compress(codec, dict.plain());
+    ThriftOut h;
+    h.i32(1, 2);  // DICTIONARY_PAGE
+    h.i32(2, int32_t(dict.plain().size()));
+    h.i32(3, int32_t(comp.size()));
+    h.beginStruct(7);  // DictionaryPageHeader
+    h.i32(1, int32_t(dict.entries()));
+    h.i32(2, kPlain);
+    h.end();
+    h.stop();
+    AppendPage(file, m, h, dict.plain(), comp);
+    if (intLike)
+      for (uint64_t k : dict.keys()) m.range(int64_t(k));
+  } else if (intLike) {
+    for (int64_t r = r0; r < r1; r++)
+      if (c.valid(r)) m.range(c.type == DType::Date ? c.values<int32_t>()[r] : c.values<int64_t>()[r]);
+  }
+  m.dataStart = int64_t(file.size());
+  const int bw = m.dictionary ? dict.bitWidth() : 0;
+  size_t code = 0;  // the dictionary index of the next present row
   std::string body;
   for (int64_t p0 = r0; p0 < r1; p0 += kPageRows) {
     const int64_t p1 = std::min(r1, p0 + kPageRows), n = p1 - p0;
@@ -197,53 +427,49 @@ ChunkMeta WriteChunk(std::string& file, const Column& c, int64_t r0, int64_t r1,
     }
     Put<uint32_t>(body, uint32_t(levels.size()));
     body += levels;
-    // PLAIN values of the rows present.
-    switch (c.type) {
-      case DType::Int64:
-      case DType::Timestamp:
-      case DType::Date:
-      case DType::Float64: {
-        const size_t w = c.type == DType::Date ? 4 : 8;
-        const char* d = reinterpret_cast<const char*>(c.data->data());
-        if (nulls == 0) {
-          body.append(d + size_t(p0) * w, size_t(n) * w);
-        } else {
-          for (int64_t r = p0; r < p1; r++)
-            if (c.valid(r)) body.append(d + size_t(r) * w, w);
+    if (m.dictionary) {
+      // The bit width, then the present rows' indices.
+      const size_t present = size_t(n - nulls);
+      body += char(bw);
+      RleHybrid(dict.codes().data() + code, present, bw, body);
+      code += present;
+    } else {
+      // PLAIN values of the rows present.
+      switch (c.type) {
+        case DType::Int64:
+        case DType::Timestamp:
+        case DType::Date:
+        case DType::Float64: {
+          const size_t w = c.type == DType::Date ? 4 : 8;
+          const char* d = reinterpret_cast<const char*>(c.data->data());
+          if (nulls == 0) {
+            body.append(d + size_t(p0) * w, size_t(n) * w);
+          } else {
+            for (int64_t r = p0; r < p1; r++)
+              if (c.valid(r)) body.append(d + size_t(r) * w, w);
+          }
+          break;
         }
-        if (intLike)
+        case DType::Bool: {
+          size_t at = body.size();
+          int64_t k = 0;
+          body.resize(at + size_t((n - nulls + 7) / 8), '\0');
           for (int64_t r = p0; r < p1; r++) {
             if (!c.valid(r)) continue;
-            int64_t v = c.type == DType::Date ? c.values<int32_t>()[r] : c.values<int64_t>()[r];
-            if (!m.hasMinMax) {
-              m.min = m.max = v;
-              m.hasMinMax = true;
-            } else {
-              m.min = std::min(m.min, v);
-              m.max = std::max(m.max, v);
-            }
+            if (c.values<uint8_t>()[r]) body[at + size_t(k >> 3)] |= char(1 << (k & 7));
+            k++;
           }
-        break;
-      }
-      case DType::Bool: {
-        size_t at = body.size();
-        int64_t k = 0;
-        body.resize(at + size_t((n - nulls + 7) / 8), '\0');
-        for (int64_t r = p0; r < p1; r++) {
-          if (!c.valid(r)) continue;
-          if (c.values<uint8_t>()[r]) body[at + size_t(k >> 3)] |= char(1 << (k & 7));
-          k++;
+          break;
         }
-        break;
+        case DType::String:
+          for (int64_t r = p0; r < p1; r++) {
+            if (!c.valid(r)) continue;
+            std::string_view s = c.str(r);
+            Put<uint32_t>(body, uint32_t(s.size()));
+            body.append(s);
+          }
+          break;
       }
-      case DType::String:
-        for (int64_t r = p0; r < p1; r++) {
-          if (!c.valid(r)) continue;
-          std::string_view s = c.str(r);
-          Put<uint32_t>(body, uint32_t(s.size()));
-          body.append(s);
-        }
-        break;
     }
     std::string comp = Compress(codec, body);
     ThriftOut h;
@@ -252,15 +478,12 @@ ChunkMeta WriteChunk(std::string& file, const Column& c, int64_t r0, int64_t r1,
     h.i32(3, int32_t(comp.size()));
     h.beginStruct(5);  // DataPageHeader
     h.i32(1, int32_t(n));
-    h.i32(2, 0);  // PLAIN
-    h.i32(3, 3);  // RLE definition levels
-    h.i32(4, 3);  // RLE repetition levels
+    h.i32(2, m.dictionary ? kRleDictionary : kPlain);
+    h.i32(3, kRle);  // definition levels
+    h.i32(4, kRle);  // repetition levels
     h.end();
     h.stop();
-    file += h.out;
-    file += comp;
-    m.uncompressed += int64_t(h.out.size() + body.size());
-    m.compressed += int64_t(h.out.size() + comp.size());
+    AppendPage(file, m, h, body, comp);
   }
   return m;
 }
@@ -363,10 +586,11 @@ std::string EncodeParquetFile(const Table& t, ParquetCodec codec, int64_t rowGro
   };
   std::vector<Group> groups;
   if (rowGroupSize < 1) rowGroupSize = 1;
+  ChunkDictionary dict;
   for (int64_t r0 = 0; r0 < t.rows; r0 += rowGroupSize) {
     const int64_t r1 = std::min(t.rows, r0 + rowGroupSize);
     Group g{r1 - r0, {}};
-    for (const Column& c : t.columns) g.chunks.push_back(WriteChunk(file, c, r0, r1, codec));
+    for (const Column& c : t.columns) g.chunks.push_back(WriteChunk(file, c, r0, r1, codec, dict));
     groups.push_back(std::move(g));
   }
   ThriftOut f;
@@ -392,16 +616,18 @@ std::string EncodeParquetFile(const Table& t, ParquetCodec codec, int64_t rowGro
       f.i64(2, m.start);
       f.beginStruct(3);  // ColumnMetaData
       f.i32(1, PhysicalType(type));
-      f.list(2, kI32, 2);
-      f.listI32(0);  // PLAIN
-      f.listI32(3);  // RLE
+      f.list(2, kI32, m.dictionary ? 3 : 2);
+      f.listI32(kPlain);  // values, or the dictionary page
+      f.listI32(kRle);    // definition levels
+      if (m.dictionary) f.listI32(kRleDictionary);
       f.list(3, kBinary, 1);
       f.listBinary(t.names[c]);
       f.i32(4, int32_t(codec));
       f.i64(5, g.rows);
       f.i64(6, m.uncompressed);
       f.i64(7, m.compressed);
-      f.i64(9, m.start);
+      f.i64(9, m.dataStart);
+      if (m.dictionary) f.i64(11, m.start);
       f.beginStruct(12);  // Statistics
       f.i64(3, m.nulls);
       if (m.hasMinMax) {

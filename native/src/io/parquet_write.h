@@ -1,5 +1,8 @@
 // Parquet output: a table as a complete Parquet file in memory (format 1, data pages
-// v1, PLAIN values, RLE/bit-packed definition levels, every column OPTIONAL), snappy-,
+// v1, RLE/bit-packed definition levels, every column OPTIONAL). A column chunk is
+// dictionary-encoded (a PLAIN dictionary page, then RLE_DICTIONARY data pages) where
+// that pays, else PLAIN: nearly unique values, or a dictionary over 8 MiB, fall back to
+// PLAIN for the chunk, as Arrow and DuckDB do; booleans are always PLAIN. Snappy-,
 // zstd- (where the build has zstd) or un-compressed. Types: int64 → INT64, float64 →
 // DOUBLE, bool → BOOLEAN, string → BYTE_ARRAY (STRING), date → INT32 (DATE), timestamp →
 // INT64 (TIMESTAMP micros, not adjusted to UTC: what the Arrow writer wrote before).

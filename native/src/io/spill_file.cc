@@ -24,8 +24,8 @@ namespace {
 
 // Arrow IPC file layout: magic, the schema message, one record batch message and its
 // body, an end-of-stream marker, the footer, its size, the magic again.
-constexpr char kMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
-constexpr uint32_t kContinuation = 0xFFFFFFFFu;
+using fb::kContinuation;
+using fb::kMagic;
 // Buffers are (de)compressed in pieces of this many bytes, so the scratch stays small.
 constexpr size_t kChunk = size_t(1) << 20;
 #if BASIN_WITH_LZ4
@@ -41,10 +41,7 @@ constexpr bool kHasZstd = false;
 // zstd's fastest regular level: spilling is on the critical path.
 constexpr int kZstdLevel = 1;
 
-// Arrow's Message.fbs / Schema.fbs / File.fbs enums.
-constexpr uint64_t kMetadataV5 = 4;
-enum : uint8_t { kHeaderSchema = 1, kHeaderRecordBatch = 3 };
-enum : uint8_t { kTypeInt = 2, kTypeFloat = 3, kTypeBool = 6, kTypeDate = 8, kTypeTimestamp = 10, kTypeLargeUtf8 = 20 };
+using namespace fb::arrow;
 enum : uint8_t { kLz4Frame = 0, kZstd = 1 };
 
 // A 64-bit checksum of a spill file's body as stored (after compression), so that a
@@ -410,46 +407,6 @@ class Reader {
 #endif
 };
 
-uint8_t ArrowType(DType t) {
-  switch (t) {
-    case DType::Int64: return kTypeInt;
-    case DType::Float64: return kTypeFloat;
-    case DType::Bool: return kTypeBool;
-    case DType::String: return kTypeLargeUtf8;
-    case DType::Date: return kTypeDate;
-    case DType::Timestamp: return kTypeTimestamp;
-  }
-  return 0;
-}
-
-// The Arrow type table of a column type (Int 64 signed, Float DOUBLE, Date DAY, Timestamp µs UTC-less).
-size_t PutType(fb::Builder& b, DType t) {
-  switch (t) {
-    case DType::Int64: return b.table({fb::Scalar(0, 4, 64), fb::Scalar(1, 1, 1)}).first;
-    case DType::Float64: return b.table({fb::Scalar(0, 2, 2)}).first;
-    case DType::Date: return b.table({fb::Scalar(0, 2, 0)}).first;
-    case DType::Timestamp: return b.table({fb::Scalar(0, 2, 2)}).first;
-    case DType::Bool:
-    case DType::String: return b.table({}).first;
-  }
-  return 0;
-}
-
-size_t PutSchema(fb::Builder& b, const Table& t) {
-  auto [schema, slots] = b.table({fb::Scalar(0, 2, 0), fb::Offset(1)});
-  size_t fields = b.offsets(t.columns.size());
-  b.point(slots[1], fields);
-  for (size_t i = 0; i < t.columns.size(); i++) {
-    DType type = t.columns[i].type;
-    auto [field, fs] = b.table({fb::Offset(0), fb::Scalar(1, 1, 1), fb::Scalar(2, 1, ArrowType(type)), fb::Offset(3), fb::Offset(5)});
-    b.point(fields + 4 + 4 * i, field);
-    b.point(fs[0], b.string(t.names[i]));
-    b.point(fs[3], PutType(b, type));
-    b.point(fs[5], b.offsets(0));
-  }
-  return schema;
-}
-
 // The record batch's message, with the body's buffer offsets and sizes.
 fb::Builder RecordBatchMessage(const Table& t, const std::vector<std::vector<int64_t>>& nodes, const std::vector<std::vector<int64_t>>& buffers,
                                int64_t bodyLength, SpillCodec codec, uint64_t bodyHash) {
@@ -544,7 +501,7 @@ int64_t WriteSpillFile(const std::string& path, const Table& t, SpillCodec codec
       fb::Builder b;
       auto [msg, ms] = b.table({fb::Scalar(0, 2, kMetadataV5), fb::Scalar(1, 1, kHeaderSchema), fb::Offset(2), fb::Scalar(3, 8, 0)});
       b.root(msg);
-      b.point(ms[2], PutSchema(b, t));
+      b.point(ms[2], PutSchema(b, t, true));
       w.hashInto(&hash);
       w.message(b);
       w.hashInto(nullptr);
@@ -587,7 +544,7 @@ int64_t WriteSpillFile(const std::string& path, const Table& t, SpillCodec codec
     fb::Builder footer;
     auto [f, fs] = footer.table({fb::Scalar(0, 2, kMetadataV5), fb::Offset(1), fb::Offset(2), fb::Offset(3)});
     footer.root(f);
-    footer.point(fs[1], PutSchema(footer, t));
+    footer.point(fs[1], PutSchema(footer, t, true));
     footer.point(fs[2], footer.structs({}));
     footer.point(fs[3], footer.structs({{batchAt, metaLength, bodyLength}}));
     w.put(footer.bytes().data(), footer.size());
