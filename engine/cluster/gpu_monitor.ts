@@ -1,8 +1,8 @@
 // GPU utilisation for the dashboard, read the way Dask's dashboard reads it from NVML:
 // one long-lived `nvidia-smi --query-gpu=… -lms 1000` per local cluster with GPU
-// workers, started with the cluster and stopped with it, its CSV lines parsed into the
-// latest reading of each GPU. Where nvidia-smi is missing or fails, `why` says so in
-// words the dashboard shows.
+// workers, started when its status is first asked for (a dashboard watches) and
+// stopped with the cluster, its CSV lines parsed into the latest reading of each GPU.
+// Where nvidia-smi is missing or fails, `why` says so in words the dashboard shows.
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";

@@ -60,8 +60,13 @@ export class LocalCluster implements Cluster {
   private readonly gpuSettings: GpuSettings;
   /** Every task's span on its worker, for the dashboard's task stream. */
   readonly taskStream = new TaskStreamLog();
-  /** Utilisation of the GPUs with a worker (nvidia-smi), from the constructor to close(); none without GPU workers. */
-  private readonly monitor?: GpuMonitor;
+  /**
+   * Utilisation of the GPUs with a worker (nvidia-smi): started by the first clusterStatus()
+   * (a dashboard is watching; batch runs never start it), stopped by close().
+   */
+  private monitor?: GpuMonitor;
+  private readonly monitorOptions?: GpuMonitorOptions;
+  private closed = false;
   /** Each GPU worker's device's PCI bus id, to find its nvidia-smi reading. */
   private readonly busIds = new Map<number, string>();
 
@@ -90,8 +95,7 @@ export class LocalCluster implements Cluster {
     );
     if (this.pool.gpus.length > 0) {
       for (const d of native().gpuInfo().devices) this.busIds.set(d.index, d.pciBusId);
-      this.monitor = new GpuMonitor(options.gpuMonitor);
-      this.monitor.start();
+      this.monitorOptions = options.gpuMonitor;
     }
   }
 
@@ -150,6 +154,10 @@ export class LocalCluster implements Cluster {
 
   /** Workers, memory, GPUs (or why none), and with `since` the task spans recorded after that cursor. */
   async clusterStatus(since?: number): Promise<ClusterStatus> {
+    if (this.pool.gpus.length > 0 && !this.monitor && !this.closed) {
+      this.monitor = new GpuMonitor(this.monitorOptions);
+      this.monitor.start();
+    }
     const s = native().storeStats();
     const gpus = native()
       .gpuStats()
@@ -235,6 +243,7 @@ export class LocalCluster implements Cluster {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.monitor?.stop();
     await this.queue;
     await this.pool.close();
