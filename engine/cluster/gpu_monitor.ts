@@ -113,6 +113,8 @@ export interface GpuMonitorOptions {
   args?: string[];
   /** ms between readings (default 1000). */
   intervalMs?: number;
+  /** A reading older than this (ms) is no longer shown (default 5 intervals): nvidia-smi hangs when a GPU falls off the bus. */
+  staleMs?: number;
 }
 
 /**
@@ -132,6 +134,7 @@ export class GpuMonitor {
   private lastOther = "";
   private readonly command: string;
   private readonly args: string[];
+  private readonly staleMs: number;
 
   constructor(o: GpuMonitorOptions = {}) {
     this.command = o.command ?? "nvidia-smi";
@@ -141,6 +144,7 @@ export class GpuMonitor {
       "-lms",
       String(o.intervalMs ?? 1000),
     ];
+    this.staleMs = o.staleMs ?? 5 * (o.intervalMs ?? 1000);
   }
 
   /** Starts nvidia-smi (once; a second call does nothing while it runs). */
@@ -198,16 +202,25 @@ export class GpuMonitor {
 
   /** Why there are no readings ("" while they arrive). */
   get why(): string {
-    return this.state;
+    if (this.state || this.readings.size === 0 || this.all().length > 0) return this.state;
+    return (
+      `${this.command} has printed no reading for over ${(this.staleMs / 1000).toFixed(1)} s` +
+      (this.lastOther ? ` (its last line: ${this.lastOther})` : "")
+    );
   }
 
-  /** The latest reading of the GPU at a PCI bus id (either form), or undefined. */
+  /** The latest reading of the GPU at a PCI bus id (either form), unless it is stale. */
   reading(pciBusId: string): GpuReading | undefined {
-    return this.readings.get(normalizePciBusId(pciBusId));
+    const r = this.readings.get(normalizePciBusId(pciBusId));
+    return r && this.fresh(r) ? r : undefined;
   }
 
-  /** Every GPU's latest reading, by nvidia-smi's index. */
+  /** Every GPU's latest reading that is not stale, by nvidia-smi's index. */
   all(): GpuReading[] {
-    return [...this.readings.values()].sort((a, b) => a.index - b.index);
+    return [...this.readings.values()].filter((r) => this.fresh(r)).sort((a, b) => a.index - b.index);
+  }
+
+  private fresh(r: GpuReading): boolean {
+    return Date.now() - r.at <= this.staleMs;
   }
 }

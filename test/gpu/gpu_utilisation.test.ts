@@ -145,6 +145,23 @@ describe("nvidia-smi readings: the program", () => {
   });
 });
 
+describe("nvidia-smi readings: a program that stops printing", () => {
+  it("drops a reading once it is stale and says that nvidia-smi has gone quiet, with its last line", async () => {
+    // One reading, then an error line, then silence (as when a GPU falls off the bus).
+    const m = new GpuMonitor({
+      command: "sh",
+      args: ["-c", `echo '${RECORDED[2]}'; echo '${RECORDED[7]}'; exec sleep 60`],
+      staleMs: 300,
+    });
+    m.start();
+    await expect.poll(() => m.why, POLL).toMatch(/^sh has printed no reading for over 0\.3 s/);
+    expect(m.why).toBe(`sh has printed no reading for over 0.3 s (its last line: ${RECORDED[7]})`);
+    expect(m.reading("0000:3a:00.0")).toBeUndefined();
+    expect(m.all()).toEqual([]);
+    m.stop();
+  });
+});
+
 const info = native().gpuInfo();
 const hasGpu = info.devices.length > 0;
 if (!hasGpu) console.log(`gpu: utilisation checks skipped: ${info.compiled ? info.note : "this build has no CUDA"}`);
