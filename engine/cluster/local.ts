@@ -2,7 +2,7 @@
 // native store. Runs execute one after another, each on every worker.
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
-import type { ClusterStatus } from "../common/rpc.js";
+import type { ClusterStatus, GpuMemoryStatus } from "../common/rpc.js";
 import type { Plan } from "../common/plan.js";
 import type { TaskGraph } from "../graph/tasks.js";
 import { withWriteTasks } from "../graph/write_tasks.js";
@@ -20,6 +20,7 @@ import { WorkerPool } from "../workers/pool.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
+import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
 /** How long the engine waits without a run before giving freed memory back to the system. */
 export const IDLE_RELEASE_MS = 2000;
@@ -32,6 +33,8 @@ export const IDLE_RELEASE_MS = 2000;
 export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
   /** CPU worker threads (default: one per core; 0 is allowed when there are GPU workers). */
   workers?: number;
+  /** How GPU utilisation is read while there are GPU workers (default: nvidia-smi from PATH, every second). */
+  gpuMonitor?: GpuMonitorOptions;
 }
 
 export interface RunResult {
@@ -61,6 +64,15 @@ export class LocalCluster implements Cluster {
   private readonly gpuSettings: GpuSettings;
   /** Every task's span on its worker, for the dashboard's task stream. */
   readonly taskStream = new TaskStreamLog();
+  /**
+   * Utilisation of the GPUs with a worker (nvidia-smi): started by the first clusterStatus()
+   * (a dashboard is watching; batch runs never start it), stopped by close().
+   */
+  private monitor?: GpuMonitor;
+  private readonly monitorOptions?: GpuMonitorOptions;
+  private closed = false;
+  /** Each GPU worker's device's PCI bus id, to find its nvidia-smi reading. */
+  private readonly busIds = new Map<number, string>();
 
   constructor(options: LocalClusterOptions = {}) {
     this.memory = resolveMemory(options);
@@ -85,6 +97,10 @@ export class LocalCluster implements Cluster {
       },
       gpus,
     );
+    if (this.pool.gpus.length > 0) {
+      for (const d of native().gpuInfo().devices) this.busIds.set(d.index, d.pciBusId);
+      this.monitorOptions = options.gpuMonitor;
+    }
   }
 
   get workerCount(): number {
@@ -142,6 +158,10 @@ export class LocalCluster implements Cluster {
 
   /** Workers, memory, GPUs (or why none), and with `since` the task spans recorded after that cursor. */
   async clusterStatus(since?: number): Promise<ClusterStatus> {
+    if (this.pool.gpus.length > 0 && !this.monitor && !this.closed) {
+      this.monitor = new GpuMonitor(this.monitorOptions);
+      this.monitor.start();
+    }
     const s = native().storeStats();
     const gpus = native()
       .gpuStats()
@@ -160,10 +180,20 @@ export class LocalCluster implements Cluster {
         };
       }),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
-      memory: memoryStatus(native().memoryStats(), gpus),
-      gpu: { workers: this.pool.gpus.length, why: this.pool.gpus.length > 0 ? "" : noGpuReason(this.gpuSettings) },
+      memory: memoryStatus(native().memoryStats(), gpus, (device) => this.gpuReading(device)),
+      gpu:
+        this.pool.gpus.length > 0
+          ? { workers: this.pool.gpus.length, why: "", utilisation: this.monitor?.why ?? "" }
+          : { workers: 0, why: noGpuReason(this.gpuSettings) },
       ...(typeof since === "number" && since >= 0 ? { stream: this.taskStream.read(since) } : {}),
     };
+  }
+
+  /** nvidia-smi's latest reading of a GPU worker's device (matched by PCI bus id), or undefined. */
+  private gpuReading(device: number): GpuMemoryStatus["reading"] {
+    const bus = this.busIds.get(device);
+    const r = bus ? this.monitor?.reading(bus) : this.monitor?.all().find((x) => x.index === device);
+    return r && { utilisation: r.utilisation, memoryUsed: r.memoryUsed, memoryTotal: r.memoryTotal, at: r.at };
   }
 
   /** Runs a graph once the runs before it are done; resolves with the result's handles. */
@@ -218,6 +248,8 @@ export class LocalCluster implements Cluster {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.monitor?.stop();
     await this.queue;
     clearTimeout(this.idleTimer);
     await this.pool.close();
@@ -281,7 +313,12 @@ function noGpuReason(settings: GpuSettings): string {
   const info = native().gpuInfo();
   if (!info.compiled) return "this Basin was built without CUDA (rebuild the addon with the CUDA toolkit to use GPUs)";
   if (info.devices.length === 0)
-    return info.note || "no CUDA device is visible (check the driver and CUDA_VISIBLE_DEVICES)";
+    return (
+      (info.note || "no CUDA device is visible (check the driver and CUDA_VISIBLE_DEVICES)") +
+      (onPath("nvidia-smi")
+        ? "; nvidia-smi is on PATH: run it to see what the driver reports"
+        : "; nvidia-smi is not on PATH either, so the NVIDIA driver seems not to be installed")
+    );
   if (settings.devices.length === 0)
     return `GPUs are present (${info.devices.length}) but this cluster was started with gpus: "none"`;
   return "the GPU workers have not started";

@@ -176,6 +176,12 @@ export interface GpuMemoryStatus {
   downloads?: number;
   downloadBytes?: number;
   chains?: number;
+  /**
+   * nvidia-smi's latest reading of the whole device (every process's work, not only Basin's):
+   * percent of its last sample period a kernel ran (null: the board reports [N/A]), device
+   * memory in use and in all. Absent without a reading; GpuAvailability.utilisation says why.
+   */
+  reading?: { utilisation: number | null; memoryUsed: number | null; memoryTotal: number | null; at: number };
 }
 
 /** What a task stream bar stands for: a task's work, moving partitions, or the store's spills and read-backs. */
@@ -205,6 +211,8 @@ export interface GpuAvailability {
   workers: number;
   /** Why there is no GPU worker ("this Basin was built without CUDA", "no CUDA device: …"); empty with GPU workers. */
   why: string;
+  /** With GPU workers: why their utilisation is not shown (nvidia-smi missing, failed, no reading yet); "" while readings arrive. */
+  utilisation?: string;
 }
 
 /** A run the engine remembers for the dashboard's history. */

@@ -2,13 +2,15 @@
 // bar per task coloured by what it did (compute, transfer, spill, disk read); the
 // running pipeline's progress per task group; memory per tier (device, host, disk)
 // with their limits and per worker where workers report it; spill counters; a GPU
-// panel, or why there is no GPU; and the last runs with the plans they ran
+// panel (per GPU: Basin's memory, transfers, and nvidia-smi's utilisation and device
+// memory, or why those are not shown), or why there is no GPU; and the last runs with the plans they ran
 // (explain()). Polled every second while shown; the task stream by cursor, so each
 // span crosses the wire once.
 import { useEffect, useRef, useState } from "react";
 import type {
   ClusterStatus,
   EngineClient,
+  GpuMemoryStatus,
   RunProgress,
   RunRecord,
   TaskKind,
@@ -90,20 +92,51 @@ function TaskStreamView({ spans, workers, now }: { spans: TaskSpan[]; workers: s
   );
 }
 
-function Meter(props: { label: string; used: number; limit: number; testid?: string; tier?: string }) {
+/** A labelled bar of used against limit; `text` replaces the "used / limit" bytes on the right. */
+function Meter(props: { label: string; used: number; limit: number; testid?: string; tier?: string; text?: string }) {
   const pct = props.limit > 0 ? Math.min(100, (100 * props.used) / props.limit) : 0;
   return (
     <div className="meter" data-testid={props.testid} data-tier={props.tier}>
       <div className="meter-label">
         <span>{props.label}</span>
         <span className="muted">
-          {formatBytes(props.used)} / {props.limit > 0 ? formatBytes(props.limit) : "no limit"}
+          {props.text ?? `${formatBytes(props.used)} / ${props.limit > 0 ? formatBytes(props.limit) : "no limit"}`}
         </span>
       </div>
       <div className="meter-bar">
         <span style={{ width: `${props.limit > 0 ? pct : 0}%` }} className={pct > 90 ? "hot" : ""} />
       </div>
     </div>
+  );
+}
+
+/** nvidia-smi's view of a GPU (utilisation, the device's memory in use by every process), or why there is none. */
+function GpuReading({ g, why }: { g: GpuMemoryStatus; why: string | undefined }) {
+  const r = g.reading;
+  if (!r)
+    return (
+      <div className="muted" data-testid={`gpu-${g.device}-utilisation`}>
+        utilisation: {why || "not reported by this cluster"}
+      </div>
+    );
+  return (
+    <>
+      <Meter
+        label="utilisation"
+        used={r.utilisation ?? 0}
+        limit={r.utilisation === null ? 0 : 100}
+        text={r.utilisation === null ? "[N/A] (the board does not report it)" : `${r.utilisation}%`}
+        testid={`gpu-${g.device}-utilisation`}
+      />
+      {r.memoryUsed !== null && r.memoryTotal !== null && (
+        <Meter
+          label="device memory, all processes"
+          used={r.memoryUsed}
+          limit={r.memoryTotal}
+          testid={`gpu-${g.device}-device-memory`}
+        />
+      )}
+    </>
   );
 }
 
@@ -339,6 +372,7 @@ export function ClusterPanel({
             m!.gpus!.map((g) => (
               <div key={g.device} data-testid={`gpu-${g.device}`} className={g.broken ? "error-text" : ""}>
                 <Meter label={`GPU ${g.device}`} used={g.bytes} limit={g.limit} />
+                <GpuReading g={g} why={status.gpu?.utilisation} />
                 <div className="muted">
                   {g.cachedColumns} cached columns
                   {g.spilledColumns > 0 && ` · ${g.spilledColumns} spilled to host (${formatBytes(g.spilledBytes)})`}

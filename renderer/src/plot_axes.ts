@@ -12,12 +12,20 @@ export const LABEL_FONT = "600 12px system-ui, sans-serif";
 /** The plot host keeps its uPlot instance (the tests and the PNG export read it), and a binned scatter's cells. */
 export type PlotHost = HTMLDivElement & { plot?: uPlot; plotData?: PlotData; bins?: Bins2d };
 
-/** An axis as wide (y) or tall (x) as its labels and title need. */
+/** uPlot draws tick labels this far from the plot: its ticks (10 px) and the gap after them (5 px). */
+const TICK_OFFSET = 15;
+/** Room between the widest tick label and the axis title beside it. */
+const TITLE_GAP = 6;
+
+/**
+ * An axis as wide (y) or tall (x) as its labels need, with room before its title (which
+ * uPlot puts just outside this size).
+ */
 export function axisSize(vertical: boolean) {
   return (_u: uPlot, values: string[] | null) => {
     if (!vertical) return 28;
     const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT, 7)));
-    return Math.ceil(widest) + 14;
+    return Math.ceil(widest) + TICK_OFFSET + TITLE_GAP;
   };
 }
 

@@ -4,6 +4,7 @@
 // binary is installed.
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -85,6 +86,25 @@ describe("desktop window", () => {
     expect(yml).toMatch(/asarUnpack:\n(\s+- .*\n)*\s+- native\/build\/Release\/basin\.node/);
     expect(yml).toMatch(/files:\n(\s+- .*\n)*\s+- dist\/\*\*/);
     expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).main).toBe("dist/electron/main.js");
+  });
+
+  it("electron-builder itself loads electron-builder.yml and finds it valid against its schema (a misspelt key is refused)", async () => {
+    // electron-builder's own loader and validator (app-builder-lib, found from electron-builder as it finds it).
+    const fromBuilder = createRequire(createRequire(join(ROOT, "package.json")).resolve("electron-builder"));
+    type Config = Record<string, unknown> & { linux: Record<string, unknown> };
+    const { getConfig, validateConfiguration } = fromBuilder("app-builder-lib/out/util/config/config.js") as {
+      getConfig(dir: string, file: null, extra: null): Promise<Config>;
+      validateConfiguration(c: Config, log: unknown): Promise<void>;
+    };
+    const { DebugLogger } = createRequire(fromBuilder.resolve("app-builder-lib"))("builder-util") as {
+      DebugLogger: new (enabled: boolean) => unknown;
+    };
+    const config = await getConfig(ROOT, null, null);
+    expect(config.linux.target).toEqual(["AppImage", "deb"]);
+    await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
+    await expect(
+      validateConfiguration({ ...config, linux: { ...config.linux, tagret: ["deb"] } }, new DebugLogger(false)),
+    ).rejects.toThrow(/does not match the API schema/);
   });
 });
 

@@ -2,10 +2,11 @@
 // shuffles it through a group-by and sorts it under a memory limit that makes the store
 // spill, the task stream has a lane per worker with bars of every kind, each group's
 // progress is complete, the memory tiers show their limits, the spill counters are the
-// engine's, the GPU panel says why there is none (or shows the GPUs), and the run's
-// history shows its plan as explain() prints it. Screenshots: test-artifacts/dashboard-*.png.
+// engine's, the GPU panel says why there is none (or shows the GPUs with nvidia-smi's
+// utilisation), and the run's history shows its plan as explain() prints it. Screenshots: test-artifacts/dashboard-*.png.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onPath } from "../../engine/cluster/gpu_monitor.js";
 import { native } from "../../engine/native/addon.js";
 import { openFile, openWorkbench, runToEnd, screenshots, setPanelHeight, type Workbench } from "../helpers/browser.js";
 
@@ -77,9 +78,24 @@ describe("cluster dashboard", { timeout: 180_000 }, () => {
     const shown = Number(/spilled to disk([\d,]+) tables/.exec(text)![1].replace(/,/g, ""));
     expect(shown).toBeGreaterThanOrEqual(before);
     expect(shown).toBeLessThanOrEqual(after);
-    if (w.cluster.gpus.length === 0)
-      expect(await page.textContent('[data-testid="gpu-none"]')).toMatch(/^No GPU: .*(CUDA|GPU)/);
-    else expect(await page.locator('[data-testid="gpu-0"]').count()).toBe(1);
+    const gpu = native().gpuInfo();
+    if (w.cluster.gpus.length === 0) {
+      const none = await page.textContent('[data-testid="gpu-none"]');
+      expect(none).toMatch(/^No GPU: .*(CUDA|GPU)/);
+      // Built with CUDA but no device: whether nvidia-smi (the driver's tool) is there says what to look at.
+      if (gpu.compiled && gpu.devices.length === 0)
+        expect(none).toContain(
+          onPath("nvidia-smi")
+            ? "nvidia-smi is on PATH: run it to see what the driver reports"
+            : "nvidia-smi is not on PATH either, so the NVIDIA driver seems not to be installed",
+        );
+    } else {
+      expect(await page.locator('[data-testid="gpu-0"]').count()).toBe(1);
+      // nvidia-smi's utilisation of the device (or [N/A] on a MIG instance), or why it is not shown.
+      await expect
+        .poll(() => page.textContent('[data-testid="gpu-0-utilisation"]'), { timeout: 15_000 })
+        .toMatch(onPath("nvidia-smi") ? /^utilisation(\d+%|\[N\/A\])/ : /nvidia-smi was not found on PATH/);
+    }
   });
 
   it("the last runs, with the plan each ran as explain() prints it", async () => {

@@ -5,7 +5,9 @@
 // workers showing every row's extent. Screenshots go to test-artifacts/explorer-*.png.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
 import {
+  ARTIFACTS,
   openFile,
   openWorkbench,
   POLL,
@@ -232,6 +234,48 @@ describe("data explorer", { timeout: 180_000 }, () => {
       .poll(() => page.textContent('[data-testid="bin-readout"]'), POLL)
       .toMatch(/^x .* – .*, y .* – .*: [\d,]+ rows?$/);
     await screenshots(page, "explorer-binned-scatter");
+  });
+
+  it("at 1100×700 the binned scatter's note is whole and the y axis title keeps clear of the tick labels", async () => {
+    await page.setViewportSize(SMALL);
+    try {
+      // The note shows all its text: nothing cut off with "…".
+      await expect
+        .poll(
+          () =>
+            page.$eval('[data-testid="plot-note"]', (el) => ({
+              text: el.textContent,
+              cut: el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight,
+            })),
+          POLL,
+        )
+        .toEqual({ text: expect.stringMatching(/drag to zoom\)$/), cut: false });
+      // The y axis, left of the plot and its ticks, holds the title's ink and then the tick labels' ink:
+      // columns of the chart's canvas with ink; at least 4 px of blank between the title and the nearest label.
+      const blankAfterTitle = () =>
+        page.$eval(".plot-host", (el) => {
+          const u = (
+            el as HTMLElement & { plot: { width: number; bbox: { left: number; top: number; height: number } } }
+          ).plot;
+          const canvas = el.querySelector("canvas")!;
+          const ratio = canvas.width / u.width;
+          const ctx = canvas.getContext("2d")!;
+          const right = Math.floor(u.bbox.left - 10 * ratio); // left of the 10 px tick marks
+          const rows = Math.round(u.bbox.height);
+          const px = ctx.getImageData(0, Math.round(u.bbox.top), right, rows).data;
+          const ink = Array.from({ length: right }, (_, x) => {
+            for (let y = 0; y < rows; y++) if (px[(y * right + x) * 4 + 3] > 40) return true;
+            return false;
+          });
+          const titleEnd = ink.indexOf(false, ink.indexOf(true));
+          const labelsStart = ink.indexOf(true, titleEnd);
+          return ink.indexOf(true) < 0 || labelsStart < 0 ? -1 : (labelsStart - titleEnd) / ratio;
+        });
+      await expect.poll(blankAfterTitle, POLL).toBeGreaterThanOrEqual(4);
+      await page.screenshot({ path: join(ARTIFACTS, "explorer-binned-scatter-note-1100x700.png") });
+    } finally {
+      await page.setViewportSize(LARGE);
+    }
   });
 
   it("zooming a binned scatter counts the rows in the selected ranges anew on the workers; a double-click shows all again", async () => {

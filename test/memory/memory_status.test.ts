@@ -88,6 +88,11 @@ describe("cluster status memory with GPUs", () => {
       },
     ]);
     expect(memoryStatus(base).gpus).toBeUndefined();
+    // nvidia-smi's reading, where there is one, goes with its GPU.
+    const reading = { utilisation: 37, memoryUsed: 2e9, memoryTotal: 8e10, at: 1 };
+    const read = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, null)], (d) => (d === 1 ? reading : undefined));
+    expect(read.gpus!.map((g) => g.reading)).toEqual([undefined, reading]);
+    expect("reading" in read.gpus![0]).toBe(false);
   });
 
   it("lists a CPU-only cluster's workers as cpu workers", async () => {
