@@ -310,6 +310,9 @@ async function loadOne(c: Contender, row: ResultRow): Promise<void> {
     const seconds = reported ?? (performance.now() - t0) / 1000;
     row.outcomes.set(c.name, { kind: "time", seconds });
     log(`load ${c.name}: ${seconds.toFixed(3)} s`);
+    // Untimed: what the load freed goes back to the system, as an engine left idle
+    // after a run gives it back (LocalCluster's idle release) before the next query.
+    native().releaseFreeMemory();
   } catch (e) {
     row.outcomes.set(c.name, { kind: "error", message: errorMessage(e) });
     row.check = `${row.check === "-" ? "" : `${row.check}; `}${c.name}: error: ${errorMessage(e)}`;
