@@ -36,33 +36,35 @@ AggMode AggModeFromName(const std::string& s) {
 namespace {
 
 constexpr int64_t kBatch = 2048;
+constexpr int64_t kPrefetch = 16;
 constexpr uint32_t kMaxGroups = 0xFFFFFFF0u;
 
 // Open addressing (linear probing) over dense ids. A slot holds id+1 (0 = empty) and
-// the high 32 bits of the hash, so most mismatches never touch the keys.
+// the whole hash, so most mismatches never touch the keys; where the hash is a
+// bijection of the key (kHashIsKey: one fixed-width column without nulls, hashed by
+// Mix64) equal hashes are equal keys and the keys are never read at all.
 class IdTable {
  public:
   IdTable() { Resize(1024); }
   uint32_t size() const { return size_; }
+  // Starts loading the slot a later FindOrInsert(h) begins at.
+  void Prefetch(uint64_t h) const { __builtin_prefetch(&slots_[size_t(h) & mask_]); }
 
   // The id whose key matches (eq(id)), or a new id (= size()) with `inserted` set.
-  template <class Eq>
+  template <bool kHashIsKey = false, class Eq>
   inline uint32_t FindOrInsert(uint64_t h, const Eq& eq, bool& inserted) {
-    const uint32_t tag = uint32_t(h >> 32);
     size_t i = size_t(h) & mask_;
     for (;;) {
       Slot& s = slots_[i];
       if (s.id1 == 0) {
         if (size_ >= kMaxGroups) throw BasinError("BASIN_INTERNAL", "too many groups");
         uint32_t id = size_++;
-        s.id1 = id + 1;
-        s.tag = tag;
-        hashes_.push_back(h);
+        s = Slot{h, id + 1};
         inserted = true;
         if (size_t(size_) * 2 > slots_.size()) Resize(slots_.size() * 2);
         return id;
       }
-      if (s.tag == tag && eq(s.id1 - 1)) {
+      if (s.hash == h && (kHashIsKey || eq(s.id1 - 1))) {
         inserted = false;
         return s.id1 - 1;
       }
@@ -72,21 +74,21 @@ class IdTable {
 
  private:
   struct Slot {
+    uint64_t hash;
     uint32_t id1;
-    uint32_t tag;
   };
   void Resize(size_t cap) {
-    slots_.assign(cap, Slot{0, 0});
+    std::vector<Slot> old(cap, Slot{0, 0});
+    old.swap(slots_);
     mask_ = cap - 1;
-    for (uint32_t id = 0; id < size_; id++) {
-      uint64_t h = hashes_[id];
-      size_t i = size_t(h) & mask_;
+    for (const Slot& o : old) {
+      if (o.id1 == 0) continue;
+      size_t i = size_t(o.hash) & mask_;
       while (slots_[i].id1 != 0) i = (i + 1) & mask_;
-      slots_[i] = Slot{id + 1, uint32_t(h >> 32)};
+      slots_[i] = o;
     }
   }
   std::vector<Slot> slots_;
-  std::vector<uint64_t> hashes_;
   size_t mask_ = 0;
   uint32_t size_ = 0;
 };
@@ -94,7 +96,7 @@ class IdTable {
 // Assigns group ids to the rows `keep` keeps (all rows when it is null; the others are
 // left for AddDroppedGroup): row hashes per batch, then probes. eq(g, row) compares
 // row's key with group g's; onNew(row) records the key of a new group.
-template <class Eq, class OnNew>
+template <bool kHashIsKey = false, class Eq, class OnNew>
 void AssignIds(const Table& t, const std::vector<int>& keys, const uint8_t* keep, Grouping& out, const Eq& eq,
                const OnNew& onNew) {
   const int64_t n = t.rows;
@@ -105,10 +107,12 @@ void AssignIds(const Table& t, const std::vector<int>& keys, const uint8_t* keep
     const int64_t cnt = std::min(kBatch, n - b);
     hash::HashRows(t, keys, b, cnt, hb.data());
     for (int64_t i = 0; i < cnt; i++) {
+      // Many groups make each probe a cache miss: start the one kPrefetch rows on now.
+      if (i + kPrefetch < cnt) table.Prefetch(hb[size_t(i + kPrefetch)]);
       const int64_t r = b + i;
       if (keep && !keep[r]) continue;
       bool inserted;
-      uint32_t g = table.FindOrInsert(hb[size_t(i)], [&](uint32_t id) { return eq(id, r); }, inserted);
+      uint32_t g = table.FindOrInsert<kHashIsKey>(hb[size_t(i)], [&](uint32_t id) { return eq(id, r); }, inserted);
       if (inserted) {
         out.firstRow.push_back(r);
         onNew(r);
@@ -128,9 +132,9 @@ template <class T>
 void GroupFixedKey(const Table& t, const std::vector<int>& keys, const uint8_t* keep, Grouping& out) {
   const Column& c = t.columns[size_t(keys[0])];
   const T* v = c.values<T>();
-  std::vector<uint64_t> gk;
   if (c.validity) {
     const uint8_t* valid = c.validity->data();
+    std::vector<uint64_t> gk;
     std::vector<uint8_t> gnull;
     AssignIds(
         t, keys, keep, out,
@@ -140,9 +144,9 @@ void GroupFixedKey(const Table& t, const std::vector<int>& keys, const uint8_t* 
           gnull.push_back(valid[r] ? 0 : 1);
         });
   } else {
-    AssignIds(
-        t, keys, keep, out, [&](uint32_t g, int64_t r) { return gk[g] == Canon(v[r]); },
-        [&](int64_t r) { gk.push_back(Canon(v[r])); });
+    // hash::HashColumn hashes Mix64(Canon(v)), a bijection: equal hashes are equal keys.
+    AssignIds<true>(
+        t, keys, keep, out, [](uint32_t, int64_t) { return true; }, [](int64_t) {});
   }
 }
 
@@ -561,12 +565,14 @@ Column NUniqueAgg(const Column& c, const Ctx& x) {
     for (int64_t b = 0; b < x.n; b += kBatch) {
       const int64_t n = std::min(kBatch, x.n - b);
       hash::HashColumn(c, b, n, hb.data(), false);
+      for (int64_t i = 0; i < n; i++) hb[size_t(i)] = hash::Combine(hb[size_t(i)], x.gid[b + i]);
       for (int64_t i = 0; i < n; i++) {
+        if (i + kPrefetch < n) table.Prefetch(hb[size_t(i + kPrefetch)]);
         const int64_t r = b + i;
         if (valid && !valid[r]) continue;
         const uint32_t g = x.gid[r];
         bool inserted;
-        table.FindOrInsert(hash::Combine(hb[size_t(i)], g), [&](uint32_t id) { return eq(id, g, r); }, inserted);
+        table.FindOrInsert(hb[size_t(i)], [&](uint32_t id) { return eq(id, g, r); }, inserted);
         if (inserted) {
           onNew(g, r);
           cnt[g]++;
