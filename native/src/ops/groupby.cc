@@ -78,7 +78,7 @@ class IdTable {
     uint32_t id1;
   };
   void Resize(size_t cap) {
-    std::vector<Slot> old(cap, Slot{0, 0});
+    PoolVector<Slot> old(cap, Slot{0, 0});
     old.swap(slots_);
     mask_ = cap - 1;
     for (const Slot& o : old) {
@@ -88,7 +88,7 @@ class IdTable {
       slots_[i] = o;
     }
   }
-  std::vector<Slot> slots_;
+  PoolVector<Slot> slots_;
   size_t mask_ = 0;
   uint32_t size_ = 0;
 };
@@ -926,7 +926,7 @@ std::vector<TablePtr> HashPartition(const Table& t, const std::vector<int>& keys
   CheckKeys(t, keys);
   const int64_t n = t.rows;
   const uint32_t P = uint32_t(parts);
-  std::vector<uint32_t> pid(static_cast<size_t>(n));
+  PoolVector<uint32_t> pid(static_cast<size_t>(n));
   std::vector<int64_t> count(P + 1, 0);
   std::vector<uint64_t> hb(static_cast<size_t>(kBatch));
   for (int64_t b = 0; b < n; b += kBatch) {

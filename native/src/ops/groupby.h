@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "store/block_pool.h"
 #include "store/column.h"
 
 namespace basin {
@@ -37,7 +38,7 @@ struct AggSpec {
 // Dense group ids in order of first appearance.
 struct Grouping {
   int64_t groups = 0;
-  std::vector<uint32_t> gid;       // per row
+  PoolVector<uint32_t> gid;        // per row
   std::vector<int64_t> firstRow;   // per group: its first row
 };
 

@@ -10,6 +10,7 @@
 #endif
 
 #include "ops/hash.h"
+#include "store/block_pool.h"
 #include "store/store.h"
 
 namespace basin {
@@ -194,7 +195,7 @@ class JoinTable {
  public:
   size_t capacity() const { return slots_.size(); }
   // Slot of each right row; kNone for rows with a null key.
-  const std::vector<uint32_t>& rowSlot() const { return rowSlot_; }
+  const PoolVector<uint32_t>& rowSlot() const { return rowSlot_; }
   // The right rows of a slot, in right input order (count of them).
   const uint32_t* RowsOf(const Slot& s) const { return unique_ ? &s.start : rows_.data() + s.start; }
 
@@ -309,8 +310,8 @@ class JoinTable {
   ScratchArray<Slot> slots_;
   std::vector<uint64_t> filter_;
   int filterShift_ = 58;
-  std::vector<uint32_t> rows_;
-  std::vector<uint32_t> rowSlot_;
+  PoolVector<uint32_t> rows_;
+  PoolVector<uint32_t> rowSlot_;
   size_t mask_ = 0;
   bool unique_ = true;
 };
@@ -472,7 +473,7 @@ void RunJoin(const JoinTable& jt, const LSide& ls, int64_t nl, int64_t nr, const
       });
   out.split = out.l.size();
   if (markHits) {
-    const std::vector<uint32_t>& rowSlot = jt.rowSlot();
+    const PoolVector<uint32_t>& rowSlot = jt.rowSlot();
     for (int64_t r = 0; r < nr; r++) {
       uint32_t j = rowSlot[size_t(r)];
       if (j == kNone || !hit[j]) {

@@ -31,12 +31,12 @@ size_t BlockPool::Limit() {
   return host > 0 ? std::min(physical / 8, size_t(host) / 4) : physical / 8;
 }
 
-Block BlockPool::take(size_t bytes) {
+Block BlockPool::take(size_t bytes, bool exact) {
   const size_t cap = BlockCapacity(bytes);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = bySize_.lower_bound(cap);
-    if (it != bySize_.end() && it->first <= cap + cap / 4) {
+    if (it != bySize_.end() && it->first <= (exact ? cap : cap + cap / 4)) {
       const Kept k = *it->second;
       kept_.erase(it->second);
       bySize_.erase(it);

@@ -10,6 +10,8 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <new>
+#include <vector>
 
 namespace basin {
 
@@ -24,9 +26,10 @@ class BlockPool {
   static constexpr size_t kMinBytes = size_t(128) << 10;
   static BlockPool& Instance();
 
-  // A block of at least `bytes` (>= kMinBytes): a kept one of about that size, or new
-  // pages from the system. Throws std::bad_alloc when the system has none.
-  Block take(size_t bytes);
+  // A block of at least `bytes` (>= kMinBytes): a kept one of about that size (with
+  // `exact`, of exactly BlockCapacity(bytes)), or new pages from the system. Throws
+  // std::bad_alloc when the system has none.
+  Block take(size_t bytes, bool exact = false);
   // A block from take(), freed: kept, unmapping the longest-kept blocks when the pool
   // would hold more than Limit() (the sizes a run frees now are the ones it takes next).
   void give(uint8_t* data, size_t capacity);
@@ -51,5 +54,36 @@ class BlockPool {
 // The capacity take() gives a request of `bytes`: rounded up to an eighth of its power
 // of two, so buffers of nearby sizes share blocks.
 size_t BlockCapacity(size_t bytes);
+
+// An allocator for kernels' scratch vectors (group ids, hash slots, partition numbers):
+// those of kMinBytes and more are BlockPool blocks, whose pages the next task reuses
+// instead of faulting in fresh ones; smaller ones come from operator new.
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < BlockPool::kMinBytes) return static_cast<T*>(::operator new(bytes));
+    return reinterpret_cast<T*>(BlockPool::Instance().take(bytes, true).data);
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < BlockPool::kMinBytes) ::operator delete(p);
+    else BlockPool::Instance().give(reinterpret_cast<uint8_t*>(p), BlockCapacity(bytes));
+  }
+  template <class U>
+  bool operator==(const PoolAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PoolAllocator<U>&) const noexcept {
+    return false;
+  }
+};
+template <class T>
+using PoolVector = std::vector<T, PoolAllocator<T>>;
 
 }  // namespace basin
