@@ -237,6 +237,13 @@ describe("data explorer", { timeout: 180_000 }, () => {
   });
 
   it("at 1100×700 the binned scatter's note is whole and the y axis title keeps clear of the tick labels", async () => {
+    // The chart as drawn at the large size: its plot area and its cells (re-binned per size on the workers).
+    const drawn = () =>
+      page.$eval(".plot-host", (el) => ({
+        width: Math.round(el.querySelector(".u-over")!.getBoundingClientRect().width),
+        cells: (el as HTMLElement & { bins: { counts: number[] } }).bins.counts.length,
+      }));
+    const large = await drawn();
     await page.setViewportSize(SMALL);
     try {
       // The note shows all its text: nothing cut off with "…".
@@ -275,6 +282,8 @@ describe("data explorer", { timeout: 180_000 }, () => {
       await page.screenshot({ path: join(ARTIFACTS, "explorer-binned-scatter-note-1100x700.png") });
     } finally {
       await page.setViewportSize(LARGE);
+      // The next test drags on the chart: wait until it is drawn at the large size again.
+      await expect.poll(drawn, POLL).toEqual(large);
     }
   });
 
