@@ -635,7 +635,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
       few.names.push_back(columns[size_t(c)].name);
       few.columns.push_back(out[size_t(c)]);
     }
-    const TablePtr cut = FilterByMask(few, MaskColumn(keep));
+    const TablePtr cut = FilterByKeep(few, keep);
     const std::vector<uint8_t> pass = TrueRows(Evaluate(Renumbered(AllOf(early), to), *cut));
     for (size_t i = 0, k = 0; i < keep.size(); i++)
       if (keep[i]) keep[i] = pass[k++];
@@ -667,7 +667,7 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
         decoded.columns.push_back(std::move(out[i]));
         at.push_back(i);
       }
-    const TablePtr cut = FilterByMask(decoded, MaskColumn(keep));
+    const TablePtr cut = FilterByKeep(decoded, keep);
     for (size_t j = 0; j < at.size(); j++) t->columns[at[j]] = cut->columns[j];
   } else {
     for (size_t i = 0; i < columns.size(); i++)

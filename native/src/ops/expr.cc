@@ -337,10 +337,11 @@ TablePtr EvalExprs(const Table& t, const std::vector<Expr>& exprs, const std::ve
   return out;
 }
 
-TablePtr FilterByMask(const Table& t, const Column& mask) {
+TablePtr FilterByMask(const Table& t, const Column& mask) { return FilterByKeep(t, TrueRows(mask)); }
+
+TablePtr FilterByKeep(const Table& t, const std::vector<uint8_t>& keep) {
   // Kept rows as 0/1 bytes, counted and turned into row numbers without a branch per
   // row (a filter keeping about half the rows mispredicted every other one).
-  const std::vector<uint8_t> keep = TrueRows(mask);
   int64_t kept = 0;
   for (int64_t i = 0; i < t.rows; i++) kept += keep[size_t(i)];
   auto out = std::make_shared<Table>();

@@ -46,6 +46,8 @@ TablePtr Filter(const Table& t, const Expr& predicate);
 std::string RegexError(const std::string& pattern);
 // Keeps rows where mask is valid and true.
 TablePtr FilterByMask(const Table& t, const Column& mask);
+// Keeps the rows whose `keep` byte is 1 (0/1 bytes per row, as TrueRows gives them).
+TablePtr FilterByKeep(const Table& t, const std::vector<uint8_t>& keep);
 // 1 for each row where the Bool `mask` is valid and true, else 0 (branch-free).
 std::vector<uint8_t> TrueRows(const Column& mask);
 

@@ -1,7 +1,6 @@
 #include "ops/expr_parts.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace basin {
 
@@ -20,15 +19,6 @@ bool ReadsPerValue(const Expr& e, std::vector<int>* cols) {
   for (const auto& a : e.args)
     if (!ReadsPerValue(a, cols)) return false;
   return true;
-}
-
-Column MaskColumn(const std::vector<uint8_t>& keep) {
-  Column mask;
-  mask.type = DType::Bool;
-  mask.length = int64_t(keep.size());
-  mask.data = MakeBufferNoInit(keep.size());
-  if (!keep.empty()) std::memcpy(mask.data->data(), keep.data(), keep.size());
-  return mask;
 }
 
 Expr AllOf(const std::vector<const Expr*>& parts) {

@@ -1,6 +1,6 @@
 // Taking resolved expressions apart and putting them together: the conjuncts of a
 // predicate, the columns an expression reads, renumbering its columns for a table of
-// fewer, a conjunction; and a 0/1 mask as a Bool column. Used where a predicate is
+// fewer, a conjunction. Used where a predicate is
 // split between places that evaluate it (io/parquet_decode.cc: dictionary entries,
 // decoded columns, the rows kept).
 #pragma once
@@ -24,8 +24,5 @@ Expr AllOf(const std::vector<const Expr*>& parts);
 
 // `e` reading column to[c] where it read column c (every column it reads is in `to`).
 Expr Renumbered(const Expr& e, const std::map<int, int>& to);
-
-// 0/1 bytes as a Bool column without nulls.
-Column MaskColumn(const std::vector<uint8_t>& keep);
 
 }  // namespace basin
