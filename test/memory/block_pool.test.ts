@@ -55,6 +55,28 @@ it("writes a new large buffer into the pages a freed one of its size left, until
   }
 });
 
+it("cuts a larger freed block for smaller buffers instead of faulting in fresh pages", () => {
+  native().releaseFreeMemory();
+  const h = floats();
+  try {
+    concatFaults(h); // leaves one 64 MB block in the pool
+    const f0 = faults();
+    // 32 parts of ~1 MB each (32 MB in all): every one a cut of the kept block.
+    const parts = native().hashPartition(h, [0], 32);
+    const taken = faults() - f0;
+    const rows = parts.reduce((n, p) => n + native().tableRows(p), 0);
+    for (const p of parts) native().release(p);
+    console.log(`page faults for 32 parts cut from a freed block: ${taken} (of ${PAGES / 2} pages)`);
+    expect(rows).toBe(ROWS);
+    expect(taken, "the parts were written into the freed block's pages").toBeLessThan((PAGES / 2) * 0.1);
+    expect(native().memoryStats().pooledBytes, "the cut-off rest and the parts are kept").toBeGreaterThanOrEqual(
+      2 * ROWS * 8,
+    );
+  } finally {
+    native().release(h);
+  }
+});
+
 it("keeps no more freed memory than a quarter of the memory limit", () => {
   native().releaseFreeMemory();
   const h = floats();

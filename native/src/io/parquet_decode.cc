@@ -23,6 +23,45 @@ constexpr int kPlain = 0, kPlainDictionary = 2, kRle = 3, kDeltaBinaryPacked = 5
 constexpr int kBoolean = 0, kInt32 = 1, kInt64 = 2, kFloat = 4, kDouble = 5, kByteArray = 6;
 constexpr int kUncompressed = 0, kSnappy = 1, kZstd = 6;
 
+// Bytes appended straight into a store buffer (pool memory, reserved from the pages'
+// sizes), so a long string column's text is written once, where it stays.
+class ByteSink {
+ public:
+  void reserve(size_t n) {
+    if (n > capacity()) grow(n);
+  }
+  void append(const uint8_t* p, size_t n) {
+    if (n == 0) return;
+    if (len_ + n > capacity()) grow(std::max(len_ + n, capacity() * 2));
+    std::memcpy(buf_->data() + len_, p, n);
+    len_ += n;
+  }
+  // Appends n of its own bytes from `from` (before the end: they never overlap the new ones).
+  void appendOwn(size_t from, size_t n) {
+    if (n == 0) return;
+    if (len_ + n > capacity()) grow(std::max(len_ + n, capacity() * 2));
+    std::memcpy(buf_->data() + len_, buf_->data() + from, n);
+    len_ += n;
+  }
+  const uint8_t* data() const { return buf_ ? buf_->data() : nullptr; }
+  size_t size() const { return len_; }
+  BufferPtr finish() {
+    if (!buf_) buf_ = MakeBufferNoInit(0);
+    buf_->shrink(len_);
+    return std::move(buf_);
+  }
+
+ private:
+  size_t capacity() const { return buf_ ? buf_->size() : 0; }
+  void grow(size_t n) {
+    BufferPtr next = MakeBufferNoInit(n);
+    if (len_ > 0) std::memcpy(next->data(), buf_->data(), len_);
+    buf_ = std::move(next);
+  }
+  BufferPtr buf_;
+  size_t len_ = 0;
+};
+
 // A dictionary-encoded string column before its strings are gathered.
 struct DictCodes {
   Column dict;                 // the entries, then one null entry
@@ -43,6 +82,12 @@ class ColumnDecoder {
     } else if (c.type == DType::String) {
       col_.data = MakeBufferNoInit(size_t(rows + 1) * 8);
       col_.data->as<int64_t>()[0] = 0;
+      // PLAIN pages' text is a little less than their size; a header's claim is trusted
+      // no further than 32 times the stored bytes (the sink grows past a reservation).
+      size_t raw = 0, stored = 0;
+      for (const auto& p : c.pages)
+        if (p.type == kDataV1 || p.type == kDataV2) raw += size_t(std::max<int64_t>(p.raw, 0)), stored += p.size;
+      chars_.reserve(std::min(raw, stored * 32));
     } else {
       col_.data = MakeBufferNoInit(size_t(rows) * ElementSize(c.type));
     }
@@ -52,8 +97,7 @@ class ColumnDecoder {
     if (row_ != rows_)
       fail("its pages hold " + std::to_string(row_) + " rows, its row groups " + std::to_string(rows_));
     if (c_.type == DType::String) {
-      col_.chars = MakeBufferNoInit(chars_.size());
-      if (!chars_.empty()) std::memcpy(col_.chars->data(), chars_.data(), chars_.size());
+      col_.chars = chars_.finish();
     }
     col_.validity = validity_;
     return std::move(col_);
@@ -399,7 +443,7 @@ class ColumnDecoder {
       for (int64_t i = 0; i < count; i++) {
         if (!valid || valid[i]) {
           const auto s = nextString(b, n, &at);
-          chars_.insert(chars_.end(), s.first, s.first + s.second);
+          chars_.append(s.first, s.second);
         }
         off[i + 1] = int64_t(chars_.size());
       }
@@ -411,7 +455,7 @@ class ColumnDecoder {
       for (int64_t i = 0, k = 0; i < count; i++) {
         if (!valid || valid[i]) {
           const uint32_t d = idx[k++];
-          chars_.insert(chars_.end(), dictChars_.begin() + dictOffsets_[d], dictChars_.begin() + dictOffsets_[d + 1]);
+          chars_.append(dictChars_.data() + dictOffsets_[d], size_t(dictOffsets_[d + 1] - dictOffsets_[d]));
         }
         off[i + 1] = int64_t(chars_.size());
       }
@@ -431,8 +475,8 @@ class ColumnDecoder {
           if (len < 0 || uint64_t(len) > n - at || prefix < 0 || prefix > prevLen)
             fail("a page's string lengths run past it");
           const int64_t from = int64_t(chars_.size());
-          for (int64_t j = 0; j < prefix; j++) chars_.push_back(chars_[size_t(last + j)]);
-          chars_.insert(chars_.end(), b + at, b + at + len);
+          chars_.appendOwn(size_t(last), size_t(prefix));
+          chars_.append(b + at, size_t(len));
           at += size_t(len);
           last = from;
           k++;
@@ -471,7 +515,8 @@ class ColumnDecoder {
   Column col_;
   BufferPtr validity_;
   int64_t row_ = 0;
-  std::vector<uint8_t> scratch_, dense_, plain_, chars_, dictFixed_, dictChars_;
+  std::vector<uint8_t> scratch_, dense_, plain_, dictFixed_, dictChars_;
+  ByteSink chars_;
   std::vector<uint32_t> levels_, indices_;
   std::vector<int64_t> dictOffsets_, deltas_;
   int64_t entries_ = -1;

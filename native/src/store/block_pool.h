@@ -2,8 +2,9 @@
 // per 4 KiB (the kernel zeroes and maps each page, and unmaps them when it is freed):
 // in TPC-H at SF 10, Q1's filter, gather and expression outputs (6 GB a run) made the
 // kernel's time as large as the engine's own. Freed blocks of 128 KiB and more wait
-// here (up to Limit()) for the next buffer of about their size; release() gives them
-// all back, when the engine goes idle or large data is let go.
+// here (up to Limit()) for the next buffer of about their size, or are cut for a
+// smaller one; release() gives them all back, when the engine goes idle or large data
+// is let go.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,8 +28,8 @@ class BlockPool {
   static BlockPool& Instance();
 
   // A block of at least `bytes` (>= kMinBytes): a kept one of about that size (with
-  // `exact`, of exactly BlockCapacity(bytes)), or new pages from the system. Throws
-  // std::bad_alloc when the system has none.
+  // `exact`, of exactly BlockCapacity(bytes)), the front of a larger kept one, or new
+  // pages from the system. Throws std::bad_alloc when the system has none.
   Block take(size_t bytes, bool exact = false);
   // A block from take(), freed: kept, unmapping the longest-kept blocks when the pool
   // would hold more than Limit() (the sizes a run frees now are the ones it takes next).
