@@ -28,7 +28,9 @@ BlockPool& BlockPool::Instance() {
 size_t BlockPool::Limit() {
   static const size_t physical = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE));
   const int64_t host = Store::Instance().hostLimit();  // no lock: blocks come back while tables are freed under it
-  return host > 0 ? std::min(physical / 8, size_t(host) / 4) : physical / 8;
+  // A quarter, not an eighth: at SF 10 in memory an eighth made Q13's concatenations
+  // fault in 1.7 GB of fresh pages (2.8–3.1 s; 1.4–1.7 s with a quarter).
+  return host > 0 ? std::min(physical / 4, size_t(host) / 4) : physical / 4;
 }
 
 Block BlockPool::take(size_t bytes, bool exact) {

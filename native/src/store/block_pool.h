@@ -37,8 +37,8 @@ class BlockPool {
   // Unmaps every kept block; returns their bytes.
   size_t release();
   size_t heldBytes();
-  // What the pool may keep: an eighth of the machine's memory, or a quarter of the
-  // host memory limit when that is lower.
+  // What the pool may keep: a quarter of the host memory limit (a fifth of the
+  // machine's memory by default), and never more than a quarter of the machine's.
   static size_t Limit();
 
  private:
