@@ -22,8 +22,14 @@ import type { ResultMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
-/** How long the engine waits without a run before giving freed memory back to the system. */
-export const IDLE_RELEASE_MS = 2000;
+/**
+ * How long the engine waits without a run before giving freed memory back to the
+ * system: jemalloc's default decay. Memory given back is slow to take again (fresh
+ * pages fault; on a VM whose freed memory goes back to the host, twice): SF 10's 22
+ * queries from Parquet, 2.5 s apart, took 2.8M page faults and 6.7 s of kernel time
+ * with 2 s here, 1.1M and 4.4–5.9 s with 10 s (as many as back to back).
+ */
+export const IDLE_RELEASE_MS = 10_000;
 
 /**
  * memoryLimit, spillLimit and localDirectory (engine/memory/limits.ts) apply to the
