@@ -137,3 +137,32 @@ it("orders joins of persisted tables from their ranges: the fact table probes, a
     for (const s of Object.values(stored)) s.unpersist();
   }
 });
+
+it("keeps a join used twice whole (TPC-H Q17's part ⋈ lineitem): lineitem is read and joined once", async () => {
+  const lines = t("part")
+    .filter(col("p_brand").eq("Brand#23"))
+    .join(t("lineitem"), { leftOn: "p_partkey", rightOn: "l_partkey" });
+  const average = lines.groupBy("p_partkey").agg(col("l_quantity").mean().alias("avg_quantity"));
+  const df = lines
+    .join(average, { on: "p_partkey" })
+    .filter(col("l_quantity").lt(col("avg_quantity").mul(0.5)))
+    .agg(col("l_extendedprice").sum().alias("total"));
+  // Joins that meet lineitem's rows (it under them with no other join between), counted
+  // once per object: the optimized plan is a DAG whose shared subplans are one object.
+  const joinsMeetingLineitem = (root: PlanNode): number => {
+    const found = new Set<PlanNode>();
+    const reads = (n: PlanNode): boolean =>
+      n.kind === "scanFile"
+        ? scans(n).includes("lineitem.parquet")
+        : n.kind !== "join" && "input" in n && reads(n.input);
+    const walk = (n: PlanNode): void => {
+      if (n.kind === "join" && (reads(n.left) || reads(n.right))) found.add(n);
+      for (const c of n.kind === "join" ? [n.left, n.right] : "input" in n ? [n.input] : []) walk(c);
+    };
+    walk(root);
+    return found.size;
+  };
+  expect(joinsMeetingLineitem(optimize(df.node, { joinOrder: false })), "as written").toBe(1);
+  expect(joinsMeetingLineitem(optimize(df.node)), "not reordered into lineitem ⋈ (part ⋈ average)").toBe(1);
+  await sameAnswer(df);
+});

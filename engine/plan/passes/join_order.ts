@@ -10,10 +10,14 @@
 // order. A join of two relations is only turned round when its right (build) side
 // is estimated clearly larger than its left. Joins are reordered only where every key
 // equality has statistics (Parquet min/max, a persisted table's ranges) on one side.
+// A join whose result is used twice (Q17's part ⋈ lineitem, averaged and compared
+// with the average) stays whole, a relation of the joins above it: reordered into
+// them, it would be computed once per use.
 import type { SourceLocation } from "../../common/errors.js";
 import type { ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type JoinOutput, type NamedExpr, type PlanNode } from "../../common/plan.js";
 import { Estimator } from "../estimate.js";
+import { parentCounts, shareSubplans } from "../shared_plan.js";
 import type { OptimizerPass } from "./pass.js";
 
 type Join = PlanNode & { kind: "join" };
@@ -38,18 +42,24 @@ const SWAP_RATIO = 2;
 
 const isInnerJoin = (n: PlanNode): n is Join => n.kind === "join" && n.how === "inner";
 
+/** Inner joins with more than one parent: relations of the join trees above them, never split. */
+let sharedJoins = new Set<PlanNode>();
+/** An inner join whose relations may be reordered with those of the joins above it. */
+const isOpenJoin = (n: PlanNode): n is Join => isInnerJoin(n) && !sharedJoins.has(n);
+
 function countLeaves(n: PlanNode): number {
-  return isInnerJoin(n) ? countLeaves(n.left) + countLeaves(n.right) : 1;
+  return isOpenJoin(n) ? countLeaves(n.left) + countLeaves(n.right) : 1;
 }
 
-/** The inner-join tree under `node` with each relation (leaf) replaced by `f(leaf)`. */
-function withLeaves(node: PlanNode, f: (leaf: PlanNode) => PlanNode): PlanNode {
-  return isInnerJoin(node) ? withChildren(node, [withLeaves(node.left, f), withLeaves(node.right, f)]) : f(node);
+/** The inner-join tree under `node` (itself split even when shared) with each relation (leaf) replaced by `f(leaf)`. */
+function withLeaves(node: PlanNode, f: (leaf: PlanNode) => PlanNode, top = true): PlanNode {
+  if (!isInnerJoin(node) || (!top && sharedJoins.has(node))) return f(node);
+  return withChildren(node, [withLeaves(node.left, f, false), withLeaves(node.right, f, false)]);
 }
 
 /** The inner-join tree under `node` as leaves, key equalities and output columns → leaf columns. */
 function flatten(node: PlanNode, leaves: PlanNode[], keys: [Ref, Ref][]): Map<string, Ref> {
-  if (!isInnerJoin(node)) {
+  if (!isOpenJoin(node)) {
     const leaf = leaves.push(node) - 1;
     return new Map(node.schema.map((f) => [f.name, ref(leaf, f.name)]));
   }
@@ -160,10 +170,20 @@ function keysBetween(edges: Edge[], p: Part, q: Part): [string[], string[]] {
   return [mine, theirs];
 }
 
-function run(node: PlanNode): PlanNode {
-  if (!isInnerJoin(node)) return withChildren(node, childrenOf(node).map(run));
+function run(root: PlanNode): PlanNode {
+  const dag = shareSubplans(root);
+  sharedJoins = new Set([...parentCounts(dag)].filter(([n, parents]) => parents > 1 && isInnerJoin(n)).map(([n]) => n));
+  try {
+    return order(dag);
+  } finally {
+    sharedJoins = new Set();
+  }
+}
+
+function order(node: PlanNode): PlanNode {
+  if (!isInnerJoin(node)) return withChildren(node, childrenOf(node).map(order));
   // The relations first (each once; joins below them are ordered on their own).
-  const written = withLeaves(node, run) as Join;
+  const written = withLeaves(node, order) as Join;
   if (countLeaves(written) >= 3) return reorder(written) ?? written;
   // Two relations: swapped only when the written build side is clearly the larger.
   const est = new Estimator();
