@@ -72,12 +72,20 @@ struct DictCodes {
 class ColumnDecoder {
  public:
   // codes: a string column is read as dictionary codes (finishCodes) while every data
-  // page is dictionary-encoded; notDictionary() tells when one is not.
-  ColumnDecoder(const ParquetColumnIn& c, int64_t rows, const std::string& path, bool codes = false)
-      : c_(c), rows_(rows), path_(path), codesMode_(codes && c.type == DType::String) {
+  // page is dictionary-encoded; notDictionary() tells when one is not. keep (a 0/1 byte
+  // per row, `kept` of them 1) cuts a fixed-width column to those rows as it is read:
+  // each page is decoded into a page-sized buffer that stays in cache, and only the kept
+  // values reach the column (a scan keeping 1% of lineitem's rows wrote every value of
+  // its other columns to memory, then read them all again to cut them).
+  ColumnDecoder(const ParquetColumnIn& c, int64_t rows, const std::string& path, bool codes = false,
+                const std::vector<uint8_t>* keep = nullptr, int64_t kept = -1)
+      : c_(c), rows_(rows), path_(path), codesMode_(codes && c.type == DType::String),
+        keep_(c.type != DType::String && keep && !keep->empty() && kept < rows ? keep : nullptr) {
     col_.type = c.type;
-    col_.length = rows;
-    if (codesMode_) {
+    col_.length = keep_ ? kept : rows;
+    if (keep_) {
+      col_.data = MakeBufferNoInit(size_t(kept) * ElementSize(c.type));
+    } else if (codesMode_) {
       codes_.resize(size_t(rows));
     } else if (c.type == DType::String) {
       col_.data = MakeBufferNoInit(size_t(rows + 1) * 8);
@@ -99,7 +107,20 @@ class ColumnDecoder {
     if (c_.type == DType::String) {
       col_.chars = chars_.finish();
     }
+    if (keep_ && out_ != col_.length)
+      fail("its pages hold " + std::to_string(out_) + " kept rows, the scan counted " + std::to_string(col_.length));
     col_.validity = validity_;
+    if (keep_ && validity_) {
+      Column v;  // the validity cut to the kept rows (a Bool column of its bytes)
+      v.type = DType::Bool;
+      v.length = rows_;
+      v.data = validity_;
+      Table one;
+      one.rows = rows_;
+      one.names.push_back("v");
+      one.columns.push_back(v);
+      col_.validity = FilterByKeep(one, *keep_)->columns[0].data;
+    }
     return std::move(col_);
   }
 
@@ -149,7 +170,7 @@ class ColumnDecoder {
     size_t valueBytes;
     if (p.type == kDataV1 && !c_.optional && p.encoding == kPlain && SameLayout()) {
       // Values stored as Basin stores them: decompressed (or copied) straight into the column.
-      uint8_t* dst = col_.data->data() + size_t(row_) * width();
+      uint8_t* dst = target(n);
       const size_t bytes = size_t(n) * width();
       if (c_.codec == kSnappy) {
         size_t at = 0;
@@ -165,6 +186,7 @@ class ColumnDecoder {
         std::memcpy(dst, body.first, bytes);
       }
       if (validity_) std::memset(validity_->data() + row_, 1, size_t(n));
+      settle(n);
       row_ += n;
       return;
     }
@@ -196,6 +218,7 @@ class ColumnDecoder {
     else if (validity_) std::memset(validity_->data() + row_, 1, size_t(n));
     if (c_.type == DType::String) strings(values, valueBytes, p.encoding, n, present);
     else fixed(values, valueBytes, p.encoding, n, present);
+    settle(n);
     row_ += n;
   }
 
@@ -268,6 +291,37 @@ class ColumnDecoder {
   // ---- fixed-width types: values converted to Basin's type as they are read ----
 
   size_t width() const { return ElementSize(c_.type); }
+
+  // Where a page's n values go: the column at row_, or (cutting) the page buffer.
+  uint8_t* target(int64_t n) {
+    if (!keep_) return col_.data->data() + size_t(row_) * width();
+    if (page_.size() < size_t(n) * width()) page_.resize(size_t(n) * width());
+    return page_.data();
+  }
+
+  // Cutting: the page's kept values, from the page buffer to the column.
+  void settle(int64_t n) {
+    if (!keep_) return;
+    const uint8_t* k = keep_->data() + row_;
+    switch (width()) {
+      case 8: Keep<uint64_t>(k, n); break;
+      case 4: Keep<uint32_t>(k, n); break;
+      default: Keep<uint8_t>(k, n); break;
+    }
+  }
+  template <class T>
+  void Keep(const uint8_t* k, int64_t n) {
+    const T* in = reinterpret_cast<const T*>(page_.data());
+    T* out = reinterpret_cast<T*>(col_.data->data());
+    const int64_t room = col_.length;
+    int64_t at = out_;
+    for (int64_t i = 0; i < n; i++) {
+      if (at < room) out[at] = in[i];  // branch-free: the row's value lands, and stays when kept
+      at += k[i];
+    }
+    if (at > room) fail("more rows are kept than the scan counted");
+    out_ = at;
+  }
 
   // Whether a PLAIN value of the physical type is already Basin's value, byte for byte.
   bool SameLayout() const {
@@ -368,7 +422,7 @@ class ColumnDecoder {
 
   void fixed(const uint8_t* b, size_t n, int encoding, int64_t count, int64_t present) {
     const size_t w = width();
-    uint8_t* dst = col_.data->data() + size_t(row_) * w;
+    uint8_t* dst = target(count);
     // Values land densely; with nulls they are then spread to their rows.
     uint8_t* dense = present == count ? dst : (dense_.resize(size_t(present) * w), dense_.data());
     if (encoding == kPlain) {
@@ -513,6 +567,9 @@ class ColumnDecoder {
   std::vector<int32_t> codes_;
   int64_t dictBase_ = 0;
   Column col_;
+  const std::vector<uint8_t>* keep_;  // cutting to these rows (fixed-width columns only)
+  std::vector<uint8_t> page_;          // cutting: the page's values
+  int64_t out_ = 0;                    // cutting: values kept so far
   BufferPtr validity_;
   int64_t row_ = 0;
   std::vector<uint8_t> scratch_, dense_, plain_, dictFixed_, dictChars_;
@@ -636,18 +693,14 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
       if (!own[i].empty()) narrow(Passes(out[i], int(i), c.name, own[i]));
     }
   }
-  for (size_t i = 0; i < columns.size(); i++) {
-    if (columns[i].type == DType::String) continue;
-    ColumnDecoder d(columns[i], rows, path);
-    for (const auto& p : columns[i].pages) d.page(p);
-    out[i] = d.finish();
-  }
   // The other conjuncts that read only decoded columns narrow the rows too, before any
   // column is cut, so dictionary strings are gathered once, for the rows kept (TPC-H
   // Q1 keeps 98%): over every row when the dictionary tests kept most, else over the
   // few kept, of only the columns they read (Q12, Q19). The whole-table form holds
-  // every column's place; dictionary columns are empty and not read.
+  // every column's place; dictionary columns are empty and not read. The fixed-width
+  // columns they read are decoded whole first; the others after, cut as they are read.
   std::vector<const Expr*> early, after;
+  std::vector<bool> tested(columns.size(), false);
   for (const Expr* e : rest) {
     std::vector<int> cols;
     ReadsPerValue(*e, &cols);
@@ -655,6 +708,14 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
       return c >= 0 && size_t(c) < columns.size() && !dicts[size_t(c)];
     });
     (decodedOnly ? early : after).push_back(e);
+    if (decodedOnly)
+      for (int c : cols) tested[size_t(c)] = true;
+  }
+  for (size_t i = 0; i < columns.size(); i++) {
+    if (columns[i].type == DType::String || !tested[i]) continue;
+    ColumnDecoder d(columns[i], rows, path);
+    for (const auto& p : columns[i].pages) d.page(p);
+    out[i] = d.finish();
   }
   const int64_t passed = keep.empty() ? rows : int64_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
   if (!early.empty() && passed * 2 >= rows) {
@@ -697,6 +758,14 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     wanted.assign(columns.size(), false);
     for (int o : *outputs) wanted.at(size_t(o)) = true;
   }
+  std::vector<bool> cut(columns.size(), false);  // decoded already cut to the kept rows
+  for (size_t i = 0; i < columns.size(); i++) {
+    if (columns[i].type == DType::String || tested[i] || !wanted[i]) continue;
+    ColumnDecoder d(columns[i], rows, path, false, &keep, kept);
+    for (const auto& p : columns[i].pages) d.page(p);
+    out[i] = d.finish();
+    cut[i] = !keep.empty() && kept < rows;
+  }
   auto t = std::make_shared<Table>();
   t->rows = kept;
   t->names.reserve(columns.size());
@@ -707,13 +776,15 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     decoded.rows = rows;
     std::vector<size_t> at;
     for (size_t i = 0; i < columns.size(); i++)
-      if (!dicts[i] && wanted[i]) {
+      if (cut[i]) {
+        t->columns[i] = std::move(out[i]);
+      } else if (!dicts[i] && wanted[i]) {
         decoded.names.push_back(columns[i].name);
         decoded.columns.push_back(std::move(out[i]));
         at.push_back(i);
       }
-    const TablePtr cut = FilterByKeep(decoded, keep);
-    for (size_t j = 0; j < at.size(); j++) t->columns[at[j]] = cut->columns[j];
+    const TablePtr cutNow = FilterByKeep(decoded, keep);
+    for (size_t j = 0; j < at.size(); j++) t->columns[at[j]] = cutNow->columns[j];
   } else {
     for (size_t i = 0; i < columns.size(); i++)
       if (!dicts[i]) t->columns[i] = std::move(out[i]);
