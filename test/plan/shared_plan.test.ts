@@ -1,11 +1,12 @@
 // A frame used twice is one subplan: planned once (its scan reads the union of the
 // columns both uses need), run once (fewer tasks, the same answer as DuckDB), shown
-// once by explain(); equal subtrees built separately are merged too.
+// once by explain(); equal subtrees built separately are merged too. A Parquet scan is
+// the exception: each use reads it, so its output is not held for the last one.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, LocalCluster, readCsv } from "../../engine/api/index.js";
+import { col, LocalCluster, readCsv, readParquet } from "../../engine/api/index.js";
 import { childrenOf, type PlanNode } from "../../engine/common/plan.js";
 import { optimize } from "../../engine/plan/optimizer.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
@@ -98,4 +99,23 @@ describe("a frame used twice", () => {
     const w = await wide.compute({ cluster });
     expect(w.columnNames).toEqual(["part", "qty", "price", "note", "top"]);
   });
+});
+
+it("reads a Parquet frame used twice once per use, each read fused into its reader's tasks", async () => {
+  const parquet = join(dir, "lines.parquet");
+  await duck.run(`COPY lines TO '${parquet}' (FORMAT parquet, ROW_GROUP_SIZE 500)`);
+  const reading = (node: PlanNode) =>
+    lowerPlan(optimize(node)).tasks.filter((t) => t.steps.some((s) => s.kind === "scanParquet"));
+  const once = reading(readParquet(parquet, { blocksize: 1 }).node).length;
+  const df = belowAverage(readParquet(parquet, { blocksize: 1 }));
+  const reads = reading(df.node);
+  expect(once).toBeGreaterThan(1);
+  expect(reads.length, "each partition read by both uses").toBe(2 * once);
+  expect(
+    reads.every((t) => t.steps.length > 1),
+    "no task only reads (its output would wait for its readers)",
+  ).toBe(true);
+  const sql =
+    "SELECT sum(price) FROM lines JOIN (SELECT part, avg(qty) a FROM lines GROUP BY part) USING (part) WHERE qty < a * 0.5";
+  expectSameRows(tableRows(await df.compute({ cluster })), await duck.rows(sql), "parquet read twice");
 });
