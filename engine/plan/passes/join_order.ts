@@ -43,28 +43,28 @@ const SWAP_RATIO = 2;
 const isInnerJoin = (n: PlanNode): n is Join => n.kind === "join" && n.how === "inner";
 
 /** Inner joins with more than one parent: relations of the join trees above them, never split. */
-let sharedJoins = new Set<PlanNode>();
+type Shared = ReadonlySet<PlanNode>;
 /** An inner join whose relations may be reordered with those of the joins above it. */
-const isOpenJoin = (n: PlanNode): n is Join => isInnerJoin(n) && !sharedJoins.has(n);
+const isOpenJoin = (n: PlanNode, shared: Shared): n is Join => isInnerJoin(n) && !shared.has(n);
 
-function countLeaves(n: PlanNode): number {
-  return isOpenJoin(n) ? countLeaves(n.left) + countLeaves(n.right) : 1;
+function countLeaves(n: PlanNode, shared: Shared): number {
+  return isOpenJoin(n, shared) ? countLeaves(n.left, shared) + countLeaves(n.right, shared) : 1;
 }
 
 /** The inner-join tree under `node` (itself split even when shared) with each relation (leaf) replaced by `f(leaf)`. */
-function withLeaves(node: PlanNode, f: (leaf: PlanNode) => PlanNode, top = true): PlanNode {
-  if (!isInnerJoin(node) || (!top && sharedJoins.has(node))) return f(node);
-  return withChildren(node, [withLeaves(node.left, f, false), withLeaves(node.right, f, false)]);
+function withLeaves(node: PlanNode, f: (leaf: PlanNode) => PlanNode, shared: Shared, top = true): PlanNode {
+  if (!isInnerJoin(node) || (!top && shared.has(node))) return f(node);
+  return withChildren(node, [withLeaves(node.left, f, shared, false), withLeaves(node.right, f, shared, false)]);
 }
 
 /** The inner-join tree under `node` as leaves, key equalities and output columns → leaf columns. */
-function flatten(node: PlanNode, leaves: PlanNode[], keys: [Ref, Ref][]): Map<string, Ref> {
-  if (!isOpenJoin(node)) {
+function flatten(node: PlanNode, leaves: PlanNode[], keys: [Ref, Ref][], shared: Shared): Map<string, Ref> {
+  if (!isOpenJoin(node, shared)) {
     const leaf = leaves.push(node) - 1;
     return new Map(node.schema.map((f) => [f.name, ref(leaf, f.name)]));
   }
-  const left = flatten(node.left, leaves, keys);
-  const right = flatten(node.right, leaves, keys);
+  const left = flatten(node.left, leaves, keys, shared);
+  const right = flatten(node.right, leaves, keys, shared);
   node.leftOn.forEach((l, i) => keys.push([left.get(l)!, right.get(node.rightOn[i])!]));
   return new Map(
     node.output.map((o: JoinOutput) => [
@@ -85,10 +85,10 @@ function project(input: PlanNode, exprs: NamedExpr[], loc?: SourceLocation): Pla
 }
 
 /** The join tree rebuilt in the chosen order, or undefined where the written order stays. */
-function reorder(node: Join): PlanNode | undefined {
+function reorder(node: Join, shared: Shared): PlanNode | undefined {
   const leaves: PlanNode[] = [];
   const keys: [Ref, Ref][] = [];
-  const output = flatten(node, leaves, keys);
+  const output = flatten(node, leaves, keys, shared);
   // Every leaf column's name in the rebuilt plan: its output name, or an internal one.
   const taken = new Set(node.schema.map((f) => f.name));
   const nameOf = new Map<Ref, string>([...output].map(([name, r]) => [r, name]));
@@ -172,22 +172,21 @@ function keysBetween(edges: Edge[], p: Part, q: Part): [string[], string[]] {
 
 function run(root: PlanNode): PlanNode {
   const dag = shareSubplans(root);
-  sharedJoins = new Set([...parentCounts(dag)].filter(([n, parents]) => parents > 1 && isInnerJoin(n)).map(([n]) => n));
-  try {
-    return order(dag);
-  } finally {
-    sharedJoins = new Set();
-  }
-}
-
-function order(node: PlanNode): PlanNode {
-  if (!isInnerJoin(node)) return withChildren(node, childrenOf(node).map(order));
-  // The relations first (each once; joins below them are ordered on their own).
-  const written = withLeaves(node, order) as Join;
-  if (countLeaves(written) >= 3) return reorder(written) ?? written;
-  // Two relations: swapped only when the written build side is clearly the larger.
-  const est = new Estimator();
-  return est.rows(written.right) > SWAP_RATIO * est.rows(written.left) ? (reorder(written) ?? written) : written;
+  const shared = new Set(
+    [...parentCounts(dag)].filter(([n, parents]) => parents > 1 && isInnerJoin(n)).map(([n]) => n),
+  );
+  const order = (node: PlanNode): PlanNode => {
+    if (!isInnerJoin(node)) return withChildren(node, childrenOf(node).map(order));
+    // The relations first (each once; joins below them are ordered on their own).
+    const written = withLeaves(node, order, shared) as Join;
+    if (countLeaves(written, shared) >= 3) return reorder(written, shared) ?? written;
+    // Two relations: swapped only when the written build side is clearly the larger.
+    const est = new Estimator();
+    return est.rows(written.right) > SWAP_RATIO * est.rows(written.left)
+      ? (reorder(written, shared) ?? written)
+      : written;
+  };
+  return order(dag);
 }
 
 export const joinOrder: OptimizerPass = { name: "joinOrder", run };
