@@ -28,6 +28,17 @@ function concatFaults(h: Handle): number {
   return taken;
 }
 
+/** `body` over a fresh 32 MB float table, with the pool emptied first; the table is released after. */
+function withFloats(body: (h: Handle) => void): void {
+  native().releaseFreeMemory();
+  const h = floats();
+  try {
+    body(h);
+  } finally {
+    native().release(h);
+  }
+}
+
 let spillDir: string | undefined;
 afterEach(() => {
   native().configureMemory({ hostLimit: -1, diskLimit: -1, directory: "" });
@@ -36,10 +47,8 @@ afterEach(() => {
   native().releaseFreeMemory();
 });
 
-it("writes a new large buffer into the pages a freed one of its size left, until they are released", () => {
-  native().releaseFreeMemory();
-  const h = floats();
-  try {
+it("writes a new large buffer into the pages a freed one of its size left, until they are released", () =>
+  withFloats((h) => {
     const first = concatFaults(h);
     const second = concatFaults(h);
     expect(native().memoryStats().pooledBytes).toBeGreaterThanOrEqual(2 * ROWS * 8);
@@ -50,15 +59,10 @@ it("writes a new large buffer into the pages a freed one of its size left, until
     expect(first, "a fresh buffer faults in its pages").toBeGreaterThan(PAGES * 0.9);
     expect(second, "the freed buffer's pages are written again").toBeLessThan(PAGES * 0.1);
     expect(third, "released pages went back to the system").toBeGreaterThan(PAGES * 0.9);
-  } finally {
-    native().release(h);
-  }
-});
+  }));
 
-it("cuts a larger freed block for smaller buffers instead of faulting in fresh pages", () => {
-  native().releaseFreeMemory();
-  const h = floats();
-  try {
+it("cuts a larger freed block for smaller buffers instead of faulting in fresh pages", () =>
+  withFloats((h) => {
     concatFaults(h); // leaves one 64 MB block in the pool
     const f0 = faults();
     // 32 parts of ~1 MB each (32 MB in all): every one a cut of the kept block.
@@ -72,25 +76,17 @@ it("cuts a larger freed block for smaller buffers instead of faulting in fresh p
     expect(native().memoryStats().pooledBytes, "the cut-off rest and the parts are kept").toBeGreaterThanOrEqual(
       2 * ROWS * 8,
     );
-  } finally {
-    native().release(h);
-  }
-});
+  }));
 
-it("keeps no more freed memory than a quarter of the memory limit", () => {
-  native().releaseFreeMemory();
-  const h = floats();
-  try {
+it("keeps no more freed memory than a quarter of the memory limit", () =>
+  withFloats((h) => {
     spillDir = makeTempDir();
     // The pool may keep 50 MiB: less than the 64 MB buffer.
     native().configureMemory({ hostLimit: 200 * 2 ** 20, diskLimit: -1, directory: spillDir });
     concatFaults(h);
     expect(native().memoryStats().pooledBytes).toBe(0);
     expect(concatFaults(h), "nothing was kept to reuse").toBeGreaterThan(PAGES * 0.9);
-  } finally {
-    native().release(h);
-  }
-});
+  }));
 
 it("gives kept memory back once the engine has been idle for a while", async () => {
   const cluster = new LocalCluster({ workers: 2 });

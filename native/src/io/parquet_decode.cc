@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <type_traits>
 
 #if BASIN_WITH_ZSTD
 #include <zstd.h>
@@ -32,14 +33,14 @@ class ByteSink {
   }
   void append(const uint8_t* p, size_t n) {
     if (n == 0) return;
-    if (len_ + n > capacity()) grow(std::max(len_ + n, capacity() * 2));
+    room(n);
     std::memcpy(buf_->data() + len_, p, n);
     len_ += n;
   }
   // Appends n of its own bytes from `from` (before the end: they never overlap the new ones).
   void appendOwn(size_t from, size_t n) {
     if (n == 0) return;
-    if (len_ + n > capacity()) grow(std::max(len_ + n, capacity() * 2));
+    room(n);  // before the source is read: growing moves it
     std::memcpy(buf_->data() + len_, buf_->data() + from, n);
     len_ += n;
   }
@@ -53,6 +54,9 @@ class ByteSink {
 
  private:
   size_t capacity() const { return buf_ ? buf_->size() : 0; }
+  void room(size_t n) {
+    if (len_ + n > capacity()) grow(std::max(len_ + n, capacity() * 2));
+  }
   void grow(size_t n) {
     BufferPtr next = MakeBufferNoInit(n);
     if (len_ > 0) std::memcpy(next->data(), buf_->data(), len_);
@@ -61,6 +65,18 @@ class ByteSink {
   BufferPtr buf_;
   size_t len_ = 0;
 };
+
+// The values of in[0, n) whose keep byte is 1, written to out from `at` on (out has
+// room for `room` values); returns where the next kept value goes. Branch-free: every
+// value is written, and the next one overwrites it unless it was kept.
+template <class T>
+int64_t KeepValues(const T* in, const uint8_t* keep, int64_t n, T* out, int64_t at, int64_t room) {
+  for (int64_t i = 0; i < n; i++) {
+    if (at < room) out[at] = in[i];
+    at += keep[i];
+  }
+  return at;
+}
 
 // A dictionary-encoded string column before its strings are gathered.
 struct DictCodes {
@@ -73,14 +89,15 @@ class ColumnDecoder {
  public:
   // codes: a string column is read as dictionary codes (finishCodes) while every data
   // page is dictionary-encoded; notDictionary() tells when one is not. keep (a 0/1 byte
-  // per row, `kept` of them 1) cuts a fixed-width column to those rows as it is read:
+  // per row, `kept` < rows of them 1; null for every row) cuts a fixed-width column to
+  // those rows as it is read:
   // each page is decoded into a page-sized buffer that stays in cache, and only the kept
   // values reach the column (a scan keeping 1% of lineitem's rows wrote every value of
   // its other columns to memory, then read them all again to cut them).
   ColumnDecoder(const ParquetColumnIn& c, int64_t rows, const std::string& path, bool codes = false,
                 const std::vector<uint8_t>* keep = nullptr, int64_t kept = -1)
       : c_(c), rows_(rows), path_(path), codesMode_(codes && c.type == DType::String),
-        keep_(c.type != DType::String && keep && !keep->empty() && kept < rows ? keep : nullptr) {
+        keep_(c.type != DType::String ? keep : nullptr) {
     col_.type = c.type;
     col_.length = keep_ ? kept : rows;
     if (keep_) {
@@ -110,16 +127,9 @@ class ColumnDecoder {
     if (keep_ && out_ != col_.length)
       fail("its pages hold " + std::to_string(out_) + " kept rows, the scan counted " + std::to_string(col_.length));
     col_.validity = validity_;
-    if (keep_ && validity_) {
-      Column v;  // the validity cut to the kept rows (a Bool column of its bytes)
-      v.type = DType::Bool;
-      v.length = rows_;
-      v.data = validity_;
-      Table one;
-      one.rows = rows_;
-      one.names.push_back("v");
-      one.columns.push_back(v);
-      col_.validity = FilterByKeep(one, *keep_)->columns[0].data;
+    if (keep_ && validity_) {  // cut to the kept rows too
+      col_.validity = MakeBufferNoInit(size_t(col_.length));
+      KeepValues(validity_->data(), keep_->data(), rows_, col_.validity->data(), 0, col_.length);
     }
     return std::move(col_);
   }
@@ -303,24 +313,16 @@ class ColumnDecoder {
   void settle(int64_t n) {
     if (!keep_) return;
     const uint8_t* k = keep_->data() + row_;
+    auto keep = [&](auto* out) {
+      using T = std::remove_pointer_t<decltype(out)>;
+      out_ = KeepValues(reinterpret_cast<const T*>(page_.data()), k, n, out, out_, col_.length);
+    };
     switch (width()) {
-      case 8: Keep<uint64_t>(k, n); break;
-      case 4: Keep<uint32_t>(k, n); break;
-      default: Keep<uint8_t>(k, n); break;
+      case 8: keep(col_.data->as<uint64_t>()); break;
+      case 4: keep(col_.data->as<uint32_t>()); break;
+      default: keep(col_.data->data()); break;
     }
-  }
-  template <class T>
-  void Keep(const uint8_t* k, int64_t n) {
-    const T* in = reinterpret_cast<const T*>(page_.data());
-    T* out = reinterpret_cast<T*>(col_.data->data());
-    const int64_t room = col_.length;
-    int64_t at = out_;
-    for (int64_t i = 0; i < n; i++) {
-      if (at < room) out[at] = in[i];  // branch-free: the row's value lands, and stays when kept
-      at += k[i];
-    }
-    if (at > room) fail("more rows are kept than the scan counted");
-    out_ = at;
+    if (out_ > col_.length) fail("more rows are kept than the scan counted");
   }
 
   // Whether a PLAIN value of the physical type is already Basin's value, byte for byte.
@@ -758,20 +760,21 @@ TablePtr DecodeParquet(const std::vector<ParquetColumnIn>& columns, int64_t rows
     wanted.assign(columns.size(), false);
     for (int o : *outputs) wanted.at(size_t(o)) = true;
   }
+  const bool cutting = !keep.empty() && kept < rows;
   std::vector<bool> cut(columns.size(), false);  // decoded already cut to the kept rows
   for (size_t i = 0; i < columns.size(); i++) {
     if (columns[i].type == DType::String || tested[i] || !wanted[i]) continue;
-    ColumnDecoder d(columns[i], rows, path, false, &keep, kept);
+    ColumnDecoder d(columns[i], rows, path, false, cutting ? &keep : nullptr, kept);
     for (const auto& p : columns[i].pages) d.page(p);
     out[i] = d.finish();
-    cut[i] = !keep.empty() && kept < rows;
+    cut[i] = cutting;
   }
   auto t = std::make_shared<Table>();
   t->rows = kept;
   t->names.reserve(columns.size());
   for (const auto& c : columns) t->names.push_back(c.name);
   t->columns.resize(columns.size());
-  if (!keep.empty() && kept < rows) {
+  if (cutting) {
     Table decoded;
     decoded.rows = rows;
     std::vector<size_t> at;
