@@ -43,21 +43,25 @@ Column Map(const Operand& l, const Operand& r, int64_t n, DType type, F f) {
   c.length = n;
   c.data = MakeBufferNoInit(size_t(n) * sizeof(Out));
   c.validity = BothValid(l, r, n);
-  Out* out = c.data->as<Out>();
+  Out* const out = c.data->as<Out>();
   WithValues(l, [&](const auto* a) {
     WithValues(r, [&](const auto* b) {
+      // Locals, not the captured references: a byte store may alias anything, so the
+      // compiler would reload n and out after each byte written (a scalar loop).
+      const int64_t m = n;
+      Out* __restrict o = out;
       // One loop per operand shape, a scalar hoisted: a stride of 0 or 1 known only at
       // run time kept these loops from vectorising.
       if (!l.scalar && !r.scalar) {
-        for (int64_t i = 0; i < n; i++) out[i] = f(X(a[i]), X(b[i]));
+        for (int64_t i = 0; i < m; i++) o[i] = f(X(a[i]), X(b[i]));
       } else if (!l.scalar) {
         const X y = X(b[0]);
-        for (int64_t i = 0; i < n; i++) out[i] = f(X(a[i]), y);
+        for (int64_t i = 0; i < m; i++) o[i] = f(X(a[i]), y);
       } else if (!r.scalar) {
         const X x = X(a[0]);
-        for (int64_t i = 0; i < n; i++) out[i] = f(x, X(b[i]));
+        for (int64_t i = 0; i < m; i++) o[i] = f(x, X(b[i]));
       } else {
-        for (int64_t i = 0; i < n; i++) out[i] = f(X(a[0]), X(b[0]));
+        for (int64_t i = 0; i < m; i++) o[i] = f(X(a[0]), X(b[0]));
       }
     });
   });
