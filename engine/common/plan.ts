@@ -28,6 +28,8 @@ export interface FileSourceOptions {
 export interface RowGroupSelection {
   kept: number[][];
   total: number;
+  /** Columns each of whose values lies in one kept row group (io/parquet_stats.ts clustered). */
+  clustered?: string[];
 }
 
 /** A named expression: one output column. */
@@ -86,6 +88,8 @@ export type PlanNode =
       bytes: number;
       /** Smallest and largest value of numeric and date columns, for the planner's estimates. */
       ranges?: Record<string, { min: number; max: number }>;
+      /** Columns each of whose values lies in one partition (run/persist.ts). */
+      clustered?: string[];
       schema: Field[];
       loc?: SourceLocation;
     }

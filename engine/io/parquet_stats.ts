@@ -3,6 +3,7 @@
 // anything it does not understand keeps the row group.
 import type { BinaryOp, NativeExpr } from "../graph/kernel_args.js";
 import type { ChunkStats, ParquetColumn, RowGroupInfo } from "./parquet_footer.js";
+import { disjoint, type Interval } from "../common/intervals.js";
 
 type Bound = number | Uint8Array;
 
@@ -148,4 +149,37 @@ export function numericRange(
     max = Math.max(max, hi);
   }
   return min <= max ? { min, max } : undefined;
+}
+
+/**
+ * Whether every value of an integer or date column lies in one row group alone: the
+ * groups' statistics say they hold no null and their [min, max] intervals do not
+ * overlap (a file written in that column's order, as TPC-H's lineitem by l_orderkey).
+ * Scan partitions are whole row groups, so each value then lies in one partition and
+ * an aggregation grouped by the column needs no shuffle (Dask's known divisions).
+ * `groups` lists, per file, the row groups read.
+ *
+ * @example
+ * clustered(["a.parquet", "b.parquet"].map(readParquetFooter), [[0, 1], [0]], "l_orderkey") // true
+ */
+export function clustered(
+  footers: readonly { columns: ParquetColumn[]; rowGroups: RowGroupInfo[] }[],
+  groups: readonly (readonly number[])[],
+  name: string,
+): boolean {
+  const intervals: Interval[] = [];
+  for (let f = 0; f < footers.length; f++) {
+    const col = footers[f].columns.find((c) => c.name === name);
+    if (!col || (col.stat !== "int" && col.stat !== "date")) return false;
+    for (const g of groups[f] ?? []) {
+      const rg = footers[f].rowGroups[g];
+      if (!rg || rg.rows === 0) continue;
+      const s = rg.chunks[col.leaf]?.stats;
+      const lo = decodeBound(s?.min, col),
+        hi = decodeBound(s?.max, col);
+      if (s?.nullCount !== 0 || typeof lo !== "number" || typeof hi !== "number") return false;
+      intervals.push({ min: lo, max: hi });
+    }
+  }
+  return disjoint(intervals);
 }

@@ -13,6 +13,7 @@ import { parentCounts } from "../plan/shared_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
+import { joined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 import {
@@ -88,6 +89,14 @@ class GraphBuilder {
     return key;
   }
 
+  /** How each lowered node's partitions split its rows (./keyed.ts). */
+  private readonly keys = new Map<PlanNode, Keyed>();
+
+  /** The keying of a node lowered before. */
+  keyedOf(node: PlanNode): Keyed {
+    return this.keys.get(node) ?? NOT_KEYED;
+  }
+
   /** Nodes with several parents (plan/shared_plan.ts), set by the first lower() of a plan. */
   private parents: Map<PlanNode, number> | null = null;
   private readonly shared = new Map<PlanNode, Dep[]>();
@@ -106,16 +115,22 @@ class GraphBuilder {
     // reader's tasks.
     const columnar = node.kind === "scanFile" && node.format !== "json";
     if ((this.parents.get(node) ?? 0) < 2 || node.kind === "stored" || node.kind === "values" || columnar)
-      return this.lowerNode(node);
+      return this.keyed(node, this.lowerNode(node));
     let deps = this.shared.get(node);
     if (!deps) {
-      const chains = this.lowerNode(node);
+      const chains = this.keyed(node, this.lowerNode(node));
       // A chain of several inputs and no steps is read as a whole by its consumer: left unshared.
       if (chains.some((c) => c.steps.length === 0 && c.deps.length !== 1)) return chains;
       deps = chains.map((c) => (c.steps.length === 0 ? c.deps[0]! : dep(this.close(c))));
       this.shared.set(node, deps);
     }
     return deps.map((d) => ({ deps: [d], steps: [] }));
+  }
+
+  /** Records the keying of a node's chains: one chain is one partition. */
+  private keyed(node: PlanNode, chains: Chain[]): Chain[] {
+    if (chains.length === 1) this.keys.set(node, ONE_PARTITION);
+    return chains;
   }
 
   private lowerNode(node: PlanNode): Chain[] {
@@ -142,15 +157,20 @@ class GraphBuilder {
           node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc }),
         );
       case "stored":
+        this.keys.set(node, node.clustered?.map((c) => [c]) ?? NOT_KEYED);
         return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {
         const { predicate } = nativeOf(node);
-        return this.lower(node.input).map((c) => append(c, { kind: "filter", predicate, loc: node.loc }));
+        const chains = this.lower(node.input).map((c) => append(c, { kind: "filter", predicate, loc: node.loc }));
+        this.keys.set(node, this.keyedOf(node.input));
+        return chains;
       }
       case "project": {
         const exprs = nativeOf(node).exprs.map((e) => e.expr);
         const names = node.exprs.map((e) => e.name);
-        return this.lower(node.input).map((c) => append(c, { kind: "project", exprs, names, loc: node.loc }));
+        const chains = this.lower(node.input).map((c) => append(c, { kind: "project", exprs, names, loc: node.loc }));
+        this.keys.set(node, projected(this.keyedOf(node.input), node.exprs));
+        return chains;
       }
       case "head": {
         const deps = this.lower(node.input).map((c) => ({
@@ -237,6 +257,7 @@ class GraphBuilder {
     } catch (e) {
       throw BasinError.from(e, node.loc);
     }
+    this.keys.set(node, node.rowGroups?.clustered?.map((c) => [c]) ?? NOT_KEYED);
     const chains = scans.map((scan): Chain => ({
       deps: [],
       steps: predicate
@@ -285,6 +306,14 @@ class GraphBuilder {
     const pre: Step = { kind: "project", exprs, names, loc: node.loc };
     const chains = this.lower(node.input).map((c) => append(c, pre));
     const loc = node.loc;
+    // Input partitions keyed by some of the grouping columns hold whole groups: each is
+    // aggregated where it is, with no shuffle, and keeps its keying.
+    const grouping = node.keys.map((k) => (k.expr.kind === "col" ? k.expr.name : ""));
+    const input = this.keyedOf(node.input);
+    if (keys.length > 0 && keyedWithin(input, grouping)) {
+      this.keys.set(node, projected(input, node.keys));
+      return chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "full", loc }));
+    }
 
     // Shuffle by key so that every group's rows (or partial states) meet in one
     // task, and the final aggregation runs in parallel, one task per bucket (like
@@ -300,6 +329,7 @@ class GraphBuilder {
     const shuffled = mapped.map((c) =>
       this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })),
     );
+    this.keys.set(node, n === 1 ? ONE_PARTITION : [node.keys.map((k) => k.name)]);
     return Array.from({ length: n }, (_, r) => ({
       deps: shuffled.map((key) => ({ key, index: n === 1 ? 0 : r })),
       steps: [concatAll(shuffled.length), { kind: "aggregate", keys, aggs, mode: holistic ? "full" : "final", loc }],
@@ -353,6 +383,7 @@ class GraphBuilder {
     // A right side too large for one task under the memory limit is hash-partitioned instead.
     if (node.strategy === "broadcast" && broadcastFits(node.right, this.budget)) {
       // Every left partition joins with the whole (small) right side.
+      this.keys.set(node, joined(node, this.keyedOf(node.left), true, left.length));
       const rdeps = right.map((c) => dep(this.close(c)));
       return left.map((c) => {
         const at = c.deps.length;
@@ -369,6 +400,7 @@ class GraphBuilder {
       chains.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     const lp = split(left, spec.leftKeys);
     const rp = split(right, spec.rightKeys);
+    this.keys.set(node, joined(node, this.keyedOf(node.left), false, n));
     return Array.from({ length: n }, (_, r) => {
       const part = (key: string) => ({ key, index: n === 1 ? 0 : r });
       return {

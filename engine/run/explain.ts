@@ -33,14 +33,15 @@ function line(node: PlanNode): string {
       const groups = node.rowGroups
         ? ` row groups: ${node.rowGroups.kept.reduce((n, k) => n + k.length, 0)} of ${node.rowGroups.total}`
         : "";
-      return `Scan${FORMAT_NAMES[node.format]} ${files}${cols}${pred}${groups}`;
+      const clustered = node.rowGroups?.clustered ? ` clustered by [${node.rowGroups.clustered.join(", ")}]` : "";
+      return `Scan${FORMAT_NAMES[node.format]} ${files}${cols}${pred}${groups}${clustered}`;
     }
     case "values":
       return `Values partitions=${node.partitions.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
     case "fromBag":
       return `FromBag ${node.bag.kind} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
     case "stored":
-      return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]`;
+      return `Stored partitions=${node.handles.length} columns=[${node.schema.map((f) => f.name).join(", ")}]${node.clustered ? ` clustered by [${node.clustered.join(", ")}]` : ""}`;
     case "project":
       return `Project ${list(node.exprs)}`;
     case "filter":

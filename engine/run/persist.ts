@@ -6,6 +6,7 @@ import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
 import { computeGroups, type ComputeOptions } from "./stored.js";
 import { native, type Handle } from "../native/addon.js";
 import type { Field } from "../common/types.js";
+import { disjoint, type Interval } from "../common/intervals.js";
 
 export interface PersistOptions extends ComputeOptions {
   /** Partitions of the stored result (default: the cluster's workers, GPU and CPU). */
@@ -35,8 +36,17 @@ export async function persistNode(node: PlanNode, options: PersistOptions, loc?:
   const addon = native();
   const bytes = handles.reduce((n, h) => n + addon.tableRows(h), 0) * node.schema.length * 8;
   let released = false;
+  const { ranges, clustered } = columnFacts(handles, node.schema);
   return {
-    node: { kind: "stored", handles, bytes, ranges: columnRanges(handles, node.schema), schema: node.schema, loc },
+    node: {
+      kind: "stored",
+      handles,
+      bytes,
+      ranges,
+      ...(clustered.length > 0 && { clustered }),
+      schema: node.schema,
+      loc,
+    },
     release() {
       if (released) return;
       released = true;
@@ -48,31 +58,48 @@ export async function persistNode(node: PlanNode, options: PersistOptions, loc?:
 }
 
 const RANGED = new Set(["int64", "float64", "date", "timestamp"]);
+/** Column types whose partitions may be found clustered (integers, as Parquet's). */
+const KEYS = new Set(["int64", "date"]);
+
+/** What the planner learns of a stored table's columns. */
+interface ColumnFacts {
+  ranges: Record<string, { min: number; max: number }>;
+  clustered: string[];
+}
 
 /**
  * The min and max of every numeric and date column over the stored partitions (one
  * aggregate per partition, a few ms per million rows): what Parquet statistics tell
  * the planner about a file, for persisted tables. Dates and timestamps as numbers.
+ * Integer and date columns without nulls whose partitions hold disjoint values are
+ * clustered: an aggregation by one runs in each partition (lower/keyed.ts).
  */
-function columnRanges(handles: Handle[], schema: Field[]): Record<string, { min: number; max: number }> {
+function columnFacts(handles: Handle[], schema: Field[]): ColumnFacts {
   const addon = native();
   const cols = schema.map((f, i) => ({ f, i })).filter(({ f }) => RANGED.has(f.type));
   const ranges: Record<string, { min: number; max: number }> = {};
-  if (cols.length === 0) return ranges;
+  if (cols.length === 0) return { ranges, clustered: [] };
   const aggs = cols.flatMap(({ i }) => [
     { op: "min" as const, column: i, name: `min${i}` },
     { op: "max" as const, column: i, name: `max${i}` },
+    { op: "count" as const, column: i, name: `count${i}` },
   ]);
+  const parts = cols.map((): Interval[] | undefined => []);
   for (const h of handles) {
-    if (addon.tableRows(h) === 0) continue;
+    const rows = addon.tableRows(h);
+    if (rows === 0) continue;
     const out = addon.groupByAgg(h, [], aggs, "full");
     try {
       const t = addon.tableToJs(out);
       cols.forEach(({ f }, k) => {
-        const [lo, hi] = [t.columns[2 * k], t.columns[2 * k + 1]].map((c) =>
+        const [lo, hi, n] = [t.columns[3 * k], t.columns[3 * k + 1], t.columns[3 * k + 2]].map((c) =>
           c.validity && !c.validity[0] ? undefined : Number((c.values as ArrayLike<number | bigint>)[0]),
         );
-        if (lo === undefined || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) return;
+        if (lo === undefined || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) {
+          parts[k] = undefined;
+          return;
+        }
+        parts[k] = n === rows ? parts[k]?.concat({ min: lo, max: hi }) : undefined;
         const r = (ranges[f.name] ??= { min: lo, max: hi });
         r.min = Math.min(r.min, lo);
         r.max = Math.max(r.max, hi);
@@ -81,5 +108,8 @@ function columnRanges(handles: Handle[], schema: Field[]): Record<string, { min:
       addon.release(out);
     }
   }
-  return ranges;
+  const clustered = cols
+    .filter(({ f }, k) => KEYS.has(f.type) && parts[k] && disjoint(parts[k]))
+    .map(({ f }) => f.name);
+  return { ranges, clustered };
 }
