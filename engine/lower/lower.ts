@@ -16,9 +16,10 @@ import { lowerWindow } from "./window.js";
 import { joined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
+import { expectedBytes } from "../plan/passes/join_strategy.js";
 import {
   aggregateInputBytes,
-  broadcastFits,
+  wholeFits,
   inMemoryBytes,
   scanBlockBytes,
   shufflePlan,
@@ -27,6 +28,9 @@ import {
 
 /** Boundary rows each partition offers when choosing the ranges of a sort. */
 export const SAMPLES_PER_PARTITION = 32;
+
+/** Inputs expected below this many bytes are sorted whole, by one task. */
+const SMALL_SORT_BYTES = 16 * 1024 * 1024;
 
 /** How to lower a plan. */
 export interface LowerOptions {
@@ -348,6 +352,12 @@ class GraphBuilder {
       return [{ deps, steps: [concatAll(deps.length), sort, head] }];
     }
     if (chains.length === 1) return [append(chains[0], sort)];
+    // A small input (the usual last step: an aggregation's few rows) is sorted whole by
+    // one task: a range-partitioned sort takes four tasks a partition, more than the sort.
+    if (expectedBytes(node.input) <= SMALL_SORT_BYTES && wholeFits(node.input, this.budget)) {
+      const deps = chains.map((c) => dep(this.close(c)));
+      return [{ deps, steps: [concatAll(deps.length), sort] }];
+    }
     // Sample-based range partitioning: sort each partition, pick boundaries from
     // samples of all of them, split every partition at the boundaries, and sort
     // each range; ranges come out in order.
@@ -381,7 +391,7 @@ class GraphBuilder {
     const left = this.lower(node.left);
     const right = this.lower(node.right);
     // A right side too large for one task under the memory limit is hash-partitioned instead.
-    if (node.strategy === "broadcast" && broadcastFits(node.right, this.budget)) {
+    if (node.strategy === "broadcast" && wholeFits(node.right, this.budget)) {
       // Every left partition joins with the whole (small) right side.
       this.keys.set(node, joined(node, this.keyedOf(node.left), true, left.length));
       const rdeps = right.map((c) => dep(this.close(c)));

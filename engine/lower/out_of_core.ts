@@ -57,18 +57,19 @@ export function inMemoryBytes(node: PlanNode): number {
   return estimateBytes(node, FILE_EXPANSION);
 }
 
-/** How many times its estimate a broadcast right side may turn out, and still fit. */
-const BROADCAST_MARGIN = 4;
+/** How many times its estimate a node held whole (a broadcast right side) may turn out, and still fit. */
+const WHOLE_MARGIN = 4;
 
 /**
- * Whether a broadcast join's right side fits one task under `budget`: by its upper
- * bound, or by its estimated size with a margin. (The bound alone counts a per-part
- * aggregate over lineitem as lineitem: TPC-H Q17 at SF 10 spilled a 20k-row right
- * side through a grace hash join of 10 partitions.)
+ * Whether a node's whole output (a broadcast join's right side, a small sort's input)
+ * fits one task under `budget`: by its upper bound, or by its estimated size with a
+ * margin. (The bound alone counts a per-part aggregate over lineitem as lineitem:
+ * TPC-H Q17 at SF 10 spilled a 20k-row right side through a grace hash join of 10
+ * partitions.)
  */
-export function broadcastFits(right: PlanNode, budget: MemoryBudget | undefined): boolean {
+export function wholeFits(node: PlanNode, budget: MemoryBudget | undefined): boolean {
   if (!budget) return true;
-  return Math.min(inMemoryBytes(right), BROADCAST_MARGIN * expectedBytes(right)) <= partBytes(budget);
+  return Math.min(inMemoryBytes(node), WHOLE_MARGIN * expectedBytes(node)) <= partBytes(budget);
 }
 
 /**
@@ -119,7 +120,7 @@ export function shuffledBytes(node: PlanNode): number | undefined {
 export function outOfCoreNote(node: PlanNode, budget: MemoryBudget | undefined): string {
   const bytes = shuffledBytes(node);
   if (bytes === undefined || !budget) return "";
-  if (node.kind === "join" && node.strategy === "broadcast" && broadcastFits(node.right, budget)) return "";
+  if (node.kind === "join" && node.strategy === "broadcast" && wholeFits(node.right, budget)) return "";
   const p = shufflePlan(bytes, 1, budget);
   if (!p.outOfCore) return "";
   const how = node.kind === "sort" ? "range-partitioned runs" : "grace hash";
