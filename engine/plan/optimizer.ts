@@ -5,6 +5,7 @@ import { topN } from "./passes/top_n.js";
 import { joinOrder } from "./passes/join_order.js";
 import { joinStrategy } from "./passes/join_strategy.js";
 import { semiJoinReduction } from "./passes/semi_join_reduction.js";
+import { semiJoinPushdown } from "./passes/semi_join_pushdown.js";
 import { rowGroupPruning } from "./passes/row_group_pruning.js";
 import type { OptimizeOptions, OptimizerPass } from "./passes/pass.js";
 import { shareSubplans } from "./shared_plan.js";
@@ -21,6 +22,7 @@ const PASSES: readonly OptimizerPass[] = [
   topN,
   predicatePushdown,
   joinOrder,
+  semiJoinPushdown,
   semiJoinReduction,
   projectionPushdown,
   joinStrategy,

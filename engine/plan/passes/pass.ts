@@ -9,6 +9,8 @@ export interface OptimizeOptions {
   topN?: boolean;
   /** Off: multi-way inner joins run in the order written. */
   joinOrder?: boolean;
+  /** Off: a semi/anti join stays above the inner joins its keys come through. */
+  semiJoinPushdown?: boolean;
   /** Off: a semi/anti join's big right side is not first reduced to the left's keys. */
   semiJoinReduction?: boolean;
   /** Off: every join hash-partitions both sides. */

@@ -13,6 +13,7 @@
 import type { ExprNode } from "../../common/expr.js";
 import { childrenOf, withChildren, type PlanNode } from "../../common/plan.js";
 import { Estimator } from "../estimate.js";
+import { semiJoin } from "./semi_join_pushdown.js";
 import type { OptimizerPass } from "./pass.js";
 
 /** Right sides estimated this many times the left are reduced first. */
@@ -97,17 +98,7 @@ function canDescend(input: PlanNode, names: string[]): input is PassThrough {
  */
 function semiBelow(input: PlanNode, keys: PlanNode, names: string[], loc: PlanNode["loc"]): PlanNode {
   if (canDescend(input, names)) return { ...input, input: semiBelow(input.input, keys, names, loc) } as PlanNode;
-  return {
-    kind: "join",
-    left: input,
-    right: keys,
-    how: "semi",
-    leftOn: names,
-    rightOn: names,
-    output: input.schema.map((f) => ({ side: "left" as const, source: f.name, name: f.name })),
-    schema: input.schema,
-    ...(loc ? { loc } : {}),
-  };
+  return semiJoin(input, keys, names, names, "semi", loc);
 }
 
 function run(root: PlanNode): PlanNode {
