@@ -15,7 +15,7 @@ import { arrowLib, parquetLib } from "./arrow_lib.js";
 import { emptyTable, tablesToHandle } from "./tables.js";
 import { cutParquet, readParquetFooter, type ParquetFooter } from "./parquet_footer.js";
 import { chunkPages, type ChunkPage } from "./parquet_pages.js";
-import { readAt } from "./read_at.js";
+import { ReadArena } from "./read_at.js";
 import { fieldInt, fieldStruct, fieldStructs } from "./thrift.js";
 
 /** The columns a scan hands on (indices into its columns, with their names): the rest were read for its predicate. */
@@ -151,6 +151,9 @@ function inflated(
   return { ...p, body, compressed: false };
 }
 
+/** This thread's column chunks, read again by every scan (the addon copies what it decodes). */
+const chunks = new ReadArena();
+
 /** The columns decoded by the addon, or null when one of them needs parquet-wasm. */
 function decodeNatively(
   footer: ParquetFooter,
@@ -164,6 +167,7 @@ function decodeNatively(
   const rgs = fieldStructs(footer.meta, 4);
   const specs: Parameters<typeof addon.parquetDecode>[0]["columns"] = [];
   const fd = openSync(footer.path, "r");
+  chunks.reset();
   try {
     for (const i of index) {
       const col = footer.columns[i];
@@ -181,7 +185,7 @@ function decodeNatively(
         if (!addon.parquetCodecSupported(chunkCodec) || (codec >= 0 && chunkCodec !== codec)) return null;
         codec = chunkCodec;
         const { start, length } = footer.rowGroups[g].chunks[col.leaf];
-        const chunk = chunkPages(readAt(fd, start, length), meta);
+        const chunk = chunkPages(chunks.read(fd, start, length), meta);
         if (typeof chunk === "string")
           throw new BasinError(
             "BASIN_IO",
