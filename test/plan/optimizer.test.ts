@@ -115,10 +115,12 @@ describe("optimizer", () => {
         .select(col("f").median().alias("md"), count().alias("n")),
   };
 
-  it.each(Object.entries(pipelines))("%s: same answer with the optimizer on and off", async (_, make) => {
+  it.each(Object.entries(pipelines))("%s: same answer with the optimizer on and off", async (name, make) => {
     const on = await make().compute({ cluster });
     const off = await make().compute({ cluster, optimize: OFF });
-    expect(tableRows(on)).toEqual(tableRows(off));
+    // In the same row order; sums of floats within rounding (a filter pushed below an
+    // aggregation changes which of its interleaved accumulators a row adds into).
+    expectSameRows(tableRows(on), tableRows(off), name, true);
     expect(on.schema).toEqual(off.schema);
   });
 
