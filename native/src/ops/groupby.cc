@@ -179,15 +179,16 @@ void GroupFixedKey(const Table& t, const std::vector<int>& keys, const uint8_t* 
   }
 }
 
-// Packed keys spanning at most this many values group by an array of group ids
-// indexed by them (it stays in cache), with no hashing.
+// Packed keys spanning fewer values than this (and than a few times the rows: a small
+// table does not fill a large array) group by an array of group ids indexed by them
+// (it stays in cache), with no hashing.
 constexpr uint64_t kDirectSpan = uint64_t(1) << 16;
 
 // Groups rows by their packed keys (ops/packed_keys.h), numbered in order of first
 // appearance as the hash table numbers them.
 void GroupPacked(const Table& t, const BufferPtr& packed, uint64_t span, const uint8_t* keep, Grouping& out) {
   const int64_t n = t.rows;
-  if (span < kDirectSpan) {
+  if (span < kDirectSpan && span <= 4 * uint64_t(n) + 1024) {
     const uint64_t* p = packed->as<uint64_t>();
     std::vector<uint32_t> slot(size_t(span) + 1, UINT32_MAX);
     out.gid.resize(size_t(n));
