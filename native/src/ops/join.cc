@@ -264,13 +264,25 @@ class JoinTable {
   void Probe(const Side& side, int64_t n, const Eq& eq, const OnMatch& onMatch, const OnMiss& onMiss) const {
     uint64_t hb[kBatch], kv[kBatch];
     uint8_t ok[kBatch];
-    uint32_t cand[kBatch];
+    uint32_t cand[kBatch], live[kBatch];
     for (int64_t b = 0; b < n; b += kBatch) {
       const int64_t cnt = std::min(kBatch, n - b);
       side.Prepare(b, cnt, hb, kv, ok);
+      // The rows whose filter bit is set (filter words prefetched ahead), then only their
+      // slots: a slot prefetched for every row cost a DRAM line per probe in a large
+      // table, most of them for rows the filter turns away (TPC-H Q5: 60M lineitem rows
+      // against 2.3M orders, 6 in 7 missing).
+      int64_t m = 0;
       for (int64_t i = 0; i < cnt; i++) {
-        if (i + kPrefetch < cnt) __builtin_prefetch(&slots_[hb[i + kPrefetch] & mask_]);
-        cand[i] = ok[i] && MayHold(hb[i]) ? Find(hb[i] & mask_, kv[i]) : kNone;
+        if (i + kPrefetch < cnt) PrefetchFilter(hb[i + kPrefetch]);
+        live[m] = uint32_t(i);
+        m += ok[i] && MayHold(hb[i]);
+      }
+      std::fill(cand, cand + cnt, kNone);
+      for (int64_t k = 0; k < m; k++) {
+        if (k + kPrefetch < m) __builtin_prefetch(&slots_[hb[live[k + kPrefetch]] & mask_]);
+        const uint32_t i = live[k];
+        cand[i] = Find(hb[i] & mask_, kv[i]);
         if (Eq::kVerify && cand[i] != kNone) eq.PrefetchRow(Rep(slots_[cand[i]]));
       }
       if (Eq::kVerify) {
@@ -297,6 +309,7 @@ class JoinTable {
     const uint64_t bit = h >> filterShift_;
     return (filter_[bit >> 6] >> (bit & 63)) & 1;
   }
+  void PrefetchFilter(uint64_t h) const { __builtin_prefetch(&filter_[(h >> filterShift_) >> 6]); }
   // From slot j on, the first slot holding `key`, or kNone at an empty slot.
   uint32_t Find(size_t j, uint64_t key) const {
     for (;;) {
