@@ -47,20 +47,24 @@ function sideNames(output: readonly JoinOutput[], side: "left" | "right"): (colu
 }
 
 /**
- * A join's keying. Broadcast: the left side's partitions, each joined whole. Hash:
- * bucket r holds the rows whose keys hash to r, so the left keys key it, and for an
- * inner join the right keys too (equal values); `parts` 1 is one partition.
+ * A broadcast join's keying: the left side's partitions, each joined whole.
  *
  * @example
- * joined(join, NOT_KEYED, false, 8) // [["l_orderkey"], ["o_orderkey"]] for an inner join on them
+ * broadcastJoined(join, [["l_orderkey"]]) // [["l_orderkey"]]
  */
-export function joined(
-  node: Extract<PlanNode, { kind: "join" }>,
-  left: Keyed,
-  broadcast: boolean,
-  parts: number,
-): Keyed {
-  if (broadcast) return renamed(left, sideNames(node.output, "left"));
+export function broadcastJoined(node: Extract<PlanNode, { kind: "join" }>, left: Keyed): Keyed {
+  return renamed(left, sideNames(node.output, "left"));
+}
+
+/**
+ * A hash join's keying: bucket r holds the rows whose keys hash to r, so the left keys
+ * key it, and for an inner join the right keys too (equal values); `parts` 1 is one
+ * partition.
+ *
+ * @example
+ * hashJoined(join, 8) // [["l_orderkey"], ["o_orderkey"]] for an inner join on them
+ */
+export function hashJoined(node: Extract<PlanNode, { kind: "join" }>, parts: number): Keyed {
   if (parts === 1) return ONE_PARTITION;
   const sets = renamed([node.leftOn], sideNames(node.output, "left"));
   if (node.how === "inner") sets.push(...renamed([node.rightOn], sideNames(node.output, "right")));

@@ -13,7 +13,7 @@ import { parentCounts } from "../plan/shared_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
-import { joined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
+import { broadcastJoined, hashJoined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
 import { expectedBytes } from "../plan/passes/join_strategy.js";
@@ -312,7 +312,7 @@ class GraphBuilder {
     const loc = node.loc;
     // Input partitions keyed by some of the grouping columns hold whole groups: each is
     // aggregated where it is, with no shuffle, and keeps its keying.
-    const grouping = node.keys.map((k) => (k.expr.kind === "col" ? k.expr.name : ""));
+    const grouping = node.keys.flatMap((k) => (k.expr.kind === "col" ? [k.expr.name] : []));
     const input = this.keyedOf(node.input);
     if (keys.length > 0 && keyedWithin(input, grouping)) {
       this.keys.set(node, projected(input, node.keys));
@@ -393,7 +393,7 @@ class GraphBuilder {
     // A right side too large for one task under the memory limit is hash-partitioned instead.
     if (node.strategy === "broadcast" && wholeFits(node.right, this.budget)) {
       // Every left partition joins with the whole (small) right side.
-      this.keys.set(node, joined(node, this.keyedOf(node.left), true, left.length));
+      this.keys.set(node, broadcastJoined(node, this.keyedOf(node.left)));
       const rdeps = right.map((c) => dep(this.close(c)));
       return left.map((c) => {
         const at = c.deps.length;
@@ -410,7 +410,7 @@ class GraphBuilder {
       chains.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     const lp = split(left, spec.leftKeys);
     const rp = split(right, spec.rightKeys);
-    this.keys.set(node, joined(node, this.keyedOf(node.left), false, n));
+    this.keys.set(node, hashJoined(node, n));
     return Array.from({ length: n }, (_, r) => {
       const part = (key: string) => ({ key, index: n === 1 ? 0 : r });
       return {
