@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import type { Cluster } from "../cluster/cluster.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
 import { parseGpuList } from "../cluster/gpus.js";
+import { WORKER_PROCESSES, type WorkerProcesses } from "../workers/pool.js";
 import { findProfile, type RunnerProfile, type SshProfile } from "../cluster/profiles.js";
 import { BasinError } from "../common/errors.js";
 import { parseBytes } from "../memory/bytes.js";
@@ -31,6 +32,8 @@ usage:
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR]
             [--spill-compression lz4|zstd|none] [--stats]
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
+            [--worker-processes none|gpu|all]   workers as processes with their own memory: one that
+                                                  dies loses only its tables, recomputed (default none)
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
                                 the workbench in a browser (prints its URL); runs on Dask with --cluster;
                                 with an ssh profile that has no scheduler, the host's Basin engine and workspace
@@ -46,6 +49,13 @@ function compressionOption(v: string | undefined): SpillCompression | undefined 
   if (!SPILL_COMPRESSIONS.includes(v as SpillCompression))
     throw new UsageError(`--spill-compression needs one of ${SPILL_COMPRESSIONS.join(", ")}, got "${v}"`);
   return v as SpillCompression;
+}
+
+function workerProcessesOption(v: string | undefined): WorkerProcesses | undefined {
+  if (v === undefined) return undefined;
+  if (!WORKER_PROCESSES.includes(v as WorkerProcesses))
+    throw new UsageError(`--worker-processes needs one of ${WORKER_PROCESSES.join(", ")}, got "${v}"`);
+  return v as WorkerProcesses;
 }
 
 function sizeOption(flag: string, v: string | undefined): string | undefined {
@@ -136,6 +146,7 @@ export async function main(argv: string[]): Promise<number> {
         "device-memory-limit": { type: "string" },
         "device-pool-size": { type: "string" },
         "device-async-allocator": { type: "boolean" },
+        "worker-processes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -154,6 +165,7 @@ export async function main(argv: string[]): Promise<number> {
       deviceMemoryLimit: sizeOption("--device-memory-limit", values["device-memory-limit"]),
       devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),
       deviceAsyncAllocator: values["device-async-allocator"],
+      workerProcesses: workerProcessesOption(values["worker-processes"]),
     });
     switch (command) {
       case "run": {

@@ -16,7 +16,9 @@ import type { Ref } from "../scheduler/events.js";
 import { isGpuWorker } from "../scheduler/placement.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "./cluster.js";
-import { WorkerPool } from "../workers/pool.js";
+import { WORKER_PROCESSES, WorkerPool, type WorkerProcesses } from "../workers/pool.js";
+import { isHeld } from "../workers/held_tables.js";
+import type { Step } from "../graph/tasks.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
@@ -41,6 +43,13 @@ export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
   workers?: number;
   /** How GPU utilisation is read while there are GPU workers (default: nvidia-smi from PATH, every second). */
   gpuMonitor?: GpuMonitorOptions;
+  /**
+   * Which workers run as processes with a store of their own (default "none": every
+   * worker is a thread of this process). A worker process that dies loses only what
+   * it held, which is recomputed from the task graph; tables move to and from it
+   * through shared memory.
+   */
+  workerProcesses?: WorkerProcesses;
 }
 
 export interface RunResult {
@@ -90,18 +99,25 @@ export class LocalCluster implements Cluster {
         "BASIN_PLAN",
         `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`,
       );
+    const processes = options.workerProcesses ?? "none";
+    if (!WORKER_PROCESSES.includes(processes))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `workerProcesses must be one of ${WORKER_PROCESSES.map((p) => `"${p}"`).join(", ")}, got ${JSON.stringify(processes)}`,
+      );
     this.pool = new WorkerPool(
       n,
       {
         result: (worker, msg) => this.onResult(worker, msg),
-        lost: (worker, reason) => {
+        lost: (worker, reason, lost) => {
           this.taskStream.dropWorker(worker);
-          this.current?.feed({ type: "workerLost", worker, reason, stimulusId: this.current.stimulus("lost") });
+          this.current?.feed({ type: "workerLost", worker, reason, lost, stimulusId: this.current.stimulus("lost") });
         },
         added: (worker) =>
           this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
       },
       gpus,
+      processes,
     );
     if (this.pool.gpus.length > 0) {
       for (const d of native().gpuInfo().devices) this.busIds.set(d.index, d.pciBusId);
@@ -208,14 +224,18 @@ export class LocalCluster implements Cluster {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
       applyMemory(this.memory);
       applyGpus(this.gpuSettings);
-      const run = new GraphRun(
+      await this.pool.configure(this.memory, this.gpuSettings.configs);
+      const run: GraphRun = new GraphRun(
         graph,
         {
           workers: () => this.pool.names,
           execute: (worker, key, inputs) => {
             this.taskStream.started(worker, key, spillCounters());
-            this.pool.send(worker, { key, steps: this.tasksByKey.get(key)!.steps, inputs });
+            const steps = this.tasksByKey.get(key)!.steps;
+            if (this.pool.isProcess(worker) || inputs.some(isHeld)) void this.dispatch(run, worker, key, steps, inputs);
+            else this.pool.send(worker, { key, steps, inputs });
           },
+          release: (refs) => this.pool.release(refs),
           overMemory: () => native().memoryStats().overLimit,
           abandon: (worker) => void this.pool.kill(worker),
         },
@@ -227,10 +247,16 @@ export class LocalCluster implements Cluster {
       settled = run.settled.then(() => {
         native().purgeBroadcastBuilds(); // the run's right sides are let go by now
         if (this.current === run) this.current = undefined;
+        this.pool.idle(false);
         this.releaseWhenIdle();
       });
       run.start();
-      const refs = await run.result;
+      // What worker processes hold of the result comes to the engine's store: the caller owns it there.
+      const refs = await takeAll(
+        await run.result,
+        (r) => this.pool.held.take(r),
+        (r) => this.pool.release(r),
+      );
       return { ref: refs[0], refs, skippedLines: run.skippedLines };
     };
     let settled: Promise<void> = Promise.resolve();
@@ -270,9 +296,41 @@ export class LocalCluster implements Cluster {
   private releaseWhenIdle(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (!this.current) native().releaseFreeMemory();
+      if (this.current) return;
+      native().releaseFreeMemory();
+      this.pool.idle(true);
     }, IDLE_RELEASE_MS);
     this.idleTimer.unref();
+  }
+
+  /**
+   * Sends a task whose inputs must first be placed where its worker reads them: into
+   * a worker process (its inputs, and the stored tables its steps name), or into this
+   * store from the process that holds them. A move that fails because a worker died
+   * is already being handled (the scheduler heard of the loss first and requeued the
+   * task); any other failure fails the task.
+   */
+  private async dispatch(run: GraphRun, worker: string, key: string, steps: Step[], inputs: Ref[]): Promise<void> {
+    const who = this.pool.incarnation(worker);
+    const isProcess = this.pool.isProcess(worker);
+    const transient: number[] = [];
+    const place = async (ref: Ref) => {
+      const p = await this.pool.held.place(ref, worker, isProcess);
+      if (p.transient) transient.push(p.handle);
+      return p.handle;
+    };
+    try {
+      const handles = await Promise.all(inputs.map(place));
+      const placedSteps = isProcess
+        ? await Promise.all(steps.map(async (s) => (s.kind === "stored" ? { ...s, handle: await place(s.handle) } : s)))
+        : steps;
+      if (this.pool.incarnation(worker) !== who) return;
+      this.pool.send(worker, { key, steps: placedSteps, inputs: handles, transient });
+    } catch (e) {
+      if (this.pool.incarnation(worker) !== who) return;
+      this.pool.dropTransient(worker, transient);
+      run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
+    }
   }
 
   private onResult(worker: string, msg: ResultMessage): void {
@@ -312,6 +370,19 @@ function spillCounters(): SpillCounters {
     unspillSeconds: m.unspillSeconds,
     unspilledBytes: m.unspilledBytes,
   };
+}
+
+/**
+ * Takes every ref of a result into the caller's hands (`take`); if one cannot be
+ * taken, what was taken and what is left are released and the error stands.
+ */
+async function takeAll(refs: Ref[], take: (r: Ref) => Promise<Ref>, release: (refs: Ref[]) => void): Promise<Ref[]> {
+  const taken = await Promise.allSettled(refs.map(take));
+  const failed = taken.find((t): t is PromiseRejectedResult => t.status === "rejected");
+  if (!failed) return taken.map((t) => (t as PromiseFulfilledResult<Ref>).value);
+  release(refs.filter((r, i) => taken[i].status === "rejected"));
+  release(taken.flatMap((t) => (t.status === "fulfilled" ? [t.value] : [])));
+  throw BasinError.from(failed.reason);
 }
 
 /** Why a local cluster runs without GPU workers, in words for the dashboard. */

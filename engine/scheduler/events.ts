@@ -7,7 +7,11 @@ export type Ref = number;
 export type SchedulerEvent =
   | { type: "start"; stimulusId: string }
   | { type: "workerAdded"; worker: string; stimulusId: string }
-  | { type: "workerLost"; worker: string; reason: string; stimulusId: string }
+  /**
+   * A worker died. `lost` are the outputs that lived only in its memory (a worker
+   * process's own store): the tasks that made them are recomputed from lineage.
+   */
+  | { type: "workerLost"; worker: string; reason: string; lost?: Ref[]; stimulusId: string }
   | { type: "taskFinished"; key: string; worker: string; outputs: Ref[]; nbytes: number; stimulusId: string }
   | { type: "taskErred"; key: string; worker: string; error: SerializedError; stimulusId: string }
   | { type: "cancel"; reason: string; stimulusId: string }

@@ -2,7 +2,6 @@
 // back as events, releases data, reports progress. All decisions stay in state.ts.
 import { BasinError } from "../common/errors.js";
 import type { TaskGraph } from "../graph/tasks.js";
-import { native } from "../native/addon.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { SchedulerState } from "./state.js";
 
@@ -17,6 +16,8 @@ export interface ProgressEvent {
 export interface Executor {
   workers(): string[];
   execute(worker: string, key: string, inputs: Ref[]): void;
+  /** Lets data go that no task reads any more. */
+  release(refs: readonly Ref[]): void;
   /** Whether memory is over its limit even after spilling (the run then holds back root tasks). */
   overMemory?(): boolean;
   /** Ends a worker whose task ran on past the grace period of a failed run (the cluster replaces it). */
@@ -124,7 +125,7 @@ export class GraphRun {
         this.executor.execute(i.worker, i.key, i.inputs);
         break;
       case "release":
-        for (const h of i.outputs) native().release(h);
+        this.executor.release(i.outputs);
         break;
       case "progress":
         try {
@@ -143,7 +144,7 @@ export class GraphRun {
           this.outcome = { ok: true, refs: i.outputs };
         } else {
           this.outcome = { ok: true, refs: i.outputs.slice(0, 1) };
-          for (const h of i.outputs.slice(1)) native().release(h);
+          this.executor.release(i.outputs.slice(1));
         }
         break;
       case "failed":

@@ -119,6 +119,7 @@ export class SchedulerState {
             this.markReady(t);
           }
         }
+        if (e.lost?.length && this.status === "running") this.recompute(out, id, new Set(e.lost));
         break;
       }
       case "taskFinished": {
@@ -155,7 +156,7 @@ export class SchedulerState {
       case "taskErred": {
         const t = this.tasks.get(e.key);
         this.freeWorker(e.worker);
-        if (t && t.status === "processing") {
+        if (t && t.status === "processing" && t.worker === e.worker) {
           t.status = "erred";
           if (this.status === "running") this.fail(out, id, t.key, e.error);
           else this.releaseUnread(out, id);
@@ -176,6 +177,56 @@ export class SchedulerState {
     }
     if (this.status === "running" && this.started) this.assign(out, id);
     return out;
+  }
+
+  /**
+   * Recomputes from lineage what a lost worker held (dask/distributed does the same):
+   * each finished task whose outputs are gone runs again, and so does every released
+   * task it needs; tasks running on other workers that read a lost output start over
+   * (their worker's result arrives as a stale one and is dropped).
+   */
+  private recompute(out: Instruction[], id: string, lost: Set<Ref>): void {
+    const redo = new Set<TaskState>();
+    const restart = new Set<TaskState>();
+    const add = (t: TaskState) => {
+      if (redo.has(t)) return;
+      redo.add(t);
+      for (const d of new Set(t.deps.map((x) => x.key))) {
+        const dep = this.tasks.get(d)!;
+        if (dep.status === "released") add(dep);
+      }
+    };
+    for (const t of this.tasks.values()) if (t.status === "memory" && t.outputs.some((r) => lost.has(r))) add(t);
+    if (redo.size === 0) return;
+    for (const t of this.tasks.values())
+      if (t.status === "processing" && t.deps.some((d) => redo.has(this.tasks.get(d.key)!))) restart.add(t);
+    for (const t of redo) {
+      // It counts as a pending reader of its inputs again, and as not done.
+      for (const d of new Set(t.deps.map((x) => x.key))) this.tasks.get(d)!.pendingDependents++;
+      const g = this.groups.get(t.group)!;
+      g.done--;
+      out.push({ type: "progress", group: t.group, done: g.done, total: g.total, stimulusId: id });
+      t.outputs = [];
+      t.status = "waiting";
+    }
+    for (const t of restart) {
+      t.worker = undefined; // its worker stays busy until the stale result comes back
+      t.status = "waiting";
+    }
+    // Every task not yet finished that reads a recomputed one waits for it again.
+    const affected = new Set<TaskState>([...redo, ...restart]);
+    for (const t of redo)
+      for (const k of t.dependents) {
+        const d = this.tasks.get(k)!;
+        if (d.status === "waiting" || d.status === "ready") affected.add(d);
+      }
+    for (const t of affected) {
+      t.waitingOn = 0;
+      for (const d of new Set(t.deps.map((x) => x.key))) if (this.tasks.get(d)!.status !== "memory") t.waitingOn++;
+      this.ready.delete(t.key);
+      t.status = "waiting";
+      if (t.waitingOn === 0) this.markReady(t);
+    }
   }
 
   private markReady(t: TaskState): void {

@@ -1,17 +1,23 @@
-// A pool of CPU worker threads. Each runs one task at a time; a worker that dies
-// is reported and replaced.
+// The local cluster's workers: threads sharing the engine's store, or processes with
+// a store of their own (a GPU's worker, so a sticky CUDA error ends that process
+// only). Each runs one task at a time; a worker that dies is reported, with the
+// tables only it held, and replaced.
+import { fork, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
 import { BasinError } from "../common/errors.js";
-import { native } from "../native/addon.js";
+import { native, type GpuConfig } from "../native/addon.js";
+import type { MemorySettings } from "../memory/limits.js";
+import type { Ref } from "../scheduler/events.js";
 import { builtScript } from "./built_script.js";
-import type { ResultMessage, TaskMessage } from "./protocol.js";
+import { HeldTables, isHeld } from "./held_tables.js";
+import type { ProcessReply, ProcessRequest, ResultMessage, TaskMessage } from "./protocol.js";
 
 /**
  * Starts a worker thread with the main thread's flags where a worker accepts them:
  * not how the main code was given (`--input-type`), and none at all when a flag is
  * per-process only (`--max-old-space-size`: workers have their own heap limits).
  */
-function startWorker(name: string, workerData: { owner: number; gpu?: number }): Worker {
+function startThread(name: string, workerData: { owner: number; gpu?: number }): Worker {
   const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
   try {
     return new Worker(builtScript("workers/worker.js"), { name, execArgv, workerData });
@@ -21,22 +27,48 @@ function startWorker(name: string, workerData: { owner: number; gpu?: number }):
   }
 }
 
+/** A worker process: Node (or Electron as Node) running workers/worker_process.js. */
+function startProcess(gpu?: number): ChildProcess {
+  return fork(builtScript("workers/worker_process.js"), [gpu === undefined ? "" : String(gpu)], {
+    serialization: "advanced",
+    execArgv: [],
+    env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: "1" } : process.env,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+}
+
 export interface PoolEvents {
+  /** A task's result; the outputs of a process's task are held refs (held_tables.ts). */
   result(worker: string, msg: ResultMessage): void;
-  /** The worker died (crash, or killed); a replacement is added right after. */
-  lost(worker: string, reason: string): void;
+  /** The worker died (crash, or killed), taking `lost` with it; a replacement is added right after. */
+  lost(worker: string, reason: string, lost: Ref[]): void;
   added(worker: string): void;
 }
 
+/** Which workers are processes: none (all threads, the default), the GPUs' workers, or all. */
+export type WorkerProcesses = "none" | "gpu" | "all";
+export const WORKER_PROCESSES: readonly WorkerProcesses[] = ["none", "gpu", "all"];
+
+type Link =
+  | { kind: "thread"; thread: Worker; owner: number }
+  | {
+      kind: "process";
+      child: ChildProcess;
+      pending: Map<number, { resolve(v: number): void; reject(e: Error): void }>;
+    };
+
 /**
- * Worker threads named "cpu-0", "cpu-1", ..., and one per GPU named "gpu-<device>".
+ * Workers named "cpu-0", "cpu-1", ..., and one per GPU named "gpu-<device>".
  *
  * @example
- * const pool = new WorkerPool(2, events, [0]); pool.send("gpu-0", { key, steps, inputs });
+ * const pool = new WorkerPool(2, events, [0], "gpu"); pool.send("gpu-0", { key, steps, inputs });
  */
 export class WorkerPool {
-  private readonly workers = new Map<string, Worker>();
+  private readonly workers = new Map<string, Link>();
+  /** Tables held by worker processes, and how they move. */
+  readonly held = new HeldTables((worker, req) => this.request(worker, req));
   private next = 0;
+  private requests = 0;
   private closed = false;
 
   constructor(
@@ -44,6 +76,7 @@ export class WorkerPool {
     private readonly events: PoolEvents,
     /** GPU devices, one worker each, besides the `size` CPU workers. */
     readonly gpus: readonly number[] = [],
+    readonly processes: WorkerProcesses = "none",
   ) {
     for (let i = 0; i < size; i++) this.spawn();
     for (const d of gpus) this.spawn(d);
@@ -53,45 +86,183 @@ export class WorkerPool {
     return [...this.workers.keys()];
   }
 
+  /** Whether a worker is a process (its tables are its own; inputs must be placed there). */
+  isProcess(worker: string): boolean {
+    return this.workers.get(worker)?.kind === "process";
+  }
+
+  /** The worker now running under a name: compare two answers to tell whether it was replaced meanwhile. */
+  incarnation(worker: string): unknown {
+    return this.workers.get(worker);
+  }
+
   send(worker: string, msg: TaskMessage): void {
     const w = this.workers.get(worker);
     if (!w) throw new BasinError("BASIN_INTERNAL", `no worker ${worker}`);
-    w.ref(); // a busy worker keeps the process alive
-    w.postMessage(msg);
+    if (w.kind === "thread") {
+      w.thread.ref(); // a busy worker keeps the process alive
+      w.thread.postMessage(msg);
+    } else {
+      this.hold(w);
+      w.child.send({ type: "task", task: msg } satisfies ProcessRequest);
+    }
   }
 
-  /** Terminates a worker on purpose (tests of worker loss use it). */
+  /** Applies the run's memory (and its GPU's) settings in every worker process. */
+  async configure(memory: MemorySettings, gpuConfigs: ReadonlyMap<number, GpuConfig>): Promise<void> {
+    // Worker processes share the host limit with the engine's store: each gets its part.
+    const share = { ...memory, hostLimit: Math.floor(memory.hostLimit / Math.max(1, this.workers.size)) };
+    await Promise.all(
+      [...this.workers].flatMap(([name, w]) => {
+        if (w.kind !== "process") return [];
+        const device = gpuDevice(name);
+        const config = device === undefined ? undefined : gpuConfigs.get(device);
+        const gpu = device !== undefined && config ? { device, config } : undefined;
+        return [this.request(name, { type: "configure", memory: share, ...(gpu ? { gpu } : {}) })];
+      }),
+    );
+  }
+
+  /** A run is over: worker processes drop their per-run caches (and, with `trim`, give freed memory back). */
+  idle(trim: boolean): void {
+    for (const w of this.workers.values())
+      if (w.kind === "process" && w.child.connected) w.child.send({ type: "idle", trim } satisfies ProcessRequest);
+  }
+
+  /** Releases refs: store handles here, held tables in their process. */
+  release(refs: readonly Ref[]): void {
+    for (const r of refs) {
+      if (!isHeld(r)) native().release(r);
+      else this.held.release(r, (worker, handle) => this.dropTransient(worker, [handle]));
+    }
+  }
+
+  /** Releases tables moved into a worker process for a task that never ran there. */
+  dropTransient(worker: string, handles: readonly number[]): void {
+    const w = this.workers.get(worker);
+    if (handles.length > 0 && w?.kind === "process" && w.child.connected)
+      w.child.send({ type: "release", handles: [...handles] } satisfies ProcessRequest);
+  }
+
+  /** Ends a worker on purpose (tests of worker loss, and tasks past a failed run's grace period). */
   async kill(worker: string): Promise<void> {
-    await this.workers.get(worker)?.terminate();
+    const w = this.workers.get(worker);
+    if (w?.kind === "thread") await w.thread.terminate();
+    else if (w && w.child.exitCode === null && w.child.signalCode === null) {
+      const exited = new Promise((resolve) => w.child.once("exit", resolve));
+      this.hold(w); // an idle process is unref'd: its exit must still be waited for
+      w.child.kill("SIGKILL");
+      await exited;
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.workers.values()].map((w) => w.terminate()));
+    await Promise.all(this.names.map((w) => this.kill(w)));
     this.workers.clear();
   }
 
+  private request(
+    worker: string,
+    req:
+      | { type: "save"; handle: number; path: string }
+      | { type: "load"; path: string }
+      | Omit<Extract<ProcessRequest, { type: "configure" }>, "id">,
+  ): Promise<number> {
+    const w = this.workers.get(worker);
+    if (w?.kind !== "process" || !w.child.connected)
+      return Promise.reject(new BasinError("BASIN_WORKER", `worker ${worker} is gone`));
+    const id = ++this.requests;
+    return new Promise<number>((resolve, reject) => {
+      w.pending.set(id, { resolve, reject });
+      this.hold(w);
+      w.child.send({ ...req, id } as ProcessRequest);
+    });
+  }
+
+  /** A process with work under way keeps the engine alive; an idle one never does. */
+  private hold(w: Extract<Link, { kind: "process" }>): void {
+    w.child.ref();
+    w.child.channel?.ref();
+  }
+
+  private letGo(w: Extract<Link, { kind: "process" }>): void {
+    w.child.unref();
+    w.child.channel?.unref();
+  }
+
   private spawn(gpu?: number, name?: string): void {
-    const owner = ++this.next; // store owner id, unique per thread ever started
+    const owner = ++this.next; // store owner id, unique per worker ever started
     name ??= gpu === undefined ? `cpu-${owner - 1}` : `gpu-${gpu}`;
-    const w = startWorker(name, { owner, gpu });
-    this.workers.set(name, w);
-    w.on("message", (msg: ResultMessage) => {
-      if (this.workers.get(name) !== w) return; // from a thread already gone; its tables were freed
-      w.unref();
+    const asProcess = this.processes === "all" || (this.processes === "gpu" && gpu !== undefined);
+    const replace = (reason: string, lost: Ref[]) => {
+      if (this.closed) return;
+      this.events.lost(name, reason, lost);
+      this.spawn(gpu, gpu === undefined ? undefined : name);
+    };
+    if (asProcess) this.spawnProcess(name, gpu, replace);
+    else this.spawnThread(name, owner, gpu, replace);
+    this.events.added(name);
+  }
+
+  private spawnThread(
+    name: string,
+    owner: number,
+    gpu: number | undefined,
+    replace: (r: string, lost: Ref[]) => void,
+  ): void {
+    const thread = startThread(name, { owner, gpu });
+    const link: Link = { kind: "thread", thread, owner };
+    this.workers.set(name, link);
+    thread.on("message", (msg: ResultMessage) => {
+      if (this.workers.get(name) !== link) return; // from a thread already gone; its tables were freed
+      thread.unref();
       if (msg.ok) for (const h of msg.outputs) native().claim(h);
       this.events.result(name, msg);
     });
     let reason = "exited";
-    w.on("error", (err: Error) => (reason = err.message));
-    w.on("exit", (code) => {
-      this.workers.delete(name);
+    thread.on("error", (err: Error) => (reason = err.message));
+    thread.on("exit", (code) => {
+      if (this.workers.get(name) === link) this.workers.delete(name);
       native().releaseOwnedBy(owner);
-      if (this.closed) return;
-      this.events.lost(name, `worker ${name} ${reason} (exit code ${code})`);
-      this.spawn(gpu, gpu === undefined ? undefined : name);
+      replace(`worker ${name} ${reason} (exit code ${code})`, []);
     });
-    w.unref(); // idle workers never keep the process alive (after the listeners, which ref the port)
-    this.events.added(name);
+    thread.unref(); // idle workers never keep the process alive (after the listeners, which ref the port)
   }
+
+  private spawnProcess(name: string, gpu: number | undefined, replace: (r: string, lost: Ref[]) => void): void {
+    const child = startProcess(gpu);
+    const link: Extract<Link, { kind: "process" }> = { kind: "process", child, pending: new Map() };
+    this.workers.set(name, link);
+    child.on("message", (msg: ProcessReply) => {
+      if (this.workers.get(name) !== link) return;
+      if (msg.type === "reply") {
+        const p = link.pending.get(msg.id);
+        link.pending.delete(msg.id);
+        if (msg.ok) p?.resolve(msg.value);
+        else p?.reject(BasinError.fromJSON(msg.error));
+      } else {
+        const r = msg.result;
+        this.events.result(name, r.ok ? { ...r, outputs: r.outputs.map((h) => this.held.hold(name, h)) } : r);
+      }
+      if (link.pending.size === 0) this.letGo(link);
+    });
+    let reason = "exited";
+    child.on("error", (err: Error) => (reason = err.message));
+    child.on("exit", (code, signal) => {
+      if (this.workers.get(name) === link) this.workers.delete(name);
+      const lost = this.held.dropWorker(name);
+      // The scheduler hears of the loss before any request to this worker fails, so a
+      // task waiting on a lost table is already being recomputed when its move fails.
+      replace(`worker process ${name} ${signal ? `was killed (${signal})` : `${reason} (exit code ${code})`}`, lost);
+      const gone = new BasinError("BASIN_WORKER", `worker process ${name} exited`);
+      for (const p of link.pending.values()) p.reject(gone);
+      link.pending.clear();
+    });
+    this.letGo(link);
+  }
+}
+
+function gpuDevice(worker: string): number | undefined {
+  return worker.startsWith("gpu-") ? Number(worker.slice(4)) : undefined;
 }

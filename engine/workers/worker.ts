@@ -2,9 +2,8 @@
 // synchronously, off the main thread; data stays in the process-wide native store.
 import { parentPort, workerData } from "node:worker_threads";
 import { native } from "../native/addon.js";
-import { BasinError } from "../common/errors.js";
-import type { ResultMessage, TaskMessage } from "./protocol.js";
-import { runSteps } from "./run_steps.js";
+import type { TaskMessage } from "./protocol.js";
+import { runTask } from "./run_task.js";
 
 if (!parentPort) throw new Error("workers/worker.js must run in a worker thread");
 const port = parentPort;
@@ -14,21 +13,7 @@ const { owner, gpu } = workerData as { owner: number; gpu?: number };
 native().setThreadOwner(owner);
 
 port.on("message", (msg: TaskMessage) => {
-  const t0 = performance.now();
-  let reply: ResultMessage;
-  try {
-    const r = runSteps(msg.steps, msg.inputs, gpu);
-    reply = {
-      key: msg.key,
-      ok: true,
-      outputs: r.outputs,
-      rows: r.rows,
-      skippedLines: r.skippedLines,
-      ms: performance.now() - t0,
-    };
-  } catch (e) {
-    reply = { key: msg.key, ok: false, error: BasinError.from(e).toJSON() };
-  }
+  const reply = runTask(msg, gpu);
   port.postMessage(reply);
   // A CUDA error may leave the GPU's context in doubt: this worker makes way for a fresh
   // one (the pool replaces it; the native side has already reset the GPU if it had to).

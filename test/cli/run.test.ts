@@ -175,6 +175,18 @@ describe("basin run", () => {
     expect(r.stderr).toMatch(/\d+ tasks in [\d.]+ s/);
   });
 
+  it("--worker-processes all prints the same table as worker threads; a bad value is a usage error", async () => {
+    const threads = await runBasin(["run", "pipeline.ts", "--workers", "2"], { cwd: dir });
+    const processes = await runBasin(["run", "pipeline.ts", "--workers", "2", "--worker-processes", "all"], {
+      cwd: dir,
+    });
+    expect(processes.code, processes.stderr).toBe(0);
+    expect(parseTable(processes.stdout).rows).toEqual(parseTable(threads.stdout).rows);
+    const bad = await runBasin(["run", "pipeline.ts", "--worker-processes", "some"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--worker-processes needs one of none, gpu, all, got "some"');
+  });
+
   it("--output out.csv writes a CSV that DuckDB reads back to the same rows", async () => {
     const r = await runBasin(["run", "pipeline.ts", "--output", "out.csv"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);

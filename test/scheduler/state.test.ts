@@ -200,4 +200,124 @@ describe("SchedulerState", () => {
     expect(out.length).toBeGreaterThan(0);
     expect(out.every((i) => i.stimulusId === "done-scan-0")).toBe(true);
   });
+
+  /**
+   * Runs a graph to the end on workers whose outputs live in their own memory (worker
+   * processes): each execute finishes with a fresh ref, and `loseAt(step)` names a
+   * worker to lose before that step, with every live ref it made.
+   */
+  function simulate(graph: TaskGraph, workers: string[], loseAt: (step: number) => string | undefined) {
+    const s = new SchedulerState(graph);
+    for (const w of workers) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
+    const running = new Map<string, { key: string; inputs: number[] }>();
+    const live = new Map<number, { worker: string; value: string }>();
+    const released: number[] = [];
+    const executed: string[] = [];
+    const deps = new Map(graph.tasks.map((t) => [t.key, t.deps.map((d) => d.key)]));
+    let next = 100;
+    let result: string | undefined;
+    const apply = (out: Instruction[]) => {
+      for (const i of out) {
+        if (i.type === "execute") {
+          for (const r of i.inputs) expect(live.has(r), `${i.key} reads live data`).toBe(true);
+          running.set(i.worker, { key: i.key, inputs: i.inputs });
+          executed.push(i.key);
+        } else if (i.type === "release") {
+          for (const r of i.outputs) {
+            expect(live.has(r), `ref ${r} released once, while live`).toBe(true);
+            live.delete(r);
+            released.push(r);
+          }
+        } else if (i.type === "finished") result = live.get(i.outputs[0])!.value;
+        else if (i.type === "failed") throw new Error(i.error.message);
+      }
+    };
+    apply(s.handle({ type: "start", stimulusId: sid() }));
+    for (let step = 0; s.status === "running" && step < 100; step++) {
+      const lose = loseAt(step);
+      if (lose) {
+        const lost = [...live].filter(([, v]) => v.worker === lose).map(([r]) => r);
+        for (const r of lost) live.delete(r);
+        running.delete(lose);
+        apply(s.handle({ type: "workerLost", worker: lose, reason: "killed", lost, stimulusId: sid() }));
+        const replacement = `${lose}'`;
+        workers = workers.map((w) => (w === lose ? replacement : w));
+        apply(s.handle({ type: "workerAdded", worker: replacement, stimulusId: sid() }));
+        continue;
+      }
+      const [worker, t] = [...running][0];
+      running.delete(worker);
+      if (t.inputs.some((r) => !live.has(r))) {
+        // Its input was lost before it could be moved here: the move fails (a stale error).
+        const error = { name: "BasinError", code: "BASIN_WORKER" as const, message: "input lost" };
+        apply(s.handle({ type: "taskErred", key: t.key, worker, error, stimulusId: sid() }));
+        continue;
+      }
+      // The value a task computes names it and the values it read, so a wrong input shows.
+      const value = `${t.key}(${t.inputs.map((r) => live.get(r)!.value).join(",")})`;
+      const ref = next++;
+      live.set(ref, { worker, value });
+      apply(s.handle({ type: "taskFinished", key: t.key, worker, outputs: [ref], nbytes: 1, stimulusId: sid() }));
+    }
+    const expected = (key: string): string => `${key}(${deps.get(key)!.map(expected).join(",")})`;
+    return { s, result, expected: expected(graph.output), executed, live };
+  }
+
+  it("recomputes from lineage what a lost worker process held, and the released inputs it needs", () => {
+    // Step 5: the merges are done (the scans they read released); the worker holding merge-0 dies.
+    const r = simulate(tree, ["p0", "p1"], (step) => (step === 6 ? "p0" : undefined));
+    expect(r.result).toBe(r.expected);
+    expect(r.executed.length, "some tasks ran twice").toBeGreaterThan(tree.tasks.length);
+    expect(r.live.size, "only the result is left").toBe(1);
+  });
+
+  it.each([0, 1, 2, 3, 4, 5, 6, 7])(
+    "gives the same answer whichever moment a worker process dies (before step %i)",
+    (at) => {
+      for (const who of ["p0", "p1"]) {
+        const r = simulate(tree, ["p0", "p1"], (step) => (step === at ? who : undefined));
+        expect(r.result).toBe(r.expected);
+        expect(r.live.size).toBe(1);
+      }
+    },
+  );
+
+  it("restarts a task that was reading a lost output, and drops its stale result and error", () => {
+    const pair: TaskGraph = {
+      tasks: [task("scan-0"), task("scan-1"), task("merge-0", ["scan-0", "scan-1"])],
+      output: "merge-0",
+    };
+    const { s } = started(pair, ["p0", "p1", "p2"]);
+    s.handle({ type: "taskFinished", key: "scan-0", worker: "p0", outputs: [-1], nbytes: 1, stimulusId: sid() });
+    let out = s.handle({
+      type: "taskFinished",
+      key: "scan-1",
+      worker: "p1",
+      outputs: [-2],
+      nbytes: 1,
+      stimulusId: sid(),
+    });
+    const merge = of(out, "execute")[0];
+    expect(merge.key).toBe("merge-0");
+    const lostWorker = merge.worker === "p0" ? "p1" : "p0";
+    const lostRef = lostWorker === "p0" ? -1 : -2;
+    out = s.handle({ type: "workerLost", worker: lostWorker, reason: "killed", lost: [lostRef], stimulusId: sid() });
+    expect(
+      of(out, "execute").map((e) => e.key),
+      "the lost scan runs again",
+    ).toEqual([lostWorker === "p0" ? "scan-0" : "scan-1"]);
+    expect(s.counts()).toMatchObject({ processing: 1, waiting: 1 });
+    // merge-0's worker says its input move failed: stale, the run goes on.
+    out = s.handle({
+      type: "taskErred",
+      key: "merge-0",
+      worker: merge.worker,
+      error: { name: "BasinError", code: "BASIN_WORKER", message: "gone" },
+      stimulusId: sid(),
+    });
+    expect(s.status).toBe("running");
+    expect(of(out, "failed")).toEqual([]);
+    const again = of(out, "execute").length === 0 ? undefined : of(out, "execute")[0];
+    expect(again, "merge-0 still waits for the scan").toBeUndefined();
+  });
 });

@@ -218,6 +218,22 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       return info.Env().Undefined();
     });
   }));
+  // tableSave(handle, path) -> bytes: the table as an uncompressed spill file, the way
+  // tables travel between Basin's processes (a worker process and the engine).
+  exports.Set("tableSave", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      std::string path = info[1].As<Napi::String>();
+      return Napi::Number::New(info.Env(), double(WriteSpillFile(path, *t, SpillCodec::None)));
+    });
+  }));
+  // tableLoad(path) -> handle: a file tableSave wrote, read into this process's store.
+  exports.Set("tableLoad", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      std::string path = info[0].As<Napi::String>();
+      return PutTable(info.Env(), ReadSpillFile(path));
+    });
+  }));
   exports.Set("spillPolicyRun", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value { return PolicyRun(info); });
   }));

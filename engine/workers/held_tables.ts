@@ -1,0 +1,154 @@
+// Tables that live in a worker process's own store rather than the engine's. The
+// scheduler refers to them by negative refs (store handles are positive), so a ref
+// says by itself where its table is. A table moves only when another process reads
+// it: to the engine's store once (kept there while the ref lives), or into another
+// worker process for one task.
+import { unlinkSync } from "node:fs";
+import { BasinError } from "../common/errors.js";
+import { native, type Handle } from "../native/addon.js";
+import type { Ref } from "../scheduler/events.js";
+import { exchangeFile } from "./exchange_dir.js";
+
+/** Whether a ref names a table held by a worker process (else it is an engine store handle). */
+export function isHeld(ref: Ref): boolean {
+  return ref < 0;
+}
+
+interface Held {
+  /** The process holding it; undefined once that process is gone and only `host` is left. */
+  worker?: string;
+  handle: Handle;
+  /** Its copy in the engine's store, once something outside the worker read it. */
+  host?: Promise<Handle>;
+  /** That copy has arrived (a copy still on its way dies with its worker). */
+  hostReady?: boolean;
+}
+
+/** What HeldTables needs from the pool: a request to a worker process, answered with a number. */
+export type WorkerRequest = (
+  worker: string,
+  req: { type: "save"; handle: Handle; path: string } | { type: "load"; path: string },
+) => Promise<number>;
+
+/** A table as a task on some worker reads it: `transient` tables were moved in for that task only. */
+export interface Placed {
+  handle: Handle;
+  transient: boolean;
+}
+
+/**
+ * @example
+ * const ref = held.hold("gpu-0", 17);    // -1
+ * const h = await held.toHost(ref);      // a handle in the engine's store
+ */
+export class HeldTables {
+  private readonly tables = new Map<Ref, Held>();
+  private next = 0;
+
+  constructor(private readonly request: WorkerRequest) {}
+
+  /** Records a table a worker process made; returns its ref. */
+  hold(worker: string, handle: Handle): Ref {
+    const ref = -++this.next;
+    this.tables.set(ref, { worker, handle });
+    return ref;
+  }
+
+  /** Number of refs held now (for tests: nothing may be left after a run). */
+  get size(): number {
+    return this.tables.size;
+  }
+
+  /**
+   * The table in the engine's store: the ref itself for a store handle, else a copy
+   * made once and kept until the ref is released (the caller must not release it).
+   */
+  toHost(ref: Ref): Promise<Handle> {
+    if (!isHeld(ref)) return Promise.resolve(ref);
+    const t = this.get(ref);
+    t.host ??= this.fetch(t).then((h) => {
+      t.hostReady = true;
+      return h;
+    });
+    return t.host;
+  }
+
+  /** Moves a held table into the engine's store for good: the caller owns the handle, the ref is gone. */
+  async take(ref: Ref): Promise<Handle> {
+    if (!isHeld(ref)) return ref;
+    const h = await this.toHost(ref);
+    native().retain(h);
+    this.release(ref);
+    return h;
+  }
+
+  /**
+   * The table where `worker` can read it: a thread reads the engine's store; a process
+   * reads its own tables in place, others are moved in for one task (`transient`).
+   */
+  async place(ref: Ref, worker: string, isProcess: boolean): Promise<Placed> {
+    if (!isProcess) return { handle: await this.toHost(ref), transient: false };
+    const t = isHeld(ref) ? this.get(ref) : undefined;
+    if (t?.worker === worker) return { handle: t.handle, transient: false };
+    const path = exchangeFile();
+    try {
+      if (t && !t.host && t.worker) await this.request(t.worker, { type: "save", handle: t.handle, path });
+      else native().tableSave(await this.toHost(ref), path);
+      return { handle: await this.request(worker, { type: "load", path }), transient: true };
+    } finally {
+      unlinkQuietly(path);
+    }
+  }
+
+  /** Lets a ref go: its engine copy now, its worker's table with `dropInWorker`. */
+  release(ref: Ref, dropInWorker?: (worker: string, handle: Handle) => void): void {
+    const t = this.tables.get(ref);
+    if (!t) return;
+    this.tables.delete(ref);
+    t.host?.then((h) => native().release(h)).catch(() => {});
+    if (t.worker) dropInWorker?.(t.worker, t.handle);
+  }
+
+  /**
+   * A worker process is gone: returns the refs whose only copy it held (the scheduler
+   * recomputes them); refs with an engine copy live on there.
+   */
+  dropWorker(worker: string): Ref[] {
+    const lost: Ref[] = [];
+    for (const [ref, t] of this.tables) {
+      if (t.worker !== worker) continue;
+      if (t.hostReady) t.worker = undefined;
+      else {
+        this.tables.delete(ref);
+        lost.push(ref);
+      }
+    }
+    return lost;
+  }
+
+  private get(ref: Ref): Held {
+    const t = this.tables.get(ref);
+    if (!t)
+      throw new BasinError("BASIN_WORKER", `table ${ref} was lost with its worker process before it could be read`);
+    return t;
+  }
+
+  private async fetch(t: Held): Promise<Handle> {
+    if (!t.worker) throw new BasinError("BASIN_WORKER", "a table was lost with its worker process");
+    const path = exchangeFile();
+    try {
+      await this.request(t.worker, { type: "save", handle: t.handle, path });
+      return native().tableLoad(path);
+    } finally {
+      unlinkQuietly(path);
+    }
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // never written (the save failed): nothing to remove
+  }
+}

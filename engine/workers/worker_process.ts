@@ -1,0 +1,65 @@
+// Entry point of a worker process (each GPU's worker, and CPU workers where asked):
+// the same task loop as a worker thread, but with a store of its own, so a crash or
+// a sticky CUDA error ends this process only. Task outputs stay here until the engine
+// asks for them (`save`) or lets them go (`release`); inputs made elsewhere arrive as
+// files (`load`).
+import { BasinError } from "../common/errors.js";
+import { applyMemory } from "../memory/limits.js";
+import { native } from "../native/addon.js";
+import type { ProcessReply, ProcessRequest } from "./protocol.js";
+import { runTask } from "./run_task.js";
+
+const send = process.send?.bind(process);
+if (!send) throw new Error("workers/worker_process.js must run as a forked process");
+const gpuArg = process.argv[2];
+const gpu = gpuArg === undefined || gpuArg === "" ? undefined : Number(gpuArg);
+/** The GPU settings applied last: the same again keeps what the device caches. */
+let gpuApplied = "";
+
+function reply(id: number, work: () => number): void {
+  let r: ProcessReply;
+  try {
+    r = { type: "reply", id, ok: true, value: work() };
+  } catch (e) {
+    r = { type: "reply", id, ok: false, error: BasinError.from(e).toJSON() };
+  }
+  send!(r);
+}
+
+process.on("message", (msg: ProcessRequest) => {
+  const addon = native();
+  switch (msg.type) {
+    case "task": {
+      const result = runTask(msg.task, gpu);
+      for (const h of msg.task.transient ?? []) addon.release(h);
+      send({ type: "result", result } satisfies ProcessReply);
+      // A CUDA error may leave the GPU's context in doubt: this process makes way for a fresh one.
+      if (gpu !== undefined && !result.ok && result.error.code === "BASIN_CUDA") process.exit(1);
+      break;
+    }
+    case "configure":
+      reply(msg.id, () => {
+        applyMemory(msg.memory);
+        const key = msg.gpu ? JSON.stringify(msg.gpu) : "";
+        if (msg.gpu && key !== gpuApplied) addon.gpuConfigure(msg.gpu.device, msg.gpu.config);
+        gpuApplied = key;
+        return 0;
+      });
+      break;
+    case "save":
+      reply(msg.id, () => addon.tableSave(msg.handle, msg.path));
+      break;
+    case "load":
+      reply(msg.id, () => addon.tableLoad(msg.path));
+      break;
+    case "release":
+      for (const h of msg.handles) addon.release(h);
+      break;
+    case "idle":
+      addon.purgeBroadcastBuilds();
+      if (msg.trim) addon.releaseFreeMemory();
+      break;
+  }
+});
+// The engine going away (its IPC channel closes) ends this worker too.
+process.on("disconnect", () => process.exit(0));

@@ -1,0 +1,106 @@
+// Worker processes (`workerProcesses: "all"`, as each GPU's worker runs): answers equal
+// DuckDB's; a process killed mid-run takes its tables with it and they are recomputed
+// from the task graph (same answer, nothing left behind); a task error in a process
+// fails the run with its code and the process lives on.
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { col, count, LocalCluster, readCsv, type DataFrame, type ProgressEvent } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
+import { exchangeFolder } from "../../engine/workers/exchange_dir.js";
+import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
+import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+
+let dir: string;
+let duck: Duck;
+let cluster: LocalCluster;
+
+const trips = () => readCsv(`${dir}/*.csv`, { blocksize: 2048, dtypes: { k: "int64", v: "int64" } });
+/** Scans, a shuffle join of the trips with their own per-city sums, a group-by and a sort: several stages. */
+const pipeline = (t: DataFrame = trips()): DataFrame => {
+  const perCity = t.groupBy("city").agg(col("v").sum().alias("cv"), count().alias("cn"));
+  return t
+    .filter(col("f").gt(0))
+    .join(perCity, { on: "city", how: "inner" })
+    .groupBy("k")
+    .agg(count().alias("n"), col("cv").sum().alias("s"), col("f").median().alias("md"), col("city").max().alias("cmax"))
+    .sort("k");
+};
+const SQL = `WITH c AS (SELECT city, sum(v) AS cv, count(*) AS cn FROM t GROUP BY city)
+  SELECT k, count(*) AS n, sum(cv) AS s, median(f) AS md, max(city) AS cmax
+  FROM t JOIN c USING (city) WHERE f > 0 GROUP BY k ORDER BY k NULLS LAST`;
+
+beforeAll(async () => {
+  dir = writeTripsCsv(makeTrips(4000, 31), 4);
+  duck = await Duck.open();
+  await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
+  cluster = new LocalCluster({ workers: 2, workerProcesses: "all" });
+});
+
+afterAll(async () => {
+  await cluster.close();
+  duck.close();
+});
+
+/** Nothing is left anywhere once a run is over: no held tables, no engine tables, no moved files. */
+async function expectNothingLeft(): Promise<void> {
+  await cluster.idle();
+  expect(cluster.pool.held.size, "tables held by worker processes").toBe(0);
+  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  const folder = exchangeFolder();
+  expect(folder, "tables moved through the exchange folder").toBeDefined();
+  expect(readdirSync(folder!), "files left in the exchange folder").toEqual([]);
+}
+
+describe("worker processes", () => {
+  it("run a multi-stage pipeline to DuckDB's answer, with nothing left behind", async () => {
+    expect(cluster.pool.names.every((w) => cluster.pool.isProcess(w))).toBe(true);
+    expectSameRows(tableRows(await pipeline().compute({ cluster })), await duck.rows(SQL), "pipeline", true);
+    await expectNothingLeft();
+  });
+
+  it("read persisted tables from the engine's store, and persist into it", async () => {
+    const stored = await trips().persist({ cluster, partitions: 3 });
+    expectSameRows(tableRows(await pipeline(stored).compute({ cluster })), await duck.rows(SQL), "persisted", true);
+    stored.unpersist();
+    await expectNothingLeft();
+  });
+
+  it("killed mid-run: what the dead process held is recomputed from lineage, same answer", async () => {
+    const expected = await duck.rows(SQL);
+    for (const when of [1, 4, 8]) {
+      let killed = false;
+      const groups = new Map<string, number[]>();
+      const t = await pipeline().compute({
+        cluster,
+        onProgress: (e: ProgressEvent) => {
+          groups.set(e.group, [...(groups.get(e.group) ?? []), e.done]);
+          const done = [...groups.values()].reduce((n, d) => n + d[d.length - 1], 0);
+          if (!killed && done >= when) {
+            killed = true;
+            void cluster.pool.kill(cluster.pool.names[0]);
+          }
+        },
+      });
+      expect(killed).toBe(true);
+      expectSameRows(tableRows(t), expected, `killed after ${when} tasks`, true);
+      if (when === 8) {
+        // The killed process held finished tasks' outputs: their groups' progress went back.
+        const wentBack = [...groups.values()].some((d) => d.some((x, i) => i > 0 && x < d[i - 1]));
+        expect(wentBack, "some finished task ran again").toBe(true);
+      }
+      await expectNothingLeft();
+      expect(cluster.pool.names.length).toBe(2);
+    }
+  });
+
+  it("fail the run with the task's own error, and live on for the next run", async () => {
+    const bad = join(dir, "..", `bad-${process.pid}.csv`);
+    writeFileSync(bad, "a,b\n1,2\n3\n");
+    await expect(readCsv(bad).compute({ cluster })).rejects.toMatchObject({ code: "BASIN_PARSE" });
+    const names = cluster.pool.names;
+    expectSameRows(tableRows(await pipeline().compute({ cluster })), await duck.rows(SQL), "after an error", true);
+    expect(cluster.pool.names).toEqual(names);
+    await expectNothingLeft();
+  });
+});
