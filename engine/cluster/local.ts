@@ -247,7 +247,7 @@ export class LocalCluster implements Cluster {
       settled = run.settled.then(() => {
         native().purgeBroadcastBuilds(); // the run's right sides are let go by now
         if (this.current === run) this.current = undefined;
-        this.pool.idle(false);
+        this.pool.idle(false); // also lets go of worker copies of tables unpersisted since
         this.releaseWhenIdle();
       });
       run.start();
@@ -322,13 +322,17 @@ export class LocalCluster implements Cluster {
     try {
       const handles = await Promise.all(inputs.map(place));
       const placedSteps = isProcess
-        ? await Promise.all(steps.map(async (s) => (s.kind === "stored" ? { ...s, handle: await place(s.handle) } : s)))
+        ? await Promise.all(
+            steps.map(async (s) =>
+              s.kind === "stored" ? { ...s, handle: await this.pool.held.placeStored(s.handle, worker) } : s,
+            ),
+          )
         : steps;
       if (this.pool.incarnation(worker) !== who) return;
       this.pool.send(worker, { key, steps: placedSteps, inputs: handles, transient });
     } catch (e) {
       if (this.pool.incarnation(worker) !== who) return;
-      this.pool.dropTransient(worker, transient);
+      this.pool.releaseInWorker(worker, transient);
       run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
     }
   }

@@ -211,6 +211,9 @@ export interface GpuConfig {
 }
 
 /** Per-GPU memory and transfer counters (engine events and `basin run --stats`). */
+/** The CUDA faults the addon can inject (`gpuFault`, for the GPU suite). */
+export type GpuFault = "bad-launch" | "oom" | "illegal-address";
+
 export interface GpuStats {
   device: number;
   used: number;
@@ -261,7 +264,7 @@ export interface NativeAddon {
   gpuSort(device: number, h: Handle, keys: SortKey[]): Handle;
   gpuStats(): GpuStats[];
   /** Test hooks: "bad-launch", "oom", "illegal-address" each throw BASIN_CUDA. */
-  gpuFault(device: number, kind: "bad-launch" | "oom" | "illegal-address"): void;
+  gpuFault(device: number, kind: GpuFault): void;
   storeStats(): StoreStats;
   /** Gives memory the C library keeps after frees back to the system (glibc); whether any was. */
   releaseFreeMemory(): boolean;

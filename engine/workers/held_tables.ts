@@ -8,6 +8,7 @@ import { BasinError } from "../common/errors.js";
 import { native, type Handle } from "../native/addon.js";
 import type { Ref } from "../scheduler/events.js";
 import { exchangeFile } from "./exchange_dir.js";
+import type { ProcessQuery } from "./protocol.js";
 
 /** Whether a ref names a table held by a worker process (else it is an engine store handle). */
 export function isHeld(ref: Ref): boolean {
@@ -25,10 +26,9 @@ interface Held {
 }
 
 /** What HeldTables needs from the pool: a request to a worker process, answered with a number. */
-export type WorkerRequest = (
-  worker: string,
-  req: { type: "save"; handle: Handle; path: string } | { type: "load"; path: string },
-) => Promise<number>;
+export type WorkerRequest = (worker: string, req: ProcessQuery) => Promise<number>;
+/** ... and a way to release tables in a worker process. */
+export type WorkerRelease = (worker: string, handles: Handle[]) => void;
 
 /** A table as a task on some worker reads it: `transient` tables were moved in for that task only. */
 export interface Placed {
@@ -43,9 +43,16 @@ export interface Placed {
  */
 export class HeldTables {
   private readonly tables = new Map<Ref, Held>();
+  /** Copies of the engine's stored (persisted) tables in worker processes, by "worker handle". */
+  private readonly stored = new Map<string, { worker: string; host: Handle; handle: Promise<Handle> }>();
   private next = 0;
+  /** Tables and bytes moved between processes so far (the engine's store ↔ worker processes). */
+  readonly moved = { tables: 0, bytes: 0 };
 
-  constructor(private readonly request: WorkerRequest) {}
+  constructor(
+    private readonly request: WorkerRequest,
+    private readonly releaseIn: WorkerRelease,
+  ) {}
 
   /** Records a table a worker process made; returns its ref. */
   hold(worker: string, handle: Handle): Ref {
@@ -57,6 +64,13 @@ export class HeldTables {
   /** Number of refs held now (for tests: nothing may be left after a run). */
   get size(): number {
     return this.tables.size;
+  }
+
+  /** Number of refs whose only copy `worker` holds (what its loss would take). */
+  heldBy(worker: string): number {
+    let n = 0;
+    for (const t of this.tables.values()) if (t.worker === worker && !t.hostReady) n++;
+    return n;
   }
 
   /**
@@ -92,21 +106,58 @@ export class HeldTables {
     if (t?.worker === worker) return { handle: t.handle, transient: false };
     const path = exchangeFile();
     try {
-      if (t && !t.host && t.worker) await this.request(t.worker, { type: "save", handle: t.handle, path });
-      else native().tableSave(await this.toHost(ref), path);
+      const bytes =
+        t && !t.host && t.worker
+          ? await this.request(t.worker, { type: "save", handle: t.handle, path })
+          : native().tableSave(await this.toHost(ref), path);
+      this.count(bytes);
       return { handle: await this.request(worker, { type: "load", path }), transient: true };
     } finally {
       unlinkQuietly(path);
     }
   }
 
-  /** Lets a ref go: its engine copy now, its worker's table with `dropInWorker`. */
-  release(ref: Ref, dropInWorker?: (worker: string, handle: Handle) => void): void {
+  /**
+   * A stored table of the engine's (a persisted partition) in a worker process: moved
+   * there once and kept while the engine's table lives (see `pruneStored`), so a
+   * persisted frame is read in place by every later run on that worker.
+   */
+  placeStored(host: Handle, worker: string): Promise<Handle> {
+    const key = `${worker} ${host}`;
+    let copy = this.stored.get(key);
+    if (!copy) {
+      const path = exchangeFile();
+      const handle = (async () => {
+        try {
+          this.count(native().tableSave(host, path));
+          return await this.request(worker, { type: "load", path });
+        } finally {
+          unlinkQuietly(path);
+        }
+      })();
+      copy = { worker, host, handle };
+      this.stored.set(key, copy);
+      handle.catch(() => this.stored.delete(key));
+    }
+    return copy.handle;
+  }
+
+  /** Lets go of the worker copies of stored tables the engine has released (unpersisted). */
+  pruneStored(): void {
+    for (const [key, c] of this.stored) {
+      if (storeHas(c.host)) continue;
+      this.stored.delete(key);
+      c.handle.then((h) => this.releaseIn(c.worker, [h])).catch(() => {});
+    }
+  }
+
+  /** Lets a ref go: its engine copy, and its table in the worker process. */
+  release(ref: Ref): void {
     const t = this.tables.get(ref);
     if (!t) return;
     this.tables.delete(ref);
     t.host?.then((h) => native().release(h)).catch(() => {});
-    if (t.worker) dropInWorker?.(t.worker, t.handle);
+    if (t.worker) this.releaseIn(t.worker, [t.handle]);
   }
 
   /**
@@ -114,6 +165,7 @@ export class HeldTables {
    * recomputes them); refs with an engine copy live on there.
    */
   dropWorker(worker: string): Ref[] {
+    for (const [key, c] of this.stored) if (c.worker === worker) this.stored.delete(key);
     const lost: Ref[] = [];
     for (const [ref, t] of this.tables) {
       if (t.worker !== worker) continue;
@@ -124,6 +176,11 @@ export class HeldTables {
       }
     }
     return lost;
+  }
+
+  private count(bytes: number): void {
+    this.moved.tables++;
+    this.moved.bytes += bytes;
   }
 
   private get(ref: Ref): Held {
@@ -137,11 +194,21 @@ export class HeldTables {
     if (!t.worker) throw new BasinError("BASIN_WORKER", "a table was lost with its worker process");
     const path = exchangeFile();
     try {
-      await this.request(t.worker, { type: "save", handle: t.handle, path });
+      this.count(await this.request(t.worker, { type: "save", handle: t.handle, path }));
       return native().tableLoad(path);
     } finally {
       unlinkQuietly(path);
     }
+  }
+}
+
+/** Whether a handle still names a table in the engine's store (handles are never reused). */
+function storeHas(h: Handle): boolean {
+  try {
+    native().isSpilled(h);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -5,12 +5,12 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
 import { BasinError } from "../common/errors.js";
-import { native, type GpuConfig } from "../native/addon.js";
+import { native, type GpuConfig, type GpuFault } from "../native/addon.js";
 import type { MemorySettings } from "../memory/limits.js";
 import type { Ref } from "../scheduler/events.js";
 import { builtScript } from "./built_script.js";
 import { HeldTables, isHeld } from "./held_tables.js";
-import type { ProcessReply, ProcessRequest, ResultMessage, TaskMessage } from "./protocol.js";
+import type { ProcessQuery, ProcessReply, ProcessRequest, ResultMessage, TaskMessage } from "./protocol.js";
 
 /**
  * Starts a worker thread with the main thread's flags where a worker accepts them:
@@ -66,9 +66,14 @@ type Link =
 export class WorkerPool {
   private readonly workers = new Map<string, Link>();
   /** Tables held by worker processes, and how they move. */
-  readonly held = new HeldTables((worker, req) => this.request(worker, req));
+  readonly held = new HeldTables(
+    (worker, req) => this.request(worker, req),
+    (worker, handles) => this.releaseInWorker(worker, handles),
+  );
   private next = 0;
   private requests = 0;
+  /** The settings of the latest run, for worker processes started during it. */
+  private settings?: { memory: MemorySettings; gpuConfigs: ReadonlyMap<number, GpuConfig> };
   private closed = false;
 
   constructor(
@@ -110,35 +115,70 @@ export class WorkerPool {
 
   /** Applies the run's memory (and its GPU's) settings in every worker process. */
   async configure(memory: MemorySettings, gpuConfigs: ReadonlyMap<number, GpuConfig>): Promise<void> {
-    // Worker processes share the host limit with the engine's store: each gets its part.
-    const share = { ...memory, hostLimit: Math.floor(memory.hostLimit / Math.max(1, this.workers.size)) };
+    this.settings = { memory, gpuConfigs };
     await Promise.all(
-      [...this.workers].flatMap(([name, w]) => {
-        if (w.kind !== "process") return [];
-        const device = gpuDevice(name);
-        const config = device === undefined ? undefined : gpuConfigs.get(device);
-        const gpu = device !== undefined && config ? { device, config } : undefined;
-        return [this.request(name, { type: "configure", memory: share, ...(gpu ? { gpu } : {}) })];
-      }),
+      this.names
+        .filter((w) => this.isProcess(w))
+        .map((w) =>
+          this.configureOne(w).catch((e) => {
+            // One that died meanwhile is replaced, and its replacement configured as it starts.
+            if (this.incarnation(w) !== undefined && BasinError.from(e).code !== "BASIN_WORKER") throw e;
+          }),
+        ),
     );
   }
 
-  /** A run is over: worker processes drop their per-run caches (and, with `trim`, give freed memory back). */
+  /** Sends the last settings to one worker process (each new one gets them before its first task). */
+  private configureOne(worker: string): Promise<number> {
+    if (!this.settings) return Promise.resolve(0);
+    const { memory, gpuConfigs } = this.settings;
+    // Worker processes share the host limit with the engine's store: each gets its part.
+    const share = { ...memory, hostLimit: Math.floor(memory.hostLimit / Math.max(1, this.workers.size)) };
+    const device = gpuDevice(worker);
+    const config = device === undefined ? undefined : gpuConfigs.get(device);
+    const gpu = device !== undefined && config ? { device, config } : undefined;
+    return this.request(worker, { type: "configure", memory: share, ...(gpu ? { gpu } : {}) });
+  }
+
+  /**
+   * A run is over: worker processes drop their per-run caches and their copies of
+   * tables the engine has unpersisted (and, with `trim`, give freed memory back).
+   */
   idle(trim: boolean): void {
+    this.held.pruneStored();
     for (const w of this.workers.values())
       if (w.kind === "process" && w.child.connected) w.child.send({ type: "idle", trim } satisfies ProcessRequest);
+  }
+
+  /** How many tables each worker process's store holds now, by worker (tests: none once runs are over). */
+  async processTables(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const name of this.names) if (this.isProcess(name)) out[name] = await this.request(name, { type: "count" });
+    return out;
+  }
+
+  /** How many chains of steps a GPU worker process's GPU has run (the GPU suite's proof that work ran there). */
+  gpuChains(worker: string): Promise<number> {
+    return this.request(worker, { type: "gpuChains" });
+  }
+
+  /** Makes a worker process's next task fail with a CUDA fault (the GPU suite's fault injection). */
+  injectFault(worker: string, kind: GpuFault): void {
+    const w = this.workers.get(worker);
+    if (w?.kind !== "process") throw new BasinError("BASIN_INTERNAL", `${worker} is not a worker process`);
+    w.child.send({ type: "fault", kind } satisfies ProcessRequest);
   }
 
   /** Releases refs: store handles here, held tables in their process. */
   release(refs: readonly Ref[]): void {
     for (const r of refs) {
       if (!isHeld(r)) native().release(r);
-      else this.held.release(r, (worker, handle) => this.dropTransient(worker, [handle]));
+      else this.held.release(r);
     }
   }
 
-  /** Releases tables moved into a worker process for a task that never ran there. */
-  dropTransient(worker: string, handles: readonly number[]): void {
+  /** Releases tables in a worker process (moved in for a task that never ran, or no longer wanted). */
+  releaseInWorker(worker: string, handles: readonly number[]): void {
     const w = this.workers.get(worker);
     if (handles.length > 0 && w?.kind === "process" && w.child.connected)
       w.child.send({ type: "release", handles: [...handles] } satisfies ProcessRequest);
@@ -162,13 +202,7 @@ export class WorkerPool {
     this.workers.clear();
   }
 
-  private request(
-    worker: string,
-    req:
-      | { type: "save"; handle: number; path: string }
-      | { type: "load"; path: string }
-      | Omit<Extract<ProcessRequest, { type: "configure" }>, "id">,
-  ): Promise<number> {
+  private request(worker: string, req: ProcessQuery): Promise<number> {
     const w = this.workers.get(worker);
     if (w?.kind !== "process" || !w.child.connected)
       return Promise.reject(new BasinError("BASIN_WORKER", `worker ${worker} is gone`));
@@ -176,7 +210,7 @@ export class WorkerPool {
     return new Promise<number>((resolve, reject) => {
       w.pending.set(id, { resolve, reject });
       this.hold(w);
-      w.child.send({ ...req, id } as ProcessRequest);
+      w.child.send({ ...req, id } satisfies ProcessRequest);
     });
   }
 
@@ -260,6 +294,8 @@ export class WorkerPool {
       link.pending.clear();
     });
     this.letGo(link);
+    // Messages arrive in order: a replacement is configured before its first task.
+    this.configureOne(name).catch(() => {}); // it failing means it died: its exit is handled above
   }
 }
 

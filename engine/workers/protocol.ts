@@ -1,6 +1,6 @@
 import type { SerializedError } from "../common/errors.js";
 import type { Step } from "../graph/tasks.js";
-import type { GpuConfig, Handle } from "../native/addon.js";
+import type { GpuConfig, GpuFault, Handle } from "../native/addon.js";
 import type { MemorySettings } from "../memory/limits.js";
 
 /** Engine → worker (thread or process): run one task. */
@@ -17,16 +17,28 @@ export type ResultMessage =
   | { key: string; ok: true; outputs: Handle[]; rows: number; skippedLines: number; ms: number }
   | { key: string; ok: false; error: SerializedError };
 
+/** Engine → worker process: a question answered with a number (`ProcessReply`). */
+export type ProcessQuery =
+  | { type: "configure"; memory: MemorySettings; gpu?: { device: number; config: GpuConfig } }
+  /** Writes a table of its store to `path`; answers the bytes. */
+  | { type: "save"; handle: Handle; path: string }
+  /** Reads a table from `path` into its store; answers the handle. */
+  | { type: "load"; path: string }
+  /** Answers how many tables its store holds. */
+  | { type: "count" }
+  /** Answers how many chains of steps its GPU has run (0 without one): proof that work ran there. */
+  | { type: "gpuChains" };
+
 /**
  * Engine → worker process, besides tasks: its store is its own, so tables move in
  * and out through files (`save`, `load`), and the engine releases what it held.
  */
 export type ProcessRequest =
   | { type: "task"; task: TaskMessage }
-  | { type: "configure"; id: number; memory: MemorySettings; gpu?: { device: number; config: GpuConfig } }
-  | { type: "save"; id: number; handle: Handle; path: string }
-  | { type: "load"; id: number; path: string }
+  | (ProcessQuery & { id: number })
   | { type: "release"; handles: Handle[] }
+  /** Fault injection (the GPU suite): its next task fails with this CUDA fault instead of running. */
+  | { type: "fault"; kind: GpuFault }
   /** The run is over: drop per-run caches (broadcast builds); `trim` also gives freed memory back. */
   | { type: "idle"; trim: boolean };
 

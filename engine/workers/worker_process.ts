@@ -5,8 +5,8 @@
 // files (`load`).
 import { BasinError } from "../common/errors.js";
 import { applyMemory } from "../memory/limits.js";
-import { native } from "../native/addon.js";
-import type { ProcessReply, ProcessRequest } from "./protocol.js";
+import { native, type GpuFault } from "../native/addon.js";
+import type { ProcessReply, ProcessRequest, ResultMessage } from "./protocol.js";
 import { runTask } from "./run_task.js";
 
 const send = process.send?.bind(process);
@@ -15,6 +15,17 @@ const gpuArg = process.argv[2];
 const gpu = gpuArg === undefined || gpuArg === "" ? undefined : Number(gpuArg);
 /** The GPU settings applied last: the same again keeps what the device caches. */
 let gpuApplied = "";
+/** A fault the next task injects instead of running (the GPU suite's sticky-fault check). */
+let fault: GpuFault | undefined;
+
+function faulted(key: string, kind: GpuFault): ResultMessage {
+  try {
+    native().gpuFault(gpu ?? 0, kind);
+    throw new BasinError("BASIN_INTERNAL", `the injected ${kind} fault did not fail`);
+  } catch (e) {
+    return { key, ok: false, error: BasinError.from(e).toJSON() };
+  }
+}
 
 function reply(id: number, work: () => number): void {
   let r: ProcessReply;
@@ -30,7 +41,8 @@ process.on("message", (msg: ProcessRequest) => {
   const addon = native();
   switch (msg.type) {
     case "task": {
-      const result = runTask(msg.task, gpu);
+      const result = fault ? faulted(msg.task.key, fault) : runTask(msg.task, gpu);
+      fault = undefined;
       for (const h of msg.task.transient ?? []) addon.release(h);
       send({ type: "result", result } satisfies ProcessReply);
       // A CUDA error may leave the GPU's context in doubt: this process makes way for a fresh one.
@@ -51,6 +63,15 @@ process.on("message", (msg: ProcessRequest) => {
       break;
     case "load":
       reply(msg.id, () => addon.tableLoad(msg.path));
+      break;
+    case "count":
+      reply(msg.id, () => addon.storeStats().handles);
+      break;
+    case "gpuChains":
+      reply(msg.id, () => addon.gpuStats().find((s) => s.device === gpu)?.chains ?? 0);
+      break;
+    case "fault":
+      fault = msg.kind;
       break;
     case "release":
       for (const h of msg.handles) addon.release(h);

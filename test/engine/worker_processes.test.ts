@@ -47,6 +47,11 @@ async function expectNothingLeft(): Promise<void> {
   await cluster.idle();
   expect(cluster.pool.held.size, "tables held by worker processes").toBe(0);
   expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  const inWorkers = await cluster.pool.processTables();
+  expect(Object.keys(inWorkers).length).toBe(2);
+  expect(inWorkers, "tables left in the worker processes' stores").toEqual(
+    Object.fromEntries(Object.keys(inWorkers).map((w) => [w, 0])),
+  );
   const folder = exchangeFolder();
   expect(folder, "tables moved through the exchange folder").toBeDefined();
   expect(readdirSync(folder!), "files left in the exchange folder").toEqual([]);
@@ -59,10 +64,22 @@ describe("worker processes", () => {
     await expectNothingLeft();
   });
 
-  it("read persisted tables from the engine's store, and persist into it", async () => {
+  it("persist into the engine's store; a persisted table moves into a worker process once, and leaves it on unpersist", async () => {
     const stored = await trips().persist({ cluster, partitions: 3 });
+    const moved = () => cluster.pool.held.moved.tables;
+    const scanOnly = stored.agg(count().alias("n"));
+    const m0 = moved();
+    expect((await scanOnly.compute({ cluster })).toRows()).toEqual([{ n: 4000 }]);
+    const m1 = moved();
+    expect((await scanOnly.compute({ cluster })).toRows()).toEqual([{ n: 4000 }]);
+    const m2 = moved();
+    expect(m2 - m1, "the second run moves only partial counts, no persisted partition").toBeLessThan(m1 - m0);
     expectSameRows(tableRows(await pipeline(stored).compute({ cluster })), await duck.rows(SQL), "persisted", true);
+    const held = Object.values(await cluster.pool.processTables()).reduce((a, b) => a + b, 0);
+    expect(held, "copies of the persisted partitions stay in the workers while persisted").toBeGreaterThan(0);
     stored.unpersist();
+    // The next run lets the workers drop their copies (as the idle release would, 10 s later).
+    expect((await trips().agg(count().alias("n")).compute({ cluster })).toRows()).toEqual([{ n: 4000 }]);
     await expectNothingLeft();
   });
 
@@ -70,6 +87,7 @@ describe("worker processes", () => {
     const expected = await duck.rows(SQL);
     for (const when of [1, 4, 8]) {
       let killed = false;
+      let held = 0;
       const groups = new Map<string, number[]>();
       const t = await pipeline().compute({
         cluster,
@@ -78,7 +96,12 @@ describe("worker processes", () => {
           const done = [...groups.values()].reduce((n, d) => n + d[d.length - 1], 0);
           if (!killed && done >= when) {
             killed = true;
-            void cluster.pool.kill(cluster.pool.names[0]);
+            // The worker holding most finished outputs: its loss takes them.
+            const [victim] = cluster.pool.names.sort(
+              (a, b) => cluster.pool.held.heldBy(b) - cluster.pool.held.heldBy(a),
+            );
+            held = cluster.pool.held.heldBy(victim);
+            void cluster.pool.kill(victim);
           }
         },
       });
@@ -86,6 +109,7 @@ describe("worker processes", () => {
       expectSameRows(tableRows(t), expected, `killed after ${when} tasks`, true);
       if (when === 8) {
         // The killed process held finished tasks' outputs: their groups' progress went back.
+        expect(held, "the killed process held outputs").toBeGreaterThan(0);
         const wentBack = [...groups.values()].some((d) => d.some((x, i) => i > 0 && x < d[i - 1]));
         expect(wentBack, "some finished task ran again").toBe(true);
       }

@@ -14,6 +14,7 @@ import {
   GPU_CASES,
   runCase,
   runFaultChecks,
+  runProcessFaultCheck,
   runSpillCheck,
   runStickyFaultCheck,
   specialFrame,
@@ -105,7 +106,7 @@ async function main(): Promise<number> {
     }
   }
   await gpu.close();
-  const checks = [...(await runFaultChecks(cpu)), await runSpillCheck(cpu)];
+  const checks = [...(await runFaultChecks(cpu)), await runProcessFaultCheck(cpu), await runSpillCheck(cpu)];
   for (const o of checks) {
     if (!o.ok) failed++;
     log(`${o.ok ? "PASS" : "FAIL"} ${o.name}: ${o.detail}`);

@@ -9,6 +9,7 @@ import {
   GPU_CASES,
   runCase,
   runFaultChecks,
+  runProcessFaultCheck,
   runSpillCheck,
   runStickyFaultCheck,
   specialFrame,
@@ -40,6 +41,11 @@ describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
 
   it("gpu: CUDA errors are BASIN_CUDA naming the GPU, and the engine survives them", async () => {
     for (const o of await runFaultChecks(cpu)) expect(o.ok, `${o.name}: ${o.detail}`).toBe(true);
+  });
+
+  it("gpu: a sticky fault in the GPU's worker process ends only that process; the next run is on the GPU", async () => {
+    const o = await runProcessFaultCheck(cpu);
+    expect(o.ok, o.detail).toBe(true);
   });
 
   it("gpu: data twice the device memory limit completes through spilling", async () => {

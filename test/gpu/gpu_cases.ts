@@ -454,6 +454,48 @@ export async function runStickyFaultCheck(): Promise<CheckOutcome> {
 }
 
 /**
+ * The GPU's worker as a process (`workerProcesses: "gpu"`): it answers as the CPU does
+ * with its work on the GPU; a sticky CUDA fault injected into it fails that run with
+ * BASIN_CUDA and ends only that process; its replacement runs the next run on the GPU
+ * again (not on the CPU).
+ */
+export async function runProcessFaultCheck(cpu: LocalCluster): Promise<CheckOutcome> {
+  const gpu = new LocalCluster({ workers: 0, gpus: [0], workerProcesses: "gpu" });
+  const frame = tripsFrame(3000, 11)
+    .groupBy("city")
+    .agg(col("v").sum().alias("s"), col("f").mean().alias("m"))
+    .sort("city");
+  try {
+    const expected = await frame.compute({ cluster: cpu });
+    const first = diffTables(await frame.compute({ cluster: gpu }), expected);
+    const chains1 = await gpu.pool.gpuChains("gpu-0");
+    const before = gpu.pool.incarnation("gpu-0");
+    gpu.pool.injectFault("gpu-0", "illegal-address");
+    const e = await thrown(() => frame.compute({ cluster: gpu }));
+    for (let i = 0; i < 50 && gpu.pool.incarnation("gpu-0") === before; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const replaced = gpu.pool.incarnation("gpu-0") !== before && gpu.pool.incarnation("gpu-0") !== undefined;
+    const again = diffTables(await frame.compute({ cluster: gpu }), expected);
+    const chains2 = await gpu.pool.gpuChains("gpu-0");
+    const ok =
+      first === null &&
+      chains1 > 0 &&
+      e?.code === "BASIN_CUDA" &&
+      /GPU 0/.test(e.message) &&
+      replaced &&
+      again === null &&
+      chains2 > 0;
+    return {
+      name: "a sticky fault in the GPU's worker process: BASIN_CUDA, that process replaced, the next run on the GPU again",
+      ok,
+      detail: `first ${first ?? "ok"} (${chains1} chains); fault ${e?.code}: ${e?.message}; replaced ${replaced}; next ${again ?? "ok"} (${chains2} chains in the new process)`,
+    };
+  } finally {
+    await gpu.close();
+  }
+}
+
+/**
  * Data twice the device memory limit: a group-by over all of it completes by spilling
  * cached columns to host (dropping device copies, least recently used first), with the
  * CPU's answer.
