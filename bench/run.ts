@@ -8,7 +8,7 @@
  *               [--out BENCHMARKS.md] [--data-dir .bench-data] [--rss]
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { compareDigests, ROW_LIMITS, strideFor, type Digest, type RowLimits } from "./digest.js";
 import type { Dataset } from "./data_file.js";
@@ -57,8 +57,12 @@ export interface BenchOptions {
   own?: keyof typeof PROCESS_SUITES;
 }
 
-/** `basin-mem`/`basin-gpu`: Basin over persisted in-memory tables, on CPU workers / with GPU workers. */
-const KNOWN_SYSTEMS = ["basin", "duckdb", "polars", "basin-mem", "basin-gpu"];
+/**
+ * `basin-mem`/`basin-gpu`: Basin over persisted in-memory tables, on CPU workers / with
+ * GPU workers; `basin-proc`/`basin-gpu-proc`: the same with those workers as processes.
+ */
+const KNOWN_SYSTEMS = ["basin", "duckdb", "polars", "basin-mem", "basin-gpu", "basin-proc", "basin-gpu-proc"];
+const IN_MEMORY_BASINS = ["basin-mem", "basin-gpu", "basin-proc", "basin-gpu-proc"];
 const DEFAULT_SYSTEMS = ["basin", "duckdb", "polars"];
 
 function parseCount(name: string, s: string): number {
@@ -176,6 +180,10 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   if (opts.systems.includes("basin")) out.push(basinContender(data));
   if (opts.systems.includes("basin-mem")) out.push(basinMemoryContender(data, "basin-mem", { gpus: "none" }));
   if (opts.systems.includes("basin-gpu")) out.push(basinMemoryContender(data, "basin-gpu", { gpus: "all" }));
+  if (opts.systems.includes("basin-proc"))
+    out.push(basinMemoryContender(data, "basin-proc", { gpus: "none", workerProcesses: "all" }));
+  if (opts.systems.includes("basin-gpu-proc"))
+    out.push(basinMemoryContender(data, "basin-gpu-proc", { gpus: "all", workerProcesses: "gpu" }));
   if (opts.systems.includes("polars")) {
     if (opts.scan) out.push(polarsContender(data, false));
     out.push(polarsContender(data, true));
@@ -329,7 +337,7 @@ function ratioSpecs(names: string[]): RatioSpec[] {
   if (names.includes("basin"))
     for (const s of peers.filter((s) => names.includes(s) || names.includes(`${s}+scan`)))
       out.push({ header: `basin/${s}`, numerator: "basin", denominators: [`${s}+scan`, s], loadDenominators: [s] });
-  for (const b of ["basin-mem", "basin-gpu"].filter((b) => names.includes(b)))
+  for (const b of IN_MEMORY_BASINS.filter((b) => names.includes(b)))
     for (const s of peers.filter((s) => names.includes(s)))
       out.push({ header: `${b}/${s}`, numerator: b, denominators: [s], loadDenominators: [s] });
   return out;
@@ -437,14 +445,26 @@ function peakRss(suite: Suite, opts: BenchOptions): Map<string, number | string>
 
 /**
  * This process's peak resident set in KiB: VmHWM, the high-water mark of the memory
- * image exec() gave it. (`resourceUsage().maxRSS` would not do: Linux carries the
- * parent's peak into a child across fork and exec, so every child would report at
- * least the parent's RSS.) Elsewhere, maxRSS.
+ * image exec() gave it, plus its live child processes' (Basin's worker processes, an
+ * upper bound: their peaks need not coincide). (`resourceUsage().maxRSS` would not do:
+ * Linux carries the parent's peak into a child across fork and exec, so every child
+ * would report at least the parent's RSS.) Elsewhere, maxRSS.
  */
 function peakRssKb(): number {
+  const hwm = (pid: string) => {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  };
   try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
-    if (m) return Number(m[1]);
+    let kb = hwm("self");
+    for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p)))
+      try {
+        const ppid = /^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+        if (Number(ppid) === process.pid) kb += hwm(pid);
+      } catch {
+        // gone meanwhile
+      }
+    if (kb > 0) return kb;
   } catch {
     // not Linux
   }
@@ -456,7 +476,7 @@ function renderRss(suite: Suite, opts: BenchOptions, rss: Map<string, number | s
   const duck = rss.get("duckdb");
   const lines = [
     `Peak resident memory of each system's ${suite.name} run (load + every selected question once, ` +
-      "one fresh process per system, checks skipped; the child's VmHWM; " +
+      "one fresh process per system, checks skipped; the child's VmHWM, plus its worker processes' for `-proc` systems; " +
       "`duckdb`/`polars` = their in-memory tables, `basin` scans per query, `basin-mem` persists):",
     "",
     "| system | peak RSS MiB | ÷ duckdb |",

@@ -1,5 +1,5 @@
 // Builds .gpu-bundle/: what one `device` call needs on a GPU machine that has no Node
-// (test/gpu/device_run.ts bundled with the engine, the worker-thread bundle, the built
+// (test/gpu/device_run.ts bundled with the engine, the worker thread and process bundles, the built
 // addon, a compressed Node binary, DuckDB's bindings for the benchmark), under the 64 MiB
 // the device tool carries. Then, on the GPU machine:
 //   cd .gpu-bundle && sh run.sh          (writes results to $OUT)
@@ -25,6 +25,11 @@ const common = {
 };
 await build({ ...common, entryPoints: ["test/gpu/device_run.ts"], outfile: join(dir, "engine/run.js") });
 await build({ ...common, entryPoints: ["engine/workers/worker.ts"], outfile: join(dir, "workers/worker.js") });
+await build({
+  ...common,
+  entryPoints: ["engine/workers/worker_process.ts"],
+  outfile: join(dir, "workers/worker_process.js"),
+});
 
 cpSync("native/build/Release/basin.node", join(dir, "basin.node"));
 const nm = join(dir, "node_modules");
