@@ -18,7 +18,8 @@ import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "./cluster.js";
 import { WORKER_PROCESSES, WorkerPool, type WorkerProcesses } from "../workers/pool.js";
 import { isHeld } from "../workers/held_tables.js";
-import type { Step } from "../graph/tasks.js";
+import { writesToSink, type Step } from "../graph/tasks.js";
+import { runTask } from "../workers/run_task.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
@@ -47,7 +48,7 @@ export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
    * Which workers run as processes with a store of their own (default "none": every
    * worker is a thread of this process). A worker process that dies loses only what
    * it held, which is recomputed from the task graph; tables move to and from it
-   * through shared memory.
+   * through shared memory. The environment variable BASIN_WORKER_PROCESSES sets the default.
    */
   workerProcesses?: WorkerProcesses;
 }
@@ -99,7 +100,7 @@ export class LocalCluster implements Cluster {
         "BASIN_PLAN",
         `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`,
       );
-    const processes = options.workerProcesses ?? "none";
+    const processes = options.workerProcesses ?? (process.env.BASIN_WORKER_PROCESSES as WorkerProcesses) ?? "none";
     if (!WORKER_PROCESSES.includes(processes))
       throw new BasinError(
         "BASIN_PLAN",
@@ -306,7 +307,8 @@ export class LocalCluster implements Cluster {
   /**
    * Sends a task whose inputs must first be placed where its worker reads them: into
    * a worker process (its inputs, and the stored tables its steps name), or into this
-   * store from the process that holds them. A move that fails because a worker died
+   * store from the process that holds them. A task that writes into a file sink of
+   * this process runs here instead (a write is one step over a finished partition). A move that fails because a worker died
    * is already being handled (the scheduler heard of the loss first and requeued the
    * task); any other failure fails the task.
    */
@@ -320,6 +322,12 @@ export class LocalCluster implements Cluster {
       return p.handle;
     };
     try {
+      if (isProcess && steps.some(writesToSink)) {
+        // The file sink is this process's: the task runs here, on the engine's thread.
+        const local = await Promise.all(inputs.map((r) => this.pool.held.toHost(r)));
+        if (this.pool.incarnation(worker) === who) this.onResult(worker, runTask({ key, steps, inputs: local }));
+        return;
+      }
       const handles = await Promise.all(inputs.map(place));
       const placedSteps = isProcess
         ? await Promise.all(

@@ -102,6 +102,17 @@ export interface TaskGraph {
 }
 
 /**
+ * Whether a step writes into one of the engine process's file sinks (engine/io/part_sink.ts):
+ * only a worker in that process (a thread, or the engine's own thread) can run it.
+ *
+ * @example
+ * writesToSink({ kind: "writeCsvPart", sink: 3, part: 0 }) // true
+ */
+export function writesToSink(s: Step): boolean {
+  return s.kind === "writeCsvPart" || s.kind === "writeParquetPart" || s.kind === "writeArrowPart";
+}
+
+/**
  * The step that concatenates a task's `n` inputs, in order.
  *
  * @example

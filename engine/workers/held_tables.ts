@@ -4,6 +4,7 @@
 // it: to the engine's store once (kept there while the ref lives), or into another
 // worker process for one task.
 import { unlinkSync } from "node:fs";
+import { dirname } from "node:path";
 import { BasinError } from "../common/errors.js";
 import { native, type Handle } from "../native/addon.js";
 import type { Ref } from "../scheduler/events.js";
@@ -106,12 +107,14 @@ export class HeldTables {
     if (t?.worker === worker) return { handle: t.handle, transient: false };
     const path = exchangeFile();
     try {
-      const bytes =
-        t && !t.host && t.worker
-          ? await this.request(t.worker, { type: "save", handle: t.handle, path })
-          : native().tableSave(await this.toHost(ref), path);
-      this.count(bytes);
-      return { handle: await this.request(worker, { type: "load", path }), transient: true };
+      return await moving(path, async () => {
+        const bytes =
+          t && !t.host && t.worker
+            ? await this.request(t.worker, { type: "save", handle: t.handle, path })
+            : native().tableSave(await this.toHost(ref), path);
+        this.count(bytes);
+        return { handle: await this.request(worker, { type: "load", path }), transient: true };
+      });
     } finally {
       unlinkQuietly(path);
     }
@@ -129,8 +132,10 @@ export class HeldTables {
       const path = exchangeFile();
       const handle = (async () => {
         try {
-          this.count(native().tableSave(host, path));
-          return await this.request(worker, { type: "load", path });
+          return await moving(path, async () => {
+            this.count(native().tableSave(host, path));
+            return await this.request(worker, { type: "load", path });
+          });
         } finally {
           unlinkQuietly(path);
         }
@@ -194,11 +199,32 @@ export class HeldTables {
     if (!t.worker) throw new BasinError("BASIN_WORKER", "a table was lost with its worker process");
     const path = exchangeFile();
     try {
-      this.count(await this.request(t.worker, { type: "save", handle: t.handle, path }));
-      return native().tableLoad(path);
+      return await moving(path, async () => {
+        this.count(await this.request(t.worker!, { type: "save", handle: t.handle, path }));
+        return native().tableLoad(path);
+      });
     } finally {
       unlinkQuietly(path);
     }
+  }
+}
+
+/**
+ * Runs a move through `path`; a file that cannot be written or read there (the spill
+ * file code's BASIN_SPILL, whose advice is about spill folders) becomes BASIN_IO
+ * saying what the file was for and where such files go.
+ */
+async function moving<T>(path: string, move: () => Promise<T>): Promise<T> {
+  try {
+    return await move();
+  } catch (e) {
+    const err = BasinError.from(e);
+    if (err.code !== "BASIN_SPILL") throw err;
+    const why = err.message.split(`${path}: `)[1]?.split(";")[0] ?? err.message;
+    throw new BasinError(
+      "BASIN_IO",
+      `could not move a table between Basin's worker processes through ${path}: ${why}; free space in ${dirname(path)} (shared memory, else the temp folder), or run without workerProcesses`,
+    );
   }
 }
 

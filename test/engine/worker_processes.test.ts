@@ -118,6 +118,25 @@ describe("worker processes", () => {
     }
   });
 
+  it("write one file through the engine's file sink: the write tasks run in the engine's process", async () => {
+    for (const format of ["csv", "parquet"] as const) {
+      const out = join(dir, "..", `out-${process.pid}.${format}`);
+      const summary =
+        format === "csv"
+          ? await pipeline().writeCsv(out, { cluster })
+          : await pipeline().writeParquet(out, { cluster });
+      const back = await duck.rows(
+        format === "csv"
+          ? `SELECT * FROM read_csv('${out}', header=true, columns={'k': 'BIGINT', 'n': 'BIGINT', 's': 'DOUBLE', 'md': 'DOUBLE', 'cmax': 'VARCHAR'})`
+          : `SELECT * FROM '${out}'`,
+      );
+      const expected = await duck.rows(SQL);
+      expect(summary.rows).toBe(expected.length);
+      expectSameRows(back, expected, format, true);
+      await expectNothingLeft();
+    }
+  });
+
   it("fail the run with the task's own error, and live on for the next run", async () => {
     const bad = join(dir, "..", `bad-${process.pid}.csv`);
     writeFileSync(bad, "a,b\n1,2\n3\n");
