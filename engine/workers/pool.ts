@@ -9,6 +9,7 @@ import { native, type GpuConfig, type GpuFault } from "../native/addon.js";
 import type { MemorySettings } from "../memory/limits.js";
 import type { Ref } from "../scheduler/events.js";
 import { builtScript } from "./built_script.js";
+import { removeStaleSpillDirectories } from "../memory/spill_dir.js";
 import { HeldTables, isHeld } from "./held_tables.js";
 import type { ProcessQuery, ProcessReply, ProcessRequest, ResultMessage, TaskMessage } from "./protocol.js";
 
@@ -44,6 +45,9 @@ export interface PoolEvents {
   lost(worker: string, reason: string, lost: Ref[]): void;
   added(worker: string): void;
 }
+
+/** How long a worker process may take to exit when the pool closes before it is killed. */
+const CLOSE_GRACE_MS = 2000;
 
 /** Which workers are processes: none (all threads, the default), the GPUs' workers, or all. */
 export type WorkerProcesses = "none" | "gpu" | "all";
@@ -196,9 +200,24 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Ends every worker. A worker process is asked to exit (its IPC channel closes), so it
+   * removes its spill folder; one still busy after CLOSE_GRACE_MS is killed.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.names.map((w) => this.kill(w)));
+    await Promise.all(
+      this.names.map(async (name) => {
+        const w = this.workers.get(name);
+        if (w?.kind !== "process" || w.child.exitCode !== null || w.child.signalCode !== null) return this.kill(name);
+        const exited = new Promise((resolve) => w.child.once("exit", resolve));
+        this.hold(w);
+        const force = setTimeout(() => w.child.kill("SIGKILL"), CLOSE_GRACE_MS);
+        w.child.disconnect();
+        await exited;
+        clearTimeout(force);
+      }),
+    );
     this.workers.clear();
   }
 
@@ -285,6 +304,8 @@ export class WorkerPool {
     child.on("error", (err: Error) => (reason = err.message));
     child.on("exit", (code, signal) => {
       if (this.workers.get(name) === link) this.workers.delete(name);
+      // A killed process could not remove its spill folder: the engine does.
+      if (signal && this.settings) removeStaleSpillDirectories(this.settings.memory.localDirectory);
       const lost = this.held.dropWorker(name);
       // The scheduler hears of the loss before any request to this worker fails, so a
       // task waiting on a lost table is already being recomputed when its move fails.
