@@ -100,11 +100,11 @@ export class LocalCluster implements Cluster {
         "BASIN_PLAN",
         `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`,
       );
-    const processes = options.workerProcesses ?? (process.env.BASIN_WORKER_PROCESSES as WorkerProcesses) ?? "none";
-    if (!WORKER_PROCESSES.includes(processes))
+    const processes = options.workerProcesses ?? process.env.BASIN_WORKER_PROCESSES ?? "none";
+    if (!WORKER_PROCESSES.includes(processes as WorkerProcesses))
       throw new BasinError(
         "BASIN_PLAN",
-        `workerProcesses must be one of ${WORKER_PROCESSES.map((p) => `"${p}"`).join(", ")}, got ${JSON.stringify(processes)}`,
+        `workerProcesses (or BASIN_WORKER_PROCESSES) must be one of ${WORKER_PROCESSES.map((p) => `"${p}"`).join(", ")}, got ${JSON.stringify(processes)}`,
       );
     this.pool = new WorkerPool(
       n,
@@ -118,7 +118,7 @@ export class LocalCluster implements Cluster {
           this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
       },
       gpus,
-      processes,
+      processes as WorkerProcesses,
     );
     if (this.pool.gpus.length > 0) {
       for (const d of native().gpuInfo().devices) this.busIds.set(d.index, d.pciBusId);
@@ -308,9 +308,9 @@ export class LocalCluster implements Cluster {
    * Sends a task whose inputs must first be placed where its worker reads them: into
    * a worker process (its inputs, and the stored tables its steps name), or into this
    * store from the process that holds them. A task that writes into a file sink of
-   * this process runs here instead (a write is one step over a finished partition). A move that fails because a worker died
-   * is already being handled (the scheduler heard of the loss first and requeued the
-   * task); any other failure fails the task.
+   * this process runs here instead (a write is one step over a finished partition).
+   * A move that fails because a worker died is already being handled (the scheduler
+   * heard of the loss first and requeued the task); any other failure fails the task.
    */
   private async dispatch(run: GraphRun, worker: string, key: string, steps: Step[], inputs: Ref[]): Promise<void> {
     const who = this.pool.incarnation(worker);

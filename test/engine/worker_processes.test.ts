@@ -137,6 +137,15 @@ describe("worker processes", () => {
     }
   });
 
+  it("an unknown workerProcesses value is BASIN_PLAN naming the ones there are", () => {
+    expect(() => new LocalCluster({ workers: 1, workerProcesses: "threads" as never })).toThrow(
+      expect.objectContaining({
+        code: "BASIN_PLAN",
+        message: expect.stringContaining('must be one of "none", "gpu", "all", got "threads"'),
+      }),
+    );
+  });
+
   it("fail the run with the task's own error, and live on for the next run", async () => {
     const bad = join(dir, "..", `bad-${process.pid}.csv`);
     writeFileSync(bad, "a,b\n1,2\n3\n");
