@@ -17,7 +17,7 @@ import { isGpuWorker } from "../scheduler/placement.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "./cluster.js";
 import { WORKER_PROCESSES, WorkerPool, type WorkerProcesses } from "../workers/pool.js";
-import { isHeld } from "../workers/held_tables.js";
+import { isHeld, type Placed } from "../workers/held_tables.js";
 import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
@@ -316,11 +316,11 @@ export class LocalCluster implements Cluster {
     const who = this.pool.incarnation(worker);
     const isProcess = this.pool.isProcess(worker);
     const transient: number[] = [];
-    const place = async (ref: Ref) => {
-      const p = await this.pool.held.place(ref, worker, isProcess);
+    const track = (p: Placed) => {
       if (p.transient) transient.push(p.handle);
       return p.handle;
     };
+    const place = async (ref: Ref) => track(await this.pool.held.place(ref, worker, isProcess));
     try {
       if (isProcess && steps.some(writesToSink)) {
         // The file sink is this process's: the task runs here, on the engine's thread.
@@ -332,7 +332,7 @@ export class LocalCluster implements Cluster {
       const placedSteps = isProcess
         ? await Promise.all(
             steps.map(async (s) =>
-              s.kind === "stored" ? { ...s, handle: await this.pool.held.placeStored(s.handle, worker) } : s,
+              s.kind === "stored" ? { ...s, handle: track(await this.pool.held.placeStored(s.handle, worker)) } : s,
             ),
           )
         : steps;

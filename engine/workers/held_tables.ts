@@ -44,8 +44,8 @@ export interface Placed {
  */
 export class HeldTables {
   private readonly tables = new Map<Ref, Held>();
-  /** Copies of the engine's stored (persisted) tables in worker processes, by "worker handle". */
-  private readonly stored = new Map<string, { worker: string; host: Handle; handle: Promise<Handle> }>();
+  /** Copies of the engine's stored (persisted) tables kept in a worker process, by the engine's handle. */
+  private readonly stored = new Map<Handle, { worker: string; handle: Promise<Handle> }>();
   private next = 0;
   /** Tables and bytes moved between processes so far (the engine's store ↔ worker processes). */
   readonly moved = { tables: 0, bytes: 0 };
@@ -105,15 +105,35 @@ export class HeldTables {
     if (!isProcess) return { handle: await this.toHost(ref), transient: false };
     const t = isHeld(ref) ? this.get(ref) : undefined;
     if (t?.worker === worker) return { handle: t.handle, transient: false };
+    if (!t || t.host || !t.worker)
+      return { handle: await this.moveIn(await this.toHost(ref), worker), transient: true };
+    // Straight from the process holding it to the one reading it.
+    const from = t.worker;
+    const handle = await this.move(
+      (path) => this.request(from, { type: "save", handle: t.handle, path }),
+      (path) => this.request(worker, { type: "load", path }),
+    );
+    return { handle, transient: true };
+  }
+
+  /** A table of the engine's store into a worker process's; returns its handle there. */
+  private moveIn(host: Handle, worker: string): Promise<Handle> {
+    return this.move(
+      async (path) => native().tableSave(host, path),
+      (path) => this.request(worker, { type: "load", path }),
+    );
+  }
+
+  /** Moves a table through an exchange file: `save` writes it (answering its bytes), `load` reads it where it goes. */
+  private async move(
+    save: (path: string) => Promise<number>,
+    load: (path: string) => Promise<Handle>,
+  ): Promise<Handle> {
     const path = exchangeFile();
     try {
       return await moving(path, async () => {
-        const bytes =
-          t && !t.host && t.worker
-            ? await this.request(t.worker, { type: "save", handle: t.handle, path })
-            : native().tableSave(await this.toHost(ref), path);
-        this.count(bytes);
-        return { handle: await this.request(worker, { type: "load", path }), transient: true };
+        this.count(await save(path));
+        return await load(path);
       });
     } finally {
       unlinkQuietly(path);
@@ -121,37 +141,28 @@ export class HeldTables {
   }
 
   /**
-   * A stored table of the engine's (a persisted partition) in a worker process: moved
-   * there once and kept while the engine's table lives (see `pruneStored`), so a
-   * persisted frame is read in place by every later run on that worker.
+   * A stored table of the engine's (a persisted partition) in a worker process. The
+   * first worker process to read it keeps a copy while the engine's table lives (see
+   * `pruneStored`), so a persisted frame is read in place by later runs there; another
+   * worker gets it for one task (`transient`), so no table is kept twice.
    */
-  placeStored(host: Handle, worker: string): Promise<Handle> {
-    const key = `${worker} ${host}`;
-    let copy = this.stored.get(key);
+  async placeStored(host: Handle, worker: string): Promise<Placed> {
+    let copy = this.stored.get(host);
     if (!copy) {
-      const path = exchangeFile();
-      const handle = (async () => {
-        try {
-          return await moving(path, async () => {
-            this.count(native().tableSave(host, path));
-            return await this.request(worker, { type: "load", path });
-          });
-        } finally {
-          unlinkQuietly(path);
-        }
-      })();
-      copy = { worker, host, handle };
-      this.stored.set(key, copy);
-      handle.catch(() => this.stored.delete(key));
+      const handle = this.moveIn(host, worker);
+      copy = { worker, handle };
+      this.stored.set(host, copy);
+      handle.catch(() => this.stored.delete(host));
     }
-    return copy.handle;
+    if (copy.worker === worker) return { handle: await copy.handle, transient: false };
+    return { handle: await this.moveIn(host, worker), transient: true };
   }
 
   /** Lets go of the worker copies of stored tables the engine has released (unpersisted). */
   pruneStored(): void {
-    for (const [key, c] of this.stored) {
-      if (storeHas(c.host)) continue;
-      this.stored.delete(key);
+    for (const [host, c] of this.stored) {
+      if (storeHas(host)) continue;
+      this.stored.delete(host);
       c.handle.then((h) => this.releaseIn(c.worker, [h])).catch(() => {});
     }
   }
@@ -170,7 +181,7 @@ export class HeldTables {
    * recomputes them); refs with an engine copy live on there.
    */
   dropWorker(worker: string): Ref[] {
-    for (const [key, c] of this.stored) if (c.worker === worker) this.stored.delete(key);
+    for (const [host, c] of this.stored) if (c.worker === worker) this.stored.delete(host);
     const lost: Ref[] = [];
     for (const [ref, t] of this.tables) {
       if (t.worker !== worker) continue;
@@ -195,17 +206,13 @@ export class HeldTables {
     return t;
   }
 
-  private async fetch(t: Held): Promise<Handle> {
-    if (!t.worker) throw new BasinError("BASIN_WORKER", "a table was lost with its worker process");
-    const path = exchangeFile();
-    try {
-      return await moving(path, async () => {
-        this.count(await this.request(t.worker!, { type: "save", handle: t.handle, path }));
-        return native().tableLoad(path);
-      });
-    } finally {
-      unlinkQuietly(path);
-    }
+  private fetch(t: Held): Promise<Handle> {
+    const from = t.worker;
+    if (!from) return Promise.reject(new BasinError("BASIN_WORKER", "a table was lost with its worker process"));
+    return this.move(
+      (path) => this.request(from, { type: "save", handle: t.handle, path }),
+      async (path) => native().tableLoad(path),
+    );
   }
 }
 
