@@ -77,6 +77,7 @@ describe("worker processes", () => {
     expectSameRows(tableRows(await pipeline(stored).compute({ cluster })), await duck.rows(SQL), "persisted", true);
     const held = Object.values(await cluster.pool.processTables()).reduce((a, b) => a + b, 0);
     expect(held, "copies of the persisted partitions stay in the workers while persisted").toBeGreaterThan(0);
+    expect(held, "each of the 3 partitions is kept by one worker at most").toBeLessThanOrEqual(3);
     stored.unpersist();
     // The next run lets the workers drop their copies (as the idle release would, 10 s later).
     expect((await trips().agg(count().alias("n")).compute({ cluster })).toRows()).toEqual([{ n: 4000 }]);
