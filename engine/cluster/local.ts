@@ -9,7 +9,7 @@ import { withWriteTasks } from "../graph/write_tasks.js";
 import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
-import { memoryStatus } from "../memory/status.js";
+import { addMemoryStats, addStoreStats, memoryStatus } from "../memory/status.js";
 import { native, type MemoryStats } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
 import type { Ref } from "../scheduler/events.js";
@@ -185,10 +185,21 @@ export class LocalCluster implements Cluster {
       this.monitor = new GpuMonitor(this.monitorOptions);
       this.monitor.start();
     }
-    const s = native().storeStats();
-    const gpus = native()
-      .gpuStats()
-      .filter((g) => this.gpus.includes(g.device));
+    // Worker processes hold their own tables (and their GPU's state): theirs count too.
+    const workers = Object.values(await this.pool.processStats());
+    const s = addStoreStats(
+      native().storeStats(),
+      workers.map((w) => w.store),
+    );
+    const inProcesses = workers.flatMap((w) => w.gpus);
+    const gpus = [
+      ...native()
+        .gpuStats()
+        .filter((g) => !inProcesses.some((p) => p.device === g.device)),
+      ...inProcesses,
+    ]
+      .filter((g) => this.gpus.includes(g.device))
+      .sort((a, b) => a.device - b.device);
     return {
       kind: "local",
       workers: this.pool.names.map((name) => {
@@ -203,7 +214,14 @@ export class LocalCluster implements Cluster {
         };
       }),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
-      memory: memoryStatus(native().memoryStats(), gpus, (device) => this.gpuReading(device)),
+      memory: memoryStatus(
+        addMemoryStats(
+          native().memoryStats(),
+          workers.map((w) => w.memory),
+        ),
+        gpus,
+        (device) => this.gpuReading(device),
+      ),
       gpu:
         this.pool.gpus.length > 0
           ? { workers: this.pool.gpus.length, why: "", utilisation: this.monitor?.why ?? "" }

@@ -1,5 +1,47 @@
 import type { GpuMemoryStatus, MemoryStatus } from "../common/rpc.js";
-import type { GpuStats, MemoryStats } from "../native/addon.js";
+import type { GpuStats, MemoryStats, StoreStats } from "../native/addon.js";
+
+/** The engine's store statistics with its worker processes' stores added. */
+export function addStoreStats(engine: StoreStats, workers: StoreStats[]): StoreStats {
+  return workers.reduce(
+    (a, w) => ({
+      handles: a.handles + w.handles,
+      buffers: a.buffers + w.buffers,
+      bytes: a.bytes + w.bytes,
+      peakBytes: a.peakBytes + w.peakBytes,
+    }),
+    engine,
+  );
+}
+
+/**
+ * The engine's memory statistics with its worker processes' added: bytes, tables and
+ * spill activity sum; the limits and spill folder are the engine's (the cluster's).
+ *
+ * @example
+ * addMemoryStats(native().memoryStats(), workers.map((w) => w.memory)).hostBytes
+ */
+export function addMemoryStats(engine: MemoryStats, workers: MemoryStats[]): MemoryStats {
+  const sum = (k: keyof MemoryStats) => workers.reduce((n, w) => n + (w[k] as number), engine[k] as number);
+  return {
+    ...engine,
+    hostBytes: sum("hostBytes"),
+    hostTables: sum("hostTables"),
+    diskBytes: sum("diskBytes"),
+    diskTables: sum("diskTables"),
+    deviceBytes: sum("deviceBytes"),
+    spilledCount: sum("spilledCount"),
+    spilledBytes: sum("spilledBytes"),
+    unspilledCount: sum("unspilledCount"),
+    unspilledBytes: sum("unspilledBytes"),
+    writtenBytes: sum("writtenBytes"),
+    reusedCount: sum("reusedCount"),
+    pooledBytes: sum("pooledBytes"),
+    spillSeconds: sum("spillSeconds"),
+    unspillSeconds: sum("unspillSeconds"),
+    overLimit: engine.overLimit || workers.some((w) => w.overLimit),
+  };
+}
 
 /**
  * The store's memory statistics in the shape the workbench reads (ClusterStatus.memory),

@@ -27,7 +27,7 @@ interface Held {
 }
 
 /** What HeldTables needs from the pool: a request to a worker process, answered with a number. */
-export type WorkerRequest = (worker: string, req: ProcessQuery) => Promise<number>;
+export type WorkerRequest = (worker: string, req: Exclude<ProcessQuery, { type: "stats" }>) => Promise<number>;
 /** ... and a way to release tables in a worker process. */
 export type WorkerRelease = (worker: string, handles: Handle[]) => void;
 

@@ -11,7 +11,15 @@ import type { Ref } from "../scheduler/events.js";
 import { builtScript } from "./built_script.js";
 import { removeStaleSpillDirectories } from "../memory/spill_dir.js";
 import { HeldTables, isHeld } from "./held_tables.js";
-import type { ProcessQuery, ProcessReply, ProcessRequest, ResultMessage, TaskMessage } from "./protocol.js";
+import type {
+  Answer,
+  ProcessQuery,
+  ProcessReply,
+  ProcessRequest,
+  ResultMessage,
+  TaskMessage,
+  WorkerStats,
+} from "./protocol.js";
 
 /**
  * Starts a worker thread with the main thread's flags where a worker accepts them:
@@ -58,7 +66,7 @@ type Link =
   | {
       kind: "process";
       child: ChildProcess;
-      pending: Map<number, { resolve(v: number): void; reject(e: Error): void }>;
+      pending: Map<number, { resolve(v: number | WorkerStats): void; reject(e: Error): void }>;
     };
 
 /**
@@ -154,16 +162,20 @@ export class WorkerPool {
       if (w.kind === "process" && w.child.connected) w.child.send({ type: "idle", trim } satisfies ProcessRequest);
   }
 
-  /** How many tables each worker process's store holds now, by worker (tests: none once runs are over). */
-  async processTables(): Promise<Record<string, number>> {
-    const out: Record<string, number> = {};
-    for (const name of this.names) if (this.isProcess(name)) out[name] = await this.request(name, { type: "count" });
+  /** Each live worker process's stats, by worker (one that dies meanwhile is left out). */
+  async processStats(): Promise<Record<string, WorkerStats>> {
+    const out: Record<string, WorkerStats> = {};
+    await Promise.all(
+      this.names
+        .filter((w) => this.isProcess(w))
+        .map((w) =>
+          this.request(w, { type: "stats" }).then(
+            (s) => void (out[w] = s),
+            () => {},
+          ),
+        ),
+    );
     return out;
-  }
-
-  /** How many chains of steps a GPU worker process's GPU has run (the GPU suite's proof that work ran there). */
-  gpuChains(worker: string): Promise<number> {
-    return this.request(worker, { type: "gpuChains" });
   }
 
   /** Makes a worker process's next task fail with a CUDA fault (the GPU suite's fault injection). */
@@ -221,13 +233,13 @@ export class WorkerPool {
     this.workers.clear();
   }
 
-  private request(worker: string, req: ProcessQuery): Promise<number> {
+  private request<Q extends ProcessQuery>(worker: string, req: Q): Promise<Answer<Q>> {
     const w = this.workers.get(worker);
     if (w?.kind !== "process" || !w.child.connected)
       return Promise.reject(new BasinError("BASIN_WORKER", `worker ${worker} is gone`));
     const id = ++this.requests;
-    return new Promise<number>((resolve, reject) => {
-      w.pending.set(id, { resolve, reject });
+    return new Promise<Answer<Q>>((resolve, reject) => {
+      w.pending.set(id, { resolve: (v) => resolve(v as Answer<Q>), reject });
       this.hold(w);
       w.child.send({ ...req, id } satisfies ProcessRequest);
     });

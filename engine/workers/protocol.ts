@@ -1,6 +1,6 @@
 import type { SerializedError } from "../common/errors.js";
 import type { Step } from "../graph/tasks.js";
-import type { GpuConfig, GpuFault, Handle } from "../native/addon.js";
+import type { GpuConfig, GpuFault, GpuStats, Handle, MemoryStats, StoreStats } from "../native/addon.js";
 import type { MemorySettings } from "../memory/limits.js";
 
 /** Engine → worker (thread or process): run one task. */
@@ -17,17 +17,26 @@ export type ResultMessage =
   | { key: string; ok: true; outputs: Handle[]; rows: number; skippedLines: number; ms: number }
   | { key: string; ok: false; error: SerializedError };
 
-/** Engine → worker process: a question answered with a number (`ProcessReply`). */
+/** What a worker process's store and GPU hold and have done (the dashboard adds it to the engine's). */
+export interface WorkerStats {
+  store: StoreStats;
+  memory: MemoryStats;
+  /** Its GPU's, when it is a GPU's worker. */
+  gpus: GpuStats[];
+}
+
+/** Engine → worker process: a question, answered (`ProcessReply`) with a number, or its stats. */
 export type ProcessQuery =
   | { type: "configure"; memory: MemorySettings; gpu?: { device: number; config: GpuConfig } }
   /** Writes a table of its store to `path`; answers the bytes. */
   | { type: "save"; handle: Handle; path: string }
   /** Reads a table from `path` into its store; answers the handle. */
   | { type: "load"; path: string }
-  /** Answers how many tables its store holds. */
-  | { type: "count" }
-  /** Answers how many chains of steps its GPU has run (0 without one): proof that work ran there. */
-  | { type: "gpuChains" };
+  /** Answers its WorkerStats. */
+  | { type: "stats" };
+
+/** The answer to each query. */
+export type Answer<Q extends ProcessQuery> = Q extends { type: "stats" } ? WorkerStats : number;
 
 /**
  * Engine → worker process, besides tasks: its store is its own, so tables move in
@@ -45,5 +54,5 @@ export type ProcessRequest =
 /** Worker process → engine. */
 export type ProcessReply =
   | { type: "result"; result: ResultMessage }
-  | { type: "reply"; id: number; ok: true; value: number }
+  | { type: "reply"; id: number; ok: true; value: number | WorkerStats }
   | { type: "reply"; id: number; ok: false; error: SerializedError };

@@ -6,7 +6,7 @@
 import { BasinError } from "../common/errors.js";
 import { applyMemory } from "../memory/limits.js";
 import { native, type GpuFault } from "../native/addon.js";
-import type { ProcessReply, ProcessRequest, ResultMessage } from "./protocol.js";
+import type { ProcessReply, ProcessRequest, ResultMessage, WorkerStats } from "./protocol.js";
 import { runTask } from "./run_task.js";
 
 const send = process.send?.bind(process);
@@ -27,7 +27,7 @@ function faulted(key: string, kind: GpuFault): ResultMessage {
   }
 }
 
-function reply(id: number, work: () => number): void {
+function reply(id: number, work: () => number | WorkerStats): void {
   let r: ProcessReply;
   try {
     r = { type: "reply", id, ok: true, value: work() };
@@ -64,11 +64,12 @@ process.on("message", (msg: ProcessRequest) => {
     case "load":
       reply(msg.id, () => addon.tableLoad(msg.path));
       break;
-    case "count":
-      reply(msg.id, () => addon.storeStats().handles);
-      break;
-    case "gpuChains":
-      reply(msg.id, () => addon.gpuStats().find((s) => s.device === gpu)?.chains ?? 0);
+    case "stats":
+      reply(msg.id, () => ({
+        store: addon.storeStats(),
+        memory: addon.memoryStats(),
+        gpus: addon.gpuStats().filter((s) => s.device === gpu),
+      }));
       break;
     case "fault":
       fault = msg.kind;

@@ -42,12 +42,18 @@ afterAll(async () => {
   duck.close();
 });
 
+/** How many tables each worker process's store holds. */
+async function workerTables(): Promise<Record<string, number>> {
+  const stats = await cluster.pool.processStats();
+  return Object.fromEntries(Object.entries(stats).map(([w, s]) => [w, s.store.handles]));
+}
+
 /** Nothing is left anywhere once a run is over: no held tables, no engine tables, no moved files. */
 async function expectNothingLeft(): Promise<void> {
   await cluster.idle();
   expect(cluster.pool.held.size, "tables held by worker processes").toBe(0);
   expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
-  const inWorkers = await cluster.pool.processTables();
+  const inWorkers = await workerTables();
   expect(Object.keys(inWorkers).length).toBe(2);
   expect(inWorkers, "tables left in the worker processes' stores").toEqual(
     Object.fromEntries(Object.keys(inWorkers).map((w) => [w, 0])),
@@ -75,9 +81,14 @@ describe("worker processes", () => {
     const m2 = moved();
     expect(m2 - m1, "the second run moves only partial counts, no persisted partition").toBeLessThan(m1 - m0);
     expectSameRows(tableRows(await pipeline(stored).compute({ cluster })), await duck.rows(SQL), "persisted", true);
-    const held = Object.values(await cluster.pool.processTables()).reduce((a, b) => a + b, 0);
+    const held = Object.values(await workerTables()).reduce((a, b) => a + b, 0);
     expect(held, "copies of the persisted partitions stay in the workers while persisted").toBeGreaterThan(0);
     expect(held, "each of the 3 partitions is kept by one worker at most").toBeLessThanOrEqual(3);
+    // The dashboard counts what the worker processes hold with the engine's own.
+    const status = await cluster.clusterStatus();
+    const engine = native().storeStats().handles;
+    expect(status.store.tables).toBe(engine + held);
+    expect(status.memory.host.tables).toBeGreaterThanOrEqual(engine + held);
     stored.unpersist();
     // The next run lets the workers drop their copies (as the idle release would, 10 s later).
     expect((await trips().agg(count().alias("n")).compute({ cluster })).toRows()).toEqual([{ n: 4000 }]);

@@ -468,7 +468,8 @@ export async function runProcessFaultCheck(cpu: LocalCluster): Promise<CheckOutc
   try {
     const expected = await frame.compute({ cluster: cpu });
     const first = diffTables(await frame.compute({ cluster: gpu }), expected);
-    const chains1 = await gpu.pool.gpuChains("gpu-0");
+    const chains = async () => (await gpu.pool.processStats())["gpu-0"]?.gpus[0]?.chains ?? 0;
+    const chains1 = await chains();
     const before = gpu.pool.incarnation("gpu-0");
     gpu.pool.injectFault("gpu-0", "illegal-address");
     const e = await thrown(() => frame.compute({ cluster: gpu }));
@@ -476,7 +477,7 @@ export async function runProcessFaultCheck(cpu: LocalCluster): Promise<CheckOutc
       await new Promise((r) => setTimeout(r, 100));
     const replaced = gpu.pool.incarnation("gpu-0") !== before && gpu.pool.incarnation("gpu-0") !== undefined;
     const again = diffTables(await frame.compute({ cluster: gpu }), expected);
-    const chains2 = await gpu.pool.gpuChains("gpu-0");
+    const chains2 = await chains();
     const ok =
       first === null &&
       chains1 > 0 &&
