@@ -302,10 +302,10 @@ export interface NativeAddon {
   isSpilled(h: Handle): boolean;
   /** Spills least recently used unpinned tables until `bytes` are freed, on this thread, now. */
   memorySpill(bytes: number): void;
-  /** Writes a table to `path` (an uncompressed spill file: how tables travel between processes); returns its bytes. */
-  tableSave(h: Handle, path: string): number;
-  /** Reads a file `tableSave` wrote into this process's store. */
-  tableLoad(path: string): Handle;
+  /** Writes a table to `path` off the JS thread (an uncompressed spill file: how tables travel between processes); resolves to its bytes. */
+  tableSave(h: Handle, path: string): Promise<number>;
+  /** Reads a file `tableSave` wrote into this process's store, off the JS thread. */
+  tableLoad(path: string): Promise<Handle>;
   /** Replays events through a fresh spill policy (the pure state machine the store uses); planned moves are carried out. */
   spillPolicyRun(
     config: { limits?: Partial<Record<MemoryTier, number>>; target?: number },

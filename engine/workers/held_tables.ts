@@ -119,7 +119,7 @@ export class HeldTables {
   /** A table of the engine's store into a worker process's; returns its handle there. */
   private moveIn(host: Handle, worker: string): Promise<Handle> {
     return this.move(
-      async (path) => native().tableSave(host, path),
+      (path) => native().tableSave(host, path),
       (path) => this.request(worker, { type: "load", path }),
     );
   }
@@ -211,7 +211,7 @@ export class HeldTables {
     if (!from) return Promise.reject(new BasinError("BASIN_WORKER", "a table was lost with its worker process"));
     return this.move(
       (path) => this.request(from, { type: "save", handle: t.handle, path }),
-      async (path) => native().tableLoad(path),
+      (path) => native().tableLoad(path),
     );
   }
 }

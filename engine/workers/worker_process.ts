@@ -27,14 +27,14 @@ function faulted(key: string, kind: GpuFault): ResultMessage {
   }
 }
 
-function reply(id: number, work: () => number | WorkerStats): void {
-  let r: ProcessReply;
-  try {
-    r = { type: "reply", id, ok: true, value: work() };
-  } catch (e) {
-    r = { type: "reply", id, ok: false, error: BasinError.from(e).toJSON() };
-  }
-  send!(r);
+function reply(id: number, work: () => number | WorkerStats | Promise<number>): void {
+  Promise.resolve()
+    .then(work)
+    .then(
+      (value): ProcessReply => ({ type: "reply", id, ok: true, value }),
+      (e): ProcessReply => ({ type: "reply", id, ok: false, error: BasinError.from(e).toJSON() }),
+    )
+    .then((r) => send!(r));
 }
 
 process.on("message", (msg: ProcessRequest) => {

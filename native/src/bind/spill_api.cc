@@ -2,7 +2,10 @@
 // pin/unpin, memorySpill, and spillPolicyRun (replays the pure policy for tests).
 #include <napi.h>
 
+#include <functional>
+#include <memory>
 #include <set>
+#include <string>
 
 #include "bind/napi_util.h"
 #include "io/spill_file.h"
@@ -101,28 +104,47 @@ Napi::Value PolicyRun(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// Reads a spilled table back on a libuv pool thread, so the JS thread never waits
-// on the disk; settles a promise (rejected with the BasinError's code).
-class ReadBack : public Napi::AsyncWorker {
+// Runs `work` on a libuv pool thread, so the JS thread never waits on the disk or a
+// copy, then settles a promise with `done`'s value (made on the JS thread), or rejects
+// it with the BasinError's code. `what` names the work for an out-of-memory error.
+class OffThread : public Napi::AsyncWorker {
  public:
-  ReadBack(Napi::Env env, uint64_t handle) : Napi::AsyncWorker(env), handle_(handle), deferred_(Napi::Promise::Deferred::New(env)) {}
-  Napi::Promise Promise() { return deferred_.Promise(); }
+  OffThread(Napi::Env env, std::string what, std::function<void()> work, std::function<Napi::Value(Napi::Env)> done)
+      : Napi::AsyncWorker(env),
+        what_(std::move(what)),
+        work_(std::move(work)),
+        done_(std::move(done)),
+        deferred_(Napi::Promise::Deferred::New(env)) {}
+  // Queues the work; returns its promise.
+  static Napi::Promise Start(Napi::Env env, std::string what, std::function<void()> work, std::function<Napi::Value(Napi::Env)> done) {
+    auto* w = new OffThread(env, std::move(what), std::move(work), std::move(done));  // napi deletes it when settled
+    Napi::Promise p = w->deferred_.Promise();
+    w->Queue();
+    return p;
+  }
 
  protected:
   void Execute() override {
     try {
-      Store::Instance().get(handle_);
+      work_();
     } catch (const BasinError& e) {
       code_ = e.code;
       SetError(e.what());
     } catch (const std::bad_alloc&) {
       code_ = "BASIN_OOM";
-      SetError("out of host memory reading a spilled table back");
+      SetError("out of host memory " + what_);
     } catch (const std::exception& e) {
       SetError(e.what());
     }
   }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+  void OnOK() override {
+    try {
+      deferred_.Resolve(done_(Env()));
+    } catch (const BasinError& e) {
+      code_ = e.code;
+      OnError(Napi::Error::New(Env(), e.what()));
+    }
+  }
   void OnError(const Napi::Error& e) override {
     Napi::Error err = Napi::Error::New(Env(), e.Message());
     err.Set("code", Napi::String::New(Env(), code_));
@@ -130,7 +152,9 @@ class ReadBack : public Napi::AsyncWorker {
   }
 
  private:
-  uint64_t handle_;
+  std::string what_;
+  std::function<void()> work_;
+  std::function<Napi::Value(Napi::Env)> done_;
   std::string code_ = "BASIN_INTERNAL";
   Napi::Promise::Deferred deferred_;
 };
@@ -200,10 +224,10 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
   // (pin it first, or it may be evicted again before it is used).
   exports.Set("readBack", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      auto* w = new ReadBack(info.Env(), HandleArg(info[0]));
-      Napi::Promise p = w->Promise();
-      w->Queue();
-      return p;
+      uint64_t h = HandleArg(info[0]);
+      return OffThread::Start(
+          info.Env(), "reading a spilled table back", [h] { Store::Instance().get(h); },
+          [](Napi::Env env) { return env.Undefined(); });
     });
   }));
   exports.Set("tableRows", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
@@ -218,20 +242,27 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       return info.Env().Undefined();
     });
   }));
-  // tableSave(handle, path) -> bytes: the table as an uncompressed spill file, the way
-  // tables travel between Basin's processes (a worker process and the engine).
+  // tableSave(handle, path) -> Promise<bytes>: the table as an uncompressed spill file,
+  // written off the JS thread: the way tables travel between Basin's processes.
   exports.Set("tableSave", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
       std::string path = info[1].As<Napi::String>();
-      return Napi::Number::New(info.Env(), double(WriteSpillFile(path, *t, SpillCodec::None)));
+      auto bytes = std::make_shared<int64_t>(0);
+      return OffThread::Start(
+          info.Env(), "writing a table to " + path, [t, path, bytes] { *bytes = WriteSpillFile(path, *t, SpillCodec::None); },
+          [bytes](Napi::Env env) { return Napi::Number::New(env, double(*bytes)); });
     });
   }));
-  // tableLoad(path) -> handle: a file tableSave wrote, read into this process's store.
+  // tableLoad(path) -> Promise<handle>: a file tableSave wrote, read off the JS thread
+  // into this process's store.
   exports.Set("tableLoad", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       std::string path = info[0].As<Napi::String>();
-      return PutTable(info.Env(), ReadSpillFile(path));
+      auto table = std::make_shared<TablePtr>();
+      return OffThread::Start(
+          info.Env(), "reading a table from " + path, [path, table] { *table = ReadSpillFile(path); },
+          [table](Napi::Env env) { return PutTable(env, std::move(*table)); });
     });
   }));
   exports.Set("spillPolicyRun", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
