@@ -84,6 +84,8 @@ export class WorkerPool {
   );
   private next = 0;
   private requests = 0;
+  /** Each worker process's latest stats (processStats). */
+  private readonly lastStats = new Map<string, WorkerStats>();
   /** The settings of the latest run, for worker processes started during it. */
   private settings?: { memory: MemorySettings; gpuConfigs: ReadonlyMap<number, GpuConfig> };
   private closed = false;
@@ -162,19 +164,26 @@ export class WorkerPool {
       if (w.kind === "process" && w.child.connected) w.child.send({ type: "idle", trim } satisfies ProcessRequest);
   }
 
-  /** Each live worker process's stats, by worker (one that dies meanwhile is left out). */
-  async processStats(): Promise<Record<string, WorkerStats>> {
-    const out: Record<string, WorkerStats> = {};
-    await Promise.all(
-      this.names
-        .filter((w) => this.isProcess(w))
-        .map((w) =>
-          this.request(w, { type: "stats" }).then(
-            (s) => void (out[w] = s),
-            () => {},
-          ),
-        ),
+  /**
+   * Each live worker process's stats, by worker. A process busy with a task answers when
+   * the task ends: after `waitMs` its last answer stands in (none before its first).
+   */
+  async processStats(waitMs = 250): Promise<Record<string, WorkerStats>> {
+    const names = this.names.filter((w) => this.isProcess(w));
+    const asked = names.map((w) =>
+      this.request(w, { type: "stats" }).then(
+        (s) => void this.lastStats.set(w, s),
+        () => {},
+      ),
     );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(asked), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+    const out: Record<string, WorkerStats> = {};
+    for (const w of names) {
+      const s = this.lastStats.get(w);
+      if (s) out[w] = s;
+    }
     return out;
   }
 
@@ -316,6 +325,7 @@ export class WorkerPool {
     child.on("error", (err: Error) => (reason = err.message));
     child.on("exit", (code, signal) => {
       if (this.workers.get(name) === link) this.workers.delete(name);
+      this.lastStats.delete(name);
       // A killed process could not remove its spill folder: the engine does.
       if (signal && this.settings) removeStaleSpillDirectories(this.settings.memory.localDirectory);
       const lost = this.held.dropWorker(name);

@@ -5,7 +5,7 @@
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, LocalCluster, readCsv, type DataFrame, type ProgressEvent } from "../../engine/api/index.js";
+import { bag, col, count, LocalCluster, readCsv, type DataFrame, type ProgressEvent } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 import { exchangeFolder } from "../../engine/workers/exchange_dir.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
@@ -44,7 +44,7 @@ afterAll(async () => {
 
 /** How many tables each worker process's store holds. */
 async function workerTables(): Promise<Record<string, number>> {
-  const stats = await cluster.pool.processStats();
+  const stats = await cluster.pool.processStats(10_000);
   return Object.fromEntries(Object.entries(stats).map(([w, s]) => [w, s.store.handles]));
 }
 
@@ -85,6 +85,7 @@ describe("worker processes", () => {
     expect(held, "copies of the persisted partitions stay in the workers while persisted").toBeGreaterThan(0);
     expect(held, "each of the 3 partitions is kept by one worker at most").toBeLessThanOrEqual(3);
     // The dashboard counts what the worker processes hold with the engine's own.
+    await cluster.pool.processStats(10_000); // fresh answers, whatever the machine's load
     const status = await cluster.clusterStatus();
     const engine = native().storeStats().handles;
     expect(status.store.tables).toBe(engine + held);
@@ -147,6 +148,25 @@ describe("worker processes", () => {
       expectSameRows(back, expected, format, true);
       await expectNothingLeft();
     }
+  });
+
+  it("the cluster status answers while a worker process is busy, with its last figures", async () => {
+    await cluster.pool.processStats(10_000);
+    const busy = bag
+      .fromItems([1, 2], { partitions: 2 })
+      .map((x: number) => {
+        const until = Date.now() + 3000;
+        while (Date.now() < until); // a task that keeps its process busy for 3 s
+        return x;
+      })
+      .compute({ cluster });
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = performance.now();
+    const status = await cluster.clusterStatus();
+    expect(performance.now() - t0, "not held up until the tasks end").toBeLessThan(2000);
+    expect(status.workers.filter((w) => w.busy).length).toBe(2);
+    expect(await busy).toEqual([1, 2]);
+    await expectNothingLeft();
   });
 
   it("an unknown workerProcesses value is BASIN_PLAN naming the ones there are", () => {

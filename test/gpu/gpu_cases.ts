@@ -468,7 +468,7 @@ export async function runProcessFaultCheck(cpu: LocalCluster): Promise<CheckOutc
   try {
     const expected = await frame.compute({ cluster: cpu });
     const first = diffTables(await frame.compute({ cluster: gpu }), expected);
-    const chains = async () => (await gpu.pool.processStats())["gpu-0"]?.gpus[0]?.chains ?? 0;
+    const chains = async () => (await gpu.pool.processStats(10_000))["gpu-0"]?.gpus[0]?.chains ?? 0;
     const chains1 = await chains();
     const before = gpu.pool.incarnation("gpu-0");
     gpu.pool.injectFault("gpu-0", "illegal-address");
