@@ -9,7 +9,7 @@ import { withWriteTasks } from "../graph/write_tasks.js";
 import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
-import { addMemoryStats, addStoreStats, memoryStatus } from "../memory/status.js";
+import { addMemoryStats, addSpill, addStoreStats, memoryStatus, spillCounters } from "../memory/status.js";
 import { native, type MemoryStats } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
 import type { Ref } from "../scheduler/events.js";
@@ -22,7 +22,7 @@ import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage } from "../workers/protocol.js";
-import { TaskStreamLog, taskKind, type SpillCounters } from "./task_stream.js";
+import { TaskStreamLog, taskKind } from "./task_stream.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
 /**
@@ -249,7 +249,7 @@ export class LocalCluster implements Cluster {
         {
           workers: () => this.pool.names,
           execute: (worker, key, inputs) => {
-            this.taskStream.started(worker, key, spillCounters());
+            this.taskStream.started(worker, key, spillCounters(native().memoryStats()));
             const steps = this.tasksByKey.get(key)!.steps;
             if (this.pool.isProcess(worker) || inputs.some(isHeld)) void this.dispatch(run, worker, key, steps, inputs);
             else this.pool.send(worker, { key, steps, inputs });
@@ -373,7 +373,10 @@ export class LocalCluster implements Cluster {
         task.group,
         taskKind(task.steps),
         msg.ok ? msg.ms : undefined,
-        spillCounters(),
+        // A worker process's own spilling during the task adds to the engine's.
+        msg.ok && msg.spill
+          ? addSpill(spillCounters(native().memoryStats()), msg.spill)
+          : spillCounters(native().memoryStats()),
       );
     if (!run) return;
     if (msg.ok) {
@@ -390,16 +393,6 @@ export class LocalCluster implements Cluster {
       run.feed({ type: "taskErred", key: msg.key, worker, error: msg.error, stimulusId: run.stimulus("err") });
     }
   }
-}
-
-function spillCounters(): SpillCounters {
-  const m = native().memoryStats();
-  return {
-    spillSeconds: m.spillSeconds,
-    spilledBytes: m.spilledBytes,
-    unspillSeconds: m.unspillSeconds,
-    unspilledBytes: m.unspilledBytes,
-  };
 }
 
 /**

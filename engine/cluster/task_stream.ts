@@ -4,6 +4,7 @@
 // dashboard polling each second receives each span once.
 import type { TaskKind, TaskSpan, TaskStream } from "../common/rpc.js";
 import type { Step } from "../graph/tasks.js";
+import type { SpillCounters } from "../memory/status.js";
 
 /** Steps that read files. */
 const READS = new Set<Step["kind"]>(["scanCsv", "scanParquet", "scanJson", "scanArrow", "bagRead"]);
@@ -21,14 +22,6 @@ export function taskKind(steps: readonly Step[]): TaskKind {
   if (steps.some((s) => READS.has(s.kind))) return "disk read";
   if (steps.length > 0 && steps.every((s) => MOVES.has(s.kind))) return "transfer";
   return "compute";
-}
-
-/** The store's spill and read-back counters, as the log samples them around each task. */
-export interface SpillCounters {
-  spillSeconds: number;
-  spilledBytes: number;
-  unspillSeconds: number;
-  unspilledBytes: number;
 }
 
 const MIB = 1024 * 1024;

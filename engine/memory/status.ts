@@ -1,6 +1,29 @@
 import type { GpuMemoryStatus, MemoryStatus } from "../common/rpc.js";
 import type { GpuStats, MemoryStats, StoreStats } from "../native/addon.js";
 
+/** The store's spill and read-back counters, as the task stream samples them around each task. */
+export type SpillCounters = Pick<MemoryStats, "spillSeconds" | "spilledBytes" | "unspillSeconds" | "unspilledBytes">;
+
+/**
+ * `a` + `sign` × `b`, counter by counter: a sum, or (sign -1) what happened between two samples.
+ *
+ * @example
+ * const during = addSpill(spillCounters(after), spillCounters(before), -1);
+ */
+export function addSpill(a: SpillCounters, b: SpillCounters, sign: 1 | -1 = 1): SpillCounters {
+  return {
+    spillSeconds: a.spillSeconds + sign * b.spillSeconds,
+    spilledBytes: a.spilledBytes + sign * b.spilledBytes,
+    unspillSeconds: a.unspillSeconds + sign * b.unspillSeconds,
+    unspilledBytes: a.unspilledBytes + sign * b.unspilledBytes,
+  };
+}
+
+/** The spill counters of a store's memory statistics. */
+export function spillCounters(m: MemoryStats): SpillCounters {
+  return addSpill(m, { spillSeconds: 0, spilledBytes: 0, unspillSeconds: 0, unspilledBytes: 0 });
+}
+
 /** The engine's store statistics with its worker processes' stores added. */
 export function addStoreStats(engine: StoreStats, workers: StoreStats[]): StoreStats {
   return workers.reduce(

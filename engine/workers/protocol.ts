@@ -2,6 +2,7 @@ import type { SerializedError } from "../common/errors.js";
 import type { Step } from "../graph/tasks.js";
 import type { GpuConfig, GpuFault, GpuStats, Handle, MemoryStats, StoreStats } from "../native/addon.js";
 import type { MemorySettings } from "../memory/limits.js";
+import type { SpillCounters } from "../memory/status.js";
 
 /** Engine → worker (thread or process): run one task. */
 export interface TaskMessage {
@@ -14,7 +15,16 @@ export interface TaskMessage {
 
 /** Worker → engine. */
 export type ResultMessage =
-  | { key: string; ok: true; outputs: Handle[]; rows: number; skippedLines: number; ms: number }
+  | {
+      key: string;
+      ok: true;
+      outputs: Handle[];
+      rows: number;
+      skippedLines: number;
+      ms: number;
+      /** A worker process's own spilling during the task (a thread's shows in the engine's counters). */
+      spill?: SpillCounters;
+    }
   | { key: string; ok: false; error: SerializedError };
 
 /** What a worker process's store and GPU hold and have done (the dashboard adds it to the engine's). */

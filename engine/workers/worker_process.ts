@@ -5,6 +5,7 @@
 // files (`load`).
 import { BasinError } from "../common/errors.js";
 import { applyMemory } from "../memory/limits.js";
+import { addSpill, spillCounters } from "../memory/status.js";
 import { native, type GpuFault } from "../native/addon.js";
 import type { ProcessReply, ProcessRequest, ResultMessage, WorkerStats } from "./protocol.js";
 import { runTask } from "./run_task.js";
@@ -13,6 +14,9 @@ const send = process.send?.bind(process);
 if (!send) throw new Error("workers/worker_process.js must run as a forked process");
 const gpuArg = process.argv[2];
 const gpu = gpuArg === undefined || gpuArg === "" ? undefined : Number(gpuArg);
+// The store spills under its limit only for tables a worker makes (owner ≠ 0): the
+// engine's own thread never waits on a spill. This process is a worker.
+native().setThreadOwner(1);
 /** The GPU settings applied last: the same again keeps what the device caches. */
 let gpuApplied = "";
 /** A fault the next task injects instead of running (the GPU suite's sticky-fault check). */
@@ -41,7 +45,9 @@ process.on("message", (msg: ProcessRequest) => {
   const addon = native();
   switch (msg.type) {
     case "task": {
-      const result = fault ? faulted(msg.task.key, fault) : runTask(msg.task, gpu);
+      const before = spillCounters(addon.memoryStats());
+      const ran = fault ? faulted(msg.task.key, fault) : runTask(msg.task, gpu);
+      const result = ran.ok ? { ...ran, spill: addSpill(spillCounters(addon.memoryStats()), before, -1) } : ran;
       fault = undefined;
       for (const h of msg.task.transient ?? []) addon.release(h);
       send({ type: "result", result } satisfies ProcessReply);

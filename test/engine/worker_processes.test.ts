@@ -169,6 +169,32 @@ describe("worker processes", () => {
     await expectNothingLeft();
   });
 
+  it("spill under their share of the memory limit: same answer, spills on the task stream", async () => {
+    const rows = 300_000;
+    const big = join(dir, "..", `big-${process.pid}.csv`);
+    const lines = ["id,city,fare"];
+    for (let i = 0; i < rows; i++) lines.push(`${(i * 7919) % rows},c${i % 97},${((i * 31) % 1000) / 10}`);
+    writeFileSync(big, lines.join("\n") + "\n");
+    const small = new LocalCluster({ workers: 2, workerProcesses: "all", memoryLimit: "2MB" });
+    try {
+      const t = await readCsv(big, { blocksize: 1 << 20 })
+        .sort("id")
+        .compute({ cluster: small });
+      expectSameRows(tableRows(t), await duck.rows(`SELECT * FROM read_csv('${big}') ORDER BY id`), "sorted", true);
+      const stats = Object.values(await small.pool.processStats(10_000));
+      expect(stats.length).toBe(2);
+      for (const s of stats) expect(s.memory.hostLimit, "each process's share of 2 MB").toBe(1_000_000);
+      expect(
+        stats.reduce((n, s) => n + s.memory.spilledCount, 0),
+        "tables the worker processes spilled",
+      ).toBeGreaterThan(0);
+      const kinds = new Set(small.taskStream.read(0).spans.map((x) => x.kind));
+      expect(kinds.has("spill"), "their spilling shows on the task stream").toBe(true);
+    } finally {
+      await small.close();
+    }
+  });
+
   it("an unknown workerProcesses value is BASIN_PLAN naming the ones there are", () => {
     expect(() => new LocalCluster({ workers: 1, workerProcesses: "threads" as never })).toThrow(
       expect.objectContaining({
