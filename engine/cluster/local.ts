@@ -21,7 +21,7 @@ import { isHeld, type Placed } from "../workers/held_tables.js";
 import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
 import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
-import type { ResultMessage } from "../workers/protocol.js";
+import type { ResultMessage, TaskMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind } from "./task_stream.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
@@ -343,7 +343,7 @@ export class LocalCluster implements Cluster {
       if (isProcess && steps.some(writesToSink)) {
         // The file sink is this process's: the task runs here, on the engine's thread.
         const local = await Promise.all(inputs.map((r) => this.pool.held.toHost(r)));
-        if (this.pool.incarnation(worker) === who) this.onResult(worker, runTask({ key, steps, inputs: local }));
+        if (this.pool.incarnation(worker) === who) this.onResult(worker, runAsWorker({ key, steps, inputs: local }));
         return;
       }
       const handles = await Promise.all(inputs.map(place));
@@ -392,6 +392,27 @@ export class LocalCluster implements Cluster {
     } else {
       run.feed({ type: "taskErred", key: msg.key, worker, error: msg.error, stimulusId: run.stimulus("err") });
     }
+  }
+}
+
+/** The store owner the engine's thread takes while it runs a task (no worker thread has it). */
+const ENGINE_TASK_OWNER = 2 ** 32 - 1;
+
+/**
+ * Runs a task on the engine's thread as a worker would: the store spills under its
+ * limit only for tables a worker makes (the engine's thread never waits on a spill
+ * otherwise), so the parts that wait in a file sink spill; its outputs are then the
+ * engine's.
+ */
+function runAsWorker(task: TaskMessage): ResultMessage {
+  const addon = native();
+  addon.setThreadOwner(ENGINE_TASK_OWNER);
+  try {
+    const r = runTask(task);
+    if (r.ok) for (const h of r.outputs) addon.claim(h);
+    return r;
+  } finally {
+    addon.setThreadOwner(0);
   }
 }
 

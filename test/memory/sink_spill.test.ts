@@ -15,6 +15,7 @@ import { writeArrowParts, writeCsvParts, type WriteSummary } from "../../engine/
 import { writtenRows } from "../../engine/io/write_part.js";
 import { native, type MemoryStats } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
+import type { WorkerProcesses } from "../../engine/workers/pool.js";
 
 const dir = makeTempDir("basin-sink-spill-");
 afterAll(() => removeDir(dir));
@@ -35,8 +36,9 @@ const schema: Field[] = [
 async function writeLastFirst(
   parts: number,
   write: (run: (step: (part: number) => Step) => Promise<number>) => Promise<WriteSummary>,
+  workerProcesses: WorkerProcesses = "none",
 ): Promise<{ summary: WriteSummary; waiting: MemoryStats }> {
-  const cluster = new LocalCluster({ workers: 1, memoryLimit: LIMIT, localDirectory: dir });
+  const cluster = new LocalCluster({ workers: 1, memoryLimit: LIMIT, localDirectory: dir, workerProcesses });
   const addon = native();
   let waiting: MemoryStats | undefined;
   try {
@@ -96,20 +98,28 @@ it("CSV, 64 parts (280 MB) written last first under a 48 MB memory limit: the wa
   expect(native().memoryStats().diskTables).toBe(0);
 });
 
-it("Arrow IPC, 16 parts written last first under the limit: the record batches that wait (views of their tables' buffers until then) spill, apache-arrow reads every row in order", async () => {
-  const parts = 16;
-  const path = join(dir, "out.arrow");
-  const { summary, waiting } = await writeLastFirst(parts, (run) => writeArrowParts(schema, path, undefined, run));
-  expect(summary.rows).toBe(parts * ROWS);
-  expect(waiting.diskBytes).toBeGreaterThan(0);
-  expect(waiting.hostBytes).toBeLessThan(LIMIT * 1.1);
-  const t = tableFromIPC(readFileSync(path));
-  expect(t.numRows).toBe(parts * ROWS);
-  const part = t.getChild("part")!,
-    s = t.getChild("s")!;
-  for (let r = 0; r < t.numRows; r += 997) {
-    expect(Number(part.get(r))).toBe(Math.floor(r / ROWS));
-    expect(s.get(r)).toBe(strings[r % ROWS]);
-  }
-  expect(native().memoryStats().diskTables).toBe(0);
-});
+// With worker processes the write tasks run on the engine's thread (the sink is its), as a worker would.
+it.each(["none", "all"] as const)(
+  "Arrow IPC, 16 parts written last first under the limit: the record batches that wait (views of their tables' buffers until then) spill, apache-arrow reads every row in order (worker processes: %s)",
+  async (processes) => {
+    const parts = 16;
+    const path = join(dir, `out-${processes}.arrow`);
+    const { summary, waiting } = await writeLastFirst(
+      parts,
+      (run) => writeArrowParts(schema, path, undefined, run),
+      processes,
+    );
+    expect(summary.rows).toBe(parts * ROWS);
+    expect(waiting.diskBytes).toBeGreaterThan(0);
+    expect(waiting.hostBytes).toBeLessThan(LIMIT * 1.1);
+    const t = tableFromIPC(readFileSync(path));
+    expect(t.numRows).toBe(parts * ROWS);
+    const part = t.getChild("part")!,
+      s = t.getChild("s")!;
+    for (let r = 0; r < t.numRows; r += 997) {
+      expect(Number(part.get(r))).toBe(Math.floor(r / ROWS));
+      expect(s.get(r)).toBe(strings[r % ROWS]);
+    }
+    expect(native().memoryStats().diskTables).toBe(0);
+  },
+);
