@@ -66,8 +66,13 @@ type Link =
   | {
       kind: "process";
       child: ChildProcess;
+      gpu?: number;
+      /** Running a task now. */
+      busy: boolean;
+      /** Requests sent, by id, waiting for their answer. */
       pending: Map<number, { resolve(v: number | WorkerStats): void; reject(e: Error): void }>;
     };
+type ProcessLink = Extract<Link, { kind: "process" }>;
 
 /**
  * Workers named "cpu-0", "cpu-1", ..., and one per GPU named "gpu-<device>".
@@ -122,6 +127,7 @@ export class WorkerPool {
       w.thread.ref(); // a busy worker keeps the process alive
       w.thread.postMessage(msg);
     } else {
+      w.busy = true;
       this.hold(w);
       w.child.send({ type: "task", task: msg } satisfies ProcessRequest);
     }
@@ -148,7 +154,7 @@ export class WorkerPool {
     const { memory, gpuConfigs } = this.settings;
     // Worker processes share the host limit with the engine's store: each gets its part.
     const share = { ...memory, hostLimit: Math.floor(memory.hostLimit / Math.max(1, this.workers.size)) };
-    const device = gpuDevice(worker);
+    const device = (this.workers.get(worker) as ProcessLink | undefined)?.gpu;
     const config = device === undefined ? undefined : gpuConfigs.get(device);
     const gpu = device !== undefined && config ? { device, config } : undefined;
     return this.request(worker, { type: "configure", memory: share, ...(gpu ? { gpu } : {}) });
@@ -213,12 +219,7 @@ export class WorkerPool {
   async kill(worker: string): Promise<void> {
     const w = this.workers.get(worker);
     if (w?.kind === "thread") await w.thread.terminate();
-    else if (w && w.child.exitCode === null && w.child.signalCode === null) {
-      const exited = new Promise((resolve) => w.child.once("exit", resolve));
-      this.hold(w); // an idle process is unref'd: its exit must still be waited for
-      w.child.kill("SIGKILL");
-      await exited;
-    }
+    else if (w) await this.endProcess(w, 0);
   }
 
   /**
@@ -228,18 +229,23 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(
-      this.names.map(async (name) => {
-        const w = this.workers.get(name);
-        if (w?.kind !== "process" || w.child.exitCode !== null || w.child.signalCode !== null) return this.kill(name);
-        const exited = new Promise((resolve) => w.child.once("exit", resolve));
-        this.hold(w);
-        const force = setTimeout(() => w.child.kill("SIGKILL"), CLOSE_GRACE_MS);
-        w.child.disconnect();
-        await exited;
-        clearTimeout(force);
-      }),
+      [...this.workers.values()].map((w) =>
+        w.kind === "thread" ? w.thread.terminate() : this.endProcess(w, CLOSE_GRACE_MS),
+      ),
     );
     this.workers.clear();
+  }
+
+  /** Ends a worker process: asked to exit, and killed after `graceMs` (at once with 0). */
+  private async endProcess(w: ProcessLink, graceMs: number): Promise<void> {
+    if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => w.child.once("exit", resolve));
+    this.hold(w); // an idle process is unref'd: its exit must still be waited for
+    if (graceMs === 0) w.child.kill("SIGKILL");
+    const force = graceMs > 0 ? setTimeout(() => w.child.kill("SIGKILL"), graceMs) : undefined;
+    if (graceMs > 0 && w.child.connected) w.child.disconnect();
+    await exited;
+    clearTimeout(force);
   }
 
   private request<Q extends ProcessQuery>(worker: string, req: Q): Promise<Answer<Q>> {
@@ -254,13 +260,15 @@ export class WorkerPool {
     });
   }
 
-  /** A process with work under way keeps the engine alive; an idle one never does. */
-  private hold(w: Extract<Link, { kind: "process" }>): void {
+  /** A process with work under way (a task, or a request) keeps the engine alive; an idle one never does. */
+  private hold(w: ProcessLink): void {
     w.child.ref();
     w.child.channel?.ref();
   }
 
-  private letGo(w: Extract<Link, { kind: "process" }>): void {
+  /** Lets the engine exit without this process, once it has nothing under way. */
+  private letGo(w: ProcessLink): void {
+    if (w.busy || w.pending.size > 0) return;
     w.child.unref();
     w.child.channel?.unref();
   }
@@ -306,7 +314,7 @@ export class WorkerPool {
 
   private spawnProcess(name: string, gpu: number | undefined, replace: (r: string, lost: Ref[]) => void): void {
     const child = startProcess(gpu);
-    const link: Extract<Link, { kind: "process" }> = { kind: "process", child, pending: new Map() };
+    const link: ProcessLink = { kind: "process", child, gpu, busy: false, pending: new Map() };
     this.workers.set(name, link);
     child.on("message", (msg: ProcessReply) => {
       if (this.workers.get(name) !== link) return;
@@ -316,10 +324,11 @@ export class WorkerPool {
         if (msg.ok) p?.resolve(msg.value);
         else p?.reject(BasinError.fromJSON(msg.error));
       } else {
+        link.busy = false;
         const r = msg.result;
         this.events.result(name, r.ok ? { ...r, outputs: r.outputs.map((h) => this.held.hold(name, h)) } : r);
       }
-      if (link.pending.size === 0) this.letGo(link);
+      this.letGo(link);
     });
     let reason = "exited";
     child.on("error", (err: Error) => (reason = err.message));
@@ -340,8 +349,4 @@ export class WorkerPool {
     // Messages arrive in order: a replacement is configured before its first task.
     this.configureOne(name).catch(() => {}); // it failing means it died: its exit is handled above
   }
-}
-
-function gpuDevice(worker: string): number | undefined {
-  return worker.startsWith("gpu-") ? Number(worker.slice(4)) : undefined;
 }

@@ -10,8 +10,13 @@ import { native, type GpuFault } from "../native/addon.js";
 import type { ProcessReply, ProcessRequest, ResultMessage, WorkerStats } from "./protocol.js";
 import { runTask } from "./run_task.js";
 
-const send = process.send?.bind(process);
-if (!send) throw new Error("workers/worker_process.js must run as a forked process");
+if (!process.send) throw new Error("workers/worker_process.js must run as a forked process");
+/** Answers the engine; an engine gone meanwhile (its channel broke) ends this worker quietly. */
+function send(msg: ProcessReply): void {
+  process.send!(msg, undefined, undefined, (err) => {
+    if (err) process.exit(0);
+  });
+}
 const gpuArg = process.argv[2];
 const gpu = gpuArg === undefined || gpuArg === "" ? undefined : Number(gpuArg);
 // The store spills under its limit only for tables a worker makes (owner ≠ 0): the
@@ -38,7 +43,7 @@ function reply(id: number, work: () => number | WorkerStats | Promise<number>): 
       (value): ProcessReply => ({ type: "reply", id, ok: true, value }),
       (e): ProcessReply => ({ type: "reply", id, ok: false, error: BasinError.from(e).toJSON() }),
     )
-    .then((r) => send!(r));
+    .then(send);
 }
 
 process.on("message", (msg: ProcessRequest) => {

@@ -2,6 +2,7 @@
 // DuckDB's; a process killed mid-run takes its tables with it and they are recomputed
 // from the task graph (same answer, nothing left behind); a task error in a process
 // fails the run with its code and the process lives on.
+import { execFile } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -193,6 +194,32 @@ describe("worker processes", () => {
     } finally {
       await small.close();
     }
+  });
+
+  it("a script keeps running while its worker process is busy, even when an answer to a question arrives then", async () => {
+    // Task a runs; a stats question waits behind it; its answer comes right after task b
+    // was sent. The busy process must still keep the script alive until b's result.
+    const api = new URL("../../dist/engine/api/index.js", import.meta.url).href;
+    const script = `import { delayed, LocalCluster } from ${JSON.stringify(api)};
+      const cluster = new LocalCluster({ workers: 1, workerProcesses: "all" });
+      const a = delayed((x) => { const u = Date.now() + 500; while (Date.now() < u); return x + 1; })(1);
+      const b = delayed((y) => { const u = Date.now() + 1500; while (Date.now() < u); return y * 10; })(a);
+      const run = b.compute({ cluster });
+      await new Promise((r) => setTimeout(r, 200));
+      await cluster.pool.processStats(5000);
+      console.log(JSON.stringify(await run));
+      await cluster.close();`;
+    const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ["--input-type=module", "-e", script],
+        { timeout: 20_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: stdout, err: stderr }),
+      );
+      child.stdin?.end();
+    });
+    expect(r).toEqual({ code: 0, out: "20\n", err: "" });
   });
 
   it("an unknown workerProcesses value is BASIN_PLAN naming the ones there are", () => {
