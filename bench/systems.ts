@@ -85,8 +85,8 @@ export interface Contender {
   supports(q: Question): boolean;
   /** Runs a question to completion (timed) and returns how to fetch its rows. */
   run(q: Question): Promise<Answer>;
-  /** Releases resources. */
-  close?(): void;
+  /** Releases resources (a cluster's workers and GPU memory: awaited before the next system loads). */
+  close?(): void | Promise<void>;
 }
 
 function sqlString(s: string): string {
@@ -339,7 +339,7 @@ export function basinMemoryContender(data: Dataset, name: string, options: api.L
     close: () => {
       for (const f of Object.values(frames ?? {})) f.unpersist();
       frames = undefined;
-      void cluster?.close();
+      return cluster?.close();
     },
   };
 }

@@ -91,6 +91,37 @@ export function applyGpus(s: GpuSettings): void {
   }
 }
 
+/** How many open clusters run GPU work on each GPU in this process (worker threads). */
+const users = new Map<number, number>();
+
+/**
+ * A cluster whose GPU workers are this process's threads takes its GPUs at its start
+ * and gives them back at its close. The last to give a GPU back frees what this process
+ * holds on it (its memory pool, the cached columns), so a GPU worker process, or another
+ * program, can reserve that memory after it.
+ *
+ * @example
+ * holdGpus(settings); ... ; await cluster.close(); releaseGpus(settings);
+ */
+export function holdGpus(s: GpuSettings): void {
+  for (const d of s.devices) users.set(d, (users.get(d) ?? 0) + 1);
+}
+
+/** Gives back the GPUs `holdGpus` took: see there. */
+export function releaseGpus(s: GpuSettings): void {
+  for (const [d, c] of s.configs) {
+    const left = (users.get(d) ?? 1) - 1;
+    if (left > 0) {
+      users.set(d, left);
+      continue;
+    }
+    users.delete(d);
+    if (!applied.has(d)) continue; // never used in this process: nothing reserved
+    native().gpuConfigure(d, c); // frees the pool and the cached columns; settings apply from the next use
+    applied.delete(d);
+  }
+}
+
 /**
  * GPUs as `--gpus` writes them: "all", "none", or "0,2".
  *

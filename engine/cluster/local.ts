@@ -20,7 +20,7 @@ import { WORKER_PROCESSES, WorkerPool, type WorkerProcesses } from "../workers/p
 import { isHeld, type Placed } from "../workers/held_tables.js";
 import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
-import { applyGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
+import { applyGpus, holdGpus, releaseGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage, TaskMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind } from "./task_stream.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
@@ -78,6 +78,8 @@ export class LocalCluster implements Cluster {
   /** The memory limits this cluster's runs apply. */
   readonly memory: MemorySettings;
   private readonly gpuSettings: GpuSettings;
+  /** Whether the GPU workers are this process's threads (their GPU memory is this process's). */
+  private readonly gpusInProcess: boolean;
   /** Every task's span on its worker, for the dashboard's task stream. */
   readonly taskStream = new TaskStreamLog();
   /**
@@ -124,6 +126,8 @@ export class LocalCluster implements Cluster {
       for (const d of native().gpuInfo().devices) this.busIds.set(d.index, d.pciBusId);
       this.monitorOptions = options.gpuMonitor;
     }
+    this.gpusInProcess = gpus.length > 0 && processes !== "gpu" && processes !== "all";
+    if (this.gpusInProcess) holdGpus(this.gpuSettings);
   }
 
   get workerCount(): number {
@@ -299,11 +303,13 @@ export class LocalCluster implements Cluster {
   }
 
   async close(): Promise<void> {
+    const first = !this.closed;
     this.closed = true;
     this.monitor?.stop();
     await this.queue;
     clearTimeout(this.idleTimer);
     await this.pool.close();
+    if (this.gpusInProcess && first) releaseGpus(this.gpuSettings);
     native().releaseFreeMemory(); // what the workers' threads freed stays in their arenas otherwise
   }
 

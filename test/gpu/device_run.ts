@@ -63,17 +63,28 @@ function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
   }
 }
 
-/** The benchmark (BENCH_ARGS: bench/run.ts options) into $OUT/bench.md. */
+/** The benchmarks (BENCH_ARGS: bench/run.ts options; several separated by ";") into $OUT/bench-N.md. */
 async function bench(): Promise<number> {
-  const args = (
-    process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2"
-  ).split(" ");
-  const section = await runBench({ ...parseOptions(args), dataDir: join(out, "..", "bench-data") });
-  writeFileSync(join(out, "bench.md"), section);
-  log(section);
-  log(JSON.stringify(native().gpuStats()));
+  const all = process.env.BENCH_ARGS ?? "--suite groupby --rows 1e7 --systems duckdb,basin-mem,basin-gpu --no-scan --runs 2";
+  let n = 0;
+  for (const one of all.split(";").map((a) => a.trim()).filter((a) => a !== "")) {
+    n++;
+    log(`[${elapsed()}] bench ${n}: ${one}`);
+    try {
+      const section = await runBench({ ...parseOptions(one.split(/\s+/)), dataDir: join(out, "..", "bench-data") });
+      writeFileSync(join(out, `bench-${n}.md`), section);
+      log(section);
+    } catch (e) {
+      log(`bench ${n} failed: ${(e as Error).stack}`);
+    }
+    log(JSON.stringify(native().gpuStats()));
+  }
   return 0;
 }
+
+const started = performance.now();
+/** Seconds since the start, for the log. */
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
 
 async function main(): Promise<number> {
   const info = machineInfo();
@@ -96,7 +107,7 @@ async function main(): Promise<number> {
       const ok = o.diff === null && (!c.onGpu || o.chains > 0);
       if (!ok) failed++;
       log(
-        `${ok ? "PASS" : "FAIL"} ${c.name} (${o.chains} GPU chains, ${(performance.now() - t0).toFixed(0)} ms)${o.diff ? `: ${o.diff}` : ""}`,
+        `[${elapsed()}] ${ok ? "PASS" : "FAIL"} ${c.name} (${o.chains} GPU chains, ${(performance.now() - t0).toFixed(0)} ms)${o.diff ? `: ${o.diff}` : ""}`,
       );
       results.cases.push({ ...o, ok });
     } catch (e) {
@@ -109,7 +120,7 @@ async function main(): Promise<number> {
   const checks = [...(await runFaultChecks(cpu)), await runProcessFaultCheck(cpu), await runSpillCheck(cpu)];
   for (const o of checks) {
     if (!o.ok) failed++;
-    log(`${o.ok ? "PASS" : "FAIL"} ${o.name}: ${o.detail}`);
+    log(`[${elapsed()}] ${o.ok ? "PASS" : "FAIL"} ${o.name}: ${o.detail}`);
   }
   results.checks = checks;
   await cpu.close();

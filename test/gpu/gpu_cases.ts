@@ -6,6 +6,7 @@
 import {
   col,
   concat,
+  corr,
   count,
   fromColumns,
   lit,
@@ -140,6 +141,50 @@ export const GPU_CASES: GpuCase[] = [
           col("flag").max().alias("bmax"),
           col("flag").min().alias("bmin"),
         ),
+  },
+  {
+    name: "corr, median and quantiles per group: nulls, one-row and constant groups, int and bool values",
+    onGpu: true,
+    build: (t) =>
+      t
+        .withColumns({ g: col("k").mod(9), one: lit(3), big: col("v").mul(1000) })
+        .groupBy("g")
+        .agg(
+          corr("v", "f").alias("r"),
+          corr("f", "one").alias("r_const"),
+          corr("big", "v").alias("r_ints"),
+          col("v").median().alias("md_int"),
+          col("f").quantile(0.9).alias("q90"),
+          col("f").quantile(0).alias("q0"),
+          col("f").quantile(1).alias("q100"),
+          col("flag").median().alias("md_bool"),
+          count().alias("n"),
+        ),
+  },
+  {
+    name: "median and corr with -0, infinities and 2^53 (NaN filtered out)",
+    onGpu: true,
+    build: (_, s) =>
+      s
+        .filter(col("x").eq(col("x")))
+        .groupBy("g")
+        .agg(col("x").median().alias("md"), col("i").quantile(0.25).alias("q25"), corr("i", "g").alias("r")),
+  },
+  {
+    name: "topK per group: largest and smallest, nulls never count, ties to the earlier row",
+    onGpu: true,
+    build: (t) =>
+      concat([
+        t.groupBy("k").topK(3, "v"),
+        t.groupBy("city", "flag").topK(2, "f", { descending: false }),
+        t.groupBy("k").topK(1, "day"),
+        t.topK(5, "f"),
+      ]),
+  },
+  {
+    name: "topK per group of floats: -0 ties with 0, NaN ranks above every number",
+    onGpu: true,
+    build: (_, s) => concat([s.groupBy("g").topK(2, "x"), s.groupBy("g").topK(2, "x", { descending: false })]),
   },
   {
     name: "groupBy a unicode string key",

@@ -20,18 +20,22 @@ const medianAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "median", c
 const merge: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "sum", column: 1, name: "s" }], mode: "merge" };
 const part: Step = { kind: "hashPartition", keys: [0], parts: 4 };
 const topK: Step = { kind: "topK", keys: [0], column: 1, k: 2, descending: true };
+const nuniqueAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "nunique", column: 1, name: "u" }], mode: "full" };
+const sort: Step = { kind: "sort", keys: [{ column: 0, descending: false, nullsFirst: false }] };
 
 describe("gpuAffinity", () => {
   it("all-GPU work on data in memory waits for a GPU worker; with CPU work before or after it only prefers one", () => {
     expect(gpuAffinity([stored, filter, sumAgg])).toBe("require");
     expect(gpuAffinity([stored, filter])).toBe("require");
+    expect(gpuAffinity([stored, medianAgg])).toBe("require");
+    expect(gpuAffinity([stored, filter, topK])).toBe("require");
     expect(gpuAffinity([stored, filter, sumAgg, part])).toBe("prefer");
     expect(gpuAffinity([scan, filter, sumAgg, part])).toBe("prefer");
   });
 
   it("tasks whose heavy part the GPU does not do stay with CPU workers", () => {
-    expect(gpuAffinity([stored, medianAgg])).toBe("none");
-    expect(gpuAffinity([stored, filter, topK])).toBe("none");
+    expect(gpuAffinity([stored, nuniqueAgg])).toBe("none");
+    expect(gpuAffinity([stored, filter, sort])).toBe("none");
     expect(gpuAffinity([stored, merge])).toBe("none");
     expect(gpuAffinity([scan, part])).toBe("none");
   });
@@ -57,7 +61,7 @@ describe("SchedulerState with GPU workers", () => {
       steps: [merge],
     };
     const graph: TaskGraph = {
-      tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg]), task("top-0", [stored, topK]), final],
+      tasks: [task("agg-0", [stored, sumAgg]), task("agg-1", [stored, sumAgg]), task("top-0", [stored, sort]), final],
       output: "final-0",
     };
     const { s, out } = start(graph, ["cpu-0", "gpu-0", "cpu-1"]);

@@ -32,6 +32,12 @@ std::vector<gpu::Step> ParseSteps(const Napi::Array& arr) {
       s.keys = IntList(o.Get("keys"));
       s.aggs = ParseAggs(o.Get("aggs").As<Napi::Array>());
       s.mode = AggModeFromName(o.Get("mode").As<Napi::String>().Utf8Value());
+    } else if (kind == "topK") {
+      s.kind = gpu::Step::Kind::TopK;
+      s.keys = IntList(o.Get("keys"));
+      s.column = o.Get("column").As<Napi::Number>().Int32Value();
+      s.k = o.Get("k").As<Napi::Number>().Int64Value();
+      s.descending = o.Get("descending").ToBoolean().Value();
     } else {
       break;
     }

@@ -30,5 +30,29 @@ __device__ inline int64_t AsInt(const ColumnView& c, int64_t p) {
   }
 }
 
+// Values as unsigned keys in the CPU's sort order (ops/sort.cc NormAt): -0 as 0, NaN
+// after every number, ints and dates sign-flipped, bools 0/1.
+__device__ inline uint64_t DoubleOrderKey(double d) {
+  constexpr uint64_t kSign = 1ULL << 63;
+  if (d == 0.0) return kSign;
+  if (isnan(d)) return 0xFFF8000000000000ULL;
+  const uint64_t u = uint64_t(__double_as_longlong(d));
+  return (u & kSign) ? ~u : (u | kSign);
+}
+
+// The double a DoubleOrderKey came from (0 for -0, one NaN for all).
+__device__ inline double OrderKeyDouble(uint64_t k) {
+  constexpr uint64_t kSign = 1ULL << 63;
+  return __longlong_as_double((long long)((k & kSign) ? (k & ~kSign) : ~k));
+}
+
+__device__ inline uint64_t OrderKey(const ColumnView& c, int64_t p) {
+  switch (c.type) {
+    case DType::Float64: return DoubleOrderKey(static_cast<const double*>(c.data)[p]);
+    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p] != 0;
+    default: return uint64_t(AsInt(c, p)) ^ (1ULL << 63);
+  }
+}
+
 }  // namespace gpu
 }  // namespace basin

@@ -1,6 +1,8 @@
 #include "cuda/groupby_kernel.cuh"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include <climits>
 #include <cmath>
@@ -231,10 +233,125 @@ __global__ void MinMaxKernel(ColumnView c, const int32_t* gid, long long* iacc, 
   }
 }
 
+// Each row's value as an order key, and its group (null rows: group G, sorted last).
+__global__ void QuantileKeysKernel(ColumnView c, const int32_t* gid, int64_t n, uint32_t G, uint64_t* key, uint32_t* group) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int64_t p;
+  const bool ok = Valid(c, i, p);
+  key[i] = ok ? DoubleOrderKey(AsDouble(c, p)) : 0;
+  group[i] = ok ? uint32_t(gid[i]) : G;
+}
+
+// The q-quantile of each group's sorted values (at off[g], cnt[g] of them), interpolated
+// linearly between the two nearest ranks as the CPU's QuantileAgg does.
+__global__ void QuantileKernel(const uint64_t* sorted, const unsigned long long* off, const unsigned long long* cnt, double q,
+                               double* out, int64_t G) {
+  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= G) return;
+  const int64_t n = int64_t(cnt[g]);
+  if (n == 0) {
+    out[g] = 0.0;
+    return;
+  }
+  const uint64_t* b = sorted + off[g];
+  const double rank = q * double(n - 1);
+  const int64_t lo = int64_t(floor(rank));
+  double v = OrderKeyDouble(b[lo]);
+  if (double(lo) != rank) v = v + (rank - double(lo)) * (OrderKeyDouble(b[lo + 1]) - v);
+  out[g] = v;
+}
+
+// Rows where both columns of a pair are non-null.
+__device__ inline bool PairValid(const ColumnView& x, const ColumnView& y, int64_t i, int64_t& px, int64_t& py) {
+  return Valid(x, i, px) && Valid(y, i, py);
+}
+
+// Each group's first row with a whole pair (the CPU's shift for corr's sums).
+__global__ void FirstPairKernel(ColumnView x, ColumnView y, const int32_t* gid, int32_t* first, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t px, py;
+  if (i >= n || !PairValid(x, y, i, px, py)) return;
+  int32_t* f = &first[gid[i]];
+  if (*f > i) atomicMin(f, int32_t(i));
+}
+
+__global__ void ShiftKernel(ColumnView x, ColumnView y, const int32_t* first, double* kx, double* ky, int64_t G) {
+  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= G) return;
+  const int32_t r = first[g];
+  if (r == INT_MAX) {
+    kx[g] = ky[g] = 0.0;
+    return;
+  }
+  kx[g] = AsDouble(x, Phys(x, r));
+  ky[g] = AsDouble(y, Phys(y, r));
+}
+
+struct PairCountOp {
+  ColumnView x, y;
+  __device__ bool operator()(int64_t i, int32_t, unsigned long long& v) const {
+    int64_t px, py;
+    v = 1ULL;
+    return PairValid(x, y, i, px, py);
+  }
+};
+
+// One of the shifted sums over whole pairs: dx, dy, dx², dy² or dx·dy.
+struct PairSumOp {
+  ColumnView x, y;
+  const double *kx, *ky;
+  int which;
+  __device__ bool operator()(int64_t i, int32_t g, double& v) const {
+    int64_t px, py;
+    if (!PairValid(x, y, i, px, py)) return false;
+    const double dx = AsDouble(x, px) - kx[g], dy = AsDouble(y, py) - ky[g];
+    switch (which) {
+      case 0: v = dx; break;
+      case 1: v = dy; break;
+      case 2: v = dx * dx; break;
+      case 3: v = dy * dy; break;
+      default: v = dx * dy;
+    }
+    return true;
+  }
+};
+
 struct Grouped {
   DBuf gid, firstRow;  // int32 per row; int32 per group (logical rows)
   int64_t groups = 0;
 };
+
+// Top-k: each row's order key (flipped when descending) and its group (no value: G).
+__global__ void RankKeysKernel(ColumnView c, const int32_t* gid, int64_t n, uint32_t G, bool descending, uint64_t* key,
+                               uint32_t* group) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int64_t p;
+  const bool ok = Valid(c, i, p);
+  const uint64_t k = ok ? OrderKey(c, p) : 0;
+  key[i] = descending ? ~k : k;
+  group[i] = ok ? uint32_t(gid[i]) : G;
+}
+
+__global__ void IotaKernel(int32_t* out, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = int32_t(i);
+}
+
+__global__ void GroupOfKernel(const uint32_t* group, const int32_t* rows, uint32_t* out, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = group[rows[i]];
+}
+
+// Keeps the first k of each group's run in the sorted order (rows without a value: none).
+__global__ void FirstKKernel(const uint32_t* group, const unsigned long long* off, uint32_t G, int64_t k, uint8_t* keep,
+                             int64_t n) {
+  const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const uint32_t g = group[j];
+  keep[j] = g < G && j - int64_t(off[g]) < k;
+}
 
 Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   DeviceState& dev = t.dev;
@@ -299,6 +416,68 @@ std::vector<To> Narrow(const std::vector<long long>& v) {
   return std::vector<To>(v.begin(), v.end());
 }
 
+// The q-quantile per group (Full mode): every group's values sorted on the device (by
+// value, then stably by group: two radix sorts), then one thread per group reads its ranks.
+Column QuantileOnGpu(DTable& t, const Grouped& g, ColumnView c, const DBuf& cnt, double q) {
+  DeviceState& dev = t.dev;
+  auto s = dev.stream();
+  const int64_t n = t.rows, G = g.groups;
+  DBuf key = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 8, "quantile values");
+  DBuf grp = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "quantile groups");
+  DBuf key2 = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 8, "quantile values");
+  DBuf grp2 = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "quantile groups");
+  QuantileKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, g.gid->as<int32_t>(), n, uint32_t(G), key->as<uint64_t>(), grp->as<uint32_t>());
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;  // group ids 0..G (G: null rows)
+  if (n > 0) {
+    RunCub(dev, "quantile", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(scratch, bytes, key->as<uint64_t>(), key2->as<uint64_t>(), grp->as<uint32_t>(), grp2->as<uint32_t>(), n, 0, 64, s);
+    });
+    RunCub(dev, "quantile", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(scratch, bytes, grp2->as<uint32_t>(), grp->as<uint32_t>(), key2->as<uint64_t>(), key->as<uint64_t>(), n, 0, bits, s);
+    });
+  }
+  DBuf off = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "quantile offsets");
+  if (G > 0)
+    RunCub(dev, "quantile", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(scratch, bytes, cnt->as<unsigned long long>(), off->as<unsigned long long>(), G, s);
+    });
+  DBuf out = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "quantiles");
+  QuantileKernel<<<Blocks(G), kBlock, 0, s>>>(key->as<uint64_t>(), off->as<unsigned long long>(), cnt->as<unsigned long long>(), q,
+                                              out->as<double>(), G);
+  std::vector<unsigned long long> u = Down<unsigned long long>(dev, cnt, G);
+  std::vector<int64_t> k(u.begin(), u.end());
+  return FixedColumn(DType::Float64, Down<double>(dev, out, G), &k);
+}
+
+// corr's co-moments per group, from the same shifted sums the CPU makes (shift: each
+// group's first whole pair), finished and laid out by the CPU's code.
+void AppendCorrOnGpu(Table& out, DTable& t, const Grouped& g, const AggSpec& a, bool emitState) {
+  DeviceState& dev = t.dev;
+  auto s = dev.stream();
+  const int64_t n = t.rows, G = g.groups;
+  const int32_t* gid = g.gid->as<int32_t>();
+  ColumnView x = t.view(a.column), y = t.view(a.column2);
+  DBuf first = Filled<int32_t>(dev, G, INT_MAX, "corr shifts");
+  FirstPairKernel<<<Blocks(n), kBlock, 0, s>>>(x, y, gid, first->as<int32_t>(), n);
+  DBuf kx = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "corr shifts"), ky = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "corr shifts");
+  ShiftKernel<<<Blocks(G), kBlock, 0, s>>>(x, y, first->as<int32_t>(), kx->as<double>(), ky->as<double>(), G);
+  DBuf cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
+  GroupAdd(dev, PairCountOp{x, y}, gid, cnt->as<unsigned long long>(), n, G);
+  ShiftedSums sums;
+  std::vector<double>* dst[] = {&sums.sx, &sums.sy, &sums.m2x, &sums.m2y, &sums.cxy};
+  for (int w = 0; w < 5; w++) {
+    DBuf acc = Filled<double>(dev, G, 0.0, "corr sums");
+    GroupAdd(dev, PairSumOp{x, y, kx->as<double>(), ky->as<double>(), w}, gid, acc->as<double>(), n, G);
+    *dst[w] = Down<double>(dev, acc, G);
+  }
+  std::vector<unsigned long long> u = Down<unsigned long long>(dev, cnt, G);
+  sums.n.assign(u.begin(), u.end());
+  sums.kx = Down<double>(dev, kx, G);
+  sums.ky = Down<double>(dev, ky, G);
+  AppendCorr(out, a, FinishCoMoments(std::move(sums)), emitState);
+}
+
 // One aggregate accumulated on the GPU, appended to `out` as GroupByAgg lays it out.
 void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, AggMode mode) {
   DeviceState& dev = t.dev;
@@ -306,6 +485,10 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
   const int64_t n = t.rows, G = g.groups;
   const bool emitState = mode == AggMode::Partial;
   const int32_t* gid = g.gid->as<int32_t>();
+  if (a.op == AggOp::Corr) {
+    AppendCorrOnGpu(out, t, g, a, emitState);
+    return;
+  }
   const bool rows = a.op == AggOp::Count && a.column < 0;
   ColumnView c = rows ? ColumnView{} : t.view(a.column);
   DBuf cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
@@ -383,20 +566,29 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
       else add(FixedColumn(c.type, Narrow<int64_t>(v), &k));
       return;
     }
+    case AggOp::Median:
+    case AggOp::Quantile:
+      if (mode != AggMode::Full)
+        throw BasinError("BASIN_INTERNAL", "aggregation '" + a.name + "' (median/quantile/nunique) is not decomposable: use mode 'full'");
+      add(QuantileOnGpu(t, g, c, cnt, a.op == AggOp::Median ? 0.5 : a.param));
+      return;
     default: throw BasinError("BASIN_INTERNAL", "GPU: aggregate '" + a.name + "' is not accumulated on the GPU");
   }
 }
 
 }  // namespace
 
-bool AggOnGpu(const AggSpec& a, DType input) {
-  const bool numeric = input == DType::Int64 || input == DType::Float64 || input == DType::Bool;
+bool AggOnGpu(const AggSpec& a, DType input, DType input2) {
+  auto numeric = [](DType t) { return t == DType::Int64 || t == DType::Float64 || t == DType::Bool; };
   switch (a.op) {
     case AggOp::Count: return true;
     case AggOp::Sum:
     case AggOp::Mean:
     case AggOp::Var:
-    case AggOp::Std: return numeric;
+    case AggOp::Std:
+    case AggOp::Median:
+    case AggOp::Quantile: return numeric(input);
+    case AggOp::Corr: return numeric(input) && numeric(input2);
     case AggOp::Min:
     case AggOp::Max: return input != DType::String;
     default: return false;
@@ -422,7 +614,8 @@ TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<Ag
   std::vector<int64_t> groupRows;
   for (const AggSpec& a : aggs) {
     const bool raw = !(a.op == AggOp::Count && a.column < 0);
-    if (AggOnGpu(a, raw ? t.cols[size_t(a.column)].type : DType::Int64)) {
+    const DType second = a.column2 >= 0 && size_t(a.column2) < t.cols.size() ? t.cols[size_t(a.column2)].type : DType::String;
+    if (AggOnGpu(a, raw ? t.cols[size_t(a.column)].type : DType::Int64, second)) {
       AppendGpuAgg(*out, t, g, a, mode);
       continue;
     }
@@ -446,6 +639,48 @@ TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<Ag
     }
     AppendAgg(*out, rowsOnHost, cpu, groupRows, a, mode);
   }
+  return out;
+}
+
+DBuf TopKRows(DTable& t, const std::vector<int>& keys, int column, int64_t k, bool descending, int64_t& count) {
+  DeviceState& dev = t.dev;
+  auto s = dev.stream();
+  const int64_t n = t.rows;
+  count = 0;
+  DBuf out = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "top-k rows");
+  if (n == 0) return out;
+  Grouped g = GroupIds(t, keys);
+  const int64_t G = g.groups;
+  ColumnView c = t.view(column);
+  // Rows by order key (stable: ties keep row order), then stably by group: each group's
+  // rows in rank order, groups in order of first appearance, as the CPU's TopKRows.
+  DBuf key = dev.alloc(size_t(n) * 8, "top-k keys"), key2 = dev.alloc(size_t(n) * 8, "top-k keys");
+  DBuf grp = dev.alloc(size_t(n) * 4, "top-k groups"), grp2 = dev.alloc(size_t(n) * 4, "top-k groups");
+  DBuf rows = dev.alloc(size_t(n) * 4, "top-k rows"), rows2 = dev.alloc(size_t(n) * 4, "top-k rows");
+  RankKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, g.gid->as<int32_t>(), n, uint32_t(G), descending, key->as<uint64_t>(), grp->as<uint32_t>());
+  IotaKernel<<<Blocks(n), kBlock, 0, s>>>(rows2->as<int32_t>(), n);
+  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(scratch, bytes, key->as<uint64_t>(), key2->as<uint64_t>(), rows2->as<int32_t>(), rows->as<int32_t>(), n, 0, 64, s);
+  });
+  GroupOfKernel<<<Blocks(n), kBlock, 0, s>>>(grp->as<uint32_t>(), rows->as<int32_t>(), grp2->as<uint32_t>(), n);
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;
+  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(scratch, bytes, grp2->as<uint32_t>(), grp->as<uint32_t>(), rows->as<int32_t>(), rows2->as<int32_t>(), n, 0, bits, s);
+  });
+  DBuf cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
+  GroupAdd(dev, CountOp{c, true}, g.gid->as<int32_t>(), cnt->as<unsigned long long>(), n, G);
+  DBuf off = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "top-k offsets");
+  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(scratch, bytes, cnt->as<unsigned long long>(), off->as<unsigned long long>(), G, s);
+  });
+  DBuf keep = dev.alloc(size_t(n), "top-k flags");
+  FirstKKernel<<<Blocks(n), kBlock, 0, s>>>(grp->as<uint32_t>(), off->as<unsigned long long>(), uint32_t(G), k, keep->as<uint8_t>(), n);
+  DBuf kept = dev.alloc(8, "top-k count");
+  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceSelect::Flagged(scratch, bytes, rows2->as<int32_t>(), keep->as<uint8_t>(), out->as<int32_t>(), kept->as<int64_t>(), n, s);
+  });
+  ToHost(dev, &count, kept->data(), 8);
   return out;
 }
 

@@ -1,9 +1,10 @@
 // Hash group-by on the GPU: group ids by an open-addressing hash table built with
 // atomics (null equals null, floats by their canonical value, strings by bytes),
 // renumbered in order of first appearance (as the CPU kernels number them), and
-// sum / count / mean / min / max / var / std accumulated per group with atomics.
-// Other aggregates (median, quantile, nunique, corr, first, last, string min/max) are
-// computed by the CPU kernels over the group ids the GPU made.
+// sum / count / mean / min / max / var / std / corr accumulated per group with atomics,
+// median and quantile over each group's values sorted on the device. Other aggregates
+// (nunique, first, last, string min/max) are computed by the CPU kernels over the
+// group ids the GPU made.
 #pragma once
 #include <vector>
 
@@ -13,11 +14,16 @@
 namespace basin {
 namespace gpu {
 
-// Whether aggregate a over a column of type `input` is accumulated on the GPU.
-bool AggOnGpu(const AggSpec& a, DType input);
+// Whether aggregate a over a column of type `input` (and `input2`: corr's second) is
+// computed on the GPU.
+bool AggOnGpu(const AggSpec& a, DType input, DType input2 = DType::String);
 
 // GroupByAgg (mode Full or Partial) of t: the same columns, names and order.
 TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode);
+
+// Top-k rows per group (the CPU's TopKRows): the logical row numbers (int32) kept, each
+// group's in rank order, groups in order of first appearance; `count` is how many.
+DBuf TopKRows(DTable& t, const std::vector<int>& keys, int column, int64_t k, bool descending, int64_t& count);
 
 }  // namespace gpu
 }  // namespace basin

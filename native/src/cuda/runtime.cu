@@ -51,6 +51,15 @@ std::string UnsupportedFor(const Step& step, std::vector<DType>& types, int64_t 
       types = next;
       return "";
     }
+    case Step::Kind::TopK:
+      if (step.keys.size() > 8) return "more than 8 group keys";
+      if (rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+      if (step.k < 1) return "a top-k of no rows";
+      for (int k : step.keys)
+        if (k < 0 || size_t(k) >= types.size()) return "a key out of range";
+      if (step.column < 0 || size_t(step.column) >= types.size()) return "a value column out of range";
+      if (types[size_t(step.column)] == DType::String) return "a string value to rank";
+      return "";
     case Step::Kind::Aggregate:
       if (step.mode != AggMode::Full && step.mode != AggMode::Partial) return "a merge of partial aggregates";
       if (step.keys.size() > 8) return "more than 8 group keys";
@@ -176,6 +185,24 @@ TablePtr OnDevice(int device, const F& f) {
   }
 }
 
+// Narrows every column of t to logical rows `rows` (int32, `count` of them, in that
+// order): a filter's survivors or top-k's picks, read through instead of copied.
+void Select(DTable& t, const DBuf& rows, int64_t count) {
+  std::vector<std::pair<DeviceBuffer*, DBuf>> composed;  // one new selection per old one
+  for (DColumn& c : t.cols) {
+    DBuf next;
+    for (auto& [old, made] : composed)
+      if (old == c.sel.get()) next = made;
+    if (!next) {
+      next = ComposeRows(t.dev, c.sel, rows, count);
+      composed.emplace_back(c.sel.get(), next);
+    }
+    c.sel = next;
+    c.length = count;
+  }
+  t.rows = count;
+}
+
 }  // namespace
 
 std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec) {
@@ -235,19 +262,13 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
         case Step::Kind::Filter: {
           int64_t count = 0;
           DBuf rows = SelectRows(*t, step.predicate, count);
-          std::vector<std::pair<DeviceBuffer*, DBuf>> composed;  // one new selection per old one
-          for (DColumn& c : t->cols) {
-            DBuf next;
-            for (auto& [old, made] : composed)
-              if (old == c.sel.get()) next = made;
-            if (!next) {
-              next = ComposeRows(dev, c.sel, rows, count);
-              composed.emplace_back(c.sel.get(), next);
-            }
-            c.sel = next;
-            c.length = count;
-          }
-          t->rows = count;
+          Select(*t, rows, count);
+          break;
+        }
+        case Step::Kind::TopK: {
+          int64_t count = 0;
+          DBuf rows = TopKRows(*t, step.keys, step.column, step.k, step.descending, count);
+          Select(*t, rows, count);
           break;
         }
         case Step::Kind::Project: {

@@ -13,22 +13,6 @@ namespace gpu {
 
 namespace {
 
-constexpr uint64_t kSign = 1ULL << 63;
-
-__device__ inline uint64_t OrderKey(const ColumnView& c, int64_t p) {
-  switch (c.type) {
-    case DType::Float64: {
-      const double d = static_cast<const double*>(c.data)[p];
-      if (d == 0.0) return kSign;
-      if (isnan(d)) return 0xFFF8000000000000ULL;
-      const uint64_t u = uint64_t(__double_as_longlong(d));
-      return (u & kSign) ? ~u : (u | kSign);
-    }
-    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p] != 0;
-    default: return uint64_t(AsInt(c, p)) ^ kSign;
-  }
-}
-
 __global__ void KeysKernel(ColumnView c, int64_t n, bool descending, uint64_t* keys, uint8_t* valid, uint8_t* isNull) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;

@@ -54,13 +54,16 @@ void Configure(int device, const DeviceConfig& config);
 
 // One step of a GPU chain (the same meaning as the CPU steps in engine/lower/tasks.ts).
 struct Step {
-  enum class Kind { Filter, Project, Aggregate } kind = Kind::Filter;
+  enum class Kind { Filter, Project, Aggregate, TopK } kind = Kind::Filter;
   Expr predicate;                  // Filter
   std::vector<Expr> exprs;         // Project
   std::vector<std::string> names;  // Project
-  std::vector<int> keys;           // Aggregate
+  std::vector<int> keys;           // Aggregate, TopK (the groups)
   std::vector<AggSpec> aggs;       // Aggregate (mode Full or Partial)
   AggMode mode = AggMode::Full;
+  int column = -1;                 // TopK: the value ranked
+  int64_t k = 0;                   // TopK: rows kept per group
+  bool descending = false;         // TopK
 };
 
 // Why `step` cannot run on a GPU, or "" when it can (expression kinds, types, aggregate

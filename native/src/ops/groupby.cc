@@ -38,6 +38,8 @@ AggMode AggModeFromName(const std::string& s) {
 namespace {
 
 constexpr int64_t kBatch = 2048;
+// The suffixes of corr's state columns: count, then the co-moments.
+const char* const kCorrParts[] = {"#count", "#meanx", "#meany", "#m2x", "#m2y", "#cxy"};
 constexpr int64_t kPrefetch = 16;
 constexpr uint32_t kMaxGroups = 0xFFFFFFF0u;
 
@@ -561,48 +563,33 @@ Column QuantileAgg(const Column& c, const Ctx& x, double q, const char* what) {
 
 Column MedianAgg(const Column& c, const Ctx& x) { return QuantileAgg(c, x, 0.5, "median"); }
 
-// Co-moments of (x, y) pairs per group, over the rows where both are non-null.
-struct CoMoments {
-  std::vector<int64_t> n;
-  std::vector<double> mx, my, m2x, m2y, cxy;
-  explicit CoMoments(size_t G) : n(G, 0), mx(G, 0.0), my(G, 0.0), m2x(G, 0.0), m2y(G, 0.0), cxy(G, 0.0) {}
-};
-
 // Shifted sums in one pass: deviations from the group's first pair (a sample value,
-// so close to the mean), corrected by the mean deviation: m2 = Σd² − (Σd)²/n. A
+// so close to the mean), corrected by the mean deviation (FinishCoMoments). A
 // constant column gets exactly zero spread, as DuckDB's Welford updates do.
 CoMoments ComputeCoMoments(const Column& cx, const Column& cy, const Ctx& x) {
   const size_t G = size_t(x.groups);
-  CoMoments m(G);
-  std::vector<double> kx(G, 0.0), ky(G, 0.0), sx(G, 0.0), sy(G, 0.0);
+  ShiftedSums m{std::vector<int64_t>(G, 0), std::vector<double>(G, 0.0), std::vector<double>(G, 0.0),
+                std::vector<double>(G, 0.0), std::vector<double>(G, 0.0), std::vector<double>(G, 0.0),
+                std::vector<double>(G, 0.0), std::vector<double>(G, 0.0)};
   DispatchNumeric(cx, "corr", [&](auto* vx) {
     DispatchNumeric(cy, "corr", [&](auto* vy) {
       for (int64_t i = 0; i < x.n; i++) {
         if (!cx.valid(i) || !cy.valid(i)) continue;
         const uint32_t g = x.gid[i];
         if (m.n[g]++ == 0) {
-          kx[g] = double(vx[i]);
-          ky[g] = double(vy[i]);
+          m.kx[g] = double(vx[i]);
+          m.ky[g] = double(vy[i]);
         }
-        const double dx = double(vx[i]) - kx[g], dy = double(vy[i]) - ky[g];
-        sx[g] += dx;
-        sy[g] += dy;
+        const double dx = double(vx[i]) - m.kx[g], dy = double(vy[i]) - m.ky[g];
+        m.sx[g] += dx;
+        m.sy[g] += dy;
         m.m2x[g] += dx * dx;
         m.m2y[g] += dy * dy;
         m.cxy[g] += dx * dy;
       }
     });
   });
-  for (size_t g = 0; g < G; g++) {
-    if (!m.n[g]) continue;
-    const double n = double(m.n[g]);
-    m.mx[g] = kx[g] + sx[g] / n;
-    m.my[g] = ky[g] + sy[g] / n;
-    m.m2x[g] = std::max(0.0, m.m2x[g] - sx[g] * sx[g] / n);
-    m.m2y[g] = std::max(0.0, m.m2y[g] - sy[g] * sy[g] / n);
-    m.cxy[g] -= sx[g] * sy[g] / n;
-  }
-  return m;
+  return FinishCoMoments(std::move(m));
 }
 
 // Chan et al.'s pairwise combination of co-moment states, in row order.
@@ -869,6 +856,37 @@ void AppendMoments(Table& out, const AggSpec& a, const Moments& m, bool emitStat
   add(a.name, DoubleColumn(v, &ok));
 }
 
+CoMoments FinishCoMoments(ShiftedSums s) {
+  const size_t G = s.n.size();
+  CoMoments m(G);
+  m.n = std::move(s.n);
+  for (size_t g = 0; g < G; g++) {
+    if (!m.n[g]) continue;
+    const double n = double(m.n[g]);
+    m.mx[g] = s.kx[g] + s.sx[g] / n;
+    m.my[g] = s.ky[g] + s.sy[g] / n;
+    m.m2x[g] = std::max(0.0, s.m2x[g] - s.sx[g] * s.sx[g] / n);
+    m.m2y[g] = std::max(0.0, s.m2y[g] - s.sy[g] * s.sy[g] / n);
+    m.cxy[g] = s.cxy[g] - s.sx[g] * s.sy[g] / n;
+  }
+  return m;
+}
+
+void AppendCorr(Table& out, const AggSpec& a, const CoMoments& m, bool emitState) {
+  if (!emitState) {
+    out.names.push_back(a.name);
+    out.columns.push_back(CorrFinal(m));
+    return;
+  }
+  out.names.push_back(a.name + kCorrParts[0]);
+  out.columns.push_back(IntColumn(m.n));
+  const std::vector<double>* fs[] = {&m.mx, &m.my, &m.m2x, &m.m2y, &m.cxy};
+  for (size_t k = 0; k < 5; k++) {
+    out.names.push_back(a.name + kCorrParts[k + 1]);
+    out.columns.push_back(DoubleColumn(*fs[k], nullptr));
+  }
+}
+
 void CheckAggs(const Table& t, const std::vector<AggSpec>& aggs, AggMode mode) {
   const bool raw = mode == AggMode::Full || mode == AggMode::Partial;
   for (const AggSpec& a : aggs) {
@@ -932,22 +950,15 @@ void AppendAgg(Table& out, const Table& t, const Grouping& gr, const std::vector
       add(a.name, QuantileAgg(input(), x, a.param, "quantile"));
       break;
     case AggOp::Corr: {
-      static const char* const kParts[] = {"#count", "#meanx", "#meany", "#m2x", "#m2y", "#cxy"};
       CoMoments m(0);
       if (raw) {
         m = ComputeCoMoments(input(), t.columns[size_t(a.column2)], x);
       } else {
         std::vector<const Column*> s;
-        for (const char* p : kParts) s.push_back(&state(p));
+        for (const char* p : kCorrParts) s.push_back(&state(p));
         m = MergeCoMoments(s, x);
       }
-      if (emitState) {
-        add(a.name + kParts[0], IntColumn(m.n));
-        const std::vector<double>* fs[] = {&m.mx, &m.my, &m.m2x, &m.m2y, &m.cxy};
-        for (size_t k = 0; k < 5; k++) add(a.name + kParts[k + 1], DoubleColumn(*fs[k], nullptr));
-      } else {
-        add(a.name, CorrFinal(m));
-      }
+      AppendCorr(out, a, m, emitState);
       break;
     }
   }

@@ -48,6 +48,20 @@ struct Moments {
   std::vector<double> mean, m2;
 };
 
+// Per-group co-moments of (x, y) pairs (rows where both are non-null): the corr state.
+struct CoMoments {
+  std::vector<int64_t> n;
+  std::vector<double> mx, my, m2x, m2y, cxy;
+  explicit CoMoments(size_t G) : n(G, 0), mx(G, 0.0), my(G, 0.0), m2x(G, 0.0), m2y(G, 0.0), cxy(G, 0.0) {}
+};
+
+// Shifted sums of one pass, per group: the shift (kx, ky: the group's first pair), the
+// sums of deviations from it (sx, sy) and of their squares and products (m2x, m2y, cxy).
+struct ShiftedSums {
+  std::vector<int64_t> n;
+  std::vector<double> kx, ky, sx, sy, m2x, m2y, cxy;
+};
+
 // A column of per-group values; null where cnt[g] == 0 (cnt may be null: no nulls).
 template <class T>
 Column FixedColumn(DType type, const std::vector<T>& vals, const std::vector<int64_t>* cnt) {
@@ -87,6 +101,10 @@ std::shared_ptr<Table> KeyColumns(const Table& t, const std::vector<int>& keys, 
 void AppendAgg(Table& out, const Table& t, const Grouping& gr, const std::vector<int64_t>& groupRows, const AggSpec& a, AggMode mode);
 void AppendMean(Table& out, const std::string& name, std::vector<double> sum, const std::vector<int64_t>& cnt, bool emitState);
 void AppendMoments(Table& out, const AggSpec& a, const Moments& m, bool emitState);
+// Co-moments from shifted sums: the mean deviation corrects them (m2 = Σd² − (Σd)²/n).
+CoMoments FinishCoMoments(ShiftedSums s);
+// corr's state columns (Partial/Merge) or Pearson's r.
+void AppendCorr(Table& out, const AggSpec& a, const CoMoments& m, bool emitState);
 
 // Splits t into `parts` tables by the hash of `keys` (hash.h); row order kept per part.
 std::vector<TablePtr> HashPartition(const Table& t, const std::vector<int>& keys, int parts);
