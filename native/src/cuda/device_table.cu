@@ -1,5 +1,7 @@
 #include "cuda/device_table.cuh"
 
+#include <cub/device/device_scan.cuh>
+
 #include <cstring>
 
 #include "cuda/cuda_check.cuh"
@@ -23,6 +25,46 @@ __global__ void GatherKernel(const T* src, const uint8_t* valid, const int32_t* 
   if (dvalid) dvalid[i] = valid[r];
 }
 
+// Row idx[i] of a column read through its selection; idx[i] < 0: no row (a null).
+__device__ inline int64_t SourceRow(const int32_t* sel, const int32_t* idx, int64_t i) {
+  const int32_t r = idx ? idx[i] : int32_t(i);
+  return r < 0 ? -1 : (sel ? sel[r] : r);
+}
+
+template <typename T>
+__global__ void GatherOrNullKernel(ColumnView v, const int32_t* idx, T* dst, uint8_t* dvalid, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int64_t p = SourceRow(v.sel, idx, i);
+  dst[i] = p < 0 ? T(0) : static_cast<const T*>(v.data)[p];
+  if (dvalid) dvalid[i] = p >= 0 && (!v.validity || v.validity[p]);
+}
+
+// A string gather's lengths (the last entry 0: the exclusive scan then ends in the total).
+__global__ void StringLengthsKernel(ColumnView v, const int32_t* idx, int64_t* len, uint8_t* dvalid, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  if (i == n) {
+    len[n] = 0;
+    return;
+  }
+  const int64_t p = SourceRow(v.sel, idx, i);
+  const int64_t* off = static_cast<const int64_t*>(v.data);
+  len[i] = p < 0 ? 0 : off[p + 1] - off[p];
+  if (dvalid) dvalid[i] = p >= 0 && (!v.validity || v.validity[p]);
+}
+
+// One warp per row copies the row's bytes (strings of any length stay coalesced).
+__global__ void StringCopyKernel(ColumnView v, const int32_t* idx, const int64_t* outOff, uint8_t* chars, int64_t n) {
+  const int64_t warp = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (warp >= n) return;
+  const int64_t p = SourceRow(v.sel, idx, warp);
+  if (p < 0) return;
+  const int64_t from = static_cast<const int64_t*>(v.data)[p], len = outOff[warp + 1] - outOff[warp];
+  for (int64_t b = lane; b < len; b += 32) chars[outOff[warp] + b] = v.chars[from + b];
+}
+
 // A host validity buffer, or none when every row is valid.
 BufferPtr HostValidity(DeviceState& dev, const uint8_t* dvalid, int64_t n) {
   if (!dvalid || n == 0) return nullptr;
@@ -33,6 +75,41 @@ BufferPtr HostValidity(DeviceState& dev, const uint8_t* dvalid, int64_t n) {
 }
 
 }  // namespace
+
+Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing) {
+  auto s = dev.stream();
+  Column out;
+  out.type = v.type;
+  out.length = n;
+  DBuf valid = v.validity || maybeMissing ? dev.alloc(size_t(std::max<int64_t>(n, 1)), "a column gather") : nullptr;
+  uint8_t* dvalid = valid ? valid->as<uint8_t>() : nullptr;
+  if (v.type == DType::String) {
+    DBuf len = dev.alloc(size_t(n + 1) * 8, "a string gather"), off = dev.alloc(size_t(n + 1) * 8, "a string gather");
+    StringLengthsKernel<<<Blocks(n + 1), kBlock, 0, s>>>(v, idx, len->as<int64_t>(), dvalid, n);
+    RunCub(dev, "a string gather", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(scratch, bytes, len->as<int64_t>(), off->as<int64_t>(), n + 1, s);
+    });
+    out.data = MakeBuffer(size_t(n + 1) * 8);
+    ToHost(dev, out.data->data(), off->data(), size_t(n + 1) * 8);
+    const int64_t total = out.data->as<int64_t>()[n];
+    DBuf chars = dev.alloc(size_t(std::max<int64_t>(total, 1)), "a string gather");
+    if (n > 0) StringCopyKernel<<<Blocks(n * 32), kBlock, 0, s>>>(v, idx, off->as<int64_t>(), chars->as<uint8_t>(), n);
+    out.chars = MakeBuffer(size_t(total));
+    ToHost(dev, out.chars->data(), chars->data(), size_t(total));
+  } else {
+    const size_t w = ElementSize(v.type);
+    DBuf data = dev.alloc(size_t(std::max<int64_t>(n, 1)) * w, "a column gather");
+    if (n > 0) {
+      if (w == 8) GatherOrNullKernel<uint64_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint64_t>(), dvalid, n);
+      else if (w == 4) GatherOrNullKernel<uint32_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint32_t>(), dvalid, n);
+      else GatherOrNullKernel<uint8_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint8_t>(), dvalid, n);
+    }
+    out.data = MakeBuffer(size_t(n) * w);
+    ToHost(dev, out.data->data(), data->data(), size_t(n) * w);
+  }
+  out.validity = HostValidity(dev, dvalid, n);
+  return out;
+}
 
 DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n) {
   if (!sel) return rows;
@@ -104,43 +181,25 @@ ColumnView DTable::view(int column) {
                     c.bufs->chars ? c.bufs->chars->as<uint8_t>() : nullptr, c.sel ? c.sel->as<int32_t>() : nullptr};
 }
 
+bool DTable::onDevice(int column) {
+  DColumn& c = cols[size_t(column)];
+  if (!c.bufs && handle_) c.bufs = dev.cached(handle_, c.source, std::weak_ptr<const Table>(host_));
+  return c.bufs != nullptr;
+}
+
 Column DTable::gather(int column, const DBuf& rowsBuf, int64_t n) {
   DColumn& c = cols[size_t(column)];
-  DBuf phys = ComposeRows(dev, c.sel, rowsBuf, n);  // null: rows 0..n-1 as they are
-  if (c.source >= 0) {
-    // Gathered from the host copy: only the row numbers come back.
-    const Column& h = host_->columns[size_t(c.source)];
-    if (!phys) return h;
-    std::vector<int32_t> idx32(static_cast<size_t>(n));
-    ToHost(dev, idx32.data(), phys->data(), size_t(n) * 4);
-    std::vector<int64_t> idx(idx32.begin(), idx32.end());
-    return Take(h, idx.data(), n);
-  }
-  if (c.type == DType::String) throw BasinError("BASIN_INTERNAL", "GPU: computed string columns are not supported");
-  ColumnView v = view(column);
-  const size_t w = ElementSize(c.type);
-  Column out;
-  out.type = c.type;
-  out.length = n;
-  out.data = MakeBuffer(size_t(n) * w);
-  if (!phys) {
-    ToHost(dev, out.data->data(), v.data, size_t(n) * w);
-    out.validity = HostValidity(dev, v.validity, n);
-    return out;
-  }
-  DBuf data = dev.alloc(size_t(n) * w, "a column download");
-  DBuf valid = v.validity ? dev.alloc(size_t(n), "a column download") : nullptr;
-  uint8_t* dvalid = valid ? valid->as<uint8_t>() : nullptr;
-  const int32_t* idx = phys->as<int32_t>();
-  auto s = dev.stream();
-  if (n > 0) {
-    if (w == 8) GatherKernel<uint64_t><<<Blocks(n), kBlock, 0, s>>>(static_cast<const uint64_t*>(v.data), v.validity, idx, data->as<uint64_t>(), dvalid, n);
-    else if (w == 4) GatherKernel<uint32_t><<<Blocks(n), kBlock, 0, s>>>(static_cast<const uint32_t*>(v.data), v.validity, idx, data->as<uint32_t>(), dvalid, n);
-    else GatherKernel<uint8_t><<<Blocks(n), kBlock, 0, s>>>(static_cast<const uint8_t*>(v.data), v.validity, idx, data->as<uint8_t>(), dvalid, n);
-  }
-  ToHost(dev, out.data->data(), data->data(), size_t(n) * w);
-  out.validity = HostValidity(dev, dvalid, n);
-  return out;
+  if (c.source >= 0 && !c.sel && !rowsBuf) return host_->columns[size_t(c.source)];  // the whole host column
+  // On the device already (a persisted table's cached column, or used in this chain):
+  // gathered there, so only the rows kept cross the bus.
+  if (c.source < 0 || onDevice(column))
+    return GatherDown(dev, view(column), rowsBuf ? rowsBuf->as<int32_t>() : nullptr, n, false);
+  // Not on the device: gathered from the host copy (only the row numbers come back).
+  DBuf phys = ComposeRows(dev, c.sel, rowsBuf, n);
+  std::vector<int32_t> idx32(static_cast<size_t>(n));
+  ToHost(dev, idx32.data(), phys->data(), size_t(n) * 4);
+  std::vector<int64_t> idx(idx32.begin(), idx32.end());
+  return Take(host_->columns[size_t(c.source)], idx.data(), n);
 }
 
 Column DTable::download(int column) { return gather(column, nullptr, cols[size_t(column)].length); }

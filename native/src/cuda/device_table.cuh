@@ -44,10 +44,13 @@ class DTable {
 
   // Uploads the column if it is not on the device yet; returns the kernels' view.
   ColumnView view(int column);
+  // Whether the column's data is on the device (uploaded, cached or computed here).
+  bool onDevice(int column);
   // Copies a column back to the host. A source column with no selection is the host
-  // column itself (no copy); selected source columns are gathered on the host from it.
+  // column itself (no copy).
   Column download(int column);
-  // Rows `phys` (logical row numbers on the device, int32) of a column, on the host.
+  // Rows `rows` (logical row numbers on the device, int32; null: 0..n-1) of a column, on
+  // the host: gathered on the device when the column is there, else from the host copy.
   Column gather(int column, const DBuf& rows, int64_t n);
   const TablePtr& host() const { return host_; }
 
@@ -56,6 +59,10 @@ class DTable {
   TablePtr host_;
 };
 
+// Rows idx[0..n) (int32 logical rows read through the view's selection; a negative
+// one gives a null, with maybeMissing) of a column, gathered on the device and
+// downloaded; idx null: rows 0..n-1.
+Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing);
 // Row numbers `rows` (int32, logical) read through selection `sel`: sel[rows[i]];
 // either may be null (identity), then the other is returned as it is.
 DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n);

@@ -73,11 +73,11 @@ __global__ void EmitKernel(int64_t n, int how, const int64_t* start, const int64
 
 }  // namespace
 
-JoinPairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how) {
+DevicePairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how) {
   DeviceState& dev = l.dev;
   auto s = dev.stream();
   const int64_t nr = r.rows, nl = l.rows;
-  JoinPairs pairs;
+  DevicePairs pairs;
   // The right keys that can match (not null), with their row numbers, sorted by key.
   ColumnView rv = r.view(rkey);
   const size_t nr1 = size_t(std::max<int64_t>(nr, 1));
@@ -114,13 +114,9 @@ JoinPairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how) {
   DBuf rrows = right ? dev.alloc(total1 * 4, "join pairs") : nullptr;
   EmitKernel<<<Blocks(nl), kBlock, 0, s>>>(nl, int(how), start->as<int64_t>(), count->as<int64_t>(), offset->as<int64_t>(), si->as<int32_t>(),
                                            lrows->as<uint32_t>(), right ? rrows->as<uint32_t>() : nullptr);
-  pairs.l.resize(size_t(total));
-  ToHost(dev, pairs.l.data(), lrows->data(), size_t(total) * 4);
-  if (right) {
-    pairs.r.resize(size_t(total));
-    ToHost(dev, pairs.r.data(), rrows->data(), size_t(total) * 4);
-  }
-  pairs.split = size_t(total);
+  pairs.l = lrows;
+  pairs.r = rrows;
+  pairs.n = total;
   return pairs;
 }
 

@@ -9,8 +9,15 @@
 namespace basin {
 namespace gpu {
 
+// A join's row pairs left on the device: int32 row numbers (-1, kJoinNone: no right
+// row), n of them; r is null for semi and anti joins.
+struct DevicePairs {
+  DBuf l, r;
+  int64_t n = 0;
+};
+
 // The row pairs of an inner, left, semi or anti join of l and r on key columns lkey/rkey.
-JoinPairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how);
+DevicePairs MatchRows(DTable& l, int lkey, DTable& r, int rkey, JoinHow how);
 
 }  // namespace gpu
 }  // namespace basin

@@ -222,13 +222,19 @@ TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t ri
   CheckJoin(*left, *right, spec);
   std::string why = JoinUnsupported(*left, *right, spec);
   if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot join " + why);
-  JoinPairs pairs;
-  OnDevice(device, [&](DeviceState& dev) -> TablePtr {
+  return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
     DTable l(dev, leftHandle, left), r(dev, rightHandle, right);
-    pairs = MatchRows(l, spec.leftKeys[0], r, spec.rightKeys[0], spec.how);
-    return nullptr;
+    DevicePairs pairs = MatchRows(l, spec.leftKeys[0], r, spec.rightKeys[0], spec.how);
+    // The output columns are gathered on the device: only the joined rows cross the bus.
+    TablePtr out = AssembleJoin(spec, pairs.n, pairs.n, [&](bool isLeft, int column, int64_t start, int64_t n, bool maybeMissing) {
+      const DBuf& rows = isLeft ? pairs.l : pairs.r;
+      if (n > 0 && !rows) throw BasinError("BASIN_INTERNAL", "GPU: a semi or anti join has no right rows to output");
+      DTable& side = isLeft ? l : r;
+      return GatherDown(dev, side.view(column), rows ? rows->as<int32_t>() + start : nullptr, n, maybeMissing);
+    });
+    Sync(dev, "a GPU join");
+    return out;
   });
-  return AssembleJoin(*left, *right, spec, pairs);  // on the host, off the GPU's lock
 }
 
 std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys) {

@@ -679,8 +679,15 @@ TablePtr BroadcastJoin(const Table& left, const std::vector<TablePtr>& rights, c
 size_t PurgeBroadcastBuilds() { return BuildCache::Instance().Purge(); }
 
 TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spec, const JoinPairs& p) {
-  const int64_t n = int64_t(p.l.size());
-  const int64_t split = int64_t(p.split);
+  return AssembleJoin(spec, int64_t(p.l.size()), int64_t(p.split),
+                      [&](bool isLeft, int column, int64_t start, int64_t n, bool maybeMissing) {
+                        const Table& t = isLeft ? left : right;
+                        const uint32_t* idx = (isLeft ? p.l.data() : p.r.data()) + start;
+                        return GatherOrNull(t.columns[size_t(column)], idx, n, maybeMissing);
+                      });
+}
+
+TablePtr AssembleJoin(const JoinSpec& spec, int64_t n, int64_t split, const JoinGather& gather) {
   const bool leftMissing = split < n;  // unmatched right rows have no left row
   const bool rightMissing = spec.how == JoinHow::Left || spec.how == JoinHow::Outer;
   auto out = std::make_shared<Table>();
@@ -689,22 +696,21 @@ TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spe
     out->names.push_back(o.name);
     switch (o.side) {
       case JoinOutput::Side::Left:
-        out->columns.push_back(GatherOrNull(left.columns[size_t(o.column)], p.l.data(), n, leftMissing));
+        out->columns.push_back(gather(true, o.column, 0, n, leftMissing));
         break;
       case JoinOutput::Side::Right:
-        out->columns.push_back(GatherOrNull(right.columns[size_t(o.column)], p.r.data(), n, rightMissing));
+        out->columns.push_back(gather(false, o.column, 0, n, rightMissing));
         break;
       case JoinOutput::Side::Key: {
-        const Column& lk = left.columns[size_t(spec.leftKeys[size_t(o.column)])];
-        const Column& rk = right.columns[size_t(spec.rightKeys[size_t(o.column)])];
+        const int lk = spec.leftKeys[size_t(o.column)], rk = spec.rightKeys[size_t(o.column)];
         // Rows before `split` have a left row whose key is the coalesced one (a matched
         // pair's keys are equal, an unmatched left row has no right key); after it, the
         // right row's key.
         if (!leftMissing) {
-          out->columns.push_back(GatherOrNull(lk, p.l.data(), n, false));
+          out->columns.push_back(gather(true, lk, 0, n, false));
         } else {
-          Column a = GatherOrNull(lk, p.l.data(), split, false);
-          Column b = GatherOrNull(rk, p.r.data() + split, n - split, false);
+          Column a = gather(true, lk, 0, split, false);
+          Column b = gather(false, rk, split, n - split, false);
           out->columns.push_back(Concat({&a, &b}));
         }
         break;

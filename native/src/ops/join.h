@@ -11,6 +11,7 @@
 // left row in right input order. right/outer: that part first, then the right rows that
 // matched nothing, in right input order.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,5 +57,11 @@ struct JoinPairs {
 };
 void CheckJoin(const Table& left, const Table& right, const JoinSpec& spec);
 TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spec, const JoinPairs& p);
+// How AssembleJoin reads one output column: column `column` of the left (else the
+// right) table at pair positions [start, start + n) of that side's rows (kJoinNone: a
+// null, when maybeMissing). The host gathers from the tables; the GPU on the device.
+using JoinGather = std::function<Column(bool left, int column, int64_t start, int64_t n, bool maybeMissing)>;
+// The join's output columns (spec.output) over n pairs; before `split` every pair has a left row.
+TablePtr AssembleJoin(const JoinSpec& spec, int64_t n, int64_t split, const JoinGather& gather);
 
 }  // namespace basin
