@@ -130,7 +130,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   };
 }
 
-const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+/** Progress on stderr, with the seconds since the process started (where a long run's time went). */
+const log = (msg: string): void => void process.stderr.write(`[bench ${process.uptime().toFixed(1)}s] ${msg}\n`);
 
 function errorMessage(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 200);
@@ -180,7 +181,8 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   }
   if (opts.systems.includes("basin")) out.push(basinContender(data));
   if (opts.systems.includes("basin-mem")) out.push(basinMemoryContender(data, "basin-mem", { gpus: "none" }));
-  if (opts.systems.includes("basin-gpu")) out.push(basinMemoryContender(data, "basin-gpu", { workers: 0, gpus: "all" }));
+  if (opts.systems.includes("basin-gpu"))
+    out.push(basinMemoryContender(data, "basin-gpu", { workers: 0, gpus: "all" }));
   if (opts.systems.includes("basin-proc"))
     out.push(basinMemoryContender(data, "basin-proc", { gpus: "none", workerProcesses: "all" }));
   if (opts.systems.includes("basin-gpu-proc"))

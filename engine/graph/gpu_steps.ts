@@ -3,4 +3,9 @@
 import type { Step } from "./tasks.js";
 
 /** Step kinds a GPU worker may run (the native gpuPrefix decides for exact expressions and types). */
-export const GPU_STEP_KINDS: ReadonlySet<Step["kind"]> = new Set<Step["kind"]>(["filter", "project", "aggregate", "topK"]);
+export const GPU_STEP_KINDS: ReadonlySet<Step["kind"]> = new Set<Step["kind"]>([
+  "filter",
+  "project",
+  "aggregate",
+  "topK",
+]);

@@ -20,7 +20,12 @@ const medianAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "median", c
 const merge: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "sum", column: 1, name: "s" }], mode: "merge" };
 const part: Step = { kind: "hashPartition", keys: [0], parts: 4 };
 const topK: Step = { kind: "topK", keys: [0], column: 1, k: 2, descending: true };
-const nuniqueAgg: Step = { kind: "aggregate", keys: [0], aggs: [{ op: "nunique", column: 1, name: "u" }], mode: "full" };
+const nuniqueAgg: Step = {
+  kind: "aggregate",
+  keys: [0],
+  aggs: [{ op: "nunique", column: 1, name: "u" }],
+  mode: "full",
+};
 const sort: Step = { kind: "sort", keys: [{ column: 0, descending: false, nullsFirst: false }] };
 
 describe("gpuAffinity", () => {
