@@ -320,7 +320,7 @@ class GraphBuilder {
     }
     // One input partition: one full aggregation where it is. Partial states and their
     // merge in a second task only add work (a GPU worker's partition is the whole
-    // table: the merge of its 1e7 partial groups ran on the CPU, 80% of G1 q10).
+    // table, and the merge, which the GPU does not do, ran on the CPU).
     if (chains.length === 1) {
       this.keys.set(node, ONE_PARTITION);
       return [append(chains[0], { kind: "aggregate", keys, aggs, mode: "full", loc })];
