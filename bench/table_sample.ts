@@ -1,16 +1,18 @@
 // The checked sample of a Basin answer, read from the arrays the store handed over.
 import { cellAt, type Table } from "../engine/run/table.js";
-import type { JsColumn, JsStrings } from "../engine/native/addon.js";
+import { native, type JsColumn, type JsStrings } from "../engine/native/addon.js";
 import { normalizeCell, type Cell, type Row } from "./compare.js";
 import { basinTypeClass, type ColumnDigest, type Digest } from "./digest.js";
 
 type Compare = (a: number, b: number) => number;
 
 /**
- * A Basin answer's rows sorted by `order` (null first, numbers numerically, strings by
- * their UTF-8 bytes, as DuckDB and Polars order them) with every `stride`-th one kept.
- * Only the kept rows become JS values: decoding a 1e7-row answer whole grew Node's heap
- * by gigabytes, whose collection and memory pressure slowed the runs that came after.
+ * A Basin answer's rows sorted by `order` (nulls and NaN first, numbers numerically,
+ * strings by their UTF-8 bytes) with
+ * every `stride`-th one kept. The sort is Basin's native one over the answer's arrays
+ * (a JS comparator sort of a 1e7-row answer by six keys took 80 s, most of a GPU
+ * machine's minutes); only the kept rows become JS values (decoding a 1e7-row answer
+ * whole grew Node's heap by gigabytes, slowing the runs that came after).
  *
  * @example
  * const rows = sortAndStrideTable(await df.compute(), ["id1", "v1"], 50);
@@ -18,23 +20,55 @@ type Compare = (a: number, b: number) => number;
 export function sortAndStrideTable(t: Table, order: readonly string[], stride: number): Row[] {
   const raw = t.raw();
   const byName = new Map(raw.names.map((n, i) => [n, raw.columns[i]!]));
-  const compares = order.map((k) => compareRows(byName.get(k)!, t.numRows));
-  const idx = new Uint32Array(t.numRows);
-  for (let i = 0; i < idx.length; i++) idx[i] = i;
-  idx.sort((a, b) => {
-    for (const c of compares) {
-      const d = c(a, b);
-      if (d !== 0) return d;
-    }
-    return 0;
-  });
+  const idx = sortedRows(
+    order.map((k) => byName.get(k)!),
+    t.numRows,
+  );
   const rows: Row[] = [];
   const step = Math.max(1, stride);
   for (let k = 0; k < idx.length; k += step) {
-    const r = idx[k]!;
+    const r = Number(idx[k]!);
     rows.push(Object.fromEntries(raw.names.map((n, c) => [n, normalizeCell(cellAt(raw.columns[c]!, r))])));
   }
   return rows;
+}
+
+/** A float column whose NaNs are nulls (the check orders and compares them alike). */
+function nanAsNull(c: JsColumn): JsColumn {
+  if (c.type !== "float64") return c;
+  const v = c.values as Float64Array;
+  if (!v.some((x) => Number.isNaN(x))) return c;
+  const validity = c.validity ? Uint8Array.from(c.validity) : new Uint8Array(v.length).fill(1);
+  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) validity[i] = 0;
+  return { ...c, validity };
+}
+
+/** The row numbers of `columns` (numRows rows) in ascending order, nulls and NaN first, ties by row. */
+function sortedRows(columns: JsColumn[], numRows: number): BigInt64Array {
+  const addon = native();
+  columns = columns.map(nanAsNull);
+  const index: JsColumn = {
+    type: "int64",
+    values: BigInt64Array.from({ length: numRows }, (_, i) => BigInt(i)),
+    validity: null,
+  };
+  const names = [...columns.map((_, i) => `k${i}`), "row"];
+  const h = addon.tableFromJs({ rows: numRows, names, columns: [...columns, index] });
+  try {
+    const sorted = addon.sortTable(
+      h,
+      columns.map((_, i) => ({ column: i, descending: false, nullsFirst: true })),
+    );
+    const rowsOnly = addon.evalExprs(sorted, [{ kind: "col", index: columns.length, type: "int64" }], ["row"]);
+    addon.release(sorted);
+    try {
+      return addon.tableToJs(rowsOnly).columns[0]!.values as BigInt64Array;
+    } finally {
+      addon.release(rowsOnly);
+    }
+  } finally {
+    addon.release(h);
+  }
 }
 
 /** Row order within one column: nulls (and NaN, which the check treats as null) first. */
