@@ -77,17 +77,19 @@ const applied = new Map<number, string>();
 /**
  * Applies a cluster's GPU settings before its run (GPU state is process-wide, as the
  * store is). A GPU whose settings change drops what it held; unchanged ones keep their
- * cached columns between runs.
+ * cached columns between runs. With `warm` (the GPU workers are this process's threads)
+ * the GPU is made ready at once, so the run's first chain does not pay for it.
  *
  * @example
  * applyGpus(resolveGpus({ deviceMemoryLimit: 0.5 }));
  */
-export function applyGpus(s: GpuSettings): void {
+export function applyGpus(s: GpuSettings, warm = false): void {
   for (const [d, c] of s.configs) {
     const key = JSON.stringify(c);
     if (applied.get(d) === key) continue;
     native().gpuConfigure(d, c);
     applied.set(d, key);
+    if (warm) native().gpuWarm(d);
   }
 }
 

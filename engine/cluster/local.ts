@@ -246,7 +246,7 @@ export class LocalCluster implements Cluster {
     const go = async (): Promise<RunResult> => {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
       applyMemory(this.memory);
-      applyGpus(this.gpuSettings);
+      applyGpus(this.gpuSettings, this.gpusInProcess);
       await this.pool.configure(this.memory, this.gpuSettings.configs);
       const run: GraphRun = new GraphRun(
         graph,

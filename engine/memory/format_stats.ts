@@ -18,7 +18,8 @@ export function formatMemoryStats(s: MemoryStats, gpus: GpuStats[] = []): string
       : gpus.map(
           (g) =>
             `  gpu ${g.device}   ${formatBytes(g.used)} now (limit ${formatBytes(g.limit)}), ${g.cachedColumns} cached columns; ` +
-            `${g.chains} chains, up ${formatBytes(g.uploadBytes)}, down ${formatBytes(g.downloadBytes)}, ` +
+            `${g.chains} chains in ${(g.chainMicros / 1e6).toFixed(2)} s, up ${formatBytes(g.uploadBytes)} ` +
+            `in ${(g.uploadMicros / 1e6).toFixed(2)} s, down ${formatBytes(g.downloadBytes)} in ${(g.downloadMicros / 1e6).toFixed(2)} s, ` +
             `spilled to host ${g.evictions} columns (${formatBytes(g.evictedBytes)})` +
             (g.broken ? `; unusable: ${g.broken}` : ""),
         )),

@@ -233,6 +233,10 @@ export interface GpuStats {
   chains: number;
   /** CUDA errors that left the GPU unusable in this process (its work then runs on the CPU). */
   failures: number;
+  /** Microseconds inside chains, and inside their copies to and from the device (where a chain's time goes). */
+  chainMicros: number;
+  uploadMicros: number;
+  downloadMicros: number;
   /** Why the GPU is unusable in this process, or null. */
   broken: string | null;
 }
@@ -250,6 +254,8 @@ export interface NativeAddon {
   gpuInfo(): GpuInfo;
   /** Settings of one GPU (frees what Basin holds there). */
   gpuConfigure(device: number, config: GpuConfig): void;
+  /** Makes GPU `device` ready now (CUDA context, stream, memory pool): a cluster's first query does not pay for it. */
+  gpuWarm(device: number): void;
   /** How many leading steps of `steps` GPU `device` can run over table h (filter, project, aggregate); 0 once it is unusable. */
   gpuPrefix(device: number, h: Handle, steps: readonly Step[]): number;
   /** Runs steps (a prefix gpuPrefix accepted) on GPU `device`; the result is on the host. */

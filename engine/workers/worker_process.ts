@@ -64,7 +64,10 @@ process.on("message", (msg: ProcessRequest) => {
       reply(msg.id, () => {
         applyMemory(msg.memory);
         const key = msg.gpu ? JSON.stringify(msg.gpu) : "";
-        if (msg.gpu && key !== gpuApplied) addon.gpuConfigure(msg.gpu.device, msg.gpu.config);
+        if (msg.gpu && key !== gpuApplied) {
+          addon.gpuConfigure(msg.gpu.device, msg.gpu.config);
+          addon.gpuWarm(msg.gpu.device);
+        }
         gpuApplied = key;
         return 0;
       });

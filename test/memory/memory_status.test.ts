@@ -59,6 +59,9 @@ describe("cluster status memory with GPUs", () => {
       cacheHits: 1,
       chains: 7,
       failures: broken ? 1 : 0,
+      chainMicros: 9000,
+      uploadMicros: 4000,
+      downloadMicros: 50,
       broken,
     });
     const s = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, "cudaErrorIllegalAddress")]);

@@ -115,6 +115,13 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
       return info.Env().Undefined();
     });
   }));
+  // gpuWarm(device): context, stream and memory pool made now
+  exports.Set("gpuWarm", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      gpu::Warm(info[0].As<Napi::Number>().Int32Value());
+      return info.Env().Undefined();
+    });
+  }));
   // gpuPrefix(device, h, steps) -> how many leading steps GPU `device` can run over table h
   exports.Set("gpuPrefix", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
@@ -181,7 +188,8 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
                           {"cachedBytes", m.cachedBytes}, {"cachedColumns", m.cachedColumns}, {"evictions", m.evictions},
                           {"evictedBytes", m.evictedBytes}, {"uploads", m.uploads}, {"uploadBytes", m.uploadBytes},
                           {"downloads", m.downloads}, {"downloadBytes", m.downloadBytes}, {"cacheHits", m.cacheHits},
-                          {"chains", m.chains}, {"failures", m.failures}})
+                          {"chains", m.chains}, {"failures", m.failures}, {"chainMicros", m.chainMicros},
+                          {"uploadMicros", m.uploadMicros}, {"downloadMicros", m.downloadMicros}})
         o.Set(k, double(v));
       if (m.broken.empty()) o.Set("broken", info.Env().Null());
       else o.Set("broken", m.broken);

@@ -206,16 +206,23 @@ MemoryStats DeviceState::stats() {
   return s;
 }
 
-void DeviceState::countUpload(size_t bytes) {
+void DeviceState::countUpload(size_t bytes, int64_t micros) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.uploads++;
   stats_.uploadBytes += int64_t(bytes);
+  stats_.uploadMicros += micros;
 }
 
-void DeviceState::countDownload(size_t bytes) {
+void DeviceState::countDownload(size_t bytes, int64_t micros) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.downloads++;
   stats_.downloadBytes += int64_t(bytes);
+  stats_.downloadMicros += micros;
+}
+
+void DeviceState::countChainTime(int64_t micros) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.chainMicros += micros;
 }
 
 void DeviceState::countChain() {

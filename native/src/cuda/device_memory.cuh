@@ -64,9 +64,10 @@ class DeviceState {
   void cache(uint64_t handle, int column, std::weak_ptr<const Table> alive, std::shared_ptr<CachedColumn> c);
 
   MemoryStats stats();
-  void countUpload(size_t bytes);
-  void countDownload(size_t bytes);
+  void countUpload(size_t bytes, int64_t micros);
+  void countDownload(size_t bytes, int64_t micros);
   void countChain();
+  void countChainTime(int64_t micros);
   // Frees everything held on the GPU (new settings apply from the next use).
   void reset();
   // After a sticky CUDA error the process cannot use the GPU again (CUDA's rule): it is

@@ -2,6 +2,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include <chrono>
 #include <cstring>
 
 #include "cuda/cuda_check.cuh"
@@ -119,18 +120,28 @@ DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n)
   return out;
 }
 
+namespace {
+int64_t MicrosSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
 void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes) {
   if (!bytes) return;
+  Sync(dev, "copy to device");  // the kernels queued before: not the copy's time
+  const auto t0 = std::chrono::steady_clock::now();
   Check(dev.device(), "copy to device", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, dev.stream()));
   Sync(dev, "copy to device");
-  dev.countUpload(bytes);
+  dev.countUpload(bytes, MicrosSince(t0));
 }
 
 void ToHost(DeviceState& dev, void* dst, const void* src, size_t bytes) {
   if (!bytes) return;
+  Sync(dev, "copy to host");
+  const auto t0 = std::chrono::steady_clock::now();
   Check(dev.device(), "copy to host", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, dev.stream()));
   Sync(dev, "copy to host");
-  dev.countDownload(bytes);
+  dev.countDownload(bytes, MicrosSince(t0));
 }
 
 void Sync(DeviceState& dev, const char* op) {

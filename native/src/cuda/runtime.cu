@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 
 #include "cuda/cuda_check.cuh"
@@ -157,6 +158,14 @@ void Configure(int device, const DeviceConfig& config) {
   DeviceState::Of(device).configure(config);
 }
 
+void Warm(int device) {
+  DeviceState& dev = DeviceState::Of(device);
+  std::lock_guard<std::mutex> lock(dev.runLock());
+  if (!dev.broken().empty()) return;  // the chains say why
+  Check(device, "select the device", cudaSetDevice(device));
+  dev.stream();
+}
+
 std::string Unsupported(const Step& step, const Table& input) {
   std::vector<DType> types;
   for (auto& c : input.columns) types.push_back(c.type);
@@ -178,7 +187,10 @@ TablePtr OnDevice(int device, const F& f) {
   try {
     Check(device, "select the device", cudaSetDevice(device));
     dev.countChain();
-    return f(dev);
+    const auto t0 = std::chrono::steady_clock::now();
+    TablePtr out = f(dev);
+    dev.countChainTime(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    return out;
   } catch (const StickyCudaError& e) {
     dev.markBroken(e.what());
     throw;

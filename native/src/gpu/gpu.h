@@ -51,6 +51,9 @@ struct DeviceConfig {
 // Applies settings to a GPU (frees what it holds there). Throws BASIN_CUDA for a GPU
 // that does not exist.
 void Configure(int device, const DeviceConfig& config);
+// Makes the GPU ready for chains now (CUDA context, stream, memory pool), so that a
+// cluster's first query does not pay for it. Throws BASIN_CUDA when it cannot.
+void Warm(int device);
 
 // One step of a GPU chain (the same meaning as the CPU steps in engine/lower/tasks.ts).
 struct Step {
@@ -96,6 +99,9 @@ struct MemoryStats {
   int64_t used = 0, limit = 0, poolSize = 0, cachedBytes = 0, cachedColumns = 0;
   int64_t evictions = 0, evictedBytes = 0, uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
   int64_t cacheHits = 0, chains = 0, failures = 0;
+  // Time inside chains, and inside their copies (the bytes' own time: queued kernels are
+  // waited for before the clock starts), in microseconds: where a chain's time goes.
+  int64_t chainMicros = 0, uploadMicros = 0, downloadMicros = 0;
   std::string broken;  // why the GPU is unusable in this process, or ""
 };
 // For every GPU that has run something or been configured.

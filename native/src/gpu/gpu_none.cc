@@ -18,6 +18,7 @@ RuntimeInfo Runtime() {
   return r;
 }
 void Configure(int, const DeviceConfig&) { NoCuda(); }
+void Warm(int) { NoCuda(); }
 std::string Unsupported(const Step&, const Table&) { return "a build without CUDA"; }
 TablePtr Run(int, uint64_t, const TablePtr&, const std::vector<Step>&) { NoCuda(); }
 std::vector<MemoryStats> Stats() { return {}; }
