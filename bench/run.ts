@@ -59,8 +59,9 @@ export interface BenchOptions {
 
 /**
  * `basin-mem`/`basin-gpu`: Basin over persisted in-memory tables, on CPU workers / on the
- * GPU workers alone (no CPU workers: issue 16 measures the GPU doing the work);
- * `basin-proc`/`basin-gpu-proc`: the same with those workers as processes.
+ * GPU workers alone (issue 16 measures the GPU doing the work: the CPU workers only
+ * parse the files of the load, `cpuTasks: "reads"`); `basin-proc`/`basin-gpu-proc`: the
+ * same with those workers as processes.
  */
 const KNOWN_SYSTEMS = ["basin", "duckdb", "polars", "basin-mem", "basin-gpu", "basin-proc", "basin-gpu-proc"];
 const IN_MEMORY_BASINS = ["basin-mem", "basin-gpu", "basin-proc", "basin-gpu-proc"];
@@ -182,11 +183,11 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   if (opts.systems.includes("basin")) out.push(basinContender(data));
   if (opts.systems.includes("basin-mem")) out.push(basinMemoryContender(data, "basin-mem", { gpus: "none" }));
   if (opts.systems.includes("basin-gpu"))
-    out.push(basinMemoryContender(data, "basin-gpu", { workers: 0, gpus: "all" }));
+    out.push(basinMemoryContender(data, "basin-gpu", { gpus: "all", cpuTasks: "reads" }));
   if (opts.systems.includes("basin-proc"))
     out.push(basinMemoryContender(data, "basin-proc", { gpus: "none", workerProcesses: "all" }));
   if (opts.systems.includes("basin-gpu-proc"))
-    out.push(basinMemoryContender(data, "basin-gpu-proc", { workers: 0, gpus: "all", workerProcesses: "gpu" }));
+    out.push(basinMemoryContender(data, "basin-gpu-proc", { gpus: "all", cpuTasks: "reads", workerProcesses: "gpu" }));
   if (opts.systems.includes("polars")) {
     if (opts.scan) out.push(polarsContender(data, false));
     out.push(polarsContender(data, true));

@@ -7,6 +7,7 @@ import type { Cluster } from "../cluster/cluster.js";
 import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
 import { parseGpuList } from "../cluster/gpus.js";
 import { WORKER_PROCESSES, type WorkerProcesses } from "../workers/pool.js";
+import { CPU_TASKS, type CpuTasks } from "../scheduler/placement.js";
 import { findProfile, type RunnerProfile, type SshProfile } from "../cluster/profiles.js";
 import { BasinError } from "../common/errors.js";
 import { parseBytes } from "../memory/bytes.js";
@@ -34,6 +35,8 @@ usage:
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
             [--worker-processes none|gpu|all]   workers as processes with their own memory: one that
                                                   dies loses only its tables, recomputed (default none)
+            [--cpu-tasks all|reads]             with GPUs, what CPU workers run: everything, or only
+                                                  file reads (the rest on the GPUs alone; default all)
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
                                 the workbench in a browser (prints its URL); runs on Dask with --cluster;
                                 with an ssh profile that has no scheduler, the host's Basin engine and workspace
@@ -49,6 +52,13 @@ function compressionOption(v: string | undefined): SpillCompression | undefined 
   if (!SPILL_COMPRESSIONS.includes(v as SpillCompression))
     throw new UsageError(`--spill-compression needs one of ${SPILL_COMPRESSIONS.join(", ")}, got "${v}"`);
   return v as SpillCompression;
+}
+
+function cpuTasksOption(v: string | undefined): CpuTasks | undefined {
+  if (v === undefined) return undefined;
+  if (!CPU_TASKS.includes(v as CpuTasks))
+    throw new UsageError(`--cpu-tasks needs one of ${CPU_TASKS.join(", ")}, got "${v}"`);
+  return v as CpuTasks;
 }
 
 function workerProcessesOption(v: string | undefined): WorkerProcesses | undefined {
@@ -147,6 +157,7 @@ export async function main(argv: string[]): Promise<number> {
         "device-pool-size": { type: "string" },
         "device-async-allocator": { type: "boolean" },
         "worker-processes": { type: "string" },
+        "cpu-tasks": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -166,6 +177,7 @@ export async function main(argv: string[]): Promise<number> {
       devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),
       deviceAsyncAllocator: values["device-async-allocator"],
       workerProcesses: workerProcessesOption(values["worker-processes"]),
+      cpuTasks: cpuTasksOption(values["cpu-tasks"]),
     });
     switch (command) {
       case "run": {

@@ -17,6 +17,7 @@ import { isGpuWorker } from "../scheduler/placement.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "./cluster.js";
 import { WORKER_PROCESSES, WorkerPool, type WorkerProcesses } from "../workers/pool.js";
+import { CPU_TASKS, type CpuTasks } from "../scheduler/placement.js";
 import { isHeld, type Placed } from "../workers/held_tables.js";
 import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
@@ -51,6 +52,12 @@ export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
    * through shared memory. The environment variable BASIN_WORKER_PROCESSES sets the default.
    */
   workerProcesses?: WorkerProcesses;
+  /**
+   * What the CPU workers run beside GPU workers (default "all"). "reads": only the tasks
+   * that read files, so CSV and Parquet are parsed on every core while everything else
+   * (the queries over persisted tables) runs on the GPUs alone. Needs GPU workers.
+   */
+  cpuTasks?: CpuTasks;
 }
 
 export interface RunResult {
@@ -78,6 +85,7 @@ export class LocalCluster implements Cluster {
   /** The memory limits this cluster's runs apply. */
   readonly memory: MemorySettings;
   private readonly gpuSettings: GpuSettings;
+  private readonly cpuTasks: CpuTasks;
   /** Whether the GPU workers are this process's threads (their GPU memory is this process's). */
   private readonly gpusInProcess: boolean;
   /** Every task's span on its worker, for the dashboard's task stream. */
@@ -102,6 +110,18 @@ export class LocalCluster implements Cluster {
         "BASIN_PLAN",
         `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`,
       );
+    const cpuTasks = options.cpuTasks ?? "all";
+    if (!CPU_TASKS.includes(cpuTasks))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `cpuTasks must be one of ${CPU_TASKS.map((p) => `"${p}"`).join(", ")}, got ${JSON.stringify(cpuTasks)}`,
+      );
+    if (cpuTasks === "reads" && gpus.length === 0)
+      throw new BasinError(
+        "BASIN_PLAN",
+        'cpuTasks "reads" leaves every task but file reads to GPU workers, and this cluster has none; give gpus or leave cpuTasks out',
+      );
+    this.cpuTasks = cpuTasks;
     const processes = options.workerProcesses ?? process.env.BASIN_WORKER_PROCESSES ?? "none";
     if (!WORKER_PROCESSES.includes(processes as WorkerProcesses))
       throw new BasinError(
@@ -261,6 +281,7 @@ export class LocalCluster implements Cluster {
           release: (refs) => this.pool.release(refs),
           overMemory: () => native().memoryStats().overLimit,
           abandon: (worker) => void this.pool.kill(worker),
+          cpuTasks: this.cpuTasks,
         },
         options,
       );

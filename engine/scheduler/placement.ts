@@ -35,6 +35,25 @@ export function gpuAffinity(steps: readonly Step[]): GpuAffinity {
   return allGpu ? "require" : "prefer";
 }
 
+/** What a cluster's CPU workers run beside its GPU workers: every task, or only the file reads. */
+export type CpuTasks = "all" | "reads";
+export const CPU_TASKS: readonly CpuTasks[] = ["all", "reads"];
+
+const READ_STEPS = new Set<Step["kind"]>(["scanCsv", "scanParquet", "scanJson", "scanArrow", "bagRead"]);
+
+/**
+ * Where a task may run: its GPU affinity, except that with `cpuTasks: "reads"` a task
+ * that does not start by reading a file waits for a GPU worker (the CPU workers parse
+ * files in parallel; everything else is the GPUs' work).
+ *
+ * @example
+ * placement([{ kind: "stored", handle: 1 }, { kind: "sort", keys }], "reads") // "require"
+ */
+export function placement(steps: readonly Step[], cpuTasks: CpuTasks): GpuAffinity {
+  if (cpuTasks === "reads" && !(steps.length > 0 && READ_STEPS.has(steps[0].kind))) return "require";
+  return gpuAffinity(steps);
+}
+
 /** Whether a worker name is a GPU worker's ("gpu-0"). */
 export function isGpuWorker(name: string): boolean {
   return name.startsWith("gpu-");

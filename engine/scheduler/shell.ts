@@ -4,6 +4,7 @@ import { BasinError } from "../common/errors.js";
 import type { TaskGraph } from "../graph/tasks.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { SchedulerState } from "./state.js";
+import type { CpuTasks } from "./placement.js";
 
 /** Progress of one task group, e.g. { group: "scanCsv→filter", done: 3, total: 8 }. */
 export interface ProgressEvent {
@@ -22,6 +23,8 @@ export interface Executor {
   overMemory?(): boolean;
   /** Ends a worker whose task ran on past the grace period of a failed run (the cluster replaces it). */
   abandon?(worker: string): void;
+  /** What CPU workers run beside GPU workers (default "all"; "reads": only file reads). */
+  cpuTasks?: CpuTasks;
 }
 
 export interface RunOptions {
@@ -67,7 +70,7 @@ export class GraphRun {
     private readonly executor: Executor,
     private readonly options: RunOptions = {},
   ) {
-    this.state = new SchedulerState(graph);
+    this.state = new SchedulerState(graph, executor.cpuTasks);
     this.result = new Promise<Ref[]>((resolve, reject) => (this.settle = { resolve, reject }));
     this.settled = new Promise<void>((resolve) => (this.markSettled = resolve));
     const onAbort = () =>

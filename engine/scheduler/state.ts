@@ -4,7 +4,7 @@ import type { SerializedError } from "../common/errors.js";
 import type { TaskGraph } from "../graph/tasks.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { graphOrder } from "./order.js";
-import { gpuAffinity, isGpuWorker, type GpuAffinity } from "./placement.js";
+import { isGpuWorker, placement, type CpuTasks, type GpuAffinity } from "./placement.js";
 
 /** A task killed its worker this many times: it is bad, the run fails. */
 export const ALLOWED_FAILURES = 3;
@@ -48,7 +48,11 @@ export class SchedulerState {
   /** Memory is over its limit: no new root tasks start while others run (no root-task overproduction). */
   private overMemory = false;
 
-  constructor(private readonly graph: TaskGraph) {
+  /** `cpuTasks`: what CPU workers run beside GPU workers (engine/scheduler/placement.ts). */
+  constructor(
+    private readonly graph: TaskGraph,
+    cpuTasks: CpuTasks = "all",
+  ) {
     const order = graphOrder(graph);
     for (const t of graph.tasks) {
       this.tasks.set(t.key, {
@@ -63,7 +67,7 @@ export class SchedulerState {
         outputs: [],
         nbytes: 0,
         failures: 0,
-        gpu: gpuAffinity(t.steps),
+        gpu: placement(t.steps, cpuTasks),
       });
       const g = this.groups.get(t.group) ?? { done: 0, total: 0 };
       g.total++;

@@ -187,6 +187,15 @@ describe("basin run", () => {
     expect(bad.stderr).toContain('--worker-processes needs one of none, gpu, all, got "some"');
   });
 
+  it("--cpu-tasks takes all or reads; another value is a usage error, reads without GPUs a plan error", async () => {
+    const bad = await runBasin(["run", "pipeline.ts", "--cpu-tasks", "some"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--cpu-tasks needs one of all, reads, got "some"');
+    const noGpu = await runBasin(["run", "pipeline.ts", "--gpus", "none", "--cpu-tasks", "reads"], { cwd: dir });
+    expect(noGpu.code).not.toBe(0);
+    expect(noGpu.stderr).toContain('cpuTasks "reads" leaves every task but file reads to GPU workers');
+  });
+
   it("--output out.csv writes a CSV that DuckDB reads back to the same rows", async () => {
     const r = await runBasin(["run", "pipeline.ts", "--output", "out.csv"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);

@@ -220,6 +220,19 @@ describe("gpu host logic: options and errors without a GPU", () => {
     });
   });
 
+  it('cpuTasks "reads" needs GPU workers, and an unknown cpuTasks names the ones there are', () => {
+    expect(thrown(() => new LocalCluster({ workers: 1, gpus: "none", cpuTasks: "reads" }))).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining(
+        'cpuTasks "reads" leaves every task but file reads to GPU workers, and this cluster has none',
+      ),
+    });
+    expect(thrown(() => new LocalCluster({ workers: 1, cpuTasks: "gpu" as never }))).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining('cpuTasks must be one of "all", "reads", got "gpu"'),
+    });
+  });
+
   it('"all" GPUs on a machine without one gives CPU workers only', () => {
     if (info.devices.length > 0) return; // a GPU machine: the GPU suite covers it
     const c = new LocalCluster({ workers: 1, gpus: "all" });

@@ -2,7 +2,7 @@
 // on CPU workers; the affinity rule and the scheduler's choices, fed by hand.
 import { describe, expect, it } from "vitest";
 import type { Instruction } from "../../engine/scheduler/events.js";
-import { gpuAffinity } from "../../engine/scheduler/placement.js";
+import { gpuAffinity, placement, type CpuTasks } from "../../engine/scheduler/placement.js";
 import { SchedulerState } from "../../engine/scheduler/state.js";
 import type { Step, Task, TaskGraph } from "../../engine/graph/tasks.js";
 
@@ -46,14 +46,30 @@ describe("gpuAffinity", () => {
   });
 });
 
+describe("placement with cpuTasks", () => {
+  it('"reads" sends every task that does not start by reading a file to the GPU workers; "all" changes nothing', () => {
+    expect(placement([stored, sort], "reads")).toBe("require");
+    expect(placement([stored, merge], "reads")).toBe("require");
+    expect(placement([stored, filter, sumAgg, part], "reads")).toBe("require");
+    expect(placement([scan, part], "reads")).toBe("none");
+    expect(placement([scan, filter, sumAgg, part], "reads")).toBe("prefer");
+    expect(placement([stored, sort], "all")).toBe("none");
+    expect(placement([stored, filter, sumAgg, part], "all")).toBe("prefer");
+  });
+});
+
 describe("SchedulerState with GPU workers", () => {
   let n = 0;
   const sid = () => `p${n++}`;
   const task = (key: string, steps: Step[]): Task => ({ key, group: key.replace(/-\d+$/, ""), deps: [], steps });
   const executes = (out: Instruction[]) =>
     out.filter((i) => i.type === "execute").map((i) => (i.type === "execute" ? [i.key, i.worker] : []));
-  function start(graph: TaskGraph, workers: string[]): { s: SchedulerState; out: Instruction[] } {
-    const s = new SchedulerState(graph);
+  function start(
+    graph: TaskGraph,
+    workers: string[],
+    cpuTasks: CpuTasks = "all",
+  ): { s: SchedulerState; out: Instruction[] } {
+    const s = new SchedulerState(graph, cpuTasks);
     for (const w of workers) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
     return { s, out: s.handle({ type: "start", stimulusId: sid() }) };
   }
@@ -95,6 +111,48 @@ describe("SchedulerState with GPU workers", () => {
       ["scan-0", "gpu-0"],
       ["scan-1", "cpu-0"],
     ]);
+  });
+
+  it('with cpuTasks "reads", CPU workers parse files and the rest waits for the GPU worker', () => {
+    const graph: TaskGraph = {
+      tasks: [
+        task("read-0", [scan]),
+        task("read-1", [scan]),
+        task("sort-0", [stored, sort]),
+        task("sort-1", [stored, sort]),
+        {
+          key: "all-0",
+          group: "all",
+          deps: ["read-0", "read-1", "sort-0", "sort-1"].map((key) => ({ key, index: 0 })),
+          steps: [merge],
+        },
+      ],
+      output: "all-0",
+    };
+    const { s, out } = start(graph, ["cpu-0", "cpu-1", "gpu-0"], "reads");
+    expect(executes(out).sort()).toEqual([
+      ["read-0", "cpu-0"],
+      ["read-1", "cpu-1"],
+      ["sort-0", "gpu-0"],
+    ]);
+    const next = s.handle({
+      type: "taskFinished",
+      key: "read-0",
+      worker: "cpu-0",
+      outputs: [5],
+      nbytes: 1,
+      stimulusId: sid(),
+    });
+    expect(executes(next)).toEqual([]); // sort-1 waits for the GPU worker, not for cpu-0
+    const after = s.handle({
+      type: "taskFinished",
+      key: "sort-0",
+      worker: "gpu-0",
+      outputs: [6],
+      nbytes: 1,
+      stimulusId: sid(),
+    });
+    expect(executes(after)).toEqual([["sort-1", "gpu-0"]]);
   });
 
   it("without GPU workers, GPU tasks run on CPU workers as before", () => {
