@@ -69,19 +69,36 @@ export async function writeCsv(
   rows: number,
   line: (i: number) => string,
 ): Promise<void> {
+  async function* chunks(): AsyncGenerator<string> {
+    const chunkBytes = 1 << 20;
+    let buf = "";
+    for (let i = 0; i < rows; i++) {
+      buf += line(i);
+      if (buf.length >= chunkBytes) {
+        yield buf;
+        buf = "";
+      }
+    }
+    yield buf;
+  }
+  await writeCsvChunks(path, columns, chunks());
+}
+
+/**
+ * Writes a CSV file of the header and then `chunks` (whole lines each) in order,
+ * through a temporary file, then writes the `.done` marker.
+ */
+export async function writeCsvChunks(
+  path: string,
+  columns: readonly string[],
+  chunks: AsyncIterable<string>,
+): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp`;
   const out = createWriteStream(tmp, { highWaterMark: 1 << 22 });
-  const chunkBytes = 1 << 20;
-  let buf = columns.join(",") + "\n";
-  for (let i = 0; i < rows; i++) {
-    buf += line(i);
-    if (buf.length >= chunkBytes) {
-      if (!out.write(buf)) await once(out, "drain");
-      buf = "";
-    }
-  }
-  out.end(buf);
+  out.write(columns.join(",") + "\n");
+  for await (const text of chunks) if (!out.write(text)) await once(out, "drain");
+  out.end();
   await once(out, "finish");
   renameSync(tmp, path);
   writeFileSync(marker(path), String(statSync(path).size));

@@ -7,17 +7,8 @@
  * 6 decimals. Values come from a seeded PRNG so the file is identical across runs.
  */
 import { join } from "node:path";
-import { seededRandom } from "../engine/common/random.js";
-import {
-  checkCount,
-  isComplete,
-  pad,
-  prettyCount,
-  uniform100,
-  writeCsv,
-  type Dataset,
-  type Schema,
-} from "./data_file.js";
+import { checkCount, isComplete, prettyCount, writeCsvChunks, type Dataset, type Schema } from "./data_file.js";
+import { parallelRows } from "./generate_parallel.js";
 
 /** Options for the generators ({@link generateGroupby}, `generateJoin`). */
 export interface GenerateOptions {
@@ -52,6 +43,41 @@ export function groupbyName(rows: number, k: number): string {
 }
 
 /**
+ * Rows [start, end) of the groupby CSV. Each row draws nine numbers from one mulberry32
+ * stream (seededRandom's): v3 first, then id1 … v2, so row r starts at state
+ * seed + 9r·0x6d2b79f5 (mod 2^32) and any row range can be made on its own. Runs in
+ * generator threads from its source text: it uses nothing but its arguments.
+ */
+export function groupbyChunk(p: { seed: number; k: number; nk: number }, start: number, end: number): string {
+  const step = 0x6d2b79f5;
+  let a = (p.seed + Math.imul((start * 9) % 4294967296, step)) >>> 0;
+  const rnd = (): number => {
+    a = (a + step) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number): number => 1 + Math.floor(rnd() * n);
+  const pad = (n: number, width: number): string => String(n).padStart(width, "0");
+  const lvK = Array.from({ length: p.k }, (_, i) => `id${pad(i + 1, 3)}`);
+  const lines: string[] = [];
+  for (let r = start; r < end; r++) {
+    const v3 = Math.round(rnd() * 100 * 1e6) / 1e6;
+    const id1 = lvK[int(p.k) - 1],
+      id2 = lvK[int(p.k) - 1],
+      id3 = pad(int(p.nk), 10);
+    const id4 = int(p.k),
+      id5 = int(p.k),
+      id6 = int(p.nk),
+      v1 = int(5),
+      v2 = int(15);
+    lines.push(`${id1},${id2},id${id3},${id4},${id5},${id6},${v1},${v2},${v3}\n`);
+  }
+  return lines.join("");
+}
+
+/**
  * Generates (or reuses) the groupby CSV, table `x`. A `<name>.csv.done` marker
  * holding the byte size is written after a complete write; a file is reused only
  * when the marker matches its size.
@@ -68,33 +94,8 @@ export async function generateGroupby(opts: GenerateOptions = {}): Promise<Datas
   if (isComplete(path)) return { name, tables, reused: true, seconds: 0 };
   log(`generating ${name} (${rows} rows) -> ${path}`);
   const t0 = performance.now();
-  const rnd = seededRandom(opts.seed ?? 108);
-  const nk = Math.max(1, Math.round(rows / k));
-  const int = (n: number): number => 1 + Math.floor(rnd() * n);
-  const lvK = Array.from({ length: k }, (_, i) => `id${pad(i + 1, 3)}`);
-  await writeCsv(path, Object.keys(GROUPBY_SCHEMA), rows, () => {
-    const v3 = uniform100(rnd);
-    return (
-      lvK[int(k) - 1] +
-      "," +
-      lvK[int(k) - 1] +
-      ",id" +
-      pad(int(nk), 10) +
-      "," +
-      int(k) +
-      "," +
-      int(k) +
-      "," +
-      int(nk) +
-      "," +
-      int(5) +
-      "," +
-      int(15) +
-      "," +
-      v3 +
-      "\n"
-    );
-  });
+  const params = { seed: opts.seed ?? 108, k, nk: Math.max(1, Math.round(rows / k)) };
+  await writeCsvChunks(path, Object.keys(GROUPBY_SCHEMA), parallelRows(rows, groupbyChunk, params));
   const seconds = (performance.now() - t0) / 1000;
   log(`generated ${name} in ${seconds.toFixed(1)} s`);
   return { name, tables, reused: false, seconds };
