@@ -55,6 +55,8 @@ export interface BenchOptions {
   rssChild: boolean;
   /** A suite that runs its own way (PROCESS_SUITES), instead of `suites`. */
   own?: keyof typeof PROCESS_SUITES;
+  /** The GPU contenders' device memory limit ("4GB", a fraction of the card), to measure spilling. */
+  deviceMemoryLimit?: string;
 }
 
 /**
@@ -97,6 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       "data-dir": { type: "string", default: ".bench-data" },
       rss: { type: "boolean", default: false },
       "rss-child": { type: "boolean", default: false },
+      "device-memory-limit": { type: "string" },
     },
   });
   const suiteNames = SUITES.map((s) => s.name);
@@ -128,6 +131,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rss: values.rss,
     rssChild: values["rss-child"],
     own,
+    ...(values["device-memory-limit"] ? { deviceMemoryLimit: values["device-memory-limit"] } : {}),
   };
 }
 
@@ -182,12 +186,17 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   }
   if (opts.systems.includes("basin")) out.push(basinContender(data));
   if (opts.systems.includes("basin-mem")) out.push(basinMemoryContender(data, "basin-mem", { gpus: "none" }));
-  if (opts.systems.includes("basin-gpu"))
-    out.push(basinMemoryContender(data, "basin-gpu", { gpus: "all", cpuTasks: "reads" }));
+  // The GPU contenders: the GPU alone runs the queries (the CPU workers parse the files).
+  const gpu = {
+    gpus: "all",
+    cpuTasks: "reads",
+    ...(opts.deviceMemoryLimit ? { deviceMemoryLimit: opts.deviceMemoryLimit } : {}),
+  } as const;
+  if (opts.systems.includes("basin-gpu")) out.push(basinMemoryContender(data, "basin-gpu", gpu));
   if (opts.systems.includes("basin-proc"))
     out.push(basinMemoryContender(data, "basin-proc", { gpus: "none", workerProcesses: "all" }));
   if (opts.systems.includes("basin-gpu-proc"))
-    out.push(basinMemoryContender(data, "basin-gpu-proc", { gpus: "all", cpuTasks: "reads", workerProcesses: "gpu" }));
+    out.push(basinMemoryContender(data, "basin-gpu-proc", { ...gpu, workerProcesses: "gpu" }));
   if (opts.systems.includes("polars")) {
     if (opts.scan) out.push(polarsContender(data, false));
     out.push(polarsContender(data, true));
