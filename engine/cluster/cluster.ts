@@ -59,7 +59,7 @@ export interface Cluster {
   readonly label: string;
   /** The memory the lowering plans shuffles for; absent where the cluster partitions by itself (Dask). */
   readonly budget?: MemoryBudget;
-  /** Workers that run tasks, CPU and GPU together; 0 where the cluster sizes itself (Dask). */
+  /** Workers that compute a frame's tasks (persist()'s default partitions); 0 where the cluster sizes itself (Dask). */
   readonly workerSlots: number;
   /** Reaches the cluster now, so that an unreachable one fails before the first run. */
   connect(): Promise<void>;

@@ -154,8 +154,9 @@ export class LocalCluster implements Cluster {
     return this.pool.size;
   }
 
+  /** Workers that compute: CPU and GPU together, or the GPUs alone under cpuTasks "reads" (persist()'s default partitions: one per GPU, the whole table on the device). */
   get workerSlots(): number {
-    return this.pool.size + this.pool.gpus.length;
+    return this.cpuTasks === "reads" ? this.pool.gpus.length : this.pool.size + this.pool.gpus.length;
   }
 
   /** The GPUs this cluster has a worker on. */
