@@ -17,15 +17,6 @@ __global__ void ComposeKernel(const int32_t* sel, const int32_t* rows, int32_t* 
   if (i < n) out[i] = sel ? sel[rows[i]] : rows[i];
 }
 
-template <typename T>
-__global__ void GatherKernel(const T* src, const uint8_t* valid, const int32_t* idx, T* dst, uint8_t* dvalid, int64_t n) {
-  int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int32_t r = idx[i];
-  dst[i] = src[r];
-  if (dvalid) dvalid[i] = valid[r];
-}
-
 // Row idx[i] of a column read through its selection; idx[i] < 0: no row (a null).
 __device__ inline int64_t SourceRow(const int32_t* sel, const int32_t* idx, int64_t i) {
   const int32_t r = idx ? idx[i] : int32_t(i);
