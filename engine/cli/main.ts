@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Cluster } from "../cluster/cluster.js";
-import { closeDefaultCluster, configureDefaultCluster } from "../cluster/default.js";
+import { closeDefaultCluster, configureDefaultCluster, startedDefaultCluster } from "../cluster/default.js";
+import { LocalCluster } from "../cluster/local.js";
 import { parseGpuList } from "../cluster/gpus.js";
 import { WORKER_PROCESSES, type WorkerProcesses } from "../workers/pool.js";
 import { CPU_TASKS, type CpuTasks } from "../scheduler/placement.js";
@@ -59,6 +60,13 @@ function cpuTasksOption(v: string | undefined): CpuTasks | undefined {
   if (!CPU_TASKS.includes(v as CpuTasks))
     throw new UsageError(`--cpu-tasks needs one of ${CPU_TASKS.join(", ")}, got "${v}"`);
   return v as CpuTasks;
+}
+
+/** `--stats`: the local cluster's memory, its worker processes' included; else this process's. */
+async function memoryStatsText(cluster: Cluster | undefined): Promise<string> {
+  const local = cluster ? (cluster instanceof LocalCluster ? cluster : undefined) : startedDefaultCluster();
+  const totals = local ? await local.memoryTotals() : { memory: native().memoryStats(), gpus: native().gpuStats() };
+  return formatMemoryStats(totals.memory, totals.gpus);
 }
 
 function workerProcessesOption(v: string | undefined): WorkerProcesses | undefined {
@@ -198,6 +206,7 @@ export async function main(argv: string[]): Promise<number> {
           });
         }
         const cluster = await clusterOption(values.cluster);
+        let stats: string | undefined;
         try {
           await runFile(rest[0], {
             output: values.output,
@@ -205,10 +214,12 @@ export async function main(argv: string[]): Promise<number> {
             optimize: !values["no-optimize"],
             cluster,
           });
+          // Read before the workers close: worker processes' stores and GPUs count too.
+          if (values.stats) stats = await memoryStatsText(cluster);
         } finally {
           await cluster?.close();
         }
-        if (values.stats) process.stderr.write(formatMemoryStats(native().memoryStats(), native().gpuStats()));
+        if (stats) process.stderr.write(stats);
         return 0;
       }
       case "serve": {

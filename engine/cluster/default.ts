@@ -37,6 +37,11 @@ export function defaultBudget(): MemoryBudget {
   };
 }
 
+/** The default cluster if something has started it, without starting one. */
+export function startedDefaultCluster(): LocalCluster | undefined {
+  return cluster;
+}
+
 /** Stops the default cluster's workers (a later compute starts a new one). */
 export async function closeDefaultCluster(): Promise<void> {
   const c = cluster;

@@ -10,19 +10,18 @@ import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
 import { addMemoryStats, addSpill, addStoreStats, memoryStatus, spillCounters } from "../memory/status.js";
-import { native, type MemoryStats } from "../native/addon.js";
+import { native, type GpuStats, type MemoryStats } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
 import type { Ref } from "../scheduler/events.js";
-import { isGpuWorker } from "../scheduler/placement.js";
+import { CPU_TASKS, isGpuWorker, type CpuTasks } from "../scheduler/placement.js";
 import { GraphRun, type RunOptions } from "../scheduler/shell.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "./cluster.js";
 import { WORKER_PROCESSES, WorkerPool, type WorkerProcesses } from "../workers/pool.js";
-import { CPU_TASKS, type CpuTasks } from "../scheduler/placement.js";
 import { isHeld, type Placed } from "../workers/held_tables.js";
 import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
 import { applyGpus, holdGpus, releaseGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
-import type { ResultMessage, TaskMessage } from "../workers/protocol.js";
+import type { ResultMessage, TaskMessage, WorkerStats } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind } from "./task_stream.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
@@ -187,6 +186,24 @@ export class LocalCluster implements Cluster {
   /** Nothing to reach: the workers are this process's. */
   async connect(): Promise<void> {}
 
+  /**
+   * This process's memory statistics with its worker processes' added, and every GPU's
+   * (a GPU worker process's own): what `basin run --stats` prints, read before close.
+   *
+   * @example
+   * const { memory, gpus } = await cluster.memoryTotals(); formatMemoryStats(memory, gpus);
+   */
+  async memoryTotals(): Promise<{ memory: MemoryStats; gpus: GpuStats[] }> {
+    const workers = Object.values(await this.pool.processStats());
+    return {
+      memory: addMemoryStats(
+        native().memoryStats(),
+        workers.map((w) => w.memory),
+      ),
+      gpus: gpuStatsWith(workers),
+    };
+  }
+
   async runFrame(plan: Plan, options: FrameRunOptions = {}): Promise<StoredParts> {
     let graph = lowerPlan(optimize(plan.root, options.optimize), {
       budget: this.budget,
@@ -216,15 +233,7 @@ export class LocalCluster implements Cluster {
       native().storeStats(),
       workers.map((w) => w.store),
     );
-    const inProcesses = workers.flatMap((w) => w.gpus);
-    const gpus = [
-      ...native()
-        .gpuStats()
-        .filter((g) => !inProcesses.some((p) => p.device === g.device)),
-      ...inProcesses,
-    ]
-      .filter((g) => this.gpus.includes(g.device))
-      .sort((a, b) => a.device - b.device);
+    const gpus = gpuStatsWith(workers).filter((g) => this.gpus.includes(g.device));
     return {
       kind: "local",
       workers: this.pool.names.map((name) => {
@@ -455,6 +464,17 @@ async function takeAll(refs: Ref[], take: (r: Ref) => Promise<Ref>, release: (re
   release(refs.filter((r, i) => taken[i].status === "rejected"));
   release(taken.flatMap((t) => (t.status === "fulfilled" ? [t.value] : [])));
   throw BasinError.from(failed.reason);
+}
+
+/** Every GPU's statistics: a GPU worker process's own, else this process's; by device. */
+function gpuStatsWith(workers: WorkerStats[]): GpuStats[] {
+  const inProcesses = workers.flatMap((w) => w.gpus);
+  return [
+    ...native()
+      .gpuStats()
+      .filter((g) => !inProcesses.some((p) => p.device === g.device)),
+    ...inProcesses,
+  ].sort((a, b) => a.device - b.device);
 }
 
 /** Why a local cluster runs without GPU workers, in words for the dashboard. */
