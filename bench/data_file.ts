@@ -40,12 +40,6 @@ export function prettyCount(n: number): string {
   return Number.isInteger(e) ? `1e${e}` : String(n);
 }
 
-/** Zero-pads `n` to `width` digits. */
-export function pad(n: number, width: number): string {
-  const s = String(n);
-  return s.length >= width ? s : "0".repeat(width - s.length) + s;
-}
-
 /** A value uniform in [0, 100) rounded to 6 decimals, as db-benchmark's `round(runif(n, max=100), 6)`. */
 export function uniform100(rnd: () => number): number {
   return Math.round(rnd() * 100 * 1e6) / 1e6;

@@ -71,32 +71,20 @@ function sortedRows(columns: JsColumn[], numRows: number): BigInt64Array {
   }
 }
 
-/** Row order within one column: nulls (and NaN, which the check treats as null) first. */
-function compareRows(c: JsColumn, rows: number): Compare {
+/** Row order within a string column by UTF-8 bytes (DuckDB's and Polars' order), nulls first. */
+function compareStrings(c: JsColumn): Compare {
   const valid = c.validity;
-  if (c.type === "string") {
-    const { offsets: o, chars: ch } = c.values as JsStrings;
-    return (a, b) => {
-      const na = valid !== null && !valid[a],
-        nb = valid !== null && !valid[b];
-      if (na || nb) return Number(nb) - Number(na);
-      let i = o[a]!,
-        j = o[b]!;
-      const ea = o[a + 1]!,
-        eb = o[b + 1]!;
-      for (; i < ea && j < eb; i++, j++) if (ch[i] !== ch[j]) return ch[i]! - ch[j]!;
-      return ea - i - (eb - j);
-    };
-  }
-  // Numbers once per row (NaN for null), so that comparisons read a Float64Array.
-  const v = c.values as BigInt64Array | Float64Array | Int32Array | Uint8Array;
-  const x = new Float64Array(rows);
-  for (let i = 0; i < x.length; i++) x[i] = valid !== null && !valid[i] ? NaN : Number(v[i]);
+  const { offsets: o, chars: ch } = c.values as JsStrings;
   return (a, b) => {
-    const p = x[a]!,
-      q = x[b]!;
-    if (p !== p || q !== q) return Number(q !== q) - Number(p !== p);
-    return p < q ? -1 : p > q ? 1 : 0;
+    const na = valid !== null && !valid[a],
+      nb = valid !== null && !valid[b];
+    if (na || nb) return Number(nb) - Number(na);
+    let i = o[a]!,
+      j = o[b]!;
+    const ea = o[a + 1]!,
+      eb = o[b + 1]!;
+    for (; i < ea && j < eb; i++, j++) if (ch[i] !== ch[j]) return ch[i]! - ch[j]!;
+    return ea - i - (eb - j);
   };
 }
 
@@ -115,7 +103,7 @@ function basinColumn(name: string, c: JsColumn, rows: number): ColumnDigest {
       hi: string | null = null,
       first = -1,
       chars = 0;
-    const cmp = compareRows(c, rows);
+    const cmp = compareStrings(c);
     let loRow = -1,
       hiRow = -1;
     for (let i = 0; i < rows; i++) {
