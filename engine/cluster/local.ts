@@ -10,7 +10,7 @@ import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
 import { addMemoryStats, addSpill, addStoreStats, memoryStatus, spillCounters } from "../memory/status.js";
-import { native, type GpuStats, type MemoryStats } from "../native/addon.js";
+import { native, type GpuStats, type MemoryStats, type StoreStats } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
 import type { Ref } from "../scheduler/events.js";
 import { CPU_TASKS, isGpuWorker, type CpuTasks } from "../scheduler/placement.js";
@@ -21,7 +21,7 @@ import { isHeld, type Placed } from "../workers/held_tables.js";
 import { writesToSink, type Step } from "../graph/tasks.js";
 import { runTask } from "../workers/run_task.js";
 import { applyGpus, holdGpus, releaseGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
-import type { ResultMessage, TaskMessage, WorkerStats } from "../workers/protocol.js";
+import type { ResultMessage, TaskMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind } from "./task_stream.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
@@ -187,20 +187,31 @@ export class LocalCluster implements Cluster {
   async connect(): Promise<void> {}
 
   /**
-   * This process's memory statistics with its worker processes' added, and every GPU's
-   * (a GPU worker process's own): what `basin run --stats` prints, read before close.
+   * This process's store and memory statistics with its worker processes' added, and
+   * every GPU's (a GPU worker process's own): the dashboard's figures, and what `basin
+   * run --stats` prints (read before close).
    *
    * @example
    * const { memory, gpus } = await cluster.memoryTotals(); formatMemoryStats(memory, gpus);
    */
-  async memoryTotals(): Promise<{ memory: MemoryStats; gpus: GpuStats[] }> {
+  async memoryTotals(): Promise<{ store: StoreStats; memory: MemoryStats; gpus: GpuStats[] }> {
     const workers = Object.values(await this.pool.processStats());
+    const inProcesses = workers.flatMap((w) => w.gpus);
     return {
+      store: addStoreStats(
+        native().storeStats(),
+        workers.map((w) => w.store),
+      ),
       memory: addMemoryStats(
         native().memoryStats(),
         workers.map((w) => w.memory),
       ),
-      gpus: gpuStatsWith(workers),
+      gpus: [
+        ...native()
+          .gpuStats()
+          .filter((g) => !inProcesses.some((p) => p.device === g.device)),
+        ...inProcesses,
+      ].sort((a, b) => a.device - b.device),
     };
   }
 
@@ -228,12 +239,9 @@ export class LocalCluster implements Cluster {
       this.monitor.start();
     }
     // Worker processes hold their own tables (and their GPU's state): theirs count too.
-    const workers = Object.values(await this.pool.processStats());
-    const s = addStoreStats(
-      native().storeStats(),
-      workers.map((w) => w.store),
-    );
-    const gpus = gpuStatsWith(workers).filter((g) => this.gpus.includes(g.device));
+    const totals = await this.memoryTotals();
+    const s = totals.store;
+    const gpus = totals.gpus.filter((g) => this.gpus.includes(g.device));
     return {
       kind: "local",
       workers: this.pool.names.map((name) => {
@@ -248,14 +256,7 @@ export class LocalCluster implements Cluster {
         };
       }),
       store: { tables: s.handles, bytes: s.bytes, peakBytes: s.peakBytes },
-      memory: memoryStatus(
-        addMemoryStats(
-          native().memoryStats(),
-          workers.map((w) => w.memory),
-        ),
-        gpus,
-        (device) => this.gpuReading(device),
-      ),
+      memory: memoryStatus(totals.memory, gpus, (device) => this.gpuReading(device)),
       gpu:
         this.pool.gpus.length > 0
           ? { workers: this.pool.gpus.length, why: "", utilisation: this.monitor?.why ?? "" }
@@ -464,17 +465,6 @@ async function takeAll(refs: Ref[], take: (r: Ref) => Promise<Ref>, release: (re
   release(refs.filter((r, i) => taken[i].status === "rejected"));
   release(taken.flatMap((t) => (t.status === "fulfilled" ? [t.value] : [])));
   throw BasinError.from(failed.reason);
-}
-
-/** Every GPU's statistics: a GPU worker process's own, else this process's; by device. */
-function gpuStatsWith(workers: WorkerStats[]): GpuStats[] {
-  const inProcesses = workers.flatMap((w) => w.gpus);
-  return [
-    ...native()
-      .gpuStats()
-      .filter((g) => !inProcesses.some((p) => p.device === g.device)),
-    ...inProcesses,
-  ].sort((a, b) => a.device - b.device);
 }
 
 /** Why a local cluster runs without GPU workers, in words for the dashboard. */
