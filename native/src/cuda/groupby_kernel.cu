@@ -233,20 +233,33 @@ __global__ void MinMaxKernel(ColumnView c, const int32_t* gid, long long* iacc, 
   }
 }
 
-// Each row's value as an order key, and its group (null rows: group G, sorted last).
-__global__ void QuantileKeysKernel(ColumnView c, const int32_t* gid, int64_t n, uint32_t G, uint64_t* key, uint32_t* group) {
+// Each row's value as an order key (of the value as a double with `asDouble`, flipped
+// when `descending`) and its group; rows without a value get group G (sorted last).
+__global__ void RankKeysKernel(ColumnView c, const int32_t* gid, int64_t n, uint32_t G, bool asDouble, bool descending,
+                               uint64_t* key, uint32_t* group) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int64_t p;
   const bool ok = Valid(c, i, p);
-  key[i] = ok ? DoubleOrderKey(AsDouble(c, p)) : 0;
+  const uint64_t k = !ok ? 0 : asDouble ? DoubleOrderKey(AsDouble(c, p)) : OrderKey(c, p);
+  key[i] = descending ? ~k : k;
   group[i] = ok ? uint32_t(gid[i]) : G;
+}
+
+__global__ void IotaKernel(int32_t* out, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = int32_t(i);
+}
+
+__global__ void GroupOfKernel(const uint32_t* group, const int32_t* rows, uint32_t* out, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = group[rows[i]];
 }
 
 // The q-quantile of each group's sorted values (at off[g], cnt[g] of them), interpolated
 // linearly between the two nearest ranks as the CPU's QuantileAgg does.
-__global__ void QuantileKernel(const uint64_t* sorted, const unsigned long long* off, const unsigned long long* cnt, double q,
-                               double* out, int64_t G) {
+__global__ void QuantileKernel(const uint64_t* key, const int32_t* ranked, const unsigned long long* off,
+                               const unsigned long long* cnt, double q, double* out, int64_t G) {
   const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= G) return;
   const int64_t n = int64_t(cnt[g]);
@@ -254,11 +267,11 @@ __global__ void QuantileKernel(const uint64_t* sorted, const unsigned long long*
     out[g] = 0.0;
     return;
   }
-  const uint64_t* b = sorted + off[g];
+  const int32_t* b = ranked + off[g];
   const double rank = q * double(n - 1);
   const int64_t lo = int64_t(floor(rank));
-  double v = OrderKeyDouble(b[lo]);
-  if (double(lo) != rank) v = v + (rank - double(lo)) * (OrderKeyDouble(b[lo + 1]) - v);
+  double v = OrderKeyDouble(key[b[lo]]);
+  if (double(lo) != rank) v = v + (rank - double(lo)) * (OrderKeyDouble(key[b[lo + 1]]) - v);
   out[g] = v;
 }
 
@@ -321,28 +334,6 @@ struct Grouped {
   DBuf gid, firstRow;  // int32 per row; int32 per group (logical rows)
   int64_t groups = 0;
 };
-
-// Top-k: each row's order key (flipped when descending) and its group (no value: G).
-__global__ void RankKeysKernel(ColumnView c, const int32_t* gid, int64_t n, uint32_t G, bool descending, uint64_t* key,
-                               uint32_t* group) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int64_t p;
-  const bool ok = Valid(c, i, p);
-  const uint64_t k = ok ? OrderKey(c, p) : 0;
-  key[i] = descending ? ~k : k;
-  group[i] = ok ? uint32_t(gid[i]) : G;
-}
-
-__global__ void IotaKernel(int32_t* out, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = int32_t(i);
-}
-
-__global__ void GroupOfKernel(const uint32_t* group, const int32_t* rows, uint32_t* out, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = group[rows[i]];
-}
 
 // Keeps the first k of each group's run in the sorted order (rows without a value: none).
 __global__ void FirstKKernel(const uint32_t* group, const unsigned long long* off, uint32_t G, int64_t k, uint8_t* keep,
@@ -416,35 +407,57 @@ std::vector<To> Narrow(const std::vector<long long>& v) {
   return std::vector<To>(v.begin(), v.end());
 }
 
-// The q-quantile per group (Full mode): every group's values sorted on the device (by
-// value, then stably by group: two radix sorts), then one thread per group reads its ranks.
-Column QuantileOnGpu(DTable& t, const Grouped& g, ColumnView c, const DBuf& cnt, double q) {
+// Rows ranked within their groups on the device: the rows with a value, by (group,
+// order key, row) — a stable radix sort by key, then one by group — and where each
+// group's run starts (`cnt`: the values per group). Groups in order of first
+// appearance, ties by row: the CPU's per-group orders (QuantileAgg, TopKRows).
+struct Ranked {
+  DBuf key;    // uint64 order key per row (input order)
+  DBuf rows;   // int32 rows in rank order; rows without a value last
+  DBuf group;  // uint32 group of each ranked row (G: no value)
+  DBuf off;    // unsigned long long: where each group's run starts in `rows`
+};
+
+Ranked RankInGroups(DTable& t, const Grouped& g, ColumnView c, const DBuf& cnt, bool asDouble, bool descending) {
   DeviceState& dev = t.dev;
   auto s = dev.stream();
   const int64_t n = t.rows, G = g.groups;
-  DBuf key = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 8, "quantile values");
-  DBuf grp = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "quantile groups");
-  DBuf key2 = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 8, "quantile values");
-  DBuf grp2 = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "quantile groups");
-  QuantileKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, g.gid->as<int32_t>(), n, uint32_t(G), key->as<uint64_t>(), grp->as<uint32_t>());
-  int bits = 1;
-  while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;  // group ids 0..G (G: null rows)
+  const size_t n1 = size_t(std::max<int64_t>(n, 1));
+  Ranked r;
+  r.key = dev.alloc(n1 * 8, "ranks");
+  r.rows = dev.alloc(n1 * 4, "ranks");
+  r.group = dev.alloc(n1 * 4, "ranks");
+  r.off = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "ranks");
+  DBuf key2 = dev.alloc(n1 * 8, "ranks"), rows2 = dev.alloc(n1 * 4, "ranks"), group2 = dev.alloc(n1 * 4, "ranks");
   if (n > 0) {
-    RunCub(dev, "quantile", [&](void* scratch, size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(scratch, bytes, key->as<uint64_t>(), key2->as<uint64_t>(), grp->as<uint32_t>(), grp2->as<uint32_t>(), n, 0, 64, s);
+    RankKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, g.gid->as<int32_t>(), n, uint32_t(G), asDouble, descending,
+                                                r.key->as<uint64_t>(), r.group->as<uint32_t>());
+    IotaKernel<<<Blocks(n), kBlock, 0, s>>>(r.rows->as<int32_t>(), n);
+    RunCub(dev, "ranks", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(scratch, bytes, r.key->as<uint64_t>(), key2->as<uint64_t>(), r.rows->as<int32_t>(), rows2->as<int32_t>(), n, 0, 64, s);
     });
-    RunCub(dev, "quantile", [&](void* scratch, size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(scratch, bytes, grp2->as<uint32_t>(), grp->as<uint32_t>(), key2->as<uint64_t>(), key->as<uint64_t>(), n, 0, bits, s);
+    GroupOfKernel<<<Blocks(n), kBlock, 0, s>>>(r.group->as<uint32_t>(), rows2->as<int32_t>(), group2->as<uint32_t>(), n);
+    int bits = 1;
+    while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;  // group ids 0..G
+    RunCub(dev, "ranks", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(scratch, bytes, group2->as<uint32_t>(), r.group->as<uint32_t>(), rows2->as<int32_t>(), r.rows->as<int32_t>(), n, 0, bits, s);
     });
   }
-  DBuf off = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "quantile offsets");
   if (G > 0)
-    RunCub(dev, "quantile", [&](void* scratch, size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(scratch, bytes, cnt->as<unsigned long long>(), off->as<unsigned long long>(), G, s);
+    RunCub(dev, "ranks", [&](void* scratch, size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(scratch, bytes, cnt->as<unsigned long long>(), r.off->as<unsigned long long>(), G, s);
     });
+  return r;
+}
+
+// The q-quantile per group (Full mode): one thread per group reads its ranked values.
+Column QuantileOnGpu(DTable& t, const Grouped& g, ColumnView c, const DBuf& cnt, double q) {
+  DeviceState& dev = t.dev;
+  const int64_t G = g.groups;
+  Ranked r = RankInGroups(t, g, c, cnt, true, false);
   DBuf out = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "quantiles");
-  QuantileKernel<<<Blocks(G), kBlock, 0, s>>>(key->as<uint64_t>(), off->as<unsigned long long>(), cnt->as<unsigned long long>(), q,
-                                              out->as<double>(), G);
+  QuantileKernel<<<Blocks(G), kBlock, 0, dev.stream()>>>(r.key->as<uint64_t>(), r.rows->as<int32_t>(), r.off->as<unsigned long long>(),
+                                                         cnt->as<unsigned long long>(), q, out->as<double>(), G);
   std::vector<unsigned long long> u = Down<unsigned long long>(dev, cnt, G);
   std::vector<int64_t> k(u.begin(), u.end());
   return FixedColumn(DType::Float64, Down<double>(dev, out, G), &k);
@@ -652,33 +665,14 @@ DBuf TopKRows(DTable& t, const std::vector<int>& keys, int column, int64_t k, bo
   Grouped g = GroupIds(t, keys);
   const int64_t G = g.groups;
   ColumnView c = t.view(column);
-  // Rows by order key (stable: ties keep row order), then stably by group: each group's
-  // rows in rank order, groups in order of first appearance, as the CPU's TopKRows.
-  DBuf key = dev.alloc(size_t(n) * 8, "top-k keys"), key2 = dev.alloc(size_t(n) * 8, "top-k keys");
-  DBuf grp = dev.alloc(size_t(n) * 4, "top-k groups"), grp2 = dev.alloc(size_t(n) * 4, "top-k groups");
-  DBuf rows = dev.alloc(size_t(n) * 4, "top-k rows"), rows2 = dev.alloc(size_t(n) * 4, "top-k rows");
-  RankKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, g.gid->as<int32_t>(), n, uint32_t(G), descending, key->as<uint64_t>(), grp->as<uint32_t>());
-  IotaKernel<<<Blocks(n), kBlock, 0, s>>>(rows2->as<int32_t>(), n);
-  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceRadixSort::SortPairs(scratch, bytes, key->as<uint64_t>(), key2->as<uint64_t>(), rows2->as<int32_t>(), rows->as<int32_t>(), n, 0, 64, s);
-  });
-  GroupOfKernel<<<Blocks(n), kBlock, 0, s>>>(grp->as<uint32_t>(), rows->as<int32_t>(), grp2->as<uint32_t>(), n);
-  int bits = 1;
-  while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;
-  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceRadixSort::SortPairs(scratch, bytes, grp2->as<uint32_t>(), grp->as<uint32_t>(), rows->as<int32_t>(), rows2->as<int32_t>(), n, 0, bits, s);
-  });
   DBuf cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
   GroupAdd(dev, CountOp{c, true}, g.gid->as<int32_t>(), cnt->as<unsigned long long>(), n, G);
-  DBuf off = dev.alloc(size_t(std::max<int64_t>(G, 1)) * 8, "top-k offsets");
-  RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(scratch, bytes, cnt->as<unsigned long long>(), off->as<unsigned long long>(), G, s);
-  });
+  Ranked r = RankInGroups(t, g, c, cnt, false, descending);
   DBuf keep = dev.alloc(size_t(n), "top-k flags");
-  FirstKKernel<<<Blocks(n), kBlock, 0, s>>>(grp->as<uint32_t>(), off->as<unsigned long long>(), uint32_t(G), k, keep->as<uint8_t>(), n);
+  FirstKKernel<<<Blocks(n), kBlock, 0, s>>>(r.group->as<uint32_t>(), r.off->as<unsigned long long>(), uint32_t(G), k, keep->as<uint8_t>(), n);
   DBuf kept = dev.alloc(8, "top-k count");
   RunCub(dev, "top-k", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceSelect::Flagged(scratch, bytes, rows2->as<int32_t>(), keep->as<uint8_t>(), out->as<int32_t>(), kept->as<int64_t>(), n, s);
+    return cub::DeviceSelect::Flagged(scratch, bytes, r.rows->as<int32_t>(), keep->as<uint8_t>(), out->as<int32_t>(), kept->as<int64_t>(), n, s);
   });
   ToHost(dev, &count, kept->data(), 8);
   return out;
