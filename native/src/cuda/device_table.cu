@@ -2,7 +2,6 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include <chrono>
 #include <cstring>
 
 #include "cuda/cuda_check.cuh"
@@ -110,12 +109,6 @@ DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n)
   if (n > 0) ComposeKernel<<<Blocks(n), kBlock, 0, dev.stream()>>>(sel->as<int32_t>(), rows->as<int32_t>(), out->as<int32_t>(), n);
   return out;
 }
-
-namespace {
-int64_t MicrosSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace
 
 void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes) {
   if (!bytes) return;

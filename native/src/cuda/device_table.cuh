@@ -4,6 +4,7 @@
 // every kernel reads through instead of copying the columns.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -69,6 +70,10 @@ DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n)
 // Copies n items to/from the device on the GPU's stream (synchronously).
 void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes);
 void ToHost(DeviceState& dev, void* dst, const void* src, size_t bytes);
+// Microseconds since t0 (the GPU statistics' timings).
+inline int64_t MicrosSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+}
 // Waits for the GPU's stream; names the operation in errors.
 void Sync(DeviceState& dev, const char* op);
 // Runs a CUB device algorithm the two-phase way: f(scratch, bytes) with no scratch

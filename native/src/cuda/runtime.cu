@@ -2,7 +2,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 
 #include "cuda/cuda_check.cuh"
@@ -32,6 +31,15 @@ std::vector<DType> Types(const std::vector<DColumn>& cols) {
   return t;
 }
 
+// Why rows cannot be grouped by `keys` on the GPU (the group-by kernels' limits), or "".
+std::string GroupingUnsupported(const std::vector<int>& keys, const std::vector<DType>& types, int64_t rows) {
+  if (keys.size() > 8) return "more than 8 group keys";
+  if (rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+  for (int k : keys)
+    if (k < 0 || size_t(k) >= types.size()) return "a key out of range";
+  return "";
+}
+
 std::string UnsupportedFor(const Step& step, std::vector<DType>& types, int64_t rows) {
   switch (step.kind) {
     case Step::Kind::Filter:
@@ -52,22 +60,15 @@ std::string UnsupportedFor(const Step& step, std::vector<DType>& types, int64_t 
       types = next;
       return "";
     }
-    case Step::Kind::TopK:
-      if (step.keys.size() > 8) return "more than 8 group keys";
-      if (rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+    case Step::Kind::TopK: {
       if (step.k < 1) return "a top-k of no rows";
-      for (int k : step.keys)
-        if (k < 0 || size_t(k) >= types.size()) return "a key out of range";
       if (step.column < 0 || size_t(step.column) >= types.size()) return "a value column out of range";
       if (types[size_t(step.column)] == DType::String) return "a string value to rank";
-      return "";
+      return GroupingUnsupported(step.keys, types, rows);
+    }
     case Step::Kind::Aggregate:
       if (step.mode != AggMode::Full && step.mode != AggMode::Partial) return "a merge of partial aggregates";
-      if (step.keys.size() > 8) return "more than 8 group keys";
-      if (rows >= INT32_MAX) return "a partition of 2^31 rows or more";
-      for (int k : step.keys)
-        if (k < 0 || size_t(k) >= types.size()) return "a key out of range";
-      return "";
+      return GroupingUnsupported(step.keys, types, rows);
   }
   return "an unknown step";
 }
@@ -189,7 +190,7 @@ TablePtr OnDevice(int device, const F& f) {
     dev.countChain();
     const auto t0 = std::chrono::steady_clock::now();
     TablePtr out = f(dev);
-    dev.countChainTime(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    dev.countChainTime(MicrosSince(t0));
     return out;
   } catch (const StickyCudaError& e) {
     dev.markBroken(e.what());
