@@ -7,13 +7,13 @@ import type { Cluster } from "../cluster/cluster.js";
 import { closeDefaultCluster, configureDefaultCluster, startedDefaultCluster } from "../cluster/default.js";
 import { LocalCluster } from "../cluster/local.js";
 import { parseGpuList } from "../cluster/gpus.js";
-import { WORKER_PROCESSES, type WorkerProcesses } from "../workers/pool.js";
-import { CPU_TASKS, type CpuTasks } from "../scheduler/placement.js";
+import { WORKER_PROCESSES } from "../workers/pool.js";
+import { CPU_TASKS } from "../scheduler/placement.js";
 import { findProfile, type RunnerProfile, type SshProfile } from "../cluster/profiles.js";
 import { BasinError } from "../common/errors.js";
 import { parseBytes } from "../memory/bytes.js";
 import { formatMemoryStats } from "../memory/format_stats.js";
-import { SPILL_COMPRESSIONS, type SpillCompression } from "../memory/limits.js";
+import { SPILL_COMPRESSIONS } from "../memory/limits.js";
 import { native } from "../native/addon.js";
 import { collectResults } from "../run/take.js";
 import { generateDemoData } from "./demo_data.js";
@@ -48,18 +48,11 @@ usage:
 
 class UsageError extends Error {}
 
-function compressionOption(v: string | undefined): SpillCompression | undefined {
+/** A flag that takes one of `choices`; another value is a usage error naming them. */
+function choiceOption<T extends string>(flag: string, choices: readonly T[], v: string | undefined): T | undefined {
   if (v === undefined) return undefined;
-  if (!SPILL_COMPRESSIONS.includes(v as SpillCompression))
-    throw new UsageError(`--spill-compression needs one of ${SPILL_COMPRESSIONS.join(", ")}, got "${v}"`);
-  return v as SpillCompression;
-}
-
-function cpuTasksOption(v: string | undefined): CpuTasks | undefined {
-  if (v === undefined) return undefined;
-  if (!CPU_TASKS.includes(v as CpuTasks))
-    throw new UsageError(`--cpu-tasks needs one of ${CPU_TASKS.join(", ")}, got "${v}"`);
-  return v as CpuTasks;
+  if (!choices.includes(v as T)) throw new UsageError(`${flag} needs one of ${choices.join(", ")}, got "${v}"`);
+  return v as T;
 }
 
 /** `--stats`: the local cluster's memory, its worker processes' included; else this process's. */
@@ -67,13 +60,6 @@ async function memoryStatsText(cluster: Cluster | undefined): Promise<string> {
   const local = cluster ? (cluster instanceof LocalCluster ? cluster : undefined) : startedDefaultCluster();
   const totals = local ? await local.memoryTotals() : { memory: native().memoryStats(), gpus: native().gpuStats() };
   return formatMemoryStats(totals.memory, totals.gpus);
-}
-
-function workerProcessesOption(v: string | undefined): WorkerProcesses | undefined {
-  if (v === undefined) return undefined;
-  if (!WORKER_PROCESSES.includes(v as WorkerProcesses))
-    throw new UsageError(`--worker-processes needs one of ${WORKER_PROCESSES.join(", ")}, got "${v}"`);
-  return v as WorkerProcesses;
 }
 
 function sizeOption(flag: string, v: string | undefined): string | undefined {
@@ -179,13 +165,13 @@ export async function main(argv: string[]): Promise<number> {
       memoryLimit: sizeOption("--memory-limit", values["memory-limit"]),
       spillLimit: sizeOption("--spill-limit", values["spill-limit"]),
       localDirectory: values["local-directory"],
-      spillCompression: compressionOption(values["spill-compression"]),
+      spillCompression: choiceOption("--spill-compression", SPILL_COMPRESSIONS, values["spill-compression"]),
       gpus: values.gpus === undefined ? undefined : parseGpuList(values.gpus),
       deviceMemoryLimit: sizeOption("--device-memory-limit", values["device-memory-limit"]),
       devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),
       deviceAsyncAllocator: values["device-async-allocator"],
-      workerProcesses: workerProcessesOption(values["worker-processes"]),
-      cpuTasks: cpuTasksOption(values["cpu-tasks"]),
+      workerProcesses: choiceOption("--worker-processes", WORKER_PROCESSES, values["worker-processes"]),
+      cpuTasks: choiceOption("--cpu-tasks", CPU_TASKS, values["cpu-tasks"]),
     });
     switch (command) {
       case "run": {
