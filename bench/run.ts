@@ -14,6 +14,7 @@ import { compareDigests, ROW_LIMITS, strideFor, type Digest, type RowLimits } fr
 import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
 import { PROCESS_SUITES, SUITES, type Suite } from "./suites.js";
+import type { RunTracer } from "./run_trace.js";
 import { native } from "../engine/native/addon.js";
 import { collectResults } from "../engine/run/take.js";
 import {
@@ -151,24 +152,28 @@ async function timeRuns(
   runs: number,
   fn: () => Promise<Answer>,
   check: ((a: Answer) => Promise<Checked>) | null,
-): Promise<{ seconds: number; best: number; checked: Checked | null }> {
+  tracer?: RunTracer,
+): Promise<{ seconds: number; best: number; checked: Checked | null; trace: string }> {
   let first = NaN,
     best = Infinity;
   let checked: Checked | null = null;
+  let trace = "";
   for (let i = 0; i < runs; i++) {
     // Untimed: the garbage of earlier runs and checks is collected now, not in the
     // middle of the next system's run.
     await collectResults();
+    if (i === 0) await tracer?.start();
     const t0 = performance.now();
     const answer = await fn();
     const s = (performance.now() - t0) / 1000;
     if (i === 0) {
       first = s;
+      trace = (await tracer?.end()) ?? "";
       if (check) checked = await check(answer);
     }
     best = Math.min(best, s);
   }
-  return { seconds: first, best, checked };
+  return { seconds: first, best, checked, trace };
 }
 
 /**
@@ -231,8 +236,9 @@ async function runOne(
   if (!c.supports(q)) return { outcome: { kind: "unsupported" } };
   try {
     const digest = check ? (a: Answer) => digestAnswer(q, a, limits) : null;
-    const { seconds, best, checked } = await timeRuns(runs, () => c.run(q), digest);
+    const { seconds, best, checked, trace } = await timeRuns(runs, () => c.run(q), digest, c.tracer);
     log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
+    if (trace) log(`${q.id} ${c.name} first run: ${trace}`);
     return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}) };
   } catch (e) {
     log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
@@ -326,11 +332,14 @@ async function loadOne(c: Contender, row: ResultRow): Promise<void> {
   if (!c.load) return;
   try {
     await collectResults();
+    await c.tracer?.start();
     const t0 = performance.now();
     const reported = await c.load();
     const seconds = reported ?? (performance.now() - t0) / 1000;
     row.outcomes.set(c.name, { kind: "time", seconds });
     log(`load ${c.name}: ${seconds.toFixed(3)} s`);
+    const trace = (await c.tracer?.end()) ?? "";
+    if (trace) log(`load ${c.name}: ${trace}`);
     // Untimed: what the load freed goes back to the system, as an engine left idle
     // after a run gives it back (LocalCluster's idle release) before the next query.
     native().releaseFreeMemory();

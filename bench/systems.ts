@@ -10,6 +10,7 @@ import * as api from "../engine/api/index.js";
 import type { DType } from "../engine/common/types.js";
 import { clearCsvBlockCache } from "../engine/lower/csv_blocks.js";
 import { normalizeCell, normalizeRows } from "./compare.js";
+import { clusterTracer, type RunTracer } from "./run_trace.js";
 import { basinDigest } from "./table_sample.js";
 import type { Table } from "../engine/run/table.js";
 import type { Question, Tables } from "./questions.js";
@@ -87,6 +88,8 @@ export interface Contender {
   run(q: Question): Promise<Answer>;
   /** Releases resources (a cluster's workers and GPU memory: awaited before the next system loads). */
   close?(): void | Promise<void>;
+  /** Says where a run's time went (Basin's task spans and GPU copies), for the log. */
+  readonly tracer?: RunTracer;
 }
 
 function sqlString(s: string): string {
@@ -316,6 +319,7 @@ export function basinMemoryContender(data: Dataset, name: string, options: api.L
   let frames: Record<string, api.DataFrame> | undefined;
   return {
     name,
+    tracer: clusterTracer(() => cluster),
     load: async () => {
       cluster ??= new api.LocalCluster(options);
       for (const f of Object.values(frames ?? {})) f.unpersist();
