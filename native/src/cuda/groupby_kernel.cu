@@ -74,9 +74,15 @@ __global__ void FillValueKernel(T* p, T v, int64_t n) {
   if (i < n) p[i] = v;
 }
 
-__global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* slotFirst, int32_t* rowSlot, uint64_t mask) {
+// Each row finds (or claims) the slot of its key; slotFirst[s] ends as the slot's first
+// row. A table sized for few groups is tried first: once `limit` claims were made,
+// rows with a key not yet in it give up (`claimed` then ends above the limit and the
+// caller retries with a table sized for every row), so probing always ends at an
+// empty slot. `limit` is unbounded for a table of twice the rows.
+__global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* slotFirst, int32_t* rowSlot, uint64_t mask,
+                             unsigned long long* claimed, unsigned long long limit) {
   const int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= n) return;
+  if (row >= n || *(volatile unsigned long long*)claimed > limit) return;
   uint64_t h = KeyHash(keys.cols[0], row);
   for (int k = 1; k < keys.count; k++) {
     h = hash::Combine(h, KeyHash(keys.cols[k], row));
@@ -85,6 +91,7 @@ __global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* sl
   for (;;) {
     int32_t r = slotRow[s];
     if (r == -1) {
+      if (limit != ~0ULL && atomicAdd(claimed, 1ULL) >= limit) return;  // too small a table: the caller retries
       int32_t old = atomicCAS(&slotRow[s], -1, int32_t(row));
       r = old == -1 ? int32_t(row) : old;
     }
@@ -104,19 +111,22 @@ __global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* sl
   }
 }
 
-__global__ void FlagFirstKernel(const int32_t* rowSlot, const int32_t* slotFirst, int32_t* flags, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) flags[i] = slotFirst[rowSlot[i]] == i;
+// Group g is the one whose first row is the g-th in row order: its slot gets number g.
+__global__ void NumberSlotsKernel(const int32_t* firstRow, const int32_t* rowSlot, int32_t* slotGroup, int64_t G) {
+  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g < G) slotGroup[rowSlot[firstRow[g]]] = int32_t(g);
 }
 
-__global__ void AssignKernel(const int32_t* rowSlot, const int32_t* slotFirst, const int32_t* pos, const int32_t* flags,
-                             int32_t* gid, int32_t* firstRow, int64_t n) {
+// Each row's slot replaced by its group's number (in place).
+__global__ void SlotToGroupKernel(int32_t* rowSlotThenGid, const int32_t* slotGroup, int64_t n) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  gid[i] = pos[slotFirst[rowSlot[i]]];
-  if (flags[i]) firstRow[pos[i]] = int32_t(i);
+  if (i < n) rowSlotThenGid[i] = slotGroup[rowSlotThenGid[i]];
 }
 
+// Occupied slots (a first row was recorded).
+struct Occupied {
+  __device__ bool operator()(int32_t first) const { return first != INT_MAX; }
+};
 
 // Per-row contributions to per-group sums: op(i, g, v) sets v and says whether row i counts.
 struct CountOp {
@@ -330,6 +340,9 @@ struct PairSumOp {
   }
 };
 
+// Groups a table of kFewGroups * 2 slots takes before the table for every row is made.
+constexpr uint64_t kFewGroups = uint64_t(1) << 15;
+
 struct Grouped {
   DBuf gid, firstRow;  // int32 per row; int32 per group (logical rows)
   int64_t groups = 0;
@@ -344,50 +357,6 @@ __global__ void FirstKKernel(const uint32_t* group, const unsigned long long* of
   keep[j] = g < G && j - int64_t(off[g]) < k;
 }
 
-Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
-  DeviceState& dev = t.dev;
-  auto s = dev.stream();
-  const int64_t n = t.rows;
-  Grouped g;
-  g.gid = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "group ids");
-  if (keys.empty()) {
-    g.groups = 1;
-    g.firstRow = dev.alloc(4, "group first rows");
-    FillValueKernel<int32_t><<<Blocks(n), kBlock, 0, s>>>(g.gid->as<int32_t>(), 0, n);
-    FillValueKernel<int32_t><<<1, 1, 0, s>>>(g.firstRow->as<int32_t>(), n > 0 ? 0 : -1, 1);
-    Sync(dev, "group-by");
-    return g;
-  }
-  if (n == 0) {
-    g.firstRow = dev.alloc(4, "group first rows");
-    return g;
-  }
-  Keys k{};
-  k.count = int(keys.size());
-  for (size_t i = 0; i < keys.size(); i++) k.cols[i] = t.view(keys[i]);
-  uint64_t cap = 1024;
-  while (cap < uint64_t(n) * 2) cap <<= 1;
-  DBuf slotRow = dev.alloc(cap * 4, "a group-by hash table");
-  DBuf slotFirst = dev.alloc(cap * 4, "a group-by hash table");
-  DBuf rowSlot = dev.alloc(size_t(n) * 4, "a group-by hash table");
-  FillValueKernel<int32_t><<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotRow->as<int32_t>(), -1, int64_t(cap));
-  FillValueKernel<int32_t><<<Blocks(int64_t(cap)), kBlock, 0, s>>>(slotFirst->as<int32_t>(), INT_MAX, int64_t(cap));
-  InsertKernel<<<Blocks(n), kBlock, 0, s>>>(k, n, slotRow->as<int32_t>(), slotFirst->as<int32_t>(), rowSlot->as<int32_t>(), cap - 1);
-  DBuf flags = dev.alloc(size_t(n) * 4, "group-by flags");
-  DBuf pos = dev.alloc(size_t(n) * 4, "group-by positions");
-  FlagFirstKernel<<<Blocks(n), kBlock, 0, s>>>(rowSlot->as<int32_t>(), slotFirst->as<int32_t>(), flags->as<int32_t>(), n);
-  RunCub(dev, "group-by", [&](void* scratch, size_t& bytes) { return cub::DeviceScan::ExclusiveSum(scratch, bytes, flags->as<int32_t>(), pos->as<int32_t>(), n, s); });
-  int32_t last[2];
-  ToHost(dev, &last[0], pos->as<int32_t>() + (n - 1), 4);
-  ToHost(dev, &last[1], flags->as<int32_t>() + (n - 1), 4);
-  g.groups = int64_t(last[0]) + last[1];
-  g.firstRow = dev.alloc(size_t(g.groups) * 4, "group first rows");
-  AssignKernel<<<Blocks(n), kBlock, 0, s>>>(rowSlot->as<int32_t>(), slotFirst->as<int32_t>(), pos->as<int32_t>(), flags->as<int32_t>(),
-                                            g.gid->as<int32_t>(), g.firstRow->as<int32_t>(), n);
-  Sync(dev, "group-by");
-  return g;
-}
-
 template <typename T>
 std::vector<T> Down(DeviceState& dev, const DBuf& b, int64_t n) {
   std::vector<T> v(static_cast<size_t>(n));
@@ -400,6 +369,70 @@ DBuf Filled(DeviceState& dev, int64_t n, T v, const char* what) {
   DBuf b = dev.alloc(size_t(std::max<int64_t>(n, 1)) * sizeof(T), what);
   FillValueKernel<T><<<Blocks(n), kBlock, 0, dev.stream()>>>(b->as<T>(), v, n);
   return b;
+}
+
+Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
+  DeviceState& dev = t.dev;
+  auto s = dev.stream();
+  const int64_t n = t.rows;
+  Grouped g;
+  if (keys.empty()) {
+    g.gid = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "group ids");
+    g.groups = 1;
+    g.firstRow = dev.alloc(4, "group first rows");
+    FillValueKernel<int32_t><<<Blocks(n), kBlock, 0, s>>>(g.gid->as<int32_t>(), 0, n);
+    FillValueKernel<int32_t><<<1, 1, 0, s>>>(g.firstRow->as<int32_t>(), n > 0 ? 0 : -1, 1);
+    Sync(dev, "group-by");
+    return g;
+  }
+  if (n == 0) {
+    g.gid = dev.alloc(4, "group ids");
+    g.firstRow = dev.alloc(4, "group first rows");
+    return g;
+  }
+  Keys k{};
+  k.count = int(keys.size());
+  for (size_t i = 0; i < keys.size(); i++) k.cols[i] = t.view(keys[i]);
+  // Slots: twice the rows at most (never full); first a table for up to kFewGroups groups,
+  // whose fill and reads stay in cache: most group-bys have few groups.
+  uint64_t full = 1024;
+  while (full < uint64_t(n) * 2) full <<= 1;
+  uint64_t cap = std::min<uint64_t>(full, kFewGroups * 2);
+  DBuf rowSlot = dev.alloc(size_t(n) * 4, "a group-by hash table");
+  DBuf claimed = dev.alloc(8, "a group-by hash table");
+  DBuf slotRow, slotFirst;
+  for (;;) {
+    const unsigned long long limit = cap == full ? ~0ULL : cap / 2;
+    slotRow = Filled<int32_t>(dev, int64_t(cap), -1, "a group-by hash table");
+    slotFirst = Filled<int32_t>(dev, int64_t(cap), INT_MAX, "a group-by hash table");
+    FillValueKernel<unsigned long long><<<1, 1, 0, s>>>(claimed->as<unsigned long long>(), 0ULL, 1);
+    InsertKernel<<<Blocks(n), kBlock, 0, s>>>(k, n, slotRow->as<int32_t>(), slotFirst->as<int32_t>(), rowSlot->as<int32_t>(), cap - 1,
+                                              claimed->as<unsigned long long>(), limit);
+    if (cap == full) break;
+    unsigned long long made = 0;
+    ToHost(dev, &made, claimed->data(), 8);
+    if (made <= limit) break;
+    cap = full;  // more keys than the small table takes
+  }
+  // The groups' first rows in row order number the groups (the CPU's order of first appearance).
+  DBuf firsts = dev.alloc(size_t(cap) * 4, "group first rows"), count = dev.alloc(8, "group first rows");
+  RunCub(dev, "group-by", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceSelect::If(scratch, bytes, slotFirst->as<int32_t>(), firsts->as<int32_t>(), count->as<int64_t>(), int64_t(cap), Occupied{}, s);
+  });
+  ToHost(dev, &g.groups, count->data(), 8);
+  g.firstRow = dev.alloc(size_t(g.groups) * 4, "group first rows");
+  int bits = 1;
+  while (bits < 31 && (int64_t(1) << bits) < n) bits++;  // rows 0..n-1
+  RunCub(dev, "group-by", [&](void* scratch, size_t& bytes) {
+    // As unsigned: rows are not negative, and the bits above n's are zero.
+    return cub::DeviceRadixSort::SortKeys(scratch, bytes, firsts->as<uint32_t>(), g.firstRow->as<uint32_t>(), g.groups, 0, bits, s);
+  });
+  DBuf slotGroup = dev.alloc(size_t(cap) * 4, "group ids");
+  NumberSlotsKernel<<<Blocks(g.groups), kBlock, 0, s>>>(g.firstRow->as<int32_t>(), rowSlot->as<int32_t>(), slotGroup->as<int32_t>(), g.groups);
+  SlotToGroupKernel<<<Blocks(n), kBlock, 0, s>>>(rowSlot->as<int32_t>(), slotGroup->as<int32_t>(), n);
+  g.gid = rowSlot;
+  Sync(dev, "group-by");
+  return g;
 }
 
 template <typename To>
