@@ -59,7 +59,7 @@ __global__ void StringCopyKernel(ColumnView v, const int32_t* idx, const int64_t
 // A host validity buffer, or none when every row is valid.
 BufferPtr HostValidity(DeviceState& dev, const uint8_t* dvalid, int64_t n) {
   if (!dvalid || n == 0) return nullptr;
-  BufferPtr v = MakeBuffer(size_t(n));
+  BufferPtr v = MakeBufferNoInit(size_t(n));
   ToHost(dev, v->data(), dvalid, size_t(n));
   if (!std::memchr(v->data(), 0, size_t(n))) return nullptr;
   return v;
@@ -80,12 +80,12 @@ Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int
     RunCub(dev, "a string gather", [&](void* scratch, size_t& bytes) {
       return cub::DeviceScan::ExclusiveSum(scratch, bytes, len->as<int64_t>(), off->as<int64_t>(), n + 1, s);
     });
-    out.data = MakeBuffer(size_t(n + 1) * 8);
+    out.data = MakeBufferNoInit(size_t(n + 1) * 8);
     ToHost(dev, out.data->data(), off->data(), size_t(n + 1) * 8);
     const int64_t total = out.data->as<int64_t>()[n];
     DBuf chars = dev.alloc(size_t(std::max<int64_t>(total, 1)), "a string gather");
     if (n > 0) StringCopyKernel<<<Blocks(n * 32), kBlock, 0, s>>>(v, idx, off->as<int64_t>(), chars->as<uint8_t>(), n);
-    out.chars = MakeBuffer(size_t(total));
+    out.chars = MakeBufferNoInit(size_t(total));
     ToHost(dev, out.chars->data(), chars->data(), size_t(total));
   } else {
     const size_t w = ElementSize(v.type);
@@ -95,7 +95,7 @@ Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int
       else if (w == 4) GatherOrNullKernel<uint32_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint32_t>(), dvalid, n);
       else GatherOrNullKernel<uint8_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint8_t>(), dvalid, n);
     }
-    out.data = MakeBuffer(size_t(n) * w);
+    out.data = MakeBufferNoInit(size_t(n) * w);
     ToHost(dev, out.data->data(), data->data(), size_t(n) * w);
   }
   out.validity = HostValidity(dev, dvalid, n);

@@ -371,6 +371,51 @@ DBuf Filled(DeviceState& dev, int64_t n, T v, const char* what) {
   return b;
 }
 
+// valid[g]: whether group g counted a value; *empty set when one did not.
+__global__ void ValidFromCountKernel(const unsigned long long* cnt, uint8_t* valid, unsigned long long* empty, int64_t G) {
+  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= G) return;
+  valid[g] = cnt[g] != 0;
+  if (!cnt[g]) *empty = 1;
+}
+
+template <typename T>
+__global__ void NarrowKernel(const long long* in, T* out, int64_t G) {
+  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g < G) out[g] = T(in[g]);
+}
+
+// A per-group column copied from the device straight into its host buffer (G values of
+// the type's width), null where `cnt` (when given) counted no value in the group.
+Column DownColumn(DeviceState& dev, DType type, const DBuf& values, int64_t G, const DBuf& cnt) {
+  Column c;
+  c.type = type;
+  c.length = G;
+  c.data = MakeBufferNoInit(size_t(G) * ElementSize(type));
+  ToHost(dev, c.data->data(), values->data(), c.data->size());
+  if (cnt && G > 0) {
+    DBuf valid = dev.alloc(size_t(G), "group validity");
+    DBuf empty = Filled<unsigned long long>(dev, 1, 0ULL, "group validity");
+    ValidFromCountKernel<<<Blocks(G), kBlock, 0, dev.stream()>>>(cnt->as<unsigned long long>(), valid->as<uint8_t>(),
+                                                                 empty->as<unsigned long long>(), G);
+    unsigned long long anyEmpty = 0;
+    ToHost(dev, &anyEmpty, empty->data(), 8);
+    if (anyEmpty) {
+      c.validity = MakeBufferNoInit(size_t(G));
+      ToHost(dev, c.validity->data(), valid->data(), size_t(G));
+    }
+  }
+  return c;
+}
+
+// DownColumn of min/max accumulators (long long) as a narrower type (dates, bools).
+template <typename T>
+Column DownNarrowed(DeviceState& dev, DType type, const DBuf& acc, int64_t G, const DBuf& cnt) {
+  DBuf narrow = dev.alloc(size_t(std::max<int64_t>(G, 1)) * sizeof(T), "group minima");
+  NarrowKernel<T><<<Blocks(G), kBlock, 0, dev.stream()>>>(acc->as<long long>(), narrow->as<T>(), G);
+  return DownColumn(dev, type, narrow, G, cnt);
+}
+
 Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   DeviceState& dev = t.dev;
   auto s = dev.stream();
@@ -433,11 +478,6 @@ Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   g.gid = rowSlot;
   Sync(dev, "group-by");
   return g;
-}
-
-template <typename To>
-std::vector<To> Narrow(const std::vector<long long>& v) {
-  return std::vector<To>(v.begin(), v.end());
 }
 
 // Rows ranked within their groups on the device: the rows with a value, by (group,
@@ -548,19 +588,17 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
     out.columns.push_back(std::move(col));
   };
   switch (a.op) {
-    case AggOp::Count: add(FixedColumn(DType::Int64, counts(), nullptr)); return;
+    case AggOp::Count: add(DownColumn(dev, DType::Int64, cnt, G, nullptr)); return;
     case AggOp::Sum: {
       if (c.type == DType::Float64) {
         DBuf acc = Filled<double>(dev, G, 0.0, "group sums");
         GroupAdd(dev, SumDoubleOp{c}, gid, acc->as<double>(), n, G);
-        std::vector<int64_t> k = counts();
-        add(FixedColumn(DType::Float64, Down<double>(dev, acc, G), &k));
+        add(DownColumn(dev, DType::Float64, acc, G, cnt));
       } else {
+        // Unsigned adds wrap as the CPU's do; the bits are the int64 sums.
         DBuf acc = Filled<unsigned long long>(dev, G, 0ULL, "group sums");
         GroupAdd(dev, SumIntOp{c}, gid, acc->as<unsigned long long>(), n, G);
-        std::vector<int64_t> k = counts();
-        std::vector<unsigned long long> u = Down<unsigned long long>(dev, acc, G);
-        add(FixedColumn(DType::Int64, std::vector<int64_t>(u.begin(), u.end()), &k));
+        add(DownColumn(dev, DType::Int64, acc, G, cnt));
       }
       return;
     }
@@ -570,7 +608,12 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
       DBuf sum = Filled<double>(dev, G, 0.0, "group sums");
       GroupAdd(dev, SumDoubleOp{c}, gid, sum->as<double>(), n, G);
       if (a.op == AggOp::Mean) {
-        AppendMean(out, a.name, Down<double>(dev, sum, G), counts(), emitState);
+        if (emitState) {
+          AppendMean(out, a.name, Down<double>(dev, sum, G), counts(), true);
+          return;
+        }
+        MeanKernel<<<Blocks(G), kBlock, 0, s>>>(sum->as<double>(), cnt->as<unsigned long long>(), G);
+        add(DownColumn(dev, DType::Float64, sum, G, cnt));
         return;
       }
       MeanKernel<<<Blocks(G), kBlock, 0, s>>>(sum->as<double>(), cnt->as<unsigned long long>(), G);
@@ -595,21 +638,17 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
     case AggOp::Min:
     case AggOp::Max: {
       const bool isMax = a.op == AggOp::Max;
-      std::vector<int64_t> k;
       if (c.type == DType::Float64) {
         DBuf acc = Filled<double>(dev, G, isMax ? -INFINITY : INFINITY, "group minima");
         MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, nullptr, acc->as<double>(), isMax, n);
-        k = counts();
-        add(FixedColumn(DType::Float64, Down<double>(dev, acc, G), &k));
+        add(DownColumn(dev, DType::Float64, acc, G, cnt));
         return;
       }
       DBuf acc = Filled<long long>(dev, G, isMax ? LLONG_MIN : LLONG_MAX, "group minima");
       MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, acc->as<long long>(), nullptr, isMax, n);
-      k = counts();
-      std::vector<long long> v = Down<long long>(dev, acc, G);
-      if (c.type == DType::Date) add(FixedColumn(DType::Date, Narrow<int32_t>(v), &k));
-      else if (c.type == DType::Bool) add(FixedColumn(DType::Bool, Narrow<uint8_t>(v), &k));
-      else add(FixedColumn(c.type, Narrow<int64_t>(v), &k));
+      if (c.type == DType::Date) add(DownNarrowed<int32_t>(dev, DType::Date, acc, G, cnt));
+      else if (c.type == DType::Bool) add(DownNarrowed<uint8_t>(dev, DType::Bool, acc, G, cnt));
+      else add(DownColumn(dev, c.type, acc, G, cnt));
       return;
     }
     case AggOp::Median:
