@@ -29,6 +29,7 @@ const GPU_FIELDS: readonly (keyof GpuTotals)[] = [
   "downloads",
   "downloadBytes",
   "downloadMicros",
+  "evictedBytes",
 ];
 
 function sumGpus(gpus: readonly GpuStats[]): GpuTotals {
@@ -68,7 +69,8 @@ export function describeRun(
   if (d.chains > 0)
     parts.push(
       `gpu: ${d.chains} chain${d.chains === 1 ? "" : "s"} ${ms(d.chainMicros)}, ` +
-        `up ${mb(d.uploadBytes)} in ${ms(d.uploadMicros)}, down ${mb(d.downloadBytes)} in ${ms(d.downloadMicros)}`,
+        `up ${mb(d.uploadBytes)} in ${ms(d.uploadMicros)}, down ${mb(d.downloadBytes)} in ${ms(d.downloadMicros)}` +
+        (d.evictedBytes > 0 ? `, spilled ${mb(d.evictedBytes)} of cached columns` : ""),
     );
   return parts.join("; ");
 }

@@ -328,11 +328,12 @@ export function basinMemoryContender(data: Dataset, name: string, options: api.L
       const t0 = performance.now();
       // CPU workers get 4 partitions each: smaller tasks pipeline better (G1_1e7 q10: 3.4 s
       // with 2 partitions, 1.9 s with 8, q1–q9 alike) and 8 partitions are the 509 MB file's
-      // 64 MiB blocks as scanned, so the load concatenates nothing. A GPU gets the whole
-      // table as one partition (one kernel pass over it).
-      const parts = options.gpus === "none" ? Math.max(1, cluster.workerCount) * 4 : Math.max(1, cluster.gpus.length);
+      // 64 MiB blocks as scanned, so the load concatenates nothing. A GPU gets persist()'s
+      // default: partitions of a quarter of its memory limit (the whole table in one
+      // kernel pass where it fits; several under a small --device-memory-limit).
+      const sized = options.gpus === "none" ? { partitions: Math.max(1, cluster.workerCount) * 4 } : {};
       const loaded: Record<string, api.DataFrame> = {};
-      for (const t of data.tables) loaded[t.name] = await basinRead(t).persist({ cluster, partitions: parts });
+      for (const t of data.tables) loaded[t.name] = await basinRead(t).persist({ cluster, ...sized });
       frames = loaded;
       return (performance.now() - t0) / 1000;
     },

@@ -61,6 +61,8 @@ export interface Cluster {
   readonly budget?: MemoryBudget;
   /** Workers that compute a frame's tasks (persist()'s default partitions); 0 where the cluster sizes itself (Dask). */
   readonly workerSlots: number;
+  /** Where GPUs alone compute: the bytes of a persisted partition that fits a GPU's work (persist()'s default partitionBytes). */
+  readonly devicePartitionBytes?: number;
   /** Reaches the cluster now, so that an unreachable one fails before the first run. */
   connect(): Promise<void>;
   /** Optimizes and runs a frame plan, leaving the result in the store. */

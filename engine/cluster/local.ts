@@ -158,6 +158,17 @@ export class LocalCluster implements Cluster {
     return this.cpuTasks === "reads" ? this.pool.gpus.length : this.pool.size + this.pool.gpus.length;
   }
 
+  /**
+   * Under cpuTasks "reads" (the GPUs alone compute): a quarter of the smallest device
+   * memory limit, the bytes of a persisted partition whose columns and a task's working
+   * memory fit on a GPU (persist()'s default partitionBytes). Undefined otherwise.
+   */
+  get devicePartitionBytes(): number | undefined {
+    if (this.cpuTasks !== "reads") return undefined;
+    const limits = [...this.gpuSettings.configs.values()].flatMap((c) => (c.memoryLimit ? [c.memoryLimit] : []));
+    return limits.length > 0 ? Math.floor(Math.min(...limits) / 4) : undefined;
+  }
+
   /** The GPUs this cluster has a worker on. */
   get gpus(): readonly number[] {
     return this.pool.gpus;

@@ -304,6 +304,8 @@ export interface NativeAddon {
   readBack(h: Handle): Promise<void>;
   /** The table's row count; never reads a spilled table back (tableInfo does). */
   tableRows(h: Handle): number;
+  /** The table's bytes in memory (as stored; spilled or not, never read back). */
+  tableBytes(h: Handle): number;
   /** Whether the table is on disk now. */
   isSpilled(h: Handle): boolean;
   /** Spills least recently used unpinned tables until `bytes` are freed, on this thread, now. */

@@ -3,7 +3,8 @@
 import { BasinError } from "../common/errors.js";
 import type { SourceLocation } from "../common/errors.js";
 import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
-import { computeGroups, type ComputeOptions } from "./stored.js";
+import { clusterOf, computeGroups, computeParts, type ComputeOptions } from "./stored.js";
+import { parseBytes } from "../memory/bytes.js";
 import { native, type Handle } from "../native/addon.js";
 import type { Field } from "../common/types.js";
 import { disjoint, type Interval } from "../common/intervals.js";
@@ -11,6 +12,15 @@ import { disjoint, type Interval } from "../common/intervals.js";
 export interface PersistOptions extends ComputeOptions {
   /** Partitions of the stored result (default: the cluster's workers, GPU and CPU). */
   partitions?: number;
+  /**
+   * Partitions of about this many bytes in memory instead of a count ("256MB", or
+   * bytes): the frame is computed, then its partitions are concatenated or split into
+   * ceil(size / partitionBytes) of them, at least one per worker. The default where the
+   * GPUs alone compute (a LocalCluster with cpuTasks "reads"): a quarter of the device
+   * memory limit, so that a partition and a task's working memory fit on the GPU: the
+   * whole table in one partition when it does.
+   */
+  partitionBytes?: string | number;
 }
 
 /** The stored partitions of a persisted frame and how to let them go. */
@@ -21,20 +31,16 @@ export interface Persisted {
 }
 
 /**
- * Computes `node` and keeps the result in the store as `partitions` tables.
+ * Computes `node` and keeps the result in the store as `partitions` tables (or tables
+ * of about `partitionBytes`).
  *
  * @example
  * const p = await persistNode(df.node, { partitions: 8 });
  */
 export async function persistNode(node: PlanNode, options: PersistOptions, loc?: SourceLocation): Promise<Persisted> {
-  const parts = options.partitions ?? Math.max(1, options.cluster?.workerSlots || 4);
-  if (!Number.isInteger(parts) || parts < 1)
-    throw new BasinError("BASIN_PLAN", `persist() needs partitions to be a positive integer, got ${parts}`, loc);
-  // The result's own partitions, concatenated into `parts` groups by parallel tasks
-  // (or, when there are fewer, each split into row ranges by the task that makes it).
-  const { refs: handles } = await computeGroups({ version: PLAN_VERSION, root: node }, options, parts);
+  const handles = await computeKept(node, options, loc);
   const addon = native();
-  const bytes = handles.reduce((n, h) => n + addon.tableRows(h), 0) * node.schema.length * 8;
+  const bytes = handles.reduce((n, h) => n + addon.tableBytes(h), 0);
   let released = false;
   const { ranges, clustered } = columnFacts(handles, node.schema);
   return {
@@ -55,6 +61,47 @@ export async function persistNode(node: PlanNode, options: PersistOptions, loc?:
       addon.releaseFreeMemory(); // a released table's memory leaves the process, not just the store
     },
   };
+}
+
+/** The partitions persist() keeps: as many as asked, or sized by bytes. */
+async function computeKept(node: PlanNode, options: PersistOptions, loc?: SourceLocation): Promise<Handle[]> {
+  const { partitions, partitionBytes } = options;
+  if (partitions !== undefined && partitionBytes !== undefined)
+    throw new BasinError("BASIN_PLAN", "persist() takes partitions or partitionBytes, not both; leave one out", loc);
+  const cluster = clusterOf(options);
+  const workers = Math.max(1, cluster.workerSlots || 4);
+  const plan = (root: PlanNode) => ({ version: PLAN_VERSION, root });
+  const target =
+    partitionBytes !== undefined
+      ? parseBytes(partitionBytes, "persist()'s partitionBytes")
+      : partitions === undefined
+        ? cluster.devicePartitionBytes
+        : undefined;
+  if (target === undefined) {
+    const parts = partitions ?? workers;
+    if (!Number.isInteger(parts) || parts < 1)
+      throw new BasinError("BASIN_PLAN", `persist() needs partitions to be a positive integer, got ${parts}`, loc);
+    // The result's own partitions, concatenated into `parts` groups by parallel tasks
+    // (or, when there are fewer, each split into row ranges by the task that makes it).
+    return (await computeGroups(plan(node), options, parts)).refs;
+  }
+  if (target < 1)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `persist()'s partitionBytes must be at least one byte, got ${partitionBytes}`,
+      loc,
+    );
+  // Sized by bytes: the frame as it comes, then regrouped once its size is known.
+  const first = (await computeParts(plan(node), options)).refs;
+  try {
+    const addon = native();
+    const bytes = first.reduce((n, h) => n + addon.tableBytes(h), 0);
+    const groups = Math.max(workers, Math.ceil(bytes / target));
+    const stored: PlanNode = { kind: "stored", handles: first, bytes, schema: node.schema, loc };
+    return (await computeGroups(plan(stored), options, groups)).refs;
+  } finally {
+    for (const h of first) native().release(h);
+  }
 }
 
 const RANGED = new Set(["int64", "float64", "date", "timestamp"]);

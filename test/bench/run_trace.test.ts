@@ -40,11 +40,11 @@ describe("bench run trace", () => {
     ];
     const before = [gpu({ chains: 3, chainMicros: 5000, downloadBytes: 1e6, downloadMicros: 100 })];
     const after = [
-      gpu({ chains: 4, chainMicros: 980_000, uploadBytes: 0, downloadBytes: 913e6, downloadMicros: 95_100 }),
+      gpu({ chains: 4, chainMicros: 980_000, downloadBytes: 913e6, downloadMicros: 95_100, evictedBytes: 2e9 }),
     ];
     expect(describeRun(spans, before, after)).toBe(
       "tasks: 4 busy 1031 ms within 985 ms, longest gpu-0 stored→aggregate 980 ms, cpu-1 concat 40 ms, cpu-0 scanCsv 10 ms; " +
-        "gpu: 1 chain 975.0 ms, up 0.0 MB in 0.0 ms, down 912 MB in 95.0 ms",
+        "gpu: 1 chain 975.0 ms, up 0.0 MB in 0.0 ms, down 912 MB in 95.0 ms, spilled 2000 MB of cached columns",
     );
   });
 

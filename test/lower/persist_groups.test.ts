@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { col, readCsv } from "../../engine/api/index.js";
+import { col, LocalCluster, readCsv } from "../../engine/api/index.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
 import { optimize } from "../../engine/plan/optimizer.js";
 import { native } from "../../engine/native/addon.js";
@@ -83,5 +83,48 @@ describe("grouped parts", () => {
     const tiny = await readCsv(csv(3)).persist({ partitions: 8 });
     expect((await tiny.compute()).column("s")).toEqual(["s0", "s1", "s2"]);
     tiny.unpersist();
+  });
+
+  it("persist({ partitionBytes }) keeps partitions of about that size: every row, in order, none left in the store", async () => {
+    const f = csv(20_000);
+    const cluster = new LocalCluster({ workers: 2 });
+    try {
+      const before = native().storeStats().handles;
+      const whole = await readCsv(f, { blocksize: 20_000 }).persist({ cluster, partitions: 1 });
+      const size = native().tableBytes((whole.node as { handles: number[] }).handles[0]!);
+      whole.unpersist();
+      // 30% of the table a partition: 4 of them, whatever the blocks were (their sizes add
+      // up to a little more than the whole: each has its own string offsets' last entry).
+      const p = await readCsv(f, { blocksize: 20_000 }).persist({ cluster, partitionBytes: Math.ceil(size * 0.3) });
+      const node = p.node as { handles: number[]; bytes: number };
+      expect(node.handles).toHaveLength(4);
+      expect(node.bytes).toBe(node.handles.reduce((n, h) => n + native().tableBytes(h), 0));
+      expect(native().storeStats().handles - before).toBe(4);
+      expect((await p.compute({ cluster })).column("a")).toEqual(Array.from({ length: 20_000 }, (_, i) => i));
+      p.unpersist();
+      // Never fewer than one per worker, however large the size given.
+      const big = await readCsv(f, { blocksize: 20_000 }).persist({ cluster, partitionBytes: "1GB" });
+      expect((big.node as { handles: number[] }).handles).toHaveLength(2);
+      big.unpersist();
+      expect(native().storeStats().handles).toBe(before);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it("persist() refuses partitions and partitionBytes together, and a size that is not one", async () => {
+    const df = readCsv(csv(10));
+    await expect(df.persist({ partitions: 2, partitionBytes: "1MB" })).rejects.toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining("persist() takes partitions or partitionBytes, not both"),
+    });
+    await expect(df.persist({ partitionBytes: "lots" })).rejects.toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining(`persist()'s partitionBytes must be a size such as "4GB"`),
+    });
+    await expect(df.persist({ partitionBytes: 0.5 })).rejects.toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining("partitionBytes must be at least one byte, got 0.5"),
+    });
   });
 });

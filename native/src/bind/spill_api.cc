@@ -235,6 +235,12 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       return Napi::Number::New(info.Env(), double(Store::Instance().rows(HandleArg(info[0]))));
     });
   }));
+  // tableBytes(h): the table's bytes in memory when it was stored (spilled or not)
+  exports.Set("tableBytes", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return Napi::Number::New(info.Env(), double(Store::Instance().bytes(HandleArg(info[0]))));
+    });
+  }));
   // memorySpill(bytes): spills least recently used tables until `bytes` are freed, now, on this thread.
   exports.Set("memorySpill", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {

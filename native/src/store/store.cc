@@ -41,7 +41,7 @@ uint64_t Store::put(TablePtr t) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     h = next_++;
-    entries_.emplace(h, Entry{std::move(t), 1, t_owner, State::Memory, std::string(), rows});
+    entries_.emplace(h, Entry{std::move(t), 1, t_owner, State::Memory, std::string(), rows, bytes});
     policy_.add(h, bytes, Tier::Host);
   }
   if (t_owner != 0) {
@@ -229,11 +229,20 @@ bool Store::isSpilled(uint64_t handle) const {
   return it->second.state == State::Disk || it->second.state == State::Loading;
 }
 
-int64_t Store::rows(uint64_t handle) const {
-  std::lock_guard<std::mutex> lock(mu_);
+const Store::Entry& Store::entry(uint64_t handle) const {
   auto it = entries_.find(handle);
   if (it == entries_.end()) throw BasinError("BASIN_HANDLE", "unknown or released table handle " + std::to_string(handle));
-  return it->second.rows;
+  return it->second;
+}
+
+int64_t Store::rows(uint64_t handle) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entry(handle).rows;
+}
+
+int64_t Store::bytes(uint64_t handle) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entry(handle).bytes;
 }
 
 void Store::beforeAlloc(size_t bytes) {

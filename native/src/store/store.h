@@ -75,8 +75,9 @@ class Store {
   void maybeSpill(int64_t need, bool force = false);
   // Tables on disk, for tests: whether this handle is spilled now.
   bool isSpilled(uint64_t handle) const;
-  // The table's row count, without reading a spilled table back.
+  // The table's row count and its bytes in memory, without reading a spilled table back.
   int64_t rows(uint64_t handle) const;
+  int64_t bytes(uint64_t handle) const;
 
  private:
   enum class State : uint8_t { Memory, Spilling, Disk, Loading };
@@ -88,8 +89,9 @@ class Store {
     // The spill file: the table while on disk; once read back, a copy kept until the
     // table is released (tables never change), so evicting it again writes nothing.
     std::string file;
-    int64_t rows = 0;
+    int64_t rows = 0, bytes = 0;
   };
+  const Entry& entry(uint64_t handle) const;  // under mu_; throws BASIN_HANDLE for an unknown one
   void carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock);
   // Removes the files kept by tables in memory (the disk tier is full); returns whether any went.
   bool dropCopies(std::unique_lock<std::mutex>& lock);
