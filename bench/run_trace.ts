@@ -8,19 +8,7 @@ import type * as api from "../engine/api/index.js";
 import type { GpuStats } from "../engine/native/addon.js";
 
 /** The GPU figures a trace compares before and after a run. */
-type GpuTotals = Pick<
-  GpuStats,
-  | "chains"
-  | "chainMicros"
-  | "uploads"
-  | "uploadBytes"
-  | "uploadMicros"
-  | "downloads"
-  | "downloadBytes"
-  | "downloadMicros"
->;
-
-const GPU_FIELDS: readonly (keyof GpuTotals)[] = [
+const GPU_FIELDS = [
   "chains",
   "chainMicros",
   "uploads",
@@ -30,7 +18,8 @@ const GPU_FIELDS: readonly (keyof GpuTotals)[] = [
   "downloadBytes",
   "downloadMicros",
   "evictedBytes",
-];
+] as const satisfies readonly (keyof GpuStats)[];
+type GpuTotals = Record<(typeof GPU_FIELDS)[number], number>;
 
 function sumGpus(gpus: readonly GpuStats[]): GpuTotals {
   const t = Object.fromEntries(GPU_FIELDS.map((f) => [f, 0])) as GpuTotals;

@@ -8,7 +8,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fromColumns, LocalCluster } from "../../engine/api/index.js";
 import { formatInfo, machineInfo } from "../../engine/cli/info.js";
-import { native } from "../../engine/native/addon.js";
+import { native, type GpuStats } from "../../engine/native/addon.js";
 import { parseOptions, runBench } from "../../bench/run.js";
 import {
   GPU_CASES,
@@ -26,8 +26,19 @@ const out = process.env.OUT ?? ".gpu-out";
 mkdirSync(out, { recursive: true });
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
-/** q1's chain (group by a string key, sum an int column) on one table of `rows`: seconds and bytes read. */
-function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
+/** Copy rates the chains met: bytes over microseconds of the GPU's copies between two stats. */
+function copyRate(before: GpuStats, after: GpuStats, dir: "upload" | "download"): string {
+  const bytes = after[`${dir}Bytes`] - before[`${dir}Bytes`];
+  const micros = after[`${dir}Micros`] - before[`${dir}Micros`];
+  return `${(bytes / 1e9).toFixed(2)} GB in ${(micros / 1000).toFixed(1)} ms (${micros > 0 ? (bytes / micros / 1e3).toFixed(1) : "-"} GB/s)`;
+}
+
+/**
+ * q1's chain (group by a string key, sum an int column) on one table of `rows`: seconds
+ * and bytes read; and the rates of the copies a chain makes: the columns' first upload,
+ * and the download of every row (a filter that keeps them all).
+ */
+function q1Bandwidth(rows: number): { seconds: number; bytes: number; upload: string; download: string } {
   const addon = native();
   const k = 100;
   // id1 as UTF-8 bytes and offsets (1e8 JS strings took a minute of device time to build).
@@ -62,15 +73,27 @@ function q1Bandwidth(rows: number): { seconds: number; bytes: number } {
         mode: "partial" as const,
       },
     ];
+    const s0 = addon.gpuStats()[0]!;
     addon.release(addon.gpuRun(0, h, steps)); // uploads and caches the columns
+    const upload = copyRate(s0, addon.gpuStats()[0]!, "upload");
     let best = Infinity;
     for (let r = 0; r < 5; r++) {
       const t0 = performance.now();
       addon.release(addon.gpuRun(0, h, steps));
       best = Math.min(best, (performance.now() - t0) / 1000);
     }
+    const s1 = addon.gpuStats()[0]!;
+    const keepAll = {
+      kind: "binary" as const,
+      op: "ge" as const,
+      left: { kind: "col" as const, index: 1, type: "int64" as const },
+      right: { kind: "lit" as const, value: 0, type: "int64" as const },
+      type: "bool" as const,
+    };
+    addon.release(addon.gpuRun(0, h, [{ kind: "filter", predicate: keepAll }]));
+    const download = copyRate(s1, addon.gpuStats()[0]!, "download");
     // id1: 8-byte offsets + 5 bytes per row; v1: 8 bytes per row (each read once by the kernels that need it)
-    return { seconds: best, bytes: rows * (8 + 5 + 8) };
+    return { seconds: best, bytes: rows * (8 + 5 + 8), upload, download };
   } finally {
     addon.release(h);
   }
@@ -154,6 +177,7 @@ async function main(): Promise<number> {
     log(
       `q1 chain on ${rows} rows: ${(q1.seconds * 1000).toFixed(1)} ms, ${gbs.toFixed(0)} GB/s of ${dev.bandwidthGBs.toFixed(0)} GB/s peak (${((100 * gbs) / dev.bandwidthGBs).toFixed(1)}%)`,
     );
+    log(`copies: the columns' upload ${q1.upload}; every row's download ${q1.download}`);
   }
 
   if (process.env.BENCH !== "0") await bench();
