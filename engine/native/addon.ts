@@ -264,7 +264,7 @@ export interface NativeAddon {
   gpuJoinable(device: number, left: Handle, right: Handle, spec: JoinSpec): boolean;
   /** hashJoin with the rows matched on GPU `device`; the same output. */
   gpuJoin(device: number, left: Handle, right: Handle, spec: JoinSpec): Handle;
-  /** Whether GPU `device` can order this sort's rows (one fixed-width key). */
+  /** Whether GPU `device` can order this sort's rows (up to 8 keys of any type, under 2^31 rows). */
   gpuSortable(device: number, h: Handle, keys: SortKey[]): boolean;
   /** sortTable with the permutation computed on GPU `device`; the same output. */
   gpuSort(device: number, h: Handle, keys: SortKey[]): Handle;

@@ -306,9 +306,77 @@ export const GPU_CASES: GpuCase[] = [
     build: (_, s) => concat([s.sort("x"), s.sort("x", { descending: true })]),
   },
   {
-    name: "sort by a string key or two keys (CPU fallback)",
-    onGpu: false,
-    build: (t) => concat([t.sort("city"), t.sort(["k", "v"])]),
+    name: "sort by a unicode string key: ascending nulls last, descending nulls first",
+    onGpu: true,
+    build: (t) => concat([t.sort("city"), t.sort("city", { descending: true, nullsFirst: true })]),
+  },
+  {
+    name: "sort by an int and a string key in mixed directions",
+    onGpu: true,
+    build: (t) =>
+      concat([
+        t.sort(["k", "city"], { descending: [false, true], nullsFirst: [true, false] }),
+        t.sort(["city", "v"], { descending: [true, false], nullsFirst: [false, true] }),
+      ]),
+  },
+  {
+    name: "sort by three keys with ties everywhere keeps input order (stable)",
+    onGpu: true,
+    build: (t) =>
+      concat([
+        t.sort(["flag", "k", "city"], { descending: [true, false, false], nullsFirst: [false, true, true] }),
+        t.sort(["day", "flag", "k"], { descending: [false, true, true] }),
+      ]),
+  },
+  {
+    name: "sort floats as a second key: -0 equals 0, NaN after every number, nulls per key",
+    onGpu: true,
+    build: (_, s) =>
+      concat([
+        s.sort(["g", "x"]),
+        s.sort(["g", "x"], { descending: [false, true], nullsFirst: [false, true] }),
+        s.sort(["x", "i"], { descending: [true, false], nullsFirst: [true, false] }),
+      ]),
+  },
+  {
+    name: "sort strings that extend others, share 8 bytes or hold zero bytes",
+    onGpu: true,
+    build: () => {
+      const s = [
+        "abcdefgh",
+        "",
+        "a",
+        "a\0",
+        "abcdefghi",
+        null,
+        "a\0b",
+        "abcdefgh\0",
+        "abcdefghij",
+        "abcdefghia",
+        "ÿ",
+        "é",
+      ];
+      const f = fromColumns(
+        { s: [...s, ...s], n: [...s, ...s].map((_, i) => i % 3) },
+        { partitions: [7, 0, 1, 16], types: { n: "int64" } },
+      );
+      return concat([
+        f.sort("s"),
+        f.sort(["s", "n"], { descending: [true, false], nullsFirst: [true, false] }),
+        f.sort(["n", "s"], { descending: [true, true] }),
+      ]);
+    },
+  },
+  {
+    name: "sort an empty frame and one-row partitions",
+    onGpu: true,
+    build: () => {
+      const f = fromColumns(
+        { s: ["b", null, "a", "b"], n: [2, 1, null, 1] },
+        { partitions: [1, 0, 1, 1, 1], types: { n: "int64" } },
+      );
+      return concat([f.filter(col("n").gt(100)).sort(["s", "n"]), f.sort(["s", "n"], { nullsFirst: [true, false] })]);
+    },
   },
   {
     name: "outer join (CPU fallback)",

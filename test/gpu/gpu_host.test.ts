@@ -168,7 +168,7 @@ describe("gpu host logic: which joins a GPU worker matches", () => {
 const info = () => native().gpuInfo();
 
 describe("gpu host logic: which sorts a GPU worker orders", () => {
-  it("one fixed-width key: on the GPU; a string key or several keys: on the CPU", () => {
+  it("up to 8 keys of any type: on the GPU; more keys or a key out of range: on the CPU", () => {
     const addon = native();
     const h = addon.tableFromJs({
       rows: 2,
@@ -181,8 +181,23 @@ describe("gpu host logic: which sorts a GPU worker orders", () => {
     try {
       const key = (column: number) => ({ column, descending: false, nullsFirst: false });
       expect(addon.gpuSortable(0, h, [key(0)])).toBe(info().compiled);
-      expect(addon.gpuSortable(0, h, [key(1)])).toBe(false);
-      expect(addon.gpuSortable(0, h, [key(0), key(1)])).toBe(false);
+      expect(addon.gpuSortable(0, h, [key(1)])).toBe(info().compiled);
+      expect(addon.gpuSortable(0, h, [key(1), key(0)])).toBe(info().compiled);
+      expect(
+        addon.gpuSortable(
+          0,
+          h,
+          Array.from({ length: 8 }, (_, i) => key(i % 2)),
+        ),
+      ).toBe(info().compiled);
+      expect(
+        addon.gpuSortable(
+          0,
+          h,
+          Array.from({ length: 9 }, (_, i) => key(i % 2)),
+        ),
+      ).toBe(false);
+      expect(addon.gpuSortable(0, h, [key(2)])).toBe(false);
     } finally {
       addon.release(h);
     }

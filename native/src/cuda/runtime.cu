@@ -251,23 +251,29 @@ TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t ri
 }
 
 std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys) {
-  if (keys.size() != 1) return "a sort by several keys";
-  if (keys[0].column < 0 || size_t(keys[0].column) >= t.columns.size()) return "a key out of range";
-  if (t.columns[size_t(keys[0].column)].type == DType::String) return "a string key";
-  if (t.rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+  if (keys.size() > 8) return "more than 8 sort keys";
+  for (const SortKey& k : keys)
+    if (k.column < 0 || size_t(k.column) >= t.columns.size()) return "a key out of range";
+  if (t.rows >= INT32_MAX) return "a partition of 2^31 rows or more";  // int32 row numbers
   return "";
 }
 
 TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys) {
   std::string why = SortUnsupported(*t, keys);
   if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot sort by " + why);
-  std::vector<int64_t> perm;
-  OnDevice(device, [&](DeviceState& dev) -> TablePtr {
+  return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
+    if (t->rows < 2 || keys.empty()) return t;  // already in order
     DTable d(dev, handle, t);
-    perm = SortPermutation(d, keys[0]);
-    return nullptr;
+    DBuf perm = SortRows(d, keys);
+    // Columns on the device (the keys, cached ones) are gathered there, so only the
+    // sorted rows cross the bus; the others from the host copy (DTable::gather).
+    auto out = std::make_shared<Table>();
+    out->names = t->names;
+    out->rows = t->rows;
+    for (size_t i = 0; i < d.cols.size(); i++) out->columns.push_back(d.gather(int(i), perm, t->rows));
+    Sync(dev, "a GPU sort");
+    return out;
   });
-  return GatherRows(*t, perm.data(), t->rows);  // on the host, off the GPU's lock
 }
 
 TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps) {

@@ -1,9 +1,7 @@
 #include "cuda/sort_kernel.cuh"
 
-#include <thrust/iterator/counting_iterator.h>
-
+#include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 
 #include "cuda/column_access.cuh"
 #include "cuda/cuda_check.cuh"
@@ -13,55 +11,137 @@ namespace gpu {
 
 namespace {
 
-__global__ void KeysKernel(ColumnView c, int64_t n, bool descending, uint64_t* keys, uint8_t* valid, uint8_t* isNull) {
+__global__ void IotaKernel(int32_t* perm, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) perm[i] = int32_t(i);
+}
+
+// The order-preserving key of row perm[i] (0 for a null: nulls keep their order).
+__global__ void FixedKeysKernel(ColumnView c, const int32_t* perm, int64_t n, uint64_t flip, uint64_t* keys) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int64_t p;
-  const bool ok = Valid(c, i, p);
-  valid[i] = ok;
-  isNull[i] = !ok;
-  const uint64_t k = OrderKey(c, p);
-  keys[i] = descending ? ~k : k;
+  keys[i] = Valid(c, perm[i], p) ? OrderKey(c, p) ^ flip : 0;
+}
+
+// The null class of row perm[i]: nullClass for a null, the other one for a value.
+__global__ void NullClassKernel(ColumnView c, const int32_t* perm, int64_t n, uint8_t nullClass, uint8_t* cls) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int64_t p;
+  cls[i] = Valid(c, perm[i], p) ? uint8_t(1 - nullClass) : nullClass;
+}
+
+// A string key as the merge sort moves it: the first 8 bytes big-endian, zero padded
+// (two strings whose prefixes differ compare as the prefixes do), the logical row, and
+// the length capped at 9 (-1: null), so that most comparisons read no characters.
+struct StrKey {
+  uint64_t prefix;
+  int32_t row;
+  int32_t len;
+};
+
+__global__ void StringKeysKernel(ColumnView c, const int32_t* perm, int64_t n, StrKey* out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int32_t row = perm[i];
+  int64_t p;
+  if (!Valid(c, row, p)) {
+    out[i] = StrKey{0, row, -1};
+    return;
+  }
+  const int64_t* off = static_cast<const int64_t*>(c.data);
+  const int64_t b = off[p], len = off[p + 1] - b;
+  uint64_t prefix = 0;
+  for (int64_t j = 0; j < len && j < 8; j++) prefix |= uint64_t(c.chars[b + j]) << (56 - 8 * j);
+  out[i] = StrKey{prefix, row, int32_t(len < 9 ? len : 9)};
+}
+
+// The CPU's order of a string key (ops/sort.cc CompareKey): unsigned bytes, a prefix
+// before its extensions, nulls together before or after every string.
+struct StrLess {
+  ColumnView c;
+  bool descending, nullsFirst;
+
+  __device__ bool operator()(const StrKey& a, const StrKey& b) const {
+    const bool an = a.len < 0, bn = b.len < 0;
+    if (an || bn) return an != bn && an == nullsFirst;  // two nulls tie
+    const int cmp = a.prefix != b.prefix ? (a.prefix < b.prefix ? -1 : 1) : tail(a, b);
+    return descending ? cmp > 0 : cmp < 0;
+  }
+
+  // Equal first 8 bytes (padding included): the bytes after them, then the lengths.
+  __device__ int tail(const StrKey& a, const StrKey& b) const {
+    if (a.len <= 8 && b.len <= 8) return (a.len > b.len) - (a.len < b.len);
+    const int64_t* off = static_cast<const int64_t*>(c.data);
+    const int64_t pa = Phys(c, a.row), pb = Phys(c, b.row);
+    const int64_t la = off[pa + 1] - off[pa], lb = off[pb + 1] - off[pb], m = la < lb ? la : lb;
+    const uint8_t *x = c.chars + off[pa], *y = c.chars + off[pb];
+    for (int64_t j = 8; j < m; j++)
+      if (x[j] != y[j]) return x[j] < y[j] ? -1 : 1;
+    return (la > lb) - (la < lb);
+  }
+};
+
+__global__ void RowsOfKernel(const StrKey* keys, int64_t n, int32_t* perm) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) perm[i] = keys[i].row;
+}
+
+// Stably reorders perm by a fixed-width key: a radix sort of (key, row) pairs, then,
+// when the column has nulls, one of (null class, row) pairs, so nulls go first or last.
+void FixedPass(DeviceState& dev, const ColumnView& c, const SortKey& key, DBuf& perm, int64_t n) {
+  auto s = dev.stream();
+  const bool isBool = c.type == DType::Bool;  // keys 0/1: one bit to sort
+  const uint64_t flip = key.descending ? (isBool ? 1 : ~uint64_t(0)) : 0;
+  DBuf keys = dev.alloc(size_t(n) * 8, "sort keys"), sortedKeys = dev.alloc(size_t(n) * 8, "sort keys");
+  DBuf out = dev.alloc(size_t(n) * 4, "sort rows");
+  FixedKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, perm->as<int32_t>(), n, flip, keys->as<uint64_t>());
+  RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(scratch, bytes, keys->as<uint64_t>(), sortedKeys->as<uint64_t>(), perm->as<int32_t>(),
+                                           out->as<int32_t>(), n, 0, isBool ? 1 : 64, s);
+  });
+  perm.swap(out);
+  if (!c.validity) return;
+  // The value sort moved the rows: their classes are read in the new order.
+  DBuf cls = dev.alloc(size_t(n), "sort keys"), sortedCls = dev.alloc(size_t(n), "sort keys");
+  NullClassKernel<<<Blocks(n), kBlock, 0, s>>>(c, perm->as<int32_t>(), n, key.nullsFirst ? 0 : 1, cls->as<uint8_t>());
+  RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(scratch, bytes, cls->as<uint8_t>(), sortedCls->as<uint8_t>(), perm->as<int32_t>(),
+                                           out->as<int32_t>(), n, 0, 1, s);
+  });
+  perm.swap(out);
+}
+
+// Stably reorders perm by a string key: a merge sort of prefix keys with a comparator
+// that reads the characters only when the first 8 bytes tie.
+void StringPass(DeviceState& dev, const ColumnView& c, const SortKey& key, DBuf& perm, int64_t n) {
+  auto s = dev.stream();
+  DBuf keys = dev.alloc(size_t(n) * sizeof(StrKey), "sort keys");
+  StringKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, perm->as<int32_t>(), n, keys->as<StrKey>());
+  const StrLess less{c, key.descending, key.nullsFirst};
+  RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
+    return cub::DeviceMergeSort::StableSortKeys(scratch, bytes, keys->as<StrKey>(), n, less, s);
+  });
+  RowsOfKernel<<<Blocks(n), kBlock, 0, s>>>(keys->as<StrKey>(), n, perm->as<int32_t>());
 }
 
 }  // namespace
 
-std::vector<int64_t> SortPermutation(DTable& t, const SortKey& key) {
+DBuf SortRows(DTable& t, const std::vector<SortKey>& keys) {
   DeviceState& dev = t.dev;
-  auto s = dev.stream();
   const int64_t n = t.rows;
-  std::vector<int64_t> perm;
+  DBuf perm = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "sort rows");
   if (n == 0) return perm;
-  ColumnView c = t.view(key.column);
-  DBuf keys = dev.alloc(size_t(n) * 8, "sort keys"), valid = dev.alloc(size_t(n), "sort keys"), isNull = dev.alloc(size_t(n), "sort keys");
-  KeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, n, key.descending, keys->as<uint64_t>(), valid->as<uint8_t>(), isNull->as<uint8_t>());
-  // Non-null rows (keys and row numbers), then null rows' numbers, each in input order.
-  DBuf ck = dev.alloc(size_t(n) * 8, "sort keys"), ci = dev.alloc(size_t(n) * 4, "sort rows"), ni = dev.alloc(size_t(n) * 4, "sort rows");
-  DBuf counts = dev.alloc(16, "sort counts");
-  thrust::counting_iterator<int32_t> rows(0);
-  RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceSelect::Flagged(scratch, bytes, keys->as<uint64_t>(), valid->as<uint8_t>(), ck->as<uint64_t>(), counts->as<int64_t>(), n, s);
-  });
-  RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceSelect::Flagged(scratch, bytes, rows, valid->as<uint8_t>(), ci->as<int32_t>(), counts->as<int64_t>(), n, s);
-  });
-  RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
-    return cub::DeviceSelect::Flagged(scratch, bytes, rows, isNull->as<uint8_t>(), ni->as<int32_t>(), counts->as<int64_t>() + 1, n, s);
-  });
-  int64_t m[2];
-  ToHost(dev, m, counts->data(), 16);
-  DBuf sk = dev.alloc(size_t(std::max<int64_t>(m[0], 1)) * 8, "sort keys"), si = dev.alloc(size_t(std::max<int64_t>(m[0], 1)) * 4, "sort rows");
-  if (m[0] > 0)
-    RunCub(dev, "sort", [&](void* scratch, size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(scratch, bytes, ck->as<uint64_t>(), sk->as<uint64_t>(), ci->as<int32_t>(), si->as<int32_t>(), m[0], 0, 64, s);
-    });
-  std::vector<int32_t> sorted(static_cast<size_t>(m[0])), nulls(static_cast<size_t>(m[1]));
-  ToHost(dev, sorted.data(), si->data(), size_t(m[0]) * 4);
-  ToHost(dev, nulls.data(), ni->data(), size_t(m[1]) * 4);
-  perm.reserve(size_t(n));
-  if (key.nullsFirst) perm.insert(perm.end(), nulls.begin(), nulls.end());
-  perm.insert(perm.end(), sorted.begin(), sorted.end());
-  if (!key.nullsFirst) perm.insert(perm.end(), nulls.begin(), nulls.end());
+  IotaKernel<<<Blocks(n), kBlock, 0, dev.stream()>>>(perm->as<int32_t>(), n);
+  if (n == 1) return perm;
+  // LSD over the keys: the last key first; every pass is stable, so rows that tie on a
+  // key keep the order the later keys gave them.
+  for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
+    const ColumnView c = t.view(k->column);
+    if (c.type == DType::String) StringPass(dev, c, *k, perm, n);
+    else FixedPass(dev, c, *k, perm, n);
+  }
   return perm;
 }
 

@@ -88,10 +88,12 @@ std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpe
 // handles); the output columns are gathered on the host, as HashJoin gathers them.
 TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec);
 
-// Why a sort cannot order its rows on a GPU, or "" (one fixed-width key).
+// Why a sort cannot order its rows on a GPU, or "" (up to 8 keys of any type, each
+// with its own direction and nulls placement; under 2^31 rows).
 std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys);
-// SortTable with the sorting permutation computed on GPU `device` (a stable radix sort
-// of order-preserving keys; nulls first or last); the rows are gathered on the host.
+// SortTable on GPU `device`: the permutation from stable sorts by each key, the last key
+// first (radix sorts of order-preserving keys; a merge sort for strings); the columns on
+// the device are gathered there, the others on the host.
 TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys);
 
 struct MemoryStats {
