@@ -10,7 +10,7 @@ import { lowerPlan } from "../lower/lower.js";
 import type { MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
 import { addMemoryStats, addSpill, addStoreStats, memoryStatus, spillCounters } from "../memory/status.js";
-import { native, type GpuStats, type MemoryStats, type StoreStats } from "../native/addon.js";
+import { native, type GpuStats, type Handle, type MemoryStats, type StoreStats } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
 import type { Ref } from "../scheduler/events.js";
 import { CPU_TASKS, isGpuWorker, type CpuTasks } from "../scheduler/placement.js";
@@ -23,6 +23,7 @@ import { runTask } from "../workers/run_task.js";
 import { applyGpus, holdGpus, releaseGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage, TaskMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind } from "./task_stream.js";
+import { deviceHomes } from "./device_home.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
 /**
@@ -167,6 +168,23 @@ export class LocalCluster implements Cluster {
     if (this.cpuTasks !== "reads") return undefined;
     const limits = [...this.gpuSettings.configs.values()].flatMap((c) => (c.memoryLimit ? [c.memoryLimit] : []));
     return limits.length > 0 ? Math.floor(Math.min(...limits) / 4) : undefined;
+  }
+
+  /**
+   * Where the GPUs alone compute (cpuTasks "reads") and their workers are this
+   * process's threads: uploads persisted partitions to their GPUs now, dealt in turn, up
+   * to half of each device's memory limit, so that the first query over them does not
+   * pay the upload (persist() calls it). Elsewhere it does nothing.
+   */
+  async keepOnDevices(handles: readonly Handle[]): Promise<void> {
+    if (this.cpuTasks !== "reads" || !this.gpusInProcess || this.closed) return;
+    const budget = Math.min(...[...this.gpuSettings.configs.values()].map((c) => c.memoryLimit ?? 0)) / 2;
+    const addon = native();
+    const bytes = handles.map((h) => addon.tableBytes(h));
+    applyGpus(this.gpuSettings, true);
+    await Promise.all(
+      deviceHomes(bytes, this.pool.gpus, budget).map(({ index, device }) => addon.gpuKeep(device, handles[index]!)),
+    );
   }
 
   /** The GPUs this cluster has a worker on. */

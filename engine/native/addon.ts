@@ -258,6 +258,8 @@ export interface NativeAddon {
   gpuWarm(device: number): void;
   /** How many leading steps of `steps` GPU `device` can run over table h (filter, project, aggregate); 0 once it is unusable. */
   gpuPrefix(device: number, h: Handle, steps: readonly Step[]): number;
+  /** Uploads every column of table h into GPU `device`'s cache, off the JS thread (a persisted partition's home). */
+  gpuKeep(device: number, h: Handle): Promise<void>;
   /** Runs steps (a prefix gpuPrefix accepted) on GPU `device`; the result is on the host. */
   gpuRun(device: number, h: Handle, steps: readonly Step[]): Handle;
   /** Whether GPU `device` can match this join's rows (one fixed-width key; inner, left, semi, anti). */

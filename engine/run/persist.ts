@@ -40,6 +40,12 @@ export interface Persisted {
 export async function persistNode(node: PlanNode, options: PersistOptions, loc?: SourceLocation): Promise<Persisted> {
   const handles = await computeKept(node, options, loc);
   const addon = native();
+  try {
+    await clusterOf(options).keepOnDevices?.(handles);
+  } catch (e) {
+    for (const h of handles) addon.release(h);
+    throw e;
+  }
   const bytes = handles.reduce((n, h) => n + addon.tableBytes(h), 0);
   let released = false;
   const { ranges, clustered } = columnFacts(handles, node.schema);

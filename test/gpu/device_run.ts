@@ -13,6 +13,7 @@ import { parseOptions, runBench } from "../../bench/run.js";
 import {
   GPU_CASES,
   runCase,
+  runDeviceHomeCheck,
   runFaultChecks,
   runProcessFaultCheck,
   runSpillCheck,
@@ -157,7 +158,12 @@ async function main(): Promise<number> {
     }
   }
   await gpu.close();
-  const checks = [...(await runFaultChecks(cpu)), await runProcessFaultCheck(cpu), await runSpillCheck(cpu)];
+  const checks = [
+    ...(await runFaultChecks(cpu)),
+    await runProcessFaultCheck(cpu),
+    await runSpillCheck(cpu),
+    await runDeviceHomeCheck(cpu),
+  ];
   for (const o of checks) {
     if (!o.ok) failed++;
     log(`[${elapsed()}] ${o.ok ? "PASS" : "FAIL"} ${o.name}: ${o.detail}`);

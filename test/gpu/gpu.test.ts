@@ -8,6 +8,7 @@ import { native } from "../../engine/native/addon.js";
 import {
   GPU_CASES,
   runCase,
+  runDeviceHomeCheck,
   runFaultChecks,
   runProcessFaultCheck,
   runSpillCheck,
@@ -45,6 +46,11 @@ describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
 
   it("gpu: a sticky fault in the GPU's worker process ends only that process; the next run is on the GPU", async () => {
     const o = await runProcessFaultCheck(cpu);
+    expect(o.ok, o.detail).toBe(true);
+  });
+
+  it("gpu: persist() uploads its partitions where the GPUs alone compute, sized to the device limit", async () => {
+    const o = await runDeviceHomeCheck(cpu);
     expect(o.ok, o.detail).toBe(true);
   });
 

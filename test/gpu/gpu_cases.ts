@@ -644,3 +644,54 @@ export async function runSpillCheck(cpu: LocalCluster): Promise<CheckOutcome> {
     await gpu.close();
   }
 }
+
+/**
+ * Where the GPUs alone compute (cpuTasks "reads"), persist() makes the GPU home to the
+ * partitions: their columns are uploaded by persist(), none by the first query over them,
+ * and a frame four times a small device limit is persisted in partitions that fit
+ * (partitionBytes: a quarter of the limit) and answers as the CPU does.
+ */
+export async function runDeviceHomeCheck(cpu: LocalCluster): Promise<CheckOutcome> {
+  const n = 400_000;
+  const data = fromColumns(
+    {
+      k: Array.from({ length: n }, (_, i) => `key${(i * 7919) % 300}`),
+      v: Array.from({ length: n }, (_, i) => i % 977),
+    },
+    { partitions: [n / 4, n / 4, n / 4, n / 4], types: { v: "int64" } },
+  );
+  const q = (f: DataFrame) => f.groupBy("k").agg(col("v").sum().alias("s"), count().alias("n"));
+  const want = await q(data).compute({ cluster: cpu });
+  const home = new LocalCluster({ gpus: [0], cpuTasks: "reads" });
+  try {
+    const s0 = native().gpuStats()[0]!;
+    const kept = await data.persist({ cluster: home });
+    const s1 = native().gpuStats()[0]!;
+    const got = await q(kept).compute({ cluster: home });
+    const s2 = native().gpuStats()[0]!;
+    const parts = (kept.node as { handles: number[] }).handles.length;
+    kept.unpersist();
+    // About 5 MB of table: a 6 MB limit gives partitions of at most 1.5 MB.
+    const limit = 6_000_000;
+    const small = new LocalCluster({ gpus: [0], cpuTasks: "reads", deviceMemoryLimit: limit });
+    let diff2: string | null, smallParts: number;
+    try {
+      const split = await data.persist({ cluster: small });
+      smallParts = (split.node as { handles: number[] }).handles.length;
+      diff2 = diffTables(await q(split).compute({ cluster: small }), want);
+      split.unpersist();
+    } finally {
+      await small.close();
+    }
+    const diff = diffTables(got, want) ?? diff2;
+    const upPersist = s1.uploadBytes - s0.uploadBytes,
+      upQuery = s2.uploadBytes - s1.uploadBytes;
+    return {
+      name: "persist() makes the GPU home to its partitions, in partitions that fit the device limit",
+      ok: diff === null && parts === 1 && upPersist > 0 && upQuery === 0 && s2.chains > s1.chains && smallParts >= 4,
+      detail: `${diff ?? "same answers"}; ${parts} partition(s), ${(upPersist / 1e6).toFixed(1)} MB uploaded by persist(), ${upQuery} bytes by the query; under a ${limit / 1e6} MB limit ${smallParts} partitions`,
+    };
+  } finally {
+    await home.close();
+  }
+}

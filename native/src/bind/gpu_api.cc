@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include "bind/napi_util.h"
+#include "bind/off_thread.h"
 #include "bind/plan_args.h"
 #include "gpu/gpu.h"
 #include "io/spill_file.h"
@@ -146,6 +147,17 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
       uint64_t h = HandleArg(info[1]);
       TablePtr t = TableArg(info[1]);
       return PutTable(info.Env(), gpu::Run(device, h, t, ParseSteps(info[2].As<Napi::Array>())));
+    });
+  }));
+  // gpuKeep(device, h) -> Promise: every column of table h uploaded to the GPU's cache, off the JS thread
+  exports.Set("gpuKeep", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      const int device = info[0].As<Napi::Number>().Int32Value();
+      const uint64_t h = HandleArg(info[1]);
+      TablePtr t = TableArg(info[1]);
+      return OffThread::Start(
+          info.Env(), "keeping a table on GPU " + std::to_string(device), [device, h, t] { gpu::Keep(device, h, t); },
+          [](Napi::Env env) { return env.Undefined(); });
     });
   }));
   // gpuJoinable(device, left, right, spec) -> whether GPU `device` matches this join's rows

@@ -177,20 +177,21 @@ std::string Broken(int device) { return DeviceState::Of(device).broken(); }
 
 namespace {
 
-// Runs f(dev) as GPU `device`'s one chain at a time: refused once the GPU is unusable;
-// a sticky CUDA error marks it so (CUDA cannot recover it inside this process).
+// Runs f(dev) as GPU `device`'s one chain at a time (counted as one in its statistics
+// with `chain`): refused once the GPU is unusable; a sticky CUDA error marks it so
+// (CUDA cannot recover it inside this process).
 template <class F>
-TablePtr OnDevice(int device, const F& f) {
+TablePtr OnDevice(int device, const F& f, bool chain = true) {
   DeviceState& dev = DeviceState::Of(device);
   std::lock_guard<std::mutex> lock(dev.runLock());
   std::string broken = dev.broken();
   if (!broken.empty()) throw BasinError("BASIN_CUDA", DeviceLabel(device) + " is unusable in this process after an earlier error (" + broken + "); restart Basin to use it again");
   try {
     Check(device, "select the device", cudaSetDevice(device));
-    dev.countChain();
+    if (chain) dev.countChain();
     const auto t0 = std::chrono::steady_clock::now();
     TablePtr out = f(dev);
-    dev.countChainTime(MicrosSince(t0));
+    if (chain) dev.countChainTime(MicrosSince(t0));
     return out;
   } catch (const StickyCudaError& e) {
     dev.markBroken(e.what());
@@ -323,6 +324,18 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
     Sync(dev, "a GPU chain");
     return out;
   });
+}
+
+void Keep(int device, uint64_t handle, const TablePtr& table) {
+  OnDevice(
+      device,
+      [&](DeviceState& dev) -> TablePtr {
+        DTable d(dev, handle, table);
+        for (size_t i = 0; i < table->columns.size(); i++) d.view(int(i));
+        Sync(dev, "keeping a table on the GPU");
+        return nullptr;
+      },
+      false);
 }
 
 std::vector<MemoryStats> Stats() {

@@ -80,6 +80,11 @@ std::string Broken(int device);
 // on the host. Errors: BASIN_CUDA naming the GPU and the operation.
 TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps);
 
+// Uploads every column of the store's table `handle` to GPU `device`, into its cache (a
+// persisted partition whose home is that GPU), so that its first query does not pay
+// the upload; columns already there stay. Errors: BASIN_CUDA naming the GPU.
+void Keep(int device, uint64_t handle, const TablePtr& table);
+
 // Why a join cannot match its rows on a GPU, or "" (one int64/timestamp/date/bool key;
 // inner, left, semi or anti; the CPU kernels do the rest).
 std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec);

@@ -21,6 +21,7 @@ void Configure(int, const DeviceConfig&) { NoCuda(); }
 void Warm(int) { NoCuda(); }
 std::string Unsupported(const Step&, const Table&) { return "a build without CUDA"; }
 TablePtr Run(int, uint64_t, const TablePtr&, const std::vector<Step>&) { NoCuda(); }
+void Keep(int, uint64_t, const TablePtr&) { NoCuda(); }
 std::vector<MemoryStats> Stats() { return {}; }
 std::string SortUnsupported(const Table&, const std::vector<SortKey>&) { return "a build without CUDA"; }
 TablePtr Sort(int, uint64_t, const TablePtr&, const std::vector<SortKey>&) { NoCuda(); }
