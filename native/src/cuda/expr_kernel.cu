@@ -14,14 +14,19 @@ namespace {
 
 enum class Op : uint8_t {
   Col, ColValid, Lit, Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Neg, Not, IsNull, IsNotNull,
-  FillNull, ToFloat, ToInt, ToBool, ToDate, DateToTs, TsToDate, Abs, Sqrt, Exp, Log, Log10, Log2, LogBase, Pow
+  FillNull, ToFloat, ToInt, ToBool, ToDate, DateToTs, TsToDate, Abs, Sqrt, Exp, Log, Log10, Log2, LogBase, Pow,
+  DatePart, DtFloor, DtOffset, DtDiff
 };
+
+// DatePart's `arg`: which part of a timestamp (dates are widened to midnight first).
+enum Part : uint8_t { kYear, kMonth, kDay, kWeekday, kHour, kMinute, kSecond };
 
 // kind: whether the operands (arithmetic, comparisons, neg, abs, toBool) are doubles.
 struct Instr {
   Op op;
   bool isFloat;
   bool litValid;
+  uint8_t arg;   // DatePart: the Part
   int32_t slot;  // Col: index into the program's column views
   int64_t i;
   double f;
@@ -66,7 +71,7 @@ class Compiler {
     maxDepth_ = std::max(maxDepth_, depth_);
     return "";
   }
-  Instr make(Op op, bool isFloat = false) { return Instr{op, isFloat, false, -1, 0, 0.0}; }
+  Instr make(Op op, bool isFloat = false) { return Instr{op, isFloat, false, 0, -1, 0, 0.0}; }
   // The program's slot for input column `index` (each column is read through one view).
   std::string slotOf(int index, int32_t& slot) {
     if (index < 0 || size_t(index) >= types_.size()) return "a column out of range";
@@ -194,6 +199,7 @@ class Compiler {
           if (why.empty()) why = convert(e.args[0].type, e.type);
           return why.empty() ? push(make(Op::Abs, IsFloat(e.type)), 0) : why;
         }
+        if (name.rfind("dt.", 0) == 0) return emitDate(e);
         Op op;
         if (name == "sqrt") op = Op::Sqrt;
         else if (name == "exp") op = Op::Exp;
@@ -221,6 +227,51 @@ class Compiler {
     return "an unknown expression";
   }
 
+  // Pushes a date or timestamp operand as microseconds (a date at its midnight, as
+  // expr_date.cc's Micros), so every dt.* instruction works on one representation.
+  std::string emitMicros(const Expr& a) {
+    if (a.type != DType::Date && a.type != DType::Timestamp) return "a dt function of a " + std::string(DTypeName(a.type));
+    std::string why = emit(a);
+    if (why.empty() && a.type == DType::Date) why = push(make(Op::DateToTs), 0);
+    return why;
+  }
+
+  std::string emitDate(const Expr& e) {
+    static const std::pair<const char*, Part> kParts[] = {{"dt.year", kYear},     {"dt.month", kMonth},   {"dt.day", kDay},
+                                                          {"dt.weekday", kWeekday}, {"dt.hour", kHour}, {"dt.minute", kMinute},
+                                                          {"dt.second", kSecond}};
+    const std::string& name = e.op;
+    std::string why = emitMicros(e.args[0]);
+    if (!why.empty()) return why;
+    for (auto& [fn, part] : kParts)
+      if (name == fn) {
+        Instr in = make(Op::DatePart);
+        in.arg = part;
+        return push(in, 0);
+      }
+    auto micros = [&](int64_t& out) {
+      auto it = e.options.find("micros");
+      if (it == e.options.end() || it->second.kind != FnOption::Kind::Number) return false;
+      out = int64_t(it->second.num);
+      return true;
+    };
+    Instr in = make(Op::DtFloor);
+    if (!micros(in.i)) return "the function " + name + "() without its duration";
+    if (name == "dt.diff") {
+      if (in.i == 0) return "dt.diff by a zero unit";
+      why = emitMicros(e.args[1]);
+      in.op = Op::DtDiff;
+      return why.empty() ? push(in, -1) : why;
+    }
+    if (name != "dt.floor" && name != "dt.offsetBy") return "the function " + name + "()";
+    if (name == "dt.floor" && in.i <= 0) return "dt.floor by a non-positive step";
+    if (name == "dt.offsetBy") in.op = Op::DtOffset;
+    why = push(in, 0);
+    // A date result is the day the microseconds fall in (AppendTemporal floors).
+    if (why.empty() && e.type == DType::Date) why = push(make(Op::TsToDate), 0);
+    return why;
+  }
+
   const std::vector<DType>& types_;
   Program* p_;
   int depth_ = 0, maxDepth_ = 0, count_ = 0;
@@ -245,6 +296,42 @@ __device__ inline Val Load(const ColumnView& c, int64_t row) {
 }
 
 __device__ inline Val Math(double r, bool ok) { return Val{0, r, ok && isfinite(r)}; }
+
+constexpr int64_t kMicrosPerDay = 86400000000LL;
+// time_bucket's default origin, 2000-01-03 (a Monday), in days: expr_date.cc's kBucketOriginDays.
+constexpr int64_t kBucketOriginMicros = 10959 * kMicrosPerDay;
+
+// expr_fn.h's FloorDiv (times before 1970 fall in the earlier day).
+__device__ inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// expr.cc's CivilFromDays (Howard Hinnant's days_from_civil inverse), verbatim.
+__device__ inline void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = unsigned(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = int64_t(yoe) + era * 400 + (*m <= 2);
+}
+
+// One dt.* part of a timestamp, as expr_date.cc computes it.
+__device__ inline int64_t DatePartOf(int64_t us, uint8_t part) {
+  const int64_t days = FloorDiv(us, kMicrosPerDay);
+  if (part <= kDay) {
+    int64_t y;
+    unsigned m, d;
+    CivilFromDays(days, &y, &m, &d);
+    return part == kYear ? y : part == kMonth ? m : d;
+  }
+  if (part == kWeekday) return (days % 7 + 10) % 7 + 1;  // 1970-01-01: Thursday (4), Monday 1
+  const int64_t timeOfDay = us - days * kMicrosPerDay;
+  if (part == kHour) return timeOfDay / 3600000000LL;
+  if (part == kMinute) return timeOfDay / 60000000LL % 60;
+  return timeOfDay / 1000000LL % 60;
+}
 
 // mode 0: write the value (type outType) and its validity; mode 1: write a mask (valid && true).
 __global__ void EvalKernel(const Program* prog, int64_t n, DType outType, void* out, uint8_t* outValid, unsigned long long* nulls, int mode) {
@@ -348,6 +435,18 @@ __global__ void EvalKernel(const Program* prog, int64_t n, DType outType, void* 
       case Op::Pow: {
         Val b = st[--sp], a = st[sp - 1];
         st[sp - 1] = Math(pow(a.f, b.f), a.ok && b.ok);
+        break;
+      }
+      case Op::DatePart: st[sp - 1].i = DatePartOf(st[sp - 1].i, in.arg); break;
+      case Op::DtFloor: {
+        const int64_t us = st[sp - 1].i;
+        st[sp - 1].i = kBucketOriginMicros + FloorDiv(us - kBucketOriginMicros, in.i) * in.i;
+        break;
+      }
+      case Op::DtOffset: st[sp - 1].i = int64_t(uint64_t(st[sp - 1].i) + uint64_t(in.i)); break;
+      case Op::DtDiff: {
+        Val b = st[--sp], a = st[sp - 1];
+        st[sp - 1] = Val{FloorDiv(a.i, in.i) - FloorDiv(b.i, in.i), 0.0, a.ok && b.ok};
         break;
       }
     }
