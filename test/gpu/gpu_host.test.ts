@@ -69,9 +69,9 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
     expect(n).toBe(steps.findIndex((s) => s.kind === "aggregate") + 1);
   });
 
-  it("a string comparison, a float-to-int cast and a merge of partial aggregates stay on the CPU", () => {
+  it("a regex, a float-to-int cast and a merge of partial aggregates stay on the CPU; string comparisons do not", () => {
     withTable((h) => {
-      const str: Step = {
+      const eq: Step = {
         kind: "filter",
         predicate: {
           kind: "binary",
@@ -79,6 +79,16 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
           type: "bool",
           left: { kind: "col", index: 1, type: "string" },
           right: { kind: "lit", value: "x", type: "string" },
+        },
+      };
+      const str: Step = {
+        kind: "filter",
+        predicate: {
+          kind: "fn",
+          name: "str.contains",
+          type: "bool",
+          args: [{ kind: "col", index: 1, type: "string" }],
+          options: { pattern: "x.*y", literal: false },
         },
       };
       const cast: Step = {
@@ -97,6 +107,7 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
           right: { kind: "lit", value: 1, type: "int64" },
         },
       };
+      expect(addon.gpuPrefix(0, h, [eq])).toBe(1);
       expect(addon.gpuPrefix(0, h, [str])).toBe(0);
       expect(addon.gpuPrefix(0, h, [cast])).toBe(0);
       expect(addon.gpuPrefix(0, h, [merge])).toBe(0);

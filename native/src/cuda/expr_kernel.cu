@@ -6,6 +6,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "cuda/cuda_check.cuh"
+#include "ops/literal_pattern.h"
 
 namespace basin {
 namespace gpu {
@@ -13,23 +14,27 @@ namespace gpu {
 namespace {
 
 enum class Op : uint8_t {
-  Col, ColValid, Lit, Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Neg, Not, IsNull, IsNotNull,
+  Col, Lit, StrLit, StrLen, StrMatch, Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Neg, Not, IsNull, IsNotNull,
   FillNull, ToFloat, ToInt, ToBool, ToDate, DateToTs, TsToDate, Abs, Sqrt, Exp, Log, Log10, Log2, LogBase, Pow,
   DatePart, DtFloor, DtOffset, DtDiff
 };
 
+// StrMatch's `arg`: where the pattern must sit (neither: anywhere, both: the whole string).
+enum Anchor : uint8_t { kAnchorStart = 1, kAnchorEnd = 2 };
+
 // DatePart's `arg`: which part of a timestamp (dates are widened to midnight first).
 enum Part : uint8_t { kYear, kMonth, kDay, kWeekday, kHour, kMinute, kSecond };
 
-// kind: whether the operands (arithmetic, comparisons, neg, abs, toBool) are doubles.
+// isFloat: whether the operands (arithmetic, comparisons, neg, abs, toBool) are doubles.
 struct Instr {
   Op op;
   bool isFloat;
   bool litValid;
-  uint8_t arg;   // DatePart: the Part
+  uint8_t arg;   // DatePart: the Part; StrMatch: Anchor bits; comparisons: 1 for strings
   int32_t slot;  // Col: index into the program's column views
-  int64_t i;
+  int64_t i;     // StrLit: offset of its bytes in the program's constants
   double f;
+  int64_t len;   // StrLit: its length in bytes
 };
 
 constexpr int kMaxProgram = 64;
@@ -39,6 +44,7 @@ constexpr int kMaxCols = 16;
 struct Program {
   Instr code[kMaxProgram];
   ColumnView cols[kMaxCols];
+  const uint8_t* consts = nullptr;  // string literals' bytes (a device buffer)
   int length = 0, ncols = 0;
 };
 
@@ -50,6 +56,7 @@ class Compiler {
  public:
   Compiler(const std::vector<DType>& types, Program* p) : types_(types), p_(p) {}
   std::vector<int> columns;  // input columns in slot order
+  std::string consts;        // string literals' bytes, uploaded next to the program
 
   std::string compile(const Expr& e) {
     std::string why = emit(e);
@@ -71,7 +78,7 @@ class Compiler {
     maxDepth_ = std::max(maxDepth_, depth_);
     return "";
   }
-  Instr make(Op op, bool isFloat = false) { return Instr{op, isFloat, false, 0, -1, 0, 0.0}; }
+  Instr make(Op op, bool isFloat = false) { return Instr{op, isFloat, false, 0, -1, 0, 0.0, 0}; }
   // The program's slot for input column `index` (each column is read through one view).
   std::string slotOf(int index, int32_t& slot) {
     if (index < 0 || size_t(index) >= types_.size()) return "a column out of range";
@@ -102,13 +109,12 @@ class Compiler {
     switch (e.kind) {
       case ExprKind::Col: {
         if (e.index < 0 || size_t(e.index) >= types_.size()) return "a column out of range";
-        if (types_[size_t(e.index)] == DType::String) return "a string column inside an expression";
         Instr in = make(Op::Col);
         std::string why = slotOf(e.index, in.slot);
         return why.empty() ? push(in, 1) : why;
       }
       case ExprKind::Lit: {
-        if (e.type == DType::String) return "a string literal";
+        if (e.type == DType::String && !e.isNull) return pushText(e.text);
         Instr in = make(Op::Lit, IsFloat(e.type));
         in.litValid = !e.isNull;
         if (e.type == DType::Float64) in.f = e.num;
@@ -120,14 +126,23 @@ class Compiler {
         const Expr& l = e.args[0];
         const Expr& r = e.args[1];
         const std::string& op = e.op;
-        if (l.type == DType::String || r.type == DType::String) return "a string comparison";
+        const bool cmp = op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+        if (l.type == DType::String || r.type == DType::String) {
+          // Bytewise, as std::string_view::compare (expr.cc CompareWith).
+          if (!cmp || l.type != r.type) return "a string operator " + op;
+          sub(l);
+          sub(r);
+          if (!why.empty()) return why;
+          Instr in = make(CmpOp(op));
+          in.arg = 1;
+          return push(in, -1);
+        }
         if (op == "and" || op == "or") {
           sub(l);
           sub(r);
           if (!why.empty()) return why;
           return push(make(op == "and" ? Op::And : Op::Or), -1);
         }
-        const bool cmp = op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
         // As the CPU kernels: comparisons are in doubles if either side is a double;
         // arithmetic in the result's type.
         const DType work = cmp ? (IsFloat(l.type) || IsFloat(r.type) ? DType::Float64 : DType::Int64) : e.type;
@@ -147,16 +162,7 @@ class Compiler {
       }
       case ExprKind::Unary: {
         const Expr& a = e.args[0];
-        if (a.type == DType::String) {
-          // Only the validity of a string column is read on the GPU.
-          if ((e.op != "isNull" && e.op != "isNotNull") || a.kind != ExprKind::Col) return "a string operand";
-          Instr in = make(Op::ColValid);
-          std::string why = slotOf(a.index, in.slot);
-          if (!why.empty()) return why;
-          why = push(in, 1);
-          if (!why.empty()) return why;
-          return push(make(e.op == "isNull" ? Op::IsNull : Op::IsNotNull), 0);
-        }
+        if (a.type == DType::String && e.op != "isNull" && e.op != "isNotNull") return "the operator " + e.op + " on a string";
         sub(a);
         if (!why.empty()) return why;
         if (e.op == "isNull") return push(make(Op::IsNull), 0);
@@ -170,7 +176,9 @@ class Compiler {
         return "the operator " + e.op;
       }
       case ExprKind::FillNull: {
-        if (e.type == DType::String) return "a string fillNull";
+        // Strings too: the string value (bytes and length) moves with its validity.
+        if (e.type == DType::String && (e.args[0].type != DType::String || e.args[1].type != DType::String))
+          return "a string fillNull of another type";
         sub(e.args[0]);
         if (why.empty()) why = convert(e.args[0].type, e.type);
         sub(e.args[1]);
@@ -200,6 +208,7 @@ class Compiler {
           return why.empty() ? push(make(Op::Abs, IsFloat(e.type)), 0) : why;
         }
         if (name.rfind("dt.", 0) == 0) return emitDate(e);
+        if (name.rfind("str.", 0) == 0 || name == "concatStr") return emitStringFn(e);
         Op op;
         if (name == "sqrt") op = Op::Sqrt;
         else if (name == "exp") op = Op::Exp;
@@ -225,6 +234,61 @@ class Compiler {
       }
     }
     return "an unknown expression";
+  }
+
+  static Op CmpOp(const std::string& op) {
+    return op == "eq" ? Op::Eq : op == "ne" ? Op::Ne : op == "lt" ? Op::Lt : op == "le" ? Op::Le : op == "gt" ? Op::Gt : Op::Ge;
+  }
+
+  // Pushes a string literal: its bytes go to the program's constants.
+  std::string pushText(const std::string& text) {
+    Instr in = make(Op::StrLit);
+    in.litValid = true;
+    in.i = int64_t(consts.size());
+    in.len = int64_t(text.size());
+    consts += text;
+    return push(in, 1);
+  }
+
+  static const FnOption* Option(const Expr& e, const char* name, FnOption::Kind kind) {
+    auto it = e.options.find(name);
+    return it == e.options.end() || it->second.kind != kind ? nullptr : &it->second;
+  }
+
+  // String functions with a number or bool result. A regex stays on the CPU unless it is
+  // plain text, optionally anchored (LiteralPattern without `.*`): then it is a
+  // substring, prefix, suffix or whole-string test, exactly as LiteralPattern::Matches.
+  std::string emitStringFn(const Expr& e) {
+    const std::string& name = e.op;
+    if (e.type == DType::String) return "the function " + name + "() inside an expression";
+    if (e.args.size() != 1 || e.args[0].type != DType::String) return "the function " + name + "() of a non-string";
+    uint8_t anchor = 0;
+    const FnOption* pattern = Option(e, "pattern", FnOption::Kind::String);
+    if (name == "str.len") {
+      std::string why = emit(e.args[0]);
+      return why.empty() ? push(make(Op::StrLen), 0) : why;
+    } else if (name == "str.startsWith") {
+      anchor = kAnchorStart;
+    } else if (name == "str.endsWith") {
+      anchor = kAnchorEnd;
+    } else if (name != "str.contains") {
+      return "the function " + name + "()";
+    }
+    if (!pattern) return "the function " + name + "() without its pattern";
+    std::string text = pattern->text;
+    const FnOption* literal = Option(e, "literal", FnOption::Kind::Bool);
+    if (name == "str.contains" && !(literal && literal->flag)) {
+      std::optional<LiteralPattern> lp = LiteralPattern::Parse(text);
+      if (!lp || lp->hasGaps()) return "a regular expression";
+      text = lp->pieces().empty() ? "" : lp->pieces()[0];
+      anchor = uint8_t((lp->anchoredStart() ? kAnchorStart : 0) | (lp->anchoredEnd() ? kAnchorEnd : 0));
+    }
+    std::string why = emit(e.args[0]);
+    if (why.empty()) why = pushText(text);
+    if (!why.empty()) return why;
+    Instr in = make(Op::StrMatch);
+    in.arg = anchor;
+    return push(in, -1);
   }
 
   // Pushes a date or timestamp operand as microseconds (a date at its midnight, as
@@ -277,10 +341,12 @@ class Compiler {
   int depth_ = 0, maxDepth_ = 0, count_ = 0;
 };
 
+// A value on the stack; a string is its bytes `s` and its length in bytes `i`.
 struct Val {
   int64_t i;
   double f;
   bool ok;
+  const uint8_t* s;
 };
 
 __device__ inline Val Load(const ColumnView& c, int64_t row) {
@@ -290,9 +356,51 @@ __device__ inline Val Load(const ColumnView& c, int64_t row) {
     case DType::Float64: v.f = static_cast<const double*>(c.data)[p]; break;
     case DType::Bool: v.i = static_cast<const uint8_t*>(c.data)[p]; break;
     case DType::Date: v.i = static_cast<const int32_t*>(c.data)[p]; break;
+    case DType::String: {
+      const int64_t* off = static_cast<const int64_t*>(c.data);
+      v.s = c.chars + off[p];
+      v.i = off[p + 1] - off[p];
+      break;
+    }
     default: v.i = static_cast<const int64_t*>(c.data)[p]; break;
   }
   return v;
+}
+
+// Bytewise three-way comparison (unsigned bytes, then length), as string_view::compare.
+__device__ inline int CompareBytes(const uint8_t* a, int64_t na, const uint8_t* b, int64_t nb) {
+  const int64_t n = na < nb ? na : nb;
+  for (int64_t k = 0; k < n; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return na < nb ? -1 : na > nb;
+}
+
+__device__ inline bool SameBytes(const uint8_t* a, const uint8_t* b, int64_t n) {
+  for (int64_t k = 0; k < n; k++)
+    if (a[k] != b[k]) return false;
+  return true;
+}
+
+// Where pattern p (m bytes) first occurs in s (n bytes) at or after `from`; -1 if nowhere.
+// Plain search: row strings are short, and each thread has its own.
+__device__ inline int64_t FindBytes(const uint8_t* s, int64_t n, const uint8_t* p, int64_t m, int64_t from) {
+  for (int64_t at = from; at + m <= n; at++)
+    if (SameBytes(s + at, p, m)) return at;
+  return -1;
+}
+
+__device__ inline bool MatchBytes(const uint8_t* s, int64_t n, const uint8_t* p, int64_t m, uint8_t anchor) {
+  if (anchor == (kAnchorStart | kAnchorEnd)) return n == m && SameBytes(s, p, m);
+  if (anchor == kAnchorStart) return n >= m && SameBytes(s, p, m);
+  if (anchor == kAnchorEnd) return n >= m && SameBytes(s + n - m, p, m);
+  return FindBytes(s, n, p, m, 0) >= 0;
+}
+
+// Code points, counted as expr_string.cc's CharCount: the bytes that are not UTF-8 continuations.
+__device__ inline int64_t CharCount(const uint8_t* s, int64_t n) {
+  int64_t c = 0;
+  for (int64_t k = 0; k < n; k++) c += (s[k] & 0xC0) != 0x80;
+  return c;
 }
 
 __device__ inline Val Math(double r, bool ok) { return Val{0, r, ok && isfinite(r)}; }
@@ -344,13 +452,14 @@ __global__ void EvalKernel(const Program* prog, int64_t n, DType outType, void* 
     const Instr in = prog->code[pc];
     switch (in.op) {
       case Op::Col: st[sp++] = Load(prog->cols[in.slot], row); break;
-      case Op::ColValid: {
-        const ColumnView& c = prog->cols[in.slot];
-        const int64_t p = c.sel ? c.sel[row] : row;
-        st[sp++] = Val{0, 0.0, c.validity ? c.validity[p] != 0 : true};
+      case Op::Lit: st[sp++] = Val{in.i, in.f, in.litValid}; break;
+      case Op::StrLit: st[sp++] = Val{in.len, 0.0, true, prog->consts + in.i}; break;
+      case Op::StrLen: st[sp - 1] = Val{CharCount(st[sp - 1].s, st[sp - 1].i), 0.0, st[sp - 1].ok}; break;
+      case Op::StrMatch: {
+        Val b = st[--sp], a = st[sp - 1];
+        st[sp - 1] = Val{MatchBytes(a.s, a.i, b.s, b.i, in.arg) ? 1 : 0, 0.0, a.ok && b.ok};
         break;
       }
-      case Op::Lit: st[sp++] = Val{in.i, in.f, in.litValid}; break;
       case Op::And:
       case Op::Or: {
         Val b = st[--sp], a = st[sp - 1];
@@ -391,7 +500,7 @@ __global__ void EvalKernel(const Program* prog, int64_t n, DType outType, void* 
       }
       case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: {
         Val b = st[--sp], a = st[sp - 1];
-        int c = in.isFloat ? (a.f < b.f ? -1 : a.f > b.f) : (a.i < b.i ? -1 : a.i > b.i);
+        int c = in.arg ? CompareBytes(a.s, a.i, b.s, b.i) : in.isFloat ? (a.f < b.f ? -1 : a.f > b.f) : (a.i < b.i ? -1 : a.i > b.i);
         bool t = in.op == Op::Eq ? c == 0 : in.op == Op::Ne ? c != 0 : in.op == Op::Lt ? c < 0 : in.op == Op::Le ? c <= 0 : in.op == Op::Gt ? c > 0 : c >= 0;
         st[sp - 1] = Val{t ? 1 : 0, 0.0, a.ok && b.ok};
         break;
@@ -466,8 +575,13 @@ __global__ void EvalKernel(const Program* prog, int64_t n, DType outType, void* 
   if (!v.ok) atomicAdd(nulls, 1ULL);
 }
 
-// Compiles e and copies the program (with its column views) to the device.
-DBuf Upload(DTable& t, const Expr& e) {
+// A program on the device and the buffers it reads, kept until its kernel has run.
+struct Uploaded {
+  DBuf prog, consts;
+};
+
+// Compiles e and copies the program (with its column views and literals) to the device.
+Uploaded Upload(DTable& t, const Expr& e) {
   std::vector<DType> types;
   for (auto& c : t.cols) types.push_back(c.type);
   Program p;
@@ -476,9 +590,17 @@ DBuf Upload(DTable& t, const Expr& e) {
   if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot evaluate " + why);
   for (size_t i = 0; i < c.columns.size(); i++) p.cols[i] = t.view(c.columns[i]);
   p.ncols = int(c.columns.size());
-  DBuf d = t.dev.alloc(sizeof(Program), "an expression program");
-  Check(t.dev.device(), "copy an expression program", cudaMemcpyAsync(d->data(), &p, sizeof(Program), cudaMemcpyHostToDevice, t.dev.stream()));
-  return d;
+  Uploaded u;
+  if (!c.consts.empty()) {
+    u.consts = t.dev.alloc(c.consts.size(), "an expression's strings");
+    // Pageable memory: the copy has read c.consts when the call returns.
+    Check(t.dev.device(), "copy an expression's strings",
+          cudaMemcpyAsync(u.consts->data(), c.consts.data(), c.consts.size(), cudaMemcpyHostToDevice, t.dev.stream()));
+    p.consts = u.consts->as<uint8_t>();
+  }
+  u.prog = t.dev.alloc(sizeof(Program), "an expression program");
+  Check(t.dev.device(), "copy an expression program", cudaMemcpyAsync(u.prog->data(), &p, sizeof(Program), cudaMemcpyHostToDevice, t.dev.stream()));
+  return u;
 }
 
 }  // namespace
@@ -489,7 +611,7 @@ std::string ExprUnsupported(const Expr& e, const std::vector<DType>& types) {
 }
 
 DColumn EvalColumn(DTable& t, const Expr& e) {
-  DBuf prog = Upload(t, e);
+  Uploaded prog = Upload(t, e);
   const int64_t n = t.rows;
   auto bufs = std::make_shared<CachedColumn>();
   bufs->data = t.dev.alloc(size_t(n) * ElementSize(e.type), "an expression result");
@@ -498,7 +620,7 @@ DColumn EvalColumn(DTable& t, const Expr& e) {
   auto s = t.dev.stream();
   Check(t.dev.device(), "clear a null count", cudaMemsetAsync(nulls->data(), 0, 8, s));
   if (n > 0)
-    EvalKernel<<<Blocks(n), kBlock, 0, s>>>(prog->as<Program>(), n, e.type, bufs->data->data(), bufs->validity->as<uint8_t>(),
+    EvalKernel<<<Blocks(n), kBlock, 0, s>>>(prog.prog->as<Program>(), n, e.type, bufs->data->data(), bufs->validity->as<uint8_t>(),
                                           nulls->as<unsigned long long>(), 0);
   unsigned long long nullCount = 0;
   ToHost(t.dev, &nullCount, nulls->data(), 8);
@@ -515,10 +637,10 @@ DBuf SelectRows(DTable& t, const Expr& predicate, int64_t& count) {
   count = 0;
   DBuf rows = t.dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "a filter's rows");
   if (n == 0) return rows;
-  DBuf prog = Upload(t, predicate);
+  Uploaded prog = Upload(t, predicate);
   DBuf mask = t.dev.alloc(size_t(n), "a filter mask");
   auto s = t.dev.stream();
-  EvalKernel<<<Blocks(n), kBlock, 0, s>>>(prog->as<Program>(), n, DType::Bool, mask->data(), nullptr, nullptr, 1);
+  EvalKernel<<<Blocks(n), kBlock, 0, s>>>(prog.prog->as<Program>(), n, DType::Bool, mask->data(), nullptr, nullptr, 1);
   DBuf selected = t.dev.alloc(8, "a filter count");
   thrust::counting_iterator<int32_t> it(0);
   RunCub(t.dev, "filter", [&](void* scratch, size_t& bytes) {

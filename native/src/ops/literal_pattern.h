@@ -53,6 +53,12 @@ class LiteralPattern {
     return p;
   }
 
+  // The pieces and anchors (the GPU kernel matches the patterns without `.*` itself).
+  const std::vector<std::string>& pieces() const { return pieces_; }
+  bool anchoredStart() const { return start_; }
+  bool anchoredEnd() const { return end_; }
+  bool hasGaps() const { return gaps_; }
+
   /**
    * Whether `s` matches, as std::regex_search would; nothing when only the regex can
    * say (`.` does not match \n or \r, so a string with one goes to it).
