@@ -116,7 +116,7 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
     });
   });
 
-  it("a projection that passes string columns through runs on the GPU; one that makes strings does not", () => {
+  it("projections that pass or build strings run on the GPU; a regex replace does not", () => {
     withTable((h) => {
       const pass: Step = {
         kind: "project",
@@ -132,15 +132,17 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
           },
         ],
       };
-      const make: Step = {
+      const fn = (name: string, options: Record<string, unknown>): Step => ({
         kind: "project",
         names: ["u"],
-        exprs: [
-          { kind: "fn", name: "upper", args: [{ kind: "col", index: 1, type: "string" }], options: {}, type: "string" },
-        ],
-      };
+        exprs: [{ kind: "fn", name, args: [{ kind: "col", index: 1, type: "string" }], options, type: "string" }],
+      });
       expect(addon.gpuPrefix(0, h, [pass])).toBe(1);
-      expect(addon.gpuPrefix(0, h, [make])).toBe(0);
+      expect(addon.gpuPrefix(0, h, [fn("str.upper", {})])).toBe(1);
+      expect(addon.gpuPrefix(0, h, [fn("str.replace", { pattern: "x", with: "y", literal: true, all: true })])).toBe(1);
+      expect(
+        addon.gpuPrefix(0, h, [fn("str.replace", { pattern: "[xy]", with: "z", literal: false, all: true })]),
+      ).toBe(0);
     });
   });
 });

@@ -49,7 +49,6 @@ std::string UnsupportedFor(const Step& step, std::vector<DType>& types, int64_t 
       std::vector<DType> next;
       for (const Expr& e : step.exprs) {
         if (e.kind != ExprKind::Col) {
-          if (e.type == DType::String) return "an expression with a string result";
           std::string why = ExprUnsupported(e, types);
           if (!why.empty()) return why;
         } else if (e.index < 0 || size_t(e.index) >= types.size()) {

@@ -15,11 +15,7 @@
 #include "store/column.h"
 
 // Mix64 and Combine are also the GPU kernels' (cuda/groupby_kernel.cu).
-#ifdef __CUDACC__
-#define BASIN_HD __host__ __device__
-#else
-#define BASIN_HD
-#endif
+#include "ops/host_device.h"
 
 namespace basin {
 namespace hash {
