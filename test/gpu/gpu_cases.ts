@@ -6,6 +6,7 @@
 import {
   col,
   concat,
+  concatStr,
   corr,
   count,
   fromColumns,
@@ -51,7 +52,120 @@ export const GPU_CASES: GpuCase[] = [
   { name: "filter with not and isNull", onGpu: true, build: (t) => t.filter(col("flag").not().or(col("k").isNull())) },
   { name: "filter on a date", onGpu: true, build: (t) => t.filter(col("day").ge("2024-02-01")) },
   { name: "filter that keeps nothing", onGpu: true, build: (t) => t.filter(col("v").gt(1e9)) },
-  { name: "filter on strings (CPU fallback)", onGpu: false, build: (t) => t.filter(col("city").ne("plain")) },
+  { name: "filter on a string literal", onGpu: true, build: (t) => t.filter(col("city").ne("plain")) },
+  {
+    name: "string comparisons with literals and columns, bytewise; isNull",
+    onGpu: true,
+    build: (t) =>
+      t.select(
+        "rid",
+        col("city").eq("東京").alias("a"),
+        col("city").lt("naïve").alias("b"),
+        col("city").ge("Zürich").alias("c"),
+        col("city").le(col("city").str.upper()).alias("d"),
+        col("city").gt(col("city").str.slice(1)).alias("e"),
+        col("city").isNull().alias("g"),
+        col("city").fillNull("∅").eq("∅").alias("h"),
+      ),
+  },
+  {
+    name: "len, contains, startsWith, endsWith over unicode, nulls and empty strings",
+    onGpu: true,
+    build: (t) =>
+      t.select(
+        "rid",
+        col("city").str.len().alias("a"),
+        col("city").str.contains("ï", { literal: true }).alias("b"),
+        col("city").str.contains("ich$").alias("c"),
+        col("city").str.contains("^Z").alias("d"),
+        col("city").str.contains("").alias("e"),
+        col("city").str.startsWith("Zü").alias("g"),
+        col("city").str.endsWith("mega").alias("h"),
+        col("city").str.slice(40).str.startsWith("").alias("i"),
+        col("city").str.slice(40).str.len().alias("j"),
+        col("city").str.contains("^a,b$").alias("l"),
+      ),
+  },
+  {
+    name: "string results: lower, upper, slice, literal replace, concatStr",
+    onGpu: true,
+    build: (t) =>
+      t.select(
+        "rid",
+        col("city").str.lower().alias("a"),
+        col("city").str.upper().alias("b"),
+        col("city").str.slice(0, 3).alias("c"),
+        col("city").str.slice(-2).alias("d"),
+        col("city").str.slice(-10, 8).alias("e"),
+        col("city").str.slice(40).alias("g"),
+        col("city").str.replace("a", "ä", { literal: true, all: true }).alias("h"),
+        col("city").str.replace("i", "", { literal: true }).alias("i"),
+        col("city").str.replace("", "x", { literal: true }).alias("j"),
+        concatStr(col("city"), " / ", col("city").str.upper().str.slice(1, 2)).alias("l"),
+        concatStr(col("city").str.slice(40), lit("")).alias("m"),
+        lit("é").alias("n"),
+      ),
+  },
+  {
+    name: "a filter on a string function's result, then string results downstream",
+    onGpu: true,
+    build: (t) =>
+      t
+        .filter(col("city").str.lower().str.contains("zü", { literal: true }).or(col("city").str.len().gt(6)))
+        .select("rid", col("city").str.upper().alias("u"), "city"),
+  },
+  { name: "a regex filter (CPU fallback)", onGpu: false, build: (t) => t.filter(col("city").str.contains("a.*e")) },
+  {
+    name: "date parts before 1970, on leap days and of timestamps with times",
+    onGpu: true,
+    build: () => {
+      const iso = [
+        "1969-12-31T23:59:59.999Z",
+        "1970-01-01T00:00:00Z",
+        "1900-02-28T12:30:15Z",
+        "1900-03-01T00:00:01Z",
+        "2000-02-29T23:00:00Z",
+        "1600-02-29T06:07:08Z",
+        "0001-01-01T00:00:00Z",
+        "1968-02-29T01:02:03.004Z",
+        "2024-02-29T18:45:00Z",
+        null,
+      ];
+      const ts = iso.map((s) => (s === null ? null : new Date(s)));
+      return fromColumns(
+        { i: iso.map((_, k) => k), ts, d: ts },
+        { partitions: [4, 0, 6], types: { d: "date" } },
+      ).select(
+        "i",
+        col("d").dt.year().alias("dy"),
+        col("d").dt.month().alias("dm"),
+        col("d").dt.day().alias("dd"),
+        col("d").dt.weekday().alias("dw"),
+        col("d").dt.hour().alias("dh"),
+        col("ts").dt.year().alias("ty"),
+        col("ts").dt.month().alias("tm"),
+        col("ts").dt.day().alias("td"),
+        col("ts").dt.weekday().alias("tw"),
+        col("ts").dt.hour().alias("th"),
+        col("ts").dt.minute().alias("tmi"),
+        col("ts").dt.second().alias("ts2"),
+        col("ts").dt.floor("1h").alias("f1"),
+        col("d").dt.floor("7d").alias("f2"),
+        col("ts").dt.offsetBy("-2h").alias("o1"),
+        col("d").dt.offsetBy("1d").alias("o2"),
+        col("ts").dt.diff(col("d"), "minute").alias("x1"),
+        col("d").dt.diff("1970-01-01", "day").alias("x2"),
+      );
+    },
+  },
+  {
+    name: "filter on date parts of the trips' days (leap day included)",
+    onGpu: true,
+    build: (t) =>
+      t
+        .filter(col("day").dt.month().eq(2).and(col("day").dt.day().ge(28)))
+        .select("rid", "day", col("day").dt.weekday().alias("w")),
+  },
   {
     name: "arithmetic with nulls, division by zero and mixed types",
     onGpu: true,

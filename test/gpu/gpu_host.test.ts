@@ -132,7 +132,7 @@ describe("gpu host logic: which steps a GPU worker runs", () => {
           },
         ],
       };
-      const fn = (name: string, options: Record<string, unknown>): Step => ({
+      const fn = (name: string, options: Record<string, string | boolean>): Step => ({
         kind: "project",
         names: ["u"],
         exprs: [{ kind: "fn", name, args: [{ kind: "col", index: 1, type: "string" }], options, type: "string" }],
