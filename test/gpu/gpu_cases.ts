@@ -398,10 +398,43 @@ export const GPU_CASES: GpuCase[] = [
     build: (t) => t.join(dims().filter(col("k").gt(1e9)), { on: "k", how: "left" }),
   },
   {
-    name: "join on a string key (CPU fallback)",
-    onGpu: false,
+    name: "inner and left joins on a string key: unicode, nulls, duplicates on both sides",
+    onGpu: true,
+    build: (t) => {
+      const right = t.select("city", col("rid").alias("r2")).filter(col("r2").lt(40));
+      return concat([t.join(right, { on: "city", how: "inner" }), t.join(right, { on: "city", how: "left" })]);
+    },
+  },
+  {
+    name: "left join on two keys (int and string)",
+    onGpu: true,
     build: (t) =>
-      t.join(t.select("city", col("rid").alias("r2")).filter(col("r2").lt(20)), { on: "city", how: "inner" }),
+      t.join(t.select("k", "city", col("rid").alias("r2")).filter(col("r2").lt(300)), {
+        on: ["k", "city"],
+        how: "left",
+      }),
+  },
+  {
+    name: "float key joins: -0 matches 0, NaN matches NaN, ±∞ (inner and outer)",
+    onGpu: true,
+    build: (_, s) => {
+      const right = s.select("x", col("g").alias("g2")).filter(col("g2").ne(3));
+      return concat([
+        s.select("x", "i").join(right, { on: "x", how: "inner" }),
+        s.select("x", "i").join(right, { on: "x", how: "outer" }),
+      ]);
+    },
+  },
+  {
+    name: "semi and anti joins on a string key",
+    onGpu: true,
+    build: (t) => {
+      const some = fromColumns(
+        { city: ["東京", "🙂 smile", null, "plain", "東京", "nowhere"] },
+        { partitions: [4, 2] },
+      );
+      return concat([t.join(some, { on: "city", how: "semi" }), t.join(some, { on: "city", how: "anti" })]);
+    },
   },
   { name: "sort by an int key, nulls last, stable", onGpu: true, build: (t) => t.sort("k") },
   {
@@ -493,9 +526,46 @@ export const GPU_CASES: GpuCase[] = [
     },
   },
   {
-    name: "outer join (CPU fallback)",
-    onGpu: false,
+    name: "right join: matches, then right rows that matched nothing (null keys included)",
+    onGpu: true,
+    build: (t) => t.select("rid", "k").join(dims(), { on: "k", how: "right" }),
+  },
+  {
+    name: "outer join",
+    onGpu: true,
     build: (t) => t.select("rid", "k").join(dims(), { on: "k", how: "outer" }),
+  },
+  {
+    name: "outer and right joins on a string key",
+    onGpu: true,
+    build: (t) => {
+      const right = t.select("city", col("rid").alias("r2")).filter(col("r2").lt(40));
+      const left = t.select("city", "rid").filter(col("rid").ge(2000));
+      return concat([left.join(right, { on: "city", how: "outer" }), left.join(right, { on: "city", how: "right" })]);
+    },
+  },
+  {
+    name: "empty left side: inner, right and outer joins",
+    onGpu: true,
+    build: (t) => {
+      const none = t.filter(col("v").gt(1e9)).select("rid", "k");
+      return concat([
+        none.join(dims(), { on: "k", how: "outer" }),
+        none.join(dims(), { on: "k", how: "right" }),
+        none.join(dims(), { on: "k", how: "inner" }),
+      ]);
+    },
+  },
+  {
+    name: "empty right side: right and outer joins",
+    onGpu: true,
+    build: (t) => {
+      const none = dims().filter(col("k").gt(1e9));
+      return concat([
+        t.select("rid", "k").join(none, { on: "k", how: "outer" }),
+        t.select("rid", "k").join(none, { on: "k", how: "right" }),
+      ]);
+    },
   },
 ];
 

@@ -9,64 +9,12 @@
 
 #include "cuda/column_access.cuh"
 #include "cuda/cuda_check.cuh"
-#include "ops/hash.h"
+#include "cuda/key_compare.cuh"
 
 namespace basin {
 namespace gpu {
 
 namespace {
-
-constexpr int kMaxKeys = 8;
-
-struct Keys {
-  ColumnView cols[kMaxKeys];
-  int count;
-};
-
-__device__ inline uint64_t CanonDouble(double d) {
-  if (d == 0.0) return 0;
-  if (isnan(d)) return 0x7ff8000000000000ULL;
-  return uint64_t(__double_as_longlong(d));
-}
-
-
-// The canonical 64-bit form of a fixed-width key (as ops/hash.h: ints sign-extended, floats canonical).
-__device__ inline uint64_t Canon(const ColumnView& c, int64_t p) {
-  switch (c.type) {
-    case DType::Float64: return CanonDouble(static_cast<const double*>(c.data)[p]);
-    case DType::Bool: return static_cast<const uint8_t*>(c.data)[p];
-    case DType::Date: return uint64_t(int64_t(static_cast<const int32_t*>(c.data)[p]));
-    default: return uint64_t(static_cast<const int64_t*>(c.data)[p]);
-  }
-}
-
-__device__ inline uint64_t KeyHash(const ColumnView& c, int64_t row) {
-  const int64_t p = Phys(c, row);
-  if (c.validity && !c.validity[p]) return hash::kNullHash;
-  if (c.type != DType::String) return hash::Mix64(Canon(c, p));
-  const int64_t* off = static_cast<const int64_t*>(c.data);
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, then mixed
-  for (int64_t i = off[p]; i < off[p + 1]; i++) h = (h ^ c.chars[i]) * 0x100000001b3ULL;
-  return hash::Mix64(h ^ uint64_t(off[p + 1] - off[p]));
-}
-
-__device__ inline bool KeyEq(const ColumnView& c, int64_t a, int64_t b) {
-  const int64_t pa = Phys(c, a), pb = Phys(c, b);
-  if (c.validity) {
-    bool va = c.validity[pa] != 0, vb = c.validity[pb] != 0;
-    if (va != vb) return false;
-    if (!va) return true;
-  }
-  if (c.type != DType::String) return Canon(c, pa) == Canon(c, pb);
-  const int64_t* off = static_cast<const int64_t*>(c.data);
-  const int64_t la = off[pa + 1] - off[pa];
-  if (la != off[pb + 1] - off[pb]) return false;
-  const uint8_t* x = c.chars + off[pa];
-  const uint8_t* y = c.chars + off[pb];
-  for (int64_t i = 0; i < la; i++)
-    if (x[i] != y[i]) return false;
-  return true;
-}
 
 template <typename T>
 __global__ void FillValueKernel(T* p, T v, int64_t n) {
@@ -83,32 +31,12 @@ __global__ void InsertKernel(Keys keys, int64_t n, int32_t* slotRow, int32_t* sl
                              unsigned long long* claimed, unsigned long long limit) {
   const int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= n || *(volatile unsigned long long*)claimed > limit) return;
-  uint64_t h = KeyHash(keys.cols[0], row);
-  for (int k = 1; k < keys.count; k++) {
-    h = hash::Combine(h, KeyHash(keys.cols[k], row));
-  }
-  uint64_t s = h & mask;
-  for (;;) {
-    int32_t r = slotRow[s];
-    if (r == -1) {
-      if (limit != ~0ULL && atomicAdd(claimed, 1ULL) >= limit) return;  // too small a table: the caller retries
-      int32_t old = atomicCAS(&slotRow[s], -1, int32_t(row));
-      r = old == -1 ? int32_t(row) : old;
-    }
-    bool same = r == row;
-    for (int k = 0; !same && k < keys.count; k++) {
-      if (!KeyEq(keys.cols[k], r, row)) break;
-      if (k == keys.count - 1) same = true;
-    }
-    if (same) {
-      rowSlot[row] = int32_t(s);
-      // Rows of a group mostly come after its first: read before the atomic, so a few
-      // groups over many rows do not serialize on their slots.
-      if (slotFirst[s] > row) atomicMin(&slotFirst[s], int32_t(row));
-      return;
-    }
-    s = (s + 1) & mask;
-  }
+  const uint64_t s = FindOrInsert(keys, row, slotRow, mask, claimed, limit);
+  if (s == kNoSlot) return;  // too small a table: the caller retries
+  rowSlot[row] = int32_t(s);
+  // Rows of a group mostly come after its first: read before the atomic, so a few
+  // groups over many rows do not serialize on their slots.
+  if (slotFirst[s] > row) atomicMin(&slotFirst[s], int32_t(row));
 }
 
 // Group g is the one whose first row is the g-th in row order: its slot gets number g.
@@ -435,9 +363,7 @@ Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
     g.firstRow = dev.alloc(4, "group first rows");
     return g;
   }
-  Keys k{};
-  k.count = int(keys.size());
-  for (size_t i = 0; i < keys.size(); i++) k.cols[i] = t.view(keys[i]);
+  const Keys k = KeysOf(t, keys);
   // Slots: twice the rows at most (never full); first a table for up to kFewGroups groups,
   // whose fill and reads stay in cache: most group-bys have few groups.
   uint64_t full = 1024;

@@ -10,6 +10,7 @@
 #include "cuda/expr_kernel.cuh"
 #include "cuda/groupby_kernel.cuh"
 #include "cuda/join_kernel.cuh"
+#include "cuda/key_compare.cuh"
 #include "cuda/sort_kernel.cuh"
 #include "gpu/gpu.h"
 
@@ -219,15 +220,17 @@ void Select(DTable& t, const DBuf& rows, int64_t count) {
 }  // namespace
 
 std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec) {
-  if (spec.how != JoinHow::Inner && spec.how != JoinHow::Left && spec.how != JoinHow::Semi && spec.how != JoinHow::Anti)
-    return "a right or outer join";
-  if (spec.leftKeys.size() != 1 || spec.rightKeys.size() != 1) return "a join on several keys";
-  const int lk = spec.leftKeys[0], rk = spec.rightKeys[0];
-  if (lk < 0 || size_t(lk) >= left.columns.size() || rk < 0 || size_t(rk) >= right.columns.size()) return "a key out of range";
-  const DType t = left.columns[size_t(lk)].type;
-  if (t != right.columns[size_t(rk)].type) return "keys of two types";
-  if (t == DType::String || t == DType::Float64) return std::string("a ") + DTypeName(t) + " key";
-  if (left.rows >= INT32_MAX || right.rows >= INT32_MAX) return "a side of 2^31 rows or more";
+  const size_t K = spec.leftKeys.size();
+  if (K == 0 || spec.rightKeys.size() != K) return "a join without as many left as right keys";
+  if (K > size_t(kMaxKeys)) return "a join on more than 8 keys";
+  for (size_t k = 0; k < K; k++) {
+    const int lk = spec.leftKeys[k], rk = spec.rightKeys[k];
+    if (lk < 0 || size_t(lk) >= left.columns.size() || rk < 0 || size_t(rk) >= right.columns.size()) return "a key out of range";
+    if (left.columns[size_t(lk)].type != right.columns[size_t(rk)].type) return "keys of two types";
+  }
+  // Row numbers are int32 on the device; the right side's hash table has 2 slots a row.
+  if (left.rows >= INT32_MAX) return "a left side of 2^31 rows or more";
+  if (right.rows > (int64_t(1) << 30)) return "a right side of more than 2^30 rows";
   return "";
 }
 
@@ -237,9 +240,10 @@ TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t ri
   if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot join " + why);
   return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
     DTable l(dev, leftHandle, left), r(dev, rightHandle, right);
-    DevicePairs pairs = MatchRows(l, spec.leftKeys[0], r, spec.rightKeys[0], spec.how);
+    DevicePairs pairs = MatchRows(l, spec.leftKeys, r, spec.rightKeys, spec.how);
     // The output columns are gathered on the device: only the joined rows cross the bus.
-    TablePtr out = AssembleJoin(spec, pairs.n, pairs.n, [&](bool isLeft, int column, int64_t start, int64_t n, bool maybeMissing) {
+    // A kJoinNone row number reads as -1 there: a null where AssembleJoin allows one.
+    TablePtr out = AssembleJoin(spec, pairs.n, pairs.split, [&](bool isLeft, int column, int64_t start, int64_t n, bool maybeMissing) {
       const DBuf& rows = isLeft ? pairs.l : pairs.r;
       if (n > 0 && !rows) throw BasinError("BASIN_INTERNAL", "GPU: a semi or anti join has no right rows to output");
       DTable& side = isLeft ? l : r;

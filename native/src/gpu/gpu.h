@@ -85,12 +85,14 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
 // the upload; columns already there stay. Errors: BASIN_CUDA naming the GPU.
 void Keep(int device, uint64_t handle, const TablePtr& table);
 
-// Why a join cannot match its rows on a GPU, or "" (one int64/timestamp/date/bool key;
-// inner, left, semi or anti; the CPU kernels do the rest).
+// Why a join cannot match its rows on a GPU, or "" (every join type; 1 to 8 keys of any
+// type, each the same type on both sides; a left side under 2^31 rows, a right side of
+// at most 2^30: the CPU kernels do the rest).
 std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec);
 
 // HashJoin with the rows matched on GPU `device` (keys uploaded, cached under the
-// handles); the output columns are gathered on the host, as HashJoin gathers them.
+// handles): the same rows in the same order. The output columns are gathered on the
+// device and downloaded. A result of 2^32 rows or more is a BASIN_INTERNAL error.
 TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec);
 
 // Why a sort cannot order its rows on a GPU, or "" (up to 8 keys of any type, each
