@@ -314,6 +314,44 @@ export const GPU_CASES: GpuCase[] = [
         ),
   },
   {
+    name: "few groups in one pass: a string key, int sums and counts",
+    onGpu: true,
+    build: (t) => t.groupBy("city").agg(col("v").sum().alias("s"), count().alias("n")),
+  },
+  {
+    name: "few groups in one pass: min and max of dates and ints, a float mean, by a bool key with nulls",
+    onGpu: true,
+    build: (t) =>
+      t.groupBy("flag").agg(col("day").min().alias("d"), col("v").max().alias("mx"), col("f").mean().alias("m")),
+  },
+  {
+    name: "few groups in one pass: float sums, minima and maxima over -0, NaN and infinities",
+    onGpu: true,
+    build: (_, s) =>
+      s.groupBy("g").agg(col("x").sum().alias("s"), col("x").min().alias("mn"), col("x").max().alias("mx")),
+  },
+  {
+    name: "a group per row: past the few-groups table, grouped the general way",
+    onGpu: true,
+    build: (t) => t.groupBy("rid").agg(col("v").sum().alias("s"), count().alias("n")),
+  },
+  {
+    name: "50,000 groups in one partition: past both small hash tables, grouped in a table for every row",
+    onGpu: true,
+    build: () => {
+      const n = 120_000;
+      return fromColumns(
+        {
+          key: Array.from({ length: n }, (_, i) => `k${(i * 7) % 50_000}`),
+          v: Array.from({ length: n }, (_, i) => i % 13),
+        },
+        { partitions: [n], types: { v: "int64" } },
+      )
+        .groupBy("key")
+        .agg(col("v").sum().alias("s"), col("v").max().alias("m"), count().alias("n"));
+    },
+  },
+  {
     name: "groupBy two keys with nulls",
     onGpu: true,
     build: (t) =>

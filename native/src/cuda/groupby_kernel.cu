@@ -9,18 +9,14 @@
 
 #include "cuda/column_access.cuh"
 #include "cuda/cuda_check.cuh"
+#include "cuda/few_groups_kernel.cuh"
+#include "cuda/group_columns.cuh"
 #include "cuda/key_compare.cuh"
 
 namespace basin {
 namespace gpu {
 
 namespace {
-
-template <typename T>
-__global__ void FillValueKernel(T* p, T v, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = v;
-}
 
 // Each row finds (or claims) the slot of its key; slotFirst[s] ends as the slot's first
 // row. A table sized for few groups is tried first: once `limit` claims were made,
@@ -139,22 +135,6 @@ void GroupAdd(DeviceState& dev, const Op& op, const int32_t* gid, T* acc, int64_
     grid = std::min<unsigned>(grid, unsigned(std::max(1, sms) * 4));
   }
   GroupAddKernel<T, Op><<<grid, kBlock, privatize ? size_t(G) * sizeof(T) : 0, dev.stream()>>>(op, gid, acc, n, G, privatize);
-}
-
-__global__ void MeanKernel(double* sum, const unsigned long long* cnt, int64_t G) {
-  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (g < G) sum[g] = cnt[g] ? sum[g] / double(cnt[g]) : 0.0;
-}
-
-__device__ inline void AtomicMinMax(double* addr, double v, bool isMax) {
-  auto* a = reinterpret_cast<unsigned long long*>(addr);
-  unsigned long long old = *a;
-  // Replaces only when strictly better, as the CPU loop does (NaN never replaces).
-  while (isMax ? v > __longlong_as_double((long long)old) : v < __longlong_as_double((long long)old)) {
-    unsigned long long seen = atomicCAS(a, old, (unsigned long long)__double_as_longlong(v));
-    if (seen == old) break;
-    old = seen;
-  }
 }
 
 __global__ void MinMaxKernel(ColumnView c, const int32_t* gid, long long* iacc, double* dacc, bool isMax, int64_t n) {
@@ -285,65 +265,6 @@ __global__ void FirstKKernel(const uint32_t* group, const unsigned long long* of
   keep[j] = g < G && j - int64_t(off[g]) < k;
 }
 
-template <typename T>
-std::vector<T> Down(DeviceState& dev, const DBuf& b, int64_t n) {
-  std::vector<T> v(static_cast<size_t>(n));
-  ToHost(dev, v.data(), b->data(), size_t(n) * sizeof(T));
-  return v;
-}
-
-template <typename T>
-DBuf Filled(DeviceState& dev, int64_t n, T v, const char* what) {
-  DBuf b = dev.alloc(size_t(std::max<int64_t>(n, 1)) * sizeof(T), what);
-  FillValueKernel<T><<<Blocks(n), kBlock, 0, dev.stream()>>>(b->as<T>(), v, n);
-  return b;
-}
-
-// valid[g]: whether group g counted a value; *empty set when one did not.
-__global__ void ValidFromCountKernel(const unsigned long long* cnt, uint8_t* valid, unsigned long long* empty, int64_t G) {
-  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (g >= G) return;
-  valid[g] = cnt[g] != 0;
-  if (!cnt[g]) *empty = 1;
-}
-
-template <typename T>
-__global__ void NarrowKernel(const long long* in, T* out, int64_t G) {
-  const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (g < G) out[g] = T(in[g]);
-}
-
-// A per-group column copied from the device straight into its host buffer (G values of
-// the type's width), null where `cnt` (when given) counted no value in the group.
-Column DownColumn(DeviceState& dev, DType type, const DBuf& values, int64_t G, const DBuf& cnt) {
-  Column c;
-  c.type = type;
-  c.length = G;
-  c.data = MakeBufferNoInit(size_t(G) * ElementSize(type));
-  ToHost(dev, c.data->data(), values->data(), c.data->size());
-  if (cnt && G > 0) {
-    DBuf valid = dev.alloc(size_t(G), "group validity");
-    DBuf empty = Filled<unsigned long long>(dev, 1, 0ULL, "group validity");
-    ValidFromCountKernel<<<Blocks(G), kBlock, 0, dev.stream()>>>(cnt->as<unsigned long long>(), valid->as<uint8_t>(),
-                                                                 empty->as<unsigned long long>(), G);
-    unsigned long long anyEmpty = 0;
-    ToHost(dev, &anyEmpty, empty->data(), 8);
-    if (anyEmpty) {
-      c.validity = MakeBufferNoInit(size_t(G));
-      ToHost(dev, c.validity->data(), valid->data(), size_t(G));
-    }
-  }
-  return c;
-}
-
-// DownColumn of min/max accumulators (long long) as a narrower type (dates, bools).
-template <typename T>
-Column DownNarrowed(DeviceState& dev, DType type, const DBuf& acc, int64_t G, const DBuf& cnt) {
-  DBuf narrow = dev.alloc(size_t(std::max<int64_t>(G, 1)) * sizeof(T), "group minima");
-  NarrowKernel<T><<<Blocks(G), kBlock, 0, dev.stream()>>>(acc->as<long long>(), narrow->as<T>(), G);
-  return DownColumn(dev, type, narrow, G, cnt);
-}
-
 Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   DeviceState& dev = t.dev;
   auto s = dev.stream();
@@ -392,11 +313,9 @@ Grouped GroupIds(DTable& t, const std::vector<int>& keys) {
   });
   ToHost(dev, &g.groups, count->data(), 8);
   g.firstRow = dev.alloc(size_t(g.groups) * 4, "group first rows");
-  int bits = 1;
-  while (bits < 31 && (int64_t(1) << bits) < n) bits++;  // rows 0..n-1
   RunCub(dev, "group-by", [&](void* scratch, size_t& bytes) {
     // As unsigned: rows are not negative, and the bits above n's are zero.
-    return cub::DeviceRadixSort::SortKeys(scratch, bytes, firsts->as<uint32_t>(), g.firstRow->as<uint32_t>(), g.groups, 0, bits, s);
+    return cub::DeviceRadixSort::SortKeys(scratch, bytes, firsts->as<uint32_t>(), g.firstRow->as<uint32_t>(), g.groups, 0, RowBits(n), s);
   });
   DBuf slotGroup = dev.alloc(size_t(cap) * 4, "group ids");
   NumberSlotsKernel<<<Blocks(g.groups), kBlock, 0, s>>>(g.firstRow->as<int32_t>(), rowSlot->as<int32_t>(), slotGroup->as<int32_t>(), g.groups);
@@ -503,8 +422,40 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
   }
   const bool rows = a.op == AggOp::Count && a.column < 0;
   ColumnView c = rows ? ColumnView{} : t.view(a.column);
-  DBuf cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
-  GroupAdd(dev, CountOp{c, !rows}, gid, cnt->as<unsigned long long>(), n, G);
+  GroupAcc r;
+  r.cnt = Filled<unsigned long long>(dev, G, 0ULL, "group counts");
+  GroupAdd(dev, CountOp{c, !rows}, gid, r.cnt->as<unsigned long long>(), n, G);
+  switch (a.op) {
+    case AggOp::Count: break;
+    case AggOp::Sum:
+    case AggOp::Mean:
+      if (c.type == DType::Float64 || a.op == AggOp::Mean) {
+        r.acc = Filled<double>(dev, G, 0.0, "group sums");
+        GroupAdd(dev, SumDoubleOp{c}, gid, r.acc->as<double>(), n, G);
+      } else {
+        r.acc = Filled<unsigned long long>(dev, G, 0ULL, "group sums");
+        GroupAdd(dev, SumIntOp{c}, gid, r.acc->as<unsigned long long>(), n, G);
+      }
+      break;
+    case AggOp::Min:
+    case AggOp::Max: {
+      const bool isMax = a.op == AggOp::Max;
+      if (c.type == DType::Float64) {
+        r.acc = Filled<double>(dev, G, isMax ? -INFINITY : INFINITY, "group minima");
+        MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, nullptr, r.acc->as<double>(), isMax, n);
+      } else {
+        r.acc = Filled<long long>(dev, G, isMax ? LLONG_MIN : LLONG_MAX, "group minima");
+        MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, r.acc->as<long long>(), nullptr, isMax, n);
+      }
+      break;
+    }
+    default: break;
+  }
+  if (Additive(a.op)) {
+    EmitAdditive(out, dev, a, c.type, r, G, mode);
+    return;
+  }
+  const DBuf& cnt = r.cnt;
   auto counts = [&]() {
     std::vector<unsigned long long> u = Down<unsigned long long>(dev, cnt, G);
     return std::vector<int64_t>(u.begin(), u.end());
@@ -514,35 +465,11 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
     out.columns.push_back(std::move(col));
   };
   switch (a.op) {
-    case AggOp::Count: add(DownColumn(dev, DType::Int64, cnt, G, nullptr)); return;
-    case AggOp::Sum: {
-      if (c.type == DType::Float64) {
-        DBuf acc = Filled<double>(dev, G, 0.0, "group sums");
-        GroupAdd(dev, SumDoubleOp{c}, gid, acc->as<double>(), n, G);
-        add(DownColumn(dev, DType::Float64, acc, G, cnt));
-      } else {
-        // Unsigned adds wrap as the CPU's do; the bits are the int64 sums.
-        DBuf acc = Filled<unsigned long long>(dev, G, 0ULL, "group sums");
-        GroupAdd(dev, SumIntOp{c}, gid, acc->as<unsigned long long>(), n, G);
-        add(DownColumn(dev, DType::Int64, acc, G, cnt));
-      }
-      return;
-    }
-    case AggOp::Mean:
     case AggOp::Var:
     case AggOp::Std: {
       DBuf sum = Filled<double>(dev, G, 0.0, "group sums");
       GroupAdd(dev, SumDoubleOp{c}, gid, sum->as<double>(), n, G);
-      if (a.op == AggOp::Mean) {
-        if (emitState) {
-          AppendMean(out, a.name, Down<double>(dev, sum, G), counts(), true);
-          return;
-        }
-        MeanKernel<<<Blocks(G), kBlock, 0, s>>>(sum->as<double>(), cnt->as<unsigned long long>(), G);
-        add(DownColumn(dev, DType::Float64, sum, G, cnt));
-        return;
-      }
-      MeanKernel<<<Blocks(G), kBlock, 0, s>>>(sum->as<double>(), cnt->as<unsigned long long>(), G);
+      FinishMean(dev, sum, cnt, G);
       DBuf s1 = Filled<double>(dev, G, 0.0, "group moments");
       DBuf m2 = Filled<double>(dev, G, 0.0, "group moments");
       GroupAdd(dev, DeviationOp{c, sum->as<double>(), false}, gid, s1->as<double>(), n, G);
@@ -559,22 +486,6 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
         m.m2[size_t(i)] = std::max(0.0, m.m2[size_t(i)] - d[size_t(i)] * d[size_t(i)] / k);
       }
       AppendMoments(out, a, m, emitState);
-      return;
-    }
-    case AggOp::Min:
-    case AggOp::Max: {
-      const bool isMax = a.op == AggOp::Max;
-      if (c.type == DType::Float64) {
-        DBuf acc = Filled<double>(dev, G, isMax ? -INFINITY : INFINITY, "group minima");
-        MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, nullptr, acc->as<double>(), isMax, n);
-        add(DownColumn(dev, DType::Float64, acc, G, cnt));
-        return;
-      }
-      DBuf acc = Filled<long long>(dev, G, isMax ? LLONG_MIN : LLONG_MAX, "group minima");
-      MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, acc->as<long long>(), nullptr, isMax, n);
-      if (c.type == DType::Date) add(DownNarrowed<int32_t>(dev, DType::Date, acc, G, cnt));
-      else if (c.type == DType::Bool) add(DownNarrowed<uint8_t>(dev, DType::Bool, acc, G, cnt));
-      else add(DownColumn(dev, c.type, acc, G, cnt));
       return;
     }
     case AggOp::Median:
@@ -609,6 +520,7 @@ bool AggOnGpu(const AggSpec& a, DType input, DType input2) {
 TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
   if (keys.size() > size_t(kMaxKeys)) throw BasinError("BASIN_INTERNAL", "GPU: more group keys than the kernel takes");
   if (t.rows >= INT32_MAX) throw BasinError("BASIN_INTERNAL", "GPU: a partition of 2^31 rows or more");
+  if (TablePtr few = FewGroupsAggregate(t, keys, aggs, mode)) return few;
   Grouped g = GroupIds(t, keys);
   const int64_t G = g.groups;
   auto out = std::make_shared<Table>();

@@ -1,6 +1,8 @@
-// Hash group-by on the GPU: group ids by an open-addressing hash table built with
-// atomics (null equals null, floats by their canonical value, strings by bytes),
-// renumbered in order of first appearance (as the CPU kernels number them), and
+// Hash group-by on the GPU. Few groups of additive aggregates: one pass
+// (few_groups_kernel.cuh). Otherwise group ids by an open-addressing hash table built
+// with atomics (null equals null, floats by their canonical value, strings by bytes;
+// a small table first, one of twice the rows when more keys come), numbered in order
+// of first appearance (as the CPU kernels number them), and
 // sum / count / mean / min / max / var / std / corr accumulated per group with atomics,
 // median and quantile over each group's values sorted on the device. Other aggregates
 // (nunique, first, last, string min/max) are computed by the CPU kernels over the

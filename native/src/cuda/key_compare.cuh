@@ -94,20 +94,24 @@ constexpr uint64_t kNoSlot = ~0ULL;
 // The slot of row `row` of keys k in an open-addressing table with linear probing
 // (slotRow: a representative row per slot, -1 empty): the slot holding an equal key,
 // claimed with an atomic when none does. A claimed slot never changes, so a plain read
-// that sees a row is final. With a budget (`claimed` counts claims, at most `limit`) a
-// table smaller than the rows stays half empty: a row that would claim past the budget
-// gets kNoSlot; without one (limit ~0) the table must have more slots than rows.
+// that sees a row is final. Without a budget (limit ~0) the table must have more slots
+// than rows. With one, `claimed` counts the slots claimed, and once it passes `limit`
+// the table is given up: the claiming row and every row still probing get kNoSlot (so
+// probing stops even if the table fills), and the caller sees the count past the limit.
+// A table of 2 × limit slots that is not given up was never more than half full.
 __device__ inline uint64_t FindOrInsert(const Keys& k, int64_t row, int32_t* slotRow, uint64_t mask,
                                         unsigned long long* claimed = nullptr, unsigned long long limit = ~0ULL) {
+  const bool budget = limit != ~0ULL;
   uint64_t s = RowHash(k, row) & mask;
   for (;;) {
     int32_t r = slotRow[s];
     if (r == -1) {
-      if (limit != ~0ULL && atomicAdd(claimed, 1ULL) >= limit) return kNoSlot;
       const int32_t old = atomicCAS(&slotRow[s], -1, int32_t(row));
-      r = old == -1 ? int32_t(row) : old;
+      if (old == -1) return budget && atomicAdd(claimed, 1ULL) >= limit ? kNoSlot : s;
+      r = old;
     }
     if (r == row || RowsEq(k, r, k, row)) return s;
+    if (budget && *(volatile unsigned long long*)claimed > limit) return kNoSlot;
     s = (s + 1) & mask;
   }
 }
