@@ -331,6 +331,11 @@ export const GPU_CASES: GpuCase[] = [
       s.groupBy("g").agg(col("x").sum().alias("s"), col("x").min().alias("mn"), col("x").max().alias("mx")),
   },
   {
+    name: "distinct keys (unique) of a string and a bool column",
+    onGpu: true,
+    build: (t) => t.select("city", "flag").unique().sort(["city", "flag"]),
+  },
+  {
     name: "a group per row: past the few-groups table, grouped the general way",
     onGpu: true,
     build: (t) => t.groupBy("rid").agg(col("v").sum().alias("s"), count().alias("n")),

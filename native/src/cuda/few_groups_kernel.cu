@@ -159,7 +159,8 @@ TablePtr FewGroupsAggregate(DTable& t, const std::vector<int>& keys, const std::
                                                                           Identity(accs.a[j].kind), kSlots);
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.device());
-  const unsigned perSm = unsigned(std::max<size_t>(1, (size_t(200) << 10) / smem));  // blocks an SM's shared memory holds
+  // Blocks an SM's shared memory holds (8 at most: no aggregate, e.g. distinct keys, needs none).
+  const unsigned perSm = unsigned(std::max<size_t>(1, (size_t(200) << 10) / std::max<size_t>(smem, size_t(25) << 10)));
   const unsigned grid = std::min<unsigned>(Blocks(n), unsigned(std::max(1, sms)) * perSm);
   FewGroupsKernel<<<grid, kBlock, smem, s>>>(k, n, slotRow->as<int32_t>(), slotFirst->as<int32_t>(),
                                              claimed->as<unsigned long long>(), accs, acc->as<unsigned long long>());
