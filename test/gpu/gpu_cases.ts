@@ -610,7 +610,67 @@ export const GPU_CASES: GpuCase[] = [
       ]);
     },
   },
+  {
+    name: "groupBy more groups than the first small hash table takes (retried at full size): int, string and null keys",
+    onGpu: true,
+    build: () => {
+      const m = manyGroups();
+      return concat([
+        m.groupBy("u").agg(count().alias("n"), col("v").sum().alias("s")).select(col("u").alias("g"), "n", "s"),
+        m.groupBy("few").agg(count().alias("n"), col("v").sum().alias("s")).select(col("few").alias("g"), "n", "s"),
+      ]);
+    },
+  },
+  {
+    name: "groupBy a string and an int key over 40,000 groups, and topK per one of 70,000 groups",
+    onGpu: true,
+    build: () => {
+      const m = manyGroups();
+      return concat([
+        m.groupBy("s", "few").agg(count().alias("n"), col("v").min().alias("x")).select("n", "x"),
+        m.groupBy("u").topK(1, "v").select(col("u").alias("n"), col("v").alias("x")),
+      ]);
+    },
+  },
+  {
+    name: "right and outer joins whose right keys are all null, and an outer join on int, date and bool keys",
+    onGpu: true,
+    build: (t) => {
+      const nulls = fromColumns(
+        { k: [null, null, null], w: [1, 2, 3] },
+        { partitions: [3], types: { k: "int64", w: "int64" } },
+      );
+      const right = t.select("k", "day", "flag", col("rid").alias("r2")).filter(col("r2").lt(500));
+      return concat([
+        t.select("rid", "k").join(nulls, { on: "k", how: "right" }),
+        t.select("rid", "k").join(nulls, { on: "k", how: "outer" }),
+        t
+          .select("rid", "k", "day", "flag")
+          .join(right, { on: ["k", "day", "flag"], how: "outer" })
+          .select("rid", "k", col("r2").alias("w")),
+      ]);
+    },
+  },
 ];
+
+/**
+ * One partition of 100,000 rows: `u` has 70,000 distinct keys (first rows scattered),
+ * more than the group-by's first hash table (32,768 groups) takes, so it is retried at
+ * full size; `few` has 5,000 (the first table suffices); `s` is a string key with nulls.
+ */
+function manyGroups(): DataFrame {
+  const rows = 100_000;
+  const u = Array.from({ length: rows }, (_, i) => (i * 7919) % 70_000);
+  return fromColumns(
+    {
+      u,
+      few: u.map((x) => x % 5000),
+      s: u.map((x) => (x % 11 === 0 ? null : `k${x % 40_000}`)),
+      v: u.map((x, i) => (i % 13 === 0 ? null : x - 35_000)),
+    },
+    { partitions: [rows], types: { u: "int64", few: "int64", v: "int64" } },
+  );
+}
 
 /** A dimension table for joins: keys 0..24 (so some trips keys match nothing), 1 and 7 twice, a null key. */
 function dims(): DataFrame {
