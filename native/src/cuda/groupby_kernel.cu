@@ -519,7 +519,7 @@ bool AggOnGpu(const AggSpec& a, DType input, DType input2) {
 
 TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
   if (keys.size() > size_t(kMaxKeys)) throw BasinError("BASIN_INTERNAL", "GPU: more group keys than the kernel takes");
-  if (t.rows >= INT32_MAX) throw BasinError("BASIN_INTERNAL", "GPU: a partition of 2^31 rows or more");
+  if (t.rows > kMaxGroupedRows) throw BasinError("BASIN_INTERNAL", "GPU: a partition of more than 2^30 rows to group");
   if (TablePtr few = FewGroupsAggregate(t, keys, aggs, mode)) return few;
   Grouped g = GroupIds(t, keys);
   const int64_t G = g.groups;

@@ -16,6 +16,10 @@
 namespace basin {
 namespace gpu {
 
+// Rows a partition may have to be grouped on the GPU: its hash table's 2 × rows slots
+// are numbered in int32.
+constexpr int64_t kMaxGroupedRows = int64_t(1) << 30;
+
 // Whether aggregate a over a column of type `input` (and `input2`: corr's second) is
 // computed on the GPU.
 bool AggOnGpu(const AggSpec& a, DType input, DType input2 = DType::String);

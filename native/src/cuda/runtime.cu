@@ -35,7 +35,8 @@ std::vector<DType> Types(const std::vector<DColumn>& cols) {
 // Why rows cannot be grouped by `keys` on the GPU (the group-by kernels' limits), or "".
 std::string GroupingUnsupported(const std::vector<int>& keys, const std::vector<DType>& types, int64_t rows) {
   if (keys.size() > 8) return "more than 8 group keys";
-  if (rows >= INT32_MAX) return "a partition of 2^31 rows or more";
+  // Its hash table has twice the rows in slots, numbered in int32.
+  if (rows > kMaxGroupedRows) return "a partition of more than 2^30 rows";
   for (int k : keys)
     if (k < 0 || size_t(k) >= types.size()) return "a key out of range";
   return "";
