@@ -415,6 +415,111 @@ export const GPU_CASES: GpuCase[] = [
       s.groupBy("g").agg(col("x").min().alias("mn"), col("x").max().alias("mx"), col("x").mean().alias("m")),
   },
   {
+    name: "first and last of every type: nulls at group starts and ends, an only-null group, partial states merged",
+    onGpu: true,
+    build: () =>
+      picksFrame()
+        .groupBy("g")
+        .agg(
+          ...(["s", "v", "f", "b", "d"] as const).flatMap((c) => [
+            col(c).first().alias(`${c}_first`),
+            col(c).last().alias(`${c}_last`),
+          ]),
+          count().alias("n"),
+        ),
+  },
+  {
+    name: "first, last and string min/max after a filter (read through its selection)",
+    onGpu: true,
+    build: (t) =>
+      t
+        .filter(col("v").gt(-600))
+        .groupBy("flag")
+        .agg(
+          col("city").first().alias("cf"),
+          col("city").last().alias("cl"),
+          col("city").min().alias("cmin"),
+          col("city").max().alias("cmax"),
+          col("day").first().alias("df"),
+          col("f").last().alias("fl"),
+        ),
+  },
+  {
+    name: "string min and max: bytewise over unicode, empty strings, shared 8-byte prefixes, an only-null group",
+    onGpu: true,
+    build: () =>
+      picksFrame()
+        .groupBy("g")
+        .agg(col("s").min().alias("mn"), col("s").max().alias("mx"), col("s").count().alias("c")),
+  },
+  {
+    name: "nUnique of strings, ints, bools and dates per group: nulls never count",
+    onGpu: true,
+    build: (t) =>
+      t
+        .groupBy("k")
+        .agg(
+          col("city").nUnique().alias("uc"),
+          col("v").nUnique().alias("uv"),
+          col("flag").nUnique().alias("ub"),
+          col("day").nUnique().alias("ud"),
+          col("f").nUnique().alias("uf"),
+        ),
+  },
+  {
+    name: "nUnique over an only-null group, long shared prefixes and a filter",
+    onGpu: true,
+    build: () =>
+      picksFrame()
+        .filter(col("v").ne(0).or(col("v").isNull()))
+        .groupBy("g")
+        .agg(
+          col("s").nUnique().alias("us"),
+          col("v").nUnique().alias("uv"),
+          col("f").nUnique().alias("uf"),
+          col("b").nUnique().alias("ub"),
+        ),
+  },
+  {
+    name: "nUnique of floats: -0 and 0 are one value, NaNs one value, ±∞",
+    onGpu: true,
+    build: (_, s) => s.groupBy("g").agg(col("x").nUnique().alias("ux"), col("i").nUnique().alias("ui")),
+  },
+  {
+    name: "nUnique, first, last and string min/max without keys",
+    onGpu: true,
+    build: (t) =>
+      t.agg(
+        col("city").nUnique().alias("uc"),
+        col("f").nUnique().alias("uf"),
+        col("city").first().alias("cf"),
+        col("v").last().alias("vl"),
+        col("city").min().alias("cmin"),
+        col("city").max().alias("cmax"),
+      ),
+  },
+  {
+    name: "pick aggregates of no rows: no groups, and the one group of no keys",
+    onGpu: true,
+    build: (t) => {
+      const none = t.filter(col("v").gt(1e9));
+      const aggs = () => [
+        col("city").first().alias("cf"),
+        col("day").last().alias("dl"),
+        col("city").max().alias("cmax"),
+        col("v").nUnique().alias("uv"),
+        col("city").nUnique().alias("uc"),
+      ];
+      return concat([
+        none
+          .groupBy("k")
+          .agg(...aggs())
+          .drop("k"),
+        none.agg(...aggs()),
+      ]);
+    },
+  },
+  {
     name: "inner join on an int key: duplicates on both sides, nulls never match",
     onGpu: true,
     build: (t) => t.join(dims(), { on: "k", how: "inner" }),
@@ -673,6 +778,64 @@ function manyGroups(): DataFrame {
 }
 
 /** A dimension table for joins: keys 0..24 (so some trips keys match nothing), 1 and 7 twice, a null key. */
+/**
+ * Groups 0..4 whose first and last rows are often null (group 4 has no values), strings
+ * that are empty, bytewise-ordered unicode, or share their first 8 bytes, over four
+ * partitions (one empty), so partial states are merged.
+ */
+function picksFrame(): DataFrame {
+  const g = [1, 0, 1, 2, 0, 4, 2, 1, 3, 0, 2, 3, 1, 4, 0, 3, 2, 0, 3];
+  const s = [
+    null,
+    "b",
+    "",
+    "abcdefghij",
+    "a",
+    null,
+    "abcdefghi",
+    "é",
+    "z",
+    "ab",
+    "abcdefgh",
+    "東京",
+    null,
+    null,
+    "abcdefghiz",
+    "Z",
+    "abcdefghij",
+    null,
+    "🙂",
+  ];
+  const v = [null, 3, null, 7, null, null, -1, 2, 0, 0, null, 5, null, null, 4, 8, 7, null, 0];
+  const f = [null, -0, NaN, 0, 1.5, null, NaN, 0, -0, Infinity, null, 1.5, null, null, 0, -Infinity, NaN, null, 2];
+  const b = [
+    null,
+    true,
+    false,
+    null,
+    false,
+    null,
+    true,
+    true,
+    null,
+    true,
+    false,
+    false,
+    null,
+    null,
+    true,
+    true,
+    null,
+    null,
+    false,
+  ];
+  const d = v.map((x) => (x === null ? null : new Date(Date.UTC(2024, 0, 1 + x))));
+  return fromColumns(
+    { g, s, v, f, b, d },
+    { partitions: [6, 0, 5, 8], types: { g: "int64", s: "string", v: "int64", f: "float64", b: "bool", d: "date" } },
+  );
+}
+
 function dims(): DataFrame {
   const k = [...Array.from({ length: 25 }, (_, i) => i), 1, 7, null];
   return fromColumns(

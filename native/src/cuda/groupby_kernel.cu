@@ -11,6 +11,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/few_groups_kernel.cuh"
 #include "cuda/group_columns.cuh"
+#include "cuda/group_pick_kernel.cuh"
 #include "cuda/key_compare.cuh"
 
 namespace basin {
@@ -540,6 +541,10 @@ TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<Ag
     const DType second = a.column2 >= 0 && size_t(a.column2) < t.cols.size() ? t.cols[size_t(a.column2)].type : DType::String;
     if (AggOnGpu(a, raw ? t.cols[size_t(a.column)].type : DType::Int64, second)) {
       AppendGpuAgg(*out, t, g, a, mode);
+      continue;
+    }
+    if (PickAggOnGpu(a, raw ? t.cols[size_t(a.column)].type : DType::Int64)) {
+      AppendPickAgg(*out, t, g.gid, G, a, mode);
       continue;
     }
     if (!onHost) {

@@ -4,9 +4,9 @@
 // a small table first, one of twice the rows when more keys come), numbered in order
 // of first appearance (as the CPU kernels number them), and
 // sum / count / mean / min / max / var / std / corr accumulated per group with atomics,
-// median and quantile over each group's values sorted on the device. Other aggregates
-// (nunique, first, last, string min/max) are computed by the CPU kernels over the
-// group ids the GPU made.
+// median and quantile over each group's values sorted on the device; first, last,
+// nunique and string min/max in group_pick_kernel.cuh. Any other aggregate is computed
+// by the CPU kernels over the group ids the GPU made.
 #pragma once
 #include <vector>
 

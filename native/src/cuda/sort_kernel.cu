@@ -5,6 +5,7 @@
 
 #include "cuda/column_access.cuh"
 #include "cuda/cuda_check.cuh"
+#include "cuda/string_order.cuh"
 
 namespace basin {
 namespace gpu {
@@ -32,33 +33,12 @@ __global__ void NullClassKernel(ColumnView c, const int32_t* perm, int64_t n, ui
   cls[i] = Valid(c, perm[i], p) ? uint8_t(1 - nullClass) : nullClass;
 }
 
-// A string key as the merge sort moves it: the first 8 bytes big-endian, zero padded
-// (two strings whose prefixes differ compare as the prefixes do), the logical row, and
-// the length capped at 9 (-1: null), so that most comparisons read no characters.
-struct StrKey {
-  uint64_t prefix;
-  int32_t row;
-  int32_t len;
-};
-
 __global__ void StringKeysKernel(ColumnView c, const int32_t* perm, int64_t n, StrKey* out) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int32_t row = perm[i];
-  int64_t p;
-  if (!Valid(c, row, p)) {
-    out[i] = StrKey{0, row, -1};
-    return;
-  }
-  const int64_t* off = static_cast<const int64_t*>(c.data);
-  const int64_t b = off[p], len = off[p + 1] - b;
-  uint64_t prefix = 0;
-  for (int64_t j = 0; j < len && j < 8; j++) prefix |= uint64_t(c.chars[b + j]) << (56 - 8 * j);
-  out[i] = StrKey{prefix, row, int32_t(len < 9 ? len : 9)};
+  if (i < n) out[i] = StrKeyOf(c, perm[i]);
 }
 
-// The CPU's order of a string key (ops/sort.cc CompareKey): unsigned bytes, a prefix
-// before its extensions, nulls together before or after every string.
+// The CPU's order of a string key, nulls together before or after every string.
 struct StrLess {
   ColumnView c;
   bool descending, nullsFirst;
@@ -66,20 +46,8 @@ struct StrLess {
   __device__ bool operator()(const StrKey& a, const StrKey& b) const {
     const bool an = a.len < 0, bn = b.len < 0;
     if (an || bn) return an != bn && an == nullsFirst;  // two nulls tie
-    const int cmp = a.prefix != b.prefix ? (a.prefix < b.prefix ? -1 : 1) : tail(a, b);
+    const int cmp = CompareStr(c, a, b);
     return descending ? cmp > 0 : cmp < 0;
-  }
-
-  // Equal first 8 bytes (padding included): the bytes after them, then the lengths.
-  __device__ int tail(const StrKey& a, const StrKey& b) const {
-    if (a.len <= 8 && b.len <= 8) return (a.len > b.len) - (a.len < b.len);
-    const int64_t* off = static_cast<const int64_t*>(c.data);
-    const int64_t pa = Phys(c, a.row), pb = Phys(c, b.row);
-    const int64_t la = off[pa + 1] - off[pa], lb = off[pb + 1] - off[pb], m = la < lb ? la : lb;
-    const uint8_t *x = c.chars + off[pa], *y = c.chars + off[pb];
-    for (int64_t j = 8; j < m; j++)
-      if (x[j] != y[j]) return x[j] < y[j] ? -1 : 1;
-    return (la > lb) - (la < lb);
   }
 };
 
