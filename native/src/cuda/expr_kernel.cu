@@ -8,6 +8,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "ops/case_map.h"
+#include "ops/civil_time.h"
 #include "ops/literal_pattern.h"
 
 namespace basin {
@@ -421,25 +422,8 @@ __device__ inline int64_t CharCount(const uint8_t* s, int64_t n) {
 
 __device__ inline Val Math(double r, bool ok) { return Val{0, r, ok && isfinite(r)}; }
 
-constexpr int64_t kMicrosPerDay = 86400000000LL;
 // time_bucket's default origin, 2000-01-03 (a Monday), in days: expr_date.cc's kBucketOriginDays.
 constexpr int64_t kBucketOriginMicros = 10959 * kMicrosPerDay;
-
-// expr_fn.h's FloorDiv (times before 1970 fall in the earlier day).
-__device__ inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-// expr.cc's CivilFromDays (Howard Hinnant's days_from_civil inverse), verbatim.
-__device__ inline void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = unsigned(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = int64_t(yoe) + era * 400 + (*m <= 2);
-}
 
 // One dt.* part of a timestamp, as expr_date.cc computes it.
 __device__ inline int64_t DatePartOf(int64_t us, uint8_t part) {

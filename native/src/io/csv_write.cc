@@ -1,5 +1,6 @@
 #include "io/csv_write.h"
 
+#include "ops/civil_time.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -21,20 +22,6 @@ namespace {
 
 constexpr size_t kPieceBytes = 4 << 20;
 
-// Days since 1970-01-01 → proleptic Gregorian year, month, day (H. Hinnant's civil_from_days).
-void Civil(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = unsigned(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = int64_t(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-}
-
 void Digits(std::string& out, int64_t v, int width) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -46,7 +33,7 @@ void Digits(std::string& out, int64_t v, int width) {
 void Date(std::string& out, int64_t days) {
   int64_t y;
   unsigned m, d;
-  Civil(days, y, m, d);
+  CivilFromDays(days, &y, &m, &d);
   if (y >= 0 && y <= 9999) {
     Digits(out, y, 4);
   } else {
@@ -57,11 +44,6 @@ void Date(std::string& out, int64_t days) {
   Digits(out, m, 2);
   out += '-';
   Digits(out, d, 2);
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
 void Timestamp(std::string& out, int64_t us) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ops/expr.h"
+#include "ops/civil_time.h"
 
 namespace basin {
 
@@ -39,12 +40,6 @@ struct Operand {
 // A binary operator on numbers, dates or null-free bools in one tight loop
 // (expr_vector.cc); false when it leaves the operands to the general loops.
 bool FastBinary(const std::string& op, const Operand& l, const Operand& r, DType type, int64_t n, Column* out);
-
-constexpr int64_t kMicrosPerDay = 86400000000LL;
-
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d);
-// Floor division (rounds towards negative infinity), for times before 1970.
-inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // ASCII whitespace, as str.strip and strptime see it.
 inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
