@@ -1,6 +1,10 @@
 #include "store/column.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "store/block_pool.h"
 #include "store/store.h"
@@ -321,18 +325,52 @@ TablePtr SliceTable(const Table& t, int64_t offset, int64_t len) {
 TablePtr ConcatTables(const std::vector<TablePtr>& parts) {
   if (parts.empty()) throw BasinError("BASIN_INTERNAL", "concat of zero tables");
   if (parts.size() == 1) return parts[0];
+  const size_t ncols = parts[0]->columns.size();
   auto out = std::make_shared<Table>();
   out->names = parts[0]->names;
-  for (auto& p : parts) out->rows += p->rows;
-  for (size_t c = 0; c < parts[0]->columns.size(); c++) {
-    std::vector<const Column*> cols;
-    for (auto& p : parts) {
-      if (p->columns.size() != parts[0]->columns.size() || p->columns[c].type != parts[0]->columns[c].type)
-        throw BasinError("BASIN_INTERNAL", "concat of tables with different schemas");
-      cols.push_back(&p->columns[c]);
+  int64_t bytes = 0;
+  for (auto& p : parts) {
+    out->rows += p->rows;
+    if (p->columns.size() != ncols) throw BasinError("BASIN_INTERNAL", "concat of tables with different schemas");
+    for (size_t c = 0; c < ncols; c++) {
+      if (p->columns[c].type != parts[0]->columns[c].type) throw BasinError("BASIN_INTERNAL", "concat of tables with different schemas");
+      for (const Buffer* b : {p->columns[c].data.get(), p->columns[c].chars.get(), p->columns[c].validity.get()})
+        if (b) bytes += int64_t(b->size());
     }
-    out->columns.push_back(Concat(cols));
   }
+  out->columns.resize(ncols);
+  auto concatColumn = [&](size_t c) {
+    std::vector<const Column*> cols;
+    for (auto& p : parts) cols.push_back(&p->columns[c]);
+    out->columns[c] = Concat(cols);
+  };
+  const size_t threads = bytes < kParallelConcatBytes ? 1 : std::min<size_t>(ncols, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t c = 0; c < ncols; c++) concatColumn(c);
+    return out;
+  }
+  // Columns taken in turn by the threads, whose allocations spill as the caller's
+  // would (the same store owner); the first error is rethrown here.
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  const uint32_t owner = Store::ThreadOwner();
+  auto work = [&]() {
+    Store::SetThreadOwner(owner);
+    for (size_t c = next++; c < ncols; c = next++) {
+      try {
+        concatColumn(c);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < threads; i++) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
   return out;
 }
 

@@ -128,6 +128,10 @@ Column Take(const Column& src, const int64_t* idx, int64_t n);
 Column Concat(const std::vector<const Column*>& parts);
 // Rows [offset, offset+len) of a table, copied.
 TablePtr SliceTable(const Table& t, int64_t offset, int64_t len);
+// Concatenates same-schema tables. One of kParallelConcatBytes or more copies its
+// columns on several threads: a table persisted whole for a GPU (gigabytes, one
+// partition) is concatenated while the CPU workers that parsed it wait.
 TablePtr ConcatTables(const std::vector<TablePtr>& parts);
+constexpr int64_t kParallelConcatBytes = int64_t(256) << 20;
 
 }  // namespace basin

@@ -33,6 +33,7 @@ constexpr size_t kSpillCheckBytes = size_t(1) << 16;
 }  // namespace
 
 void Store::SetThreadOwner(uint32_t owner) { t_owner = owner; }
+uint32_t Store::ThreadOwner() { return t_owner; }
 
 uint64_t Store::put(TablePtr t) {
   int64_t bytes = TableBytes(*t);

@@ -47,6 +47,7 @@ class Store {
   // Ownership of new handles by the thread that made them (a worker thread's id;
   // 0 = none): if that thread dies before handing them over, they can be freed.
   static void SetThreadOwner(uint32_t owner);
+  static uint32_t ThreadOwner();  // this thread's owner (0: none)
   void claim(uint64_t handle);              // handed over: no longer the thread's
   int64_t releaseOwnedBy(uint32_t owner);   // frees unclaimed handles; returns how many
   // Throws BASIN_HANDLE on an unknown handle; reads a spilled table back from disk.
