@@ -943,6 +943,24 @@ async function gpuStillAnswers(): Promise<string | null> {
   }
 }
 
+/** persist() where the GPUs alone compute, on an unusable GPU: kept on the host, answered on the CPU (null), or why not. */
+async function persistStillWorks(): Promise<string | null> {
+  const home = new LocalCluster({ gpus: [0], cpuTasks: "reads" });
+  try {
+    const kept = await fromColumns({ a: [1, 2, 3, null] }).persist({ cluster: home });
+    try {
+      const t = await kept.agg(col("a").sum().alias("s")).compute({ cluster: home });
+      return t.column("s")[0] === 6 ? null : `sum was ${String(t.column("s")[0])}`;
+    } finally {
+      kept.unpersist();
+    }
+  } catch (e) {
+    return (e as Error).message;
+  } finally {
+    await home.close();
+  }
+}
+
 /**
  * Recoverable CUDA failures surface as BASIN_CUDA naming the GPU and the operation,
  * and the GPU works afterwards; through a cluster, a GPU worker whose task failed that
@@ -1002,16 +1020,18 @@ export async function runFaultChecks(cpu: LocalCluster): Promise<CheckOutcome[]>
 export async function runStickyFaultCheck(): Promise<CheckOutcome> {
   const e = await thrown(() => native().gpuFault(0, "illegal-address"));
   const after = await gpuStillAnswers();
+  const kept = await persistStillWorks();
   const stats = native().gpuStats()[0];
   const ok =
     e?.code === "BASIN_CUDA" &&
     /GPU 0 \(.+\): a test kernel failed: cudaError\w+.*runs on the CPU from now on/.test(e.message) &&
     after === null &&
+    kept === null &&
     stats.broken !== null;
   return {
-    name: "a sticky CUDA error: BASIN_CUDA, the GPU is marked unusable, its work runs on the CPU",
+    name: "a sticky CUDA error: BASIN_CUDA, the GPU is marked unusable, its work (and persist()) runs on the CPU",
     ok,
-    detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok (on the CPU)"}; failures ${stats.failures}`,
+    detail: `${e?.code}: ${e?.message}; after: ${after ?? "ok (on the CPU)"}; persist: ${kept ?? "ok"}; failures ${stats.failures}`,
   };
 }
 

@@ -331,6 +331,9 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
 }
 
 void Keep(int device, uint64_t handle, const TablePtr& table) {
+  // Only saves the first query its uploads: a GPU unusable after a sticky error runs
+  // nothing (its work goes to the CPU), so persist() must not fail for it.
+  if (!DeviceState::Of(device).broken().empty()) return;
   OnDevice(
       device,
       [&](DeviceState& dev) -> TablePtr {
