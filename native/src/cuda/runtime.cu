@@ -69,6 +69,12 @@ std::string UnsupportedFor(const Step& step, std::vector<DType>& types, int64_t 
     }
     case Step::Kind::Aggregate:
       if (step.mode != AggMode::Full && step.mode != AggMode::Partial) return "a merge of partial aggregates";
+      // Checked here, not indexed blindly by the kernels' setup: the CPU names the error.
+      for (const AggSpec& a : step.aggs) {
+        const bool rowCount = a.op == AggOp::Count && a.column == -1;
+        if (!rowCount && (a.column < 0 || size_t(a.column) >= types.size())) return "an aggregate column out of range";
+        if (a.op == AggOp::Corr && (a.column2 < 0 || size_t(a.column2) >= types.size())) return "an aggregate column out of range";
+      }
       return GroupingUnsupported(step.keys, types, rows);
   }
   return "an unknown step";
