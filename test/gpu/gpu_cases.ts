@@ -341,6 +341,60 @@ export const GPU_CASES: GpuCase[] = [
     build: (t) => t.groupBy("rid").agg(col("v").sum().alias("s"), count().alias("n")),
   },
   {
+    name: "the one-pass table's limit: 1,024 groups of two keys taken in one pass, 1,025 grouped the general way",
+    onGpu: true,
+    build: () => {
+      const frame = (groups: number) => {
+        const n = 5 * groups;
+        const j = (i: number) => (i * 7) % groups; // every group, first seen out of key order
+        return fromColumns(
+          {
+            a: Array.from({ length: n }, (_, i) => j(i) % 32),
+            b: Array.from({ length: n }, (_, i) => `b${Math.floor(j(i) / 32)}`),
+            v: Array.from({ length: n }, (_, i) => (i % 17 === 0 ? null : (i % 13) - 6)),
+            f: Array.from({ length: n }, (_, i) => (i % 19 === 0 ? null : (i % 23) / 4 - 2)),
+          },
+          { partitions: [n], types: { a: "int64", v: "int64", f: "float64" } },
+        )
+          .groupBy("a", "b")
+          .agg(col("v").sum().alias("s"), col("f").max().alias("m"), count().alias("n"));
+      };
+      return concat([frame(1024), frame(1025)]);
+    },
+  },
+  {
+    name: "timestamps: min and max in one pass, by a timestamp key, and first, last, nUnique, min, max per group",
+    onGpu: true,
+    build: (t) => {
+      const ts = t.withColumns({ ts: col("day").cast("timestamp") });
+      return concat([
+        ts
+          .groupBy("flag")
+          .agg(col("ts").min().alias("a"), col("ts").max().alias("b"), count().alias("n"))
+          .select(col("flag").cast("int64").alias("g"), "a", "b", "n"),
+        ts
+          .groupBy("ts")
+          .agg(col("ts").min().alias("a"), col("ts").max().alias("b"), count().alias("n"))
+          .select(col("ts").cast("int64").alias("g"), "a", "b", "n"),
+      ]);
+    },
+  },
+  {
+    name: "timestamps per group the general way: first, last, nUnique, min and max",
+    onGpu: true,
+    build: (t) =>
+      t
+        .withColumns({ ts: col("day").cast("timestamp") })
+        .groupBy("k")
+        .agg(
+          col("ts").first().alias("tf"),
+          col("ts").last().alias("tl"),
+          col("ts").nUnique().alias("tu"),
+          col("ts").min().alias("tmin"),
+          col("ts").max().alias("tmax"),
+        ),
+  },
+  {
     name: "50,000 groups in one partition: past both small hash tables, grouped in a table for every row",
     onGpu: true,
     build: () => {
