@@ -4,12 +4,9 @@
 // already in memory; a task with CPU work around its GPU steps (parsing a file first,
 // partitioning a partial aggregate after) takes an idle GPU worker, else any worker, so
 // adding a GPU never leaves CPU workers idle behind it. A task whose heavy part is
-// CPU-only (sort, join, nUnique...) prefers CPU workers.
+// CPU-only (a sort or a join, unmeasured on the GPU yet) prefers CPU workers.
 import { GPU_STEP_KINDS } from "../graph/gpu_steps.js";
 import type { Step } from "../graph/tasks.js";
-
-/** Aggregates the GPU computes itself (others run on the CPU over the GPU's group ids). */
-const GPU_AGGS = new Set(["count", "sum", "mean", "var", "std", "min", "max", "median", "quantile", "corr"]);
 
 export type GpuAffinity = "none" | "prefer" | "require";
 
@@ -27,9 +24,9 @@ export function gpuAffinity(steps: readonly Step[]): GpuAffinity {
   let end = first;
   while (end < steps.length && gpuStep(steps[end])) end++;
   const last = steps[end - 1];
-  // Past the GPU run only aggregated (small) data is left, or nothing; an aggregate the
-  // GPU only groups for (an nUnique) is CPU work.
-  const heavyOnGpu = last.kind === "aggregate" ? last.aggs.every((a) => GPU_AGGS.has(a.op)) : end === steps.length;
+  // Past the GPU run only aggregated (small) data is left (the GPU computes every
+  // aggregate), or nothing.
+  const heavyOnGpu = last.kind === "aggregate" || end === steps.length;
   if (!heavyOnGpu) return "none";
   const allGpu = end === steps.length && steps.slice(0, first).every((s) => s.kind === "stored" || s.kind === "concat");
   return allGpu ? "require" : "prefer";

@@ -33,13 +33,13 @@ describe("gpuAffinity", () => {
     expect(gpuAffinity([stored, filter, sumAgg])).toBe("require");
     expect(gpuAffinity([stored, filter])).toBe("require");
     expect(gpuAffinity([stored, medianAgg])).toBe("require");
+    expect(gpuAffinity([stored, nuniqueAgg])).toBe("require");
     expect(gpuAffinity([stored, filter, topK])).toBe("require");
     expect(gpuAffinity([stored, filter, sumAgg, part])).toBe("prefer");
     expect(gpuAffinity([scan, filter, sumAgg, part])).toBe("prefer");
   });
 
   it("tasks whose heavy part the GPU does not do stay with CPU workers", () => {
-    expect(gpuAffinity([stored, nuniqueAgg])).toBe("none");
     expect(gpuAffinity([stored, filter, sort])).toBe("none");
     expect(gpuAffinity([stored, merge])).toBe("none");
     expect(gpuAffinity([scan, part])).toBe("none");
