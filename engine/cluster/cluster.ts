@@ -63,6 +63,8 @@ export interface Cluster {
   readonly workerSlots: number;
   /** Where GPUs alone compute: the bytes of a persisted partition that fits a GPU's work (persist()'s default partitionBytes). */
   readonly devicePartitionBytes?: number;
+  /** Whether its workers read this process's store in place (threads), so a task over a stored table moves nothing. */
+  readonly workersShareStore?: boolean;
   /** Makes GPUs home to persisted partitions where they alone compute (their columns uploaded now); persist() calls it. */
   keepOnDevices?(handles: readonly number[]): Promise<void>;
   /** Reaches the cluster now, so that an unreachable one fails before the first run. */

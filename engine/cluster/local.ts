@@ -187,6 +187,11 @@ export class LocalCluster implements Cluster {
     );
   }
 
+  /** Whether every worker is a thread of this process, reading its store in place (no worker processes). */
+  get workersShareStore(): boolean {
+    return this.pool.names.every((w) => !this.pool.isProcess(w));
+  }
+
   /** The GPUs this cluster has a worker on. */
   get gpus(): readonly number[] {
     return this.pool.gpus;

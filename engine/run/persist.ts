@@ -3,9 +3,10 @@
 import { BasinError } from "../common/errors.js";
 import type { SourceLocation } from "../common/errors.js";
 import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
-import { clusterOf, computeGroups, computeParts, type ComputeOptions } from "./stored.js";
+import { clusterOf, computeGroups, computeParts, computeStored, type ComputeOptions } from "./stored.js";
+import type { Cluster } from "../cluster/cluster.js";
 import { parseBytes } from "../memory/bytes.js";
-import { native, type Handle } from "../native/addon.js";
+import { native, type Handle, type JsTable } from "../native/addon.js";
 import type { Field } from "../common/types.js";
 import { disjoint, type Interval } from "../common/intervals.js";
 
@@ -40,15 +41,18 @@ export interface Persisted {
 export async function persistNode(node: PlanNode, options: PersistOptions, loc?: SourceLocation): Promise<Persisted> {
   const handles = await computeKept(node, options, loc);
   const addon = native();
+  const cluster = clusterOf(options);
+  let facts: ColumnFacts;
   try {
-    await clusterOf(options).keepOnDevices?.(handles);
+    await cluster.keepOnDevices?.(handles);
+    facts = await columnFacts(handles, node.schema, cluster);
   } catch (e) {
     for (const h of handles) addon.release(h);
     throw e;
   }
   const bytes = handles.reduce((n, h) => n + addon.tableBytes(h), 0);
   let released = false;
-  const { ranges, clustered } = columnFacts(handles, node.schema);
+  const { ranges, clustered } = facts;
   return {
     node: {
       kind: "stored",
@@ -110,6 +114,15 @@ async function computeKept(node: PlanNode, options: PersistOptions, loc?: Source
   }
 }
 
+/** A stored table read into JS, then released. */
+function withTable(h: Handle): JsTable {
+  try {
+    return native().tableToJs(h);
+  } finally {
+    native().release(h);
+  }
+}
+
 const RANGED = new Set(["int64", "float64", "date", "timestamp"]);
 /** Column types whose partitions may be found clustered (integers, as Parquet's). */
 const KEYS = new Set(["int64", "date"]);
@@ -125,42 +138,53 @@ interface ColumnFacts {
  * aggregate per partition, a few ms per million rows): what Parquet statistics tell
  * the planner about a file, for persisted tables. Dates and timestamps as numbers.
  * Integer and date columns without nulls whose partitions hold disjoint values are
- * clustered: an aggregation by one runs in each partition (lower/keyed.ts).
+ * clustered: an aggregation by one runs in each partition (lower/keyed.ts). On a
+ * cluster of threads the aggregates are its tasks (in parallel, off the JS thread; on
+ * the GPU that is home to a partition); elsewhere (worker processes, Dask) they run here
+ * rather than move every partition for them.
  */
-function columnFacts(handles: Handle[], schema: Field[]): ColumnFacts {
+async function columnFacts(handles: Handle[], schema: Field[], cluster: Cluster): Promise<ColumnFacts> {
   const addon = native();
   const cols = schema.map((f, i) => ({ f, i })).filter(({ f }) => RANGED.has(f.type));
   const ranges: Record<string, { min: number; max: number }> = {};
   if (cols.length === 0) return { ranges, clustered: [] };
-  const aggs = cols.flatMap(({ i }) => [
-    { op: "min" as const, column: i, name: `min${i}` },
-    { op: "max" as const, column: i, name: `max${i}` },
-    { op: "count" as const, column: i, name: `count${i}` },
-  ]);
+  const ops = ["min", "max", "count"] as const;
+  const aggs = cols.flatMap(({ i }) => ops.map((op) => ({ op, column: i, name: `${op}${i}` })));
+  // The aggregates of one partition as a 1-row table.
+  const factsOf = async (h: Handle): Promise<JsTable> => {
+    if (!cluster.workersShareStore) return withTable(addon.groupByAgg(h, [], aggs, "full"));
+    const stored: PlanNode = { kind: "stored", handles: [h], bytes: addon.tableBytes(h), schema };
+    const root: PlanNode = {
+      kind: "aggregate",
+      input: stored,
+      keys: [],
+      aggs: aggs.map((a) => ({
+        name: a.name,
+        expr: { kind: "agg", op: a.op, arg: { kind: "col", name: schema[a.column]!.name } },
+      })),
+      schema: aggs.map((a) => ({ name: a.name, type: a.op === "count" ? "int64" : schema[a.column]!.type })),
+    };
+    return withTable((await computeStored({ version: PLAN_VERSION, root }, { cluster })).ref);
+  };
+  const rows = handles.map((h) => addon.tableRows(h));
+  const facts = await Promise.all(handles.map((h, p) => (rows[p] === 0 ? null : factsOf(h))));
   const parts = cols.map((): Interval[] | undefined => []);
-  for (const h of handles) {
-    const rows = addon.tableRows(h);
-    if (rows === 0) continue;
-    const out = addon.groupByAgg(h, [], aggs, "full");
-    try {
-      const t = addon.tableToJs(out);
-      cols.forEach(({ f }, k) => {
-        const [lo, hi, n] = [t.columns[3 * k], t.columns[3 * k + 1], t.columns[3 * k + 2]].map((c) =>
-          c.validity && !c.validity[0] ? undefined : Number((c.values as ArrayLike<number | bigint>)[0]),
-        );
-        if (lo === undefined || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) {
-          parts[k] = undefined;
-          return;
-        }
-        parts[k] = n === rows ? parts[k]?.concat({ min: lo, max: hi }) : undefined;
-        const r = (ranges[f.name] ??= { min: lo, max: hi });
-        r.min = Math.min(r.min, lo);
-        r.max = Math.max(r.max, hi);
-      });
-    } finally {
-      addon.release(out);
-    }
-  }
+  facts.forEach((t, p) => {
+    if (!t) return;
+    cols.forEach(({ f }, k) => {
+      const [lo, hi, n] = [t.columns[3 * k], t.columns[3 * k + 1], t.columns[3 * k + 2]].map((c) =>
+        c.validity && !c.validity[0] ? undefined : Number((c.values as ArrayLike<number | bigint>)[0]),
+      );
+      if (lo === undefined || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) {
+        parts[k] = undefined;
+        return;
+      }
+      parts[k] = n === rows[p] ? parts[k]?.concat({ min: lo, max: hi }) : undefined;
+      const r = (ranges[f.name] ??= { min: lo, max: hi });
+      r.min = Math.min(r.min, lo);
+      r.max = Math.max(r.max, hi);
+    });
+  });
   const clustered = cols
     .filter(({ f }, k) => KEYS.has(f.type) && parts[k] && disjoint(parts[k]))
     .map(({ f }) => f.name);
