@@ -86,6 +86,8 @@ export class LocalCluster implements Cluster {
   readonly memory: MemorySettings;
   private readonly gpuSettings: GpuSettings;
   private readonly cpuTasks: CpuTasks;
+  /** Stored tables uploaded by keepOnDevices, and their GPU: its worker takes their tasks when free. */
+  private readonly deviceHomes = new Map<Handle, number>();
   /** Whether the GPU workers are this process's threads (their GPU memory is this process's). */
   private readonly gpusInProcess: boolean;
   /** Every task's span on its worker, for the dashboard's task stream. */
@@ -181,9 +183,19 @@ export class LocalCluster implements Cluster {
     const budget = Math.min(...[...this.gpuSettings.configs.values()].map((c) => c.memoryLimit ?? 0)) / 2;
     const addon = native();
     const bytes = handles.map((h) => addon.tableBytes(h));
+    for (const h of this.deviceHomes.keys()) {
+      try {
+        addon.tableRows(h);
+      } catch {
+        this.deviceHomes.delete(h); // released since (handles are never reused)
+      }
+    }
     applyGpus(this.gpuSettings, true);
     await Promise.all(
-      deviceHomes(bytes, this.pool.gpus, budget).map(({ index, device }) => addon.gpuKeep(device, handles[index]!)),
+      deviceHomes(bytes, this.pool.gpus, budget).map(async ({ index, device }) => {
+        await addon.gpuKeep(device, handles[index]!);
+        this.deviceHomes.set(handles[index]!, device);
+      }),
     );
   }
 
@@ -327,6 +339,7 @@ export class LocalCluster implements Cluster {
           overMemory: () => native().memoryStats().overLimit,
           abandon: (worker) => void this.pool.kill(worker),
           cpuTasks: this.cpuTasks,
+          deviceHome: (h) => this.deviceHomes.get(h),
         },
         options,
       );

@@ -25,6 +25,8 @@ export interface Executor {
   abandon?(worker: string): void;
   /** What CPU workers run beside GPU workers (default "all"; "reads": only file reads). */
   cpuTasks?: CpuTasks;
+  /** The device whose GPU holds a stored table's columns (persist() put them there), if any. */
+  deviceHome?(handle: number): number | undefined;
 }
 
 export interface RunOptions {
@@ -70,7 +72,7 @@ export class GraphRun {
     private readonly executor: Executor,
     private readonly options: RunOptions = {},
   ) {
-    this.state = new SchedulerState(graph, executor.cpuTasks);
+    this.state = new SchedulerState(graph, executor.cpuTasks, (h) => executor.deviceHome?.(h));
     this.result = new Promise<Ref[]>((resolve, reject) => (this.settle = { resolve, reject }));
     this.settled = new Promise<void>((resolve) => (this.markSettled = resolve));
     const onAbort = () =>

@@ -1,7 +1,7 @@
 // The scheduler as a pure state machine (after dask/distributed): events in,
 // instructions out, no I/O. The async shell (shell.ts) carries instructions out.
 import type { SerializedError } from "../common/errors.js";
-import type { TaskGraph } from "../graph/tasks.js";
+import type { Step, TaskGraph } from "../graph/tasks.js";
 import type { Instruction, Ref, SchedulerEvent } from "./events.js";
 import { graphOrder } from "./order.js";
 import { isGpuWorker, placement, type CpuTasks, type GpuAffinity } from "./placement.js";
@@ -25,6 +25,8 @@ interface TaskState {
   nbytes: number;
   failures: number;
   gpu: GpuAffinity;
+  /** The GPU worker whose device is home to the task's stored input (persist() uploaded it there). */
+  home?: string;
 }
 
 export type RunStatus = "running" | "finished" | "failed";
@@ -52,6 +54,7 @@ export class SchedulerState {
   constructor(
     private readonly graph: TaskGraph,
     cpuTasks: CpuTasks = "all",
+    deviceHome: (handle: number) => number | undefined = () => undefined,
   ) {
     const order = graphOrder(graph);
     for (const t of graph.tasks) {
@@ -68,6 +71,7 @@ export class SchedulerState {
         nbytes: 0,
         failures: 0,
         gpu: placement(t.steps, cpuTasks),
+        home: homeWorker(t.steps, deviceHome),
       });
       const g = this.groups.get(t.group) ?? { done: 0, total: 0 };
       g.total++;
@@ -302,6 +306,8 @@ export class SchedulerState {
   private pickWorker(t: TaskState): string {
     const idle = [...this.idle];
     if (t.gpu !== "none") {
+      // The GPU that holds its input when that one is free, else any free GPU (it uploads).
+      if (t.home && this.idle.has(t.home)) return t.home;
       const gpu = idle.find(isGpuWorker);
       if (gpu) return gpu;
     }
@@ -316,4 +322,14 @@ export class SchedulerState {
     for (const [w, bytes] of held) if (bytes > most) [worker, most] = [w, bytes];
     return worker;
   }
+}
+
+/** The GPU worker ("gpu-<device>") home to a task's first stored input with a home. */
+function homeWorker(steps: readonly Step[], deviceHome: (handle: number) => number | undefined): string | undefined {
+  for (const s of steps) {
+    if (s.kind !== "stored") continue;
+    const device = deviceHome(s.handle);
+    if (device !== undefined) return `gpu-${device}`;
+  }
+  return undefined;
 }

@@ -101,6 +101,41 @@ describe("SchedulerState with GPU workers", () => {
     expect(executes(next)).toEqual([["agg-1", "gpu-0"]]);
   });
 
+  it("a task over a partition persist() uploaded to a GPU goes to that GPU when it is free, else to another", () => {
+    const on = (handle: number): Step => ({ kind: "stored", handle });
+    const all: Task = {
+      key: "all-0",
+      group: "all",
+      deps: ["agg-0", "agg-1", "agg-2"].map((key) => ({ key, index: 0 })),
+      steps: [merge],
+    };
+    const graph: TaskGraph = {
+      tasks: [task("agg-0", [on(10), sumAgg]), task("agg-1", [on(11), sumAgg]), task("agg-2", [on(12), sumAgg]), all],
+      output: "all-0",
+    };
+    const homes = new Map([
+      [10, 1],
+      [11, 1],
+    ]);
+    const s = new SchedulerState(graph, "reads", (h) => homes.get(h));
+    for (const w of ["gpu-0", "gpu-1", "cpu-0"]) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
+    // agg-0's home, GPU 1, is free: it goes there although gpu-0 comes first; agg-1's home
+    // is then busy, so it takes gpu-0 rather than wait.
+    expect(executes(s.handle({ type: "start", stimulusId: sid() }))).toEqual([
+      ["agg-0", "gpu-1"],
+      ["agg-1", "gpu-0"],
+    ]);
+    const next = s.handle({
+      type: "taskFinished",
+      key: "agg-0",
+      worker: "gpu-1",
+      outputs: [5],
+      nbytes: 1,
+      stimulusId: sid(),
+    });
+    expect(executes(next)).toEqual([["agg-2", "gpu-1"]]);
+  });
+
   it("a task that scans a file first takes a CPU worker when the GPU worker is busy", () => {
     const graph: TaskGraph = {
       tasks: [task("scan-0", [scan, sumAgg]), task("scan-1", [scan, sumAgg])],
