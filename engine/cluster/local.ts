@@ -183,13 +183,7 @@ export class LocalCluster implements Cluster {
     const budget = Math.min(...[...this.gpuSettings.configs.values()].map((c) => c.memoryLimit ?? 0)) / 2;
     const addon = native();
     const bytes = handles.map((h) => addon.tableBytes(h));
-    for (const h of this.deviceHomes.keys()) {
-      try {
-        addon.tableRows(h);
-      } catch {
-        this.deviceHomes.delete(h); // released since (handles are never reused)
-      }
-    }
+    for (const h of this.deviceHomes.keys()) if (!addon.tableExists(h)) this.deviceHomes.delete(h); // released since
     applyGpus(this.gpuSettings, true);
     await Promise.all(
       deviceHomes(bytes, this.pool.gpus, budget).map(async ({ index, device }) => {

@@ -308,6 +308,8 @@ export interface NativeAddon {
   tableRows(h: Handle): number;
   /** The table's bytes in memory (as stored; spilled or not, never read back). */
   tableBytes(h: Handle): number;
+  /** Whether the handle still names a table (not released; handles are never reused). */
+  tableExists(h: Handle): boolean;
   /** Whether the table is on disk now. */
   isSpilled(h: Handle): boolean;
   /** Spills least recently used unpinned tables until `bytes` are freed, on this thread, now. */

@@ -161,7 +161,7 @@ export class HeldTables {
   /** Lets go of the worker copies of stored tables the engine has released (unpersisted). */
   pruneStored(): void {
     for (const [host, c] of this.stored) {
-      if (storeHas(host)) continue;
+      if (native().tableExists(host)) continue;
       this.stored.delete(host);
       c.handle.then((h) => this.releaseIn(c.worker, [h])).catch(() => {});
     }
@@ -232,16 +232,6 @@ async function moving<T>(path: string, move: () => Promise<T>): Promise<T> {
       "BASIN_IO",
       `could not move a table between Basin's worker processes through ${path}: ${why}; free space in ${dirname(path)} (shared memory, else the temp folder), or run without workerProcesses`,
     );
-  }
-}
-
-/** Whether a handle still names a table in the engine's store (handles are never reused). */
-function storeHas(h: Handle): boolean {
-  try {
-    native().isSpilled(h);
-    return true;
-  } catch {
-    return false;
   }
 }
 

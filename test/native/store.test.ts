@@ -12,7 +12,7 @@ const table = (n: number): JsTable => ({
 afterEach(() => native().setThreadOwner(0));
 
 describe("store", () => {
-  it("counts handles, buffers and bytes, and frees a table when its last reference goes", () => {
+  it("counts handles, buffers and bytes, and frees a table when its last reference goes (then it no longer exists)", () => {
     const before = native().storeStats();
     const h = native().tableFromJs(table(1000));
     expect(native().storeStats()).toMatchObject({
@@ -20,10 +20,13 @@ describe("store", () => {
       buffers: before.buffers + 1,
       bytes: before.bytes + 8000,
     });
+    expect(native().tableBytes(h)).toBe(8000);
     native().retain(h);
     native().release(h);
     expect(native().storeStats().handles).toBe(before.handles + 1);
+    expect(native().tableExists(h)).toBe(true);
     native().release(h);
+    expect(native().tableExists(h)).toBe(false);
     expect(native().storeStats()).toMatchObject({
       handles: before.handles,
       buffers: before.buffers,

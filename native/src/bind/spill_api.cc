@@ -162,6 +162,11 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
       return info.Env().Undefined();
     });
   }));
+  exports.Set("tableExists", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      return Napi::Boolean::New(info.Env(), Store::Instance().has(HandleArg(info[0])));
+    });
+  }));
   exports.Set("isSpilled", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       return Napi::Boolean::New(info.Env(), Store::Instance().isSpilled(HandleArg(info[0])));

@@ -225,9 +225,13 @@ void Store::unpin(uint64_t handle) {
 
 bool Store::isSpilled(uint64_t handle) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = entries_.find(handle);
-  if (it == entries_.end()) throw BasinError("BASIN_HANDLE", "unknown or released table handle " + std::to_string(handle));
-  return it->second.state == State::Disk || it->second.state == State::Loading;
+  const Entry& e = entry(handle);
+  return e.state == State::Disk || e.state == State::Loading;
+}
+
+bool Store::has(uint64_t handle) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.count(handle) > 0;
 }
 
 const Store::Entry& Store::entry(uint64_t handle) const {

@@ -76,6 +76,8 @@ class Store {
   void maybeSpill(int64_t need, bool force = false);
   // Tables on disk, for tests: whether this handle is spilled now.
   bool isSpilled(uint64_t handle) const;
+  // Whether the handle names a table (not yet released; handles are never reused).
+  bool has(uint64_t handle) const;
   // The table's row count and its bytes in memory, without reading a spilled table back.
   int64_t rows(uint64_t handle) const;
   int64_t bytes(uint64_t handle) const;
