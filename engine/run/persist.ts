@@ -5,6 +5,7 @@ import type { SourceLocation } from "../common/errors.js";
 import { PLAN_VERSION, type PlanNode } from "../common/plan.js";
 import { clusterOf, computeGroups, computeParts, computeStored, type ComputeOptions } from "./stored.js";
 import type { Cluster } from "../cluster/cluster.js";
+import { defaultCluster } from "../cluster/default.js";
 import { parseBytes } from "../memory/bytes.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
 import type { Field } from "../common/types.js";
@@ -108,7 +109,9 @@ async function computeKept(node: PlanNode, options: PersistOptions, loc?: Source
     const bytes = first.reduce((n, h) => n + addon.tableBytes(h), 0);
     const groups = Math.max(workers, Math.ceil(bytes / target));
     const stored: PlanNode = { kind: "stored", handles: first, bytes, schema: node.schema, loc };
-    return (await computeGroups(plan(stored), options, groups)).refs;
+    // The parts are in this process's store: a remote cluster's result is regrouped here.
+    const here = cluster.kind === "local" ? cluster : defaultCluster();
+    return (await computeGroups(plan(stored), { ...options, cluster: here }, groups)).refs;
   } finally {
     for (const h of first) native().release(h);
   }

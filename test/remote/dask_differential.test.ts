@@ -186,5 +186,14 @@ describe("persist() on Dask", () => {
     } finally {
       p.unpersist();
     }
+    // Sized by bytes: Dask's result is regrouped in this process, at least 4 partitions.
+    const sized = await frame.persist({ cluster: fx.dask, partitionBytes: "1GB" });
+    try {
+      expect(sized.node.kind === "stored" && sized.node.handles).toHaveLength(4);
+      const actual = await sized.sort("rid").compute({ cluster: fx.local });
+      expectSameRows(tableRows(actual), tableRows(expected), "persisted on Dask by bytes", true);
+    } finally {
+      sized.unpersist();
+    }
   });
 });
