@@ -60,6 +60,12 @@ class DTable {
   TablePtr host_;
 };
 
+// The kernels' view of a column computed on the device (no selection: one row per logical row).
+inline ColumnView ComputedView(const DColumn& c) {
+  return ColumnView{c.type, c.bufs->data->data(), c.bufs->validity ? c.bufs->validity->as<uint8_t>() : nullptr,
+                    c.bufs->chars ? c.bufs->chars->as<uint8_t>() : nullptr, nullptr};
+}
+
 // Rows idx[0..n) (int32 logical rows read through the view's selection; a negative
 // one gives a null, with maybeMissing) of a column, gathered on the device and
 // downloaded; idx null: rows 0..n-1.
