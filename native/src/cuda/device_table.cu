@@ -16,6 +16,11 @@ __global__ void ComposeKernel(const int32_t* sel, const int32_t* rows, int32_t* 
   if (i < n) out[i] = sel ? sel[rows[i]] : rows[i];
 }
 
+__global__ void RowNumbersKernel(int32_t* out, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = int32_t(i);
+}
+
 // Row idx[i] of a column read through its selection; idx[i] < 0: no row (a null).
 __device__ inline int64_t SourceRow(const int32_t* sel, const int32_t* idx, int64_t i) {
   const int32_t r = idx ? idx[i] : int32_t(i);
@@ -100,6 +105,10 @@ Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int
   }
   out.validity = HostValidity(dev, dvalid, n);
   return out;
+}
+
+void RowNumbers(DeviceState& dev, int32_t* out, int64_t n) {
+  if (n > 0) RowNumbersKernel<<<Blocks(n), kBlock, 0, dev.stream()>>>(out, n);
 }
 
 DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n) {

@@ -73,6 +73,8 @@ Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int
 // Row numbers `rows` (int32, logical) read through selection `sel`: sel[rows[i]];
 // either may be null (identity), then the other is returned as it is.
 DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n);
+// out[i] = i for i < n (int32 row numbers), on the GPU's stream.
+void RowNumbers(DeviceState& dev, int32_t* out, int64_t n);
 // Copies n items to/from the device on the GPU's stream (synchronously).
 void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes);
 void ToHost(DeviceState& dev, void* dst, const void* src, size_t bytes);

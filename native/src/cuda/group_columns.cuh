@@ -40,6 +40,13 @@ inline int RowBits(int64_t n) {
   return bits;
 }
 
+// The bits a group id of 0..G takes (G: rows without a value, sorted last).
+inline int GroupBits(int64_t G) {
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;
+  return bits;
+}
+
 // Replaces only when strictly better, as the CPU loop does (NaN never replaces).
 __device__ inline void AtomicMinMax(double* addr, double v, bool isMax) {
   auto* a = reinterpret_cast<unsigned long long*>(addr);

@@ -6,6 +6,7 @@
 
 #include "cuda/column_access.cuh"
 #include "cuda/cuda_check.cuh"
+#include "cuda/group_columns.cuh"
 #include "cuda/string_order.cuh"
 
 namespace basin {
@@ -117,14 +118,6 @@ __global__ void RunEndKernel(const GroupStr* k, int64_t n, uint32_t G, bool last
   if (last ? (j == n - 1 || k[j + 1].group != g) : (j == 0 || k[j - 1].group != g)) pick[g] = k[j].s.row;
 }
 
-// n items of `width` bytes (at least one), every byte set to `byte`.
-DBuf Memset(DeviceState& dev, int64_t n, size_t width, int byte, const char* what) {
-  const size_t bytes = size_t(std::max<int64_t>(n, 1)) * width;
-  DBuf b = dev.alloc(bytes, what);
-  Check(dev.device(), what, cudaMemsetAsync(b->data(), byte, bytes, dev.stream()));
-  return b;
-}
-
 // The rows' strings sorted by (group, string), nulls last.
 DBuf SortedStrings(DeviceState& dev, const ColumnView& c, const int32_t* gid, int64_t n, int64_t G) {
   DBuf keys = dev.alloc(size_t(std::max<int64_t>(n, 1)) * sizeof(GroupStr), "string aggregates");
@@ -140,7 +133,7 @@ DBuf SortedStrings(DeviceState& dev, const ColumnView& c, const int32_t* gid, in
 template <class Runs>
 Column CountRuns(DeviceState& dev, const Runs& r, int64_t n, int64_t G) {
   auto s = dev.stream();
-  DBuf before = Memset(dev, G, 4, 0, "nunique"), upTo = Memset(dev, G, 4, 0, "nunique");
+  DBuf before = Filled<int32_t>(dev, G, 0, "nunique"), upTo = Filled<int32_t>(dev, G, 0, "nunique");
   if (n > 0) {
     DBuf flag = dev.alloc(size_t(n) * 4, "nunique"), sum = dev.alloc(size_t(n) * 4, "nunique");
     NewValueKernel<<<Blocks(n), kBlock, 0, s>>>(r, n, uint32_t(G), flag->as<int32_t>());
@@ -172,11 +165,9 @@ Column NUniqueFixed(DeviceState& dev, const ColumnView& c, const int32_t* gid, i
       return cub::DeviceRadixSort::SortPairs(scratch, bytes, key->as<uint64_t>(), key2->as<uint64_t>(), group->as<uint32_t>(),
                                              group2->as<uint32_t>(), n, 0, valueBits, s);
     });
-    int bits = 1;
-    while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;  // group ids 0..G
     RunCub(dev, "nunique", [&](void* scratch, size_t& bytes) {
       return cub::DeviceRadixSort::SortPairs(scratch, bytes, group2->as<uint32_t>(), group->as<uint32_t>(), key2->as<uint64_t>(),
-                                             key->as<uint64_t>(), n, 0, bits, s);
+                                             key->as<uint64_t>(), n, 0, GroupBits(G), s);
     });
   }
   return CountRuns(dev, FixedRuns{group->as<uint32_t>(), key->as<uint64_t>()}, n, G);
@@ -212,7 +203,7 @@ void AppendPickAgg(Table& out, DTable& t, const DBuf& gid, int64_t groups, const
     }
   } else {
     // The row each group's value is taken from; -1 (a group with no value) gives a null.
-    DBuf pick = Memset(dev, G, 4, 0xFF, "group picks");
+    DBuf pick = Filled<int32_t>(dev, G, -1, "group picks");
     DBuf keys;
     if (a.op == AggOp::First || a.op == AggOp::Last) {
       PickRowKernel<<<Blocks(n), kBlock, 0, dev.stream()>>>(c, g, pick->as<int32_t>(), a.op == AggOp::Last, n);

@@ -165,11 +165,6 @@ __global__ void RankKeysKernel(ColumnView c, const int32_t* gid, int64_t n, uint
   group[i] = ok ? uint32_t(gid[i]) : G;
 }
 
-__global__ void IotaKernel(int32_t* out, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = int32_t(i);
-}
-
 __global__ void GroupOfKernel(const uint32_t* group, const int32_t* rows, uint32_t* out, int64_t n) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) out[i] = group[rows[i]];
@@ -351,15 +346,13 @@ Ranked RankInGroups(DTable& t, const Grouped& g, ColumnView c, const DBuf& cnt, 
   if (n > 0) {
     RankKeysKernel<<<Blocks(n), kBlock, 0, s>>>(c, g.gid->as<int32_t>(), n, uint32_t(G), asDouble, descending,
                                                 r.key->as<uint64_t>(), r.group->as<uint32_t>());
-    IotaKernel<<<Blocks(n), kBlock, 0, s>>>(r.rows->as<int32_t>(), n);
+    RowNumbers(dev, r.rows->as<int32_t>(), n);
     RunCub(dev, "ranks", [&](void* scratch, size_t& bytes) {
       return cub::DeviceRadixSort::SortPairs(scratch, bytes, r.key->as<uint64_t>(), key2->as<uint64_t>(), r.rows->as<int32_t>(), rows2->as<int32_t>(), n, 0, 64, s);
     });
     GroupOfKernel<<<Blocks(n), kBlock, 0, s>>>(r.group->as<uint32_t>(), rows2->as<int32_t>(), group2->as<uint32_t>(), n);
-    int bits = 1;
-    while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(G)) bits++;  // group ids 0..G
     RunCub(dev, "ranks", [&](void* scratch, size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(scratch, bytes, group2->as<uint32_t>(), r.group->as<uint32_t>(), rows2->as<int32_t>(), r.rows->as<int32_t>(), n, 0, bits, s);
+      return cub::DeviceRadixSort::SortPairs(scratch, bytes, group2->as<uint32_t>(), r.group->as<uint32_t>(), rows2->as<int32_t>(), r.rows->as<int32_t>(), n, 0, GroupBits(G), s);
     });
   }
   if (G > 0)

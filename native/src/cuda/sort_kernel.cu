@@ -12,11 +12,6 @@ namespace gpu {
 
 namespace {
 
-__global__ void IotaKernel(int32_t* perm, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) perm[i] = int32_t(i);
-}
-
 // The order-preserving key of row perm[i] (0 for a null: nulls keep their order).
 __global__ void FixedKeysKernel(ColumnView c, const int32_t* perm, int64_t n, uint64_t flip, uint64_t* keys) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -101,7 +96,7 @@ DBuf SortRows(DTable& t, const std::vector<SortKey>& keys) {
   const int64_t n = t.rows;
   DBuf perm = dev.alloc(size_t(std::max<int64_t>(n, 1)) * 4, "sort rows");
   if (n == 0) return perm;
-  IotaKernel<<<Blocks(n), kBlock, 0, dev.stream()>>>(perm->as<int32_t>(), n);
+  RowNumbers(dev, perm->as<int32_t>(), n);
   if (n == 1) return perm;
   // LSD over the keys: the last key first; every pass is stable, so rows that tie on a
   // key keep the order the later keys gave them.
