@@ -1,36 +1,91 @@
 // The checked sample of a Basin answer, read from the arrays the store handed over.
 import { cellAt, type Table } from "../engine/run/table.js";
-import { native, type JsColumn, type JsStrings } from "../engine/native/addon.js";
+import { native, type JsColumn, type JsTable } from "../engine/native/addon.js";
+import type { DType } from "../engine/common/types.js";
+import type { NativeExpr } from "../engine/graph/kernel_args.js";
 import { normalizeCell, type Cell, type Row } from "./compare.js";
 import { basinTypeClass, type ColumnDigest, type Digest } from "./digest.js";
 
-type Compare = (a: number, b: number) => number;
-
 /**
  * A Basin answer's rows sorted by `order` (nulls and NaN first, numbers numerically,
- * strings by their UTF-8 bytes) with
- * every `stride`-th one kept. The sort is Basin's native one over the answer's arrays
- * (a JS comparator sort of a 1e7-row answer by six keys took 80 s, most of a GPU
- * machine's minutes); only the kept rows become JS values (decoding a 1e7-row answer
- * whole grew Node's heap by gigabytes, slowing the runs that came after).
+ * strings by their UTF-8 bytes) with every `stride`-th one kept. The sort is Basin's
+ * native one over a copy of the answer in the store, and yields only the permutation:
+ * a JS comparator sort of a 1e7-row answer by six keys took 80 s, and sorting the
+ * whole table (every column gathered) most of 10 s, of a GPU machine's few minutes.
+ * Only the kept rows become JS values (decoding a 1e7-row answer whole grew Node's heap
+ * by gigabytes, slowing the runs that came after).
  *
  * @example
  * const rows = sortAndStrideTable(await df.compute(), ["id1", "v1"], 50);
  */
 export function sortAndStrideTable(t: Table, order: readonly string[], stride: number): Row[] {
-  const raw = t.raw();
-  const byName = new Map(raw.names.map((n, i) => [n, raw.columns[i]!]));
-  const idx = sortedRows(
-    order.map((k) => byName.get(k)!),
-    t.numRows,
+  const parts = t.rawParts();
+  return withStored(parts, order, (h) => strideRows(parts, sortedRows(h, order, order), stride));
+}
+
+/**
+ * Calls `fn` with the columns `names` of the parts, one after another, as one table in
+ * the store (bulk copies; floats' NaNs made nulls, as the check counts and orders them),
+ * and their types; the table is released after.
+ */
+function withStored<R>(parts: readonly JsTable[], names: readonly string[], fn: (h: number, types: DType[]) => R): R {
+  const addon = native();
+  const at = names.map((k) => parts[0]!.names.indexOf(k));
+  const handles = parts.map((p) =>
+    addon.tableFromJs({ rows: p.rows, names: [...names], columns: at.map((i) => nanAsNull(p.columns[i]!)) }),
   );
+  let whole: number | undefined;
+  try {
+    whole = handles.length === 1 ? handles[0]! : addon.concat(handles);
+    return fn(
+      whole,
+      at.map((i) => parts[0]!.columns[i]!.type),
+    );
+  } finally {
+    for (const h of handles) addon.release(h);
+    if (whole !== undefined && handles.length > 1) addon.release(whole);
+  }
+}
+
+/** The rows of stored table `h` (columns `names`) in ascending order of the `order` columns, nulls first, ties by row. */
+function sortedRows(h: number, names: readonly string[], order: readonly string[]): BigInt64Array {
+  return native().sortIndices(
+    h,
+    order.map((k) => ({ column: names.indexOf(k), descending: false, nullsFirst: true })),
+  );
+}
+
+/** Every `stride`-th of the rows `idx` (numbered across the parts) as JS rows. */
+function strideRows(parts: readonly JsTable[], idx: BigInt64Array, stride: number): Row[] {
+  const starts = partStarts(parts);
+  const names = parts[0]!.names;
   const rows: Row[] = [];
-  const step = Math.max(1, stride);
-  for (let k = 0; k < idx.length; k += step) {
+  for (let k = 0; k < idx.length; k += Math.max(1, stride)) {
     const r = Number(idx[k]!);
-    rows.push(Object.fromEntries(raw.names.map((n, c) => [n, normalizeCell(cellAt(raw.columns[c]!, r))])));
+    const p = partOf(starts, r);
+    const cols = parts[p]!.columns;
+    rows.push(Object.fromEntries(names.map((n, c) => [n, normalizeCell(cellAt(cols[c]!, r - starts[p]!))])));
   }
   return rows;
+}
+
+/** The first row of each part, and the total rows last. */
+function partStarts(parts: readonly JsTable[]): number[] {
+  const starts = [0];
+  for (const p of parts) starts.push(starts[starts.length - 1]! + p.rows);
+  return starts;
+}
+
+/** The part holding row `r` (binary search of `starts`). */
+function partOf(starts: readonly number[], r: number): number {
+  let lo = 0,
+    hi = starts.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= r) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** A float column whose NaNs are nulls (the check orders and compares them alike). */
@@ -43,134 +98,73 @@ function nanAsNull(c: JsColumn): JsColumn {
   return { ...c, validity };
 }
 
-/** 0..n-1 as int64, written through their low 32 bits (a BigInt per row took seconds at 1e8 rows). */
-function rowNumbers(n: number): BigInt64Array {
-  const out = new BigInt64Array(n);
-  const words = new Uint32Array(out.buffer);
-  const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-  for (let i = 0; i < n; i++) words[2 * i + (little ? 0 : 1)] = i;
-  return out;
-}
-
-/** The row numbers of `columns` (numRows rows) in ascending order, nulls and NaN first, ties by row. */
-function sortedRows(columns: JsColumn[], numRows: number): BigInt64Array {
+/**
+ * Statistics of every column of a stored table (floats' NaNs already nulls), computed
+ * by Basin's kernels as DuckDB's and Polars' are by theirs: nulls, min and max, and the
+ * sum (numbers; a string column's total characters).
+ */
+function storedStats(h: number, types: readonly DType[], rows: number): Omit<ColumnDigest, "name" | "type">[] {
   const addon = native();
-  columns = columns.map(nanAsNull);
-  const index: JsColumn = { type: "int64", values: rowNumbers(numRows), validity: null };
-  const names = [...columns.map((_, i) => `k${i}`), "row"];
-  const h = addon.tableFromJs({ rows: numRows, names, columns: [...columns, index] });
+  // Column i as summed: a string's length in characters, a bool as 0/1.
+  const summed = types.map((type, i): NativeExpr => {
+    const c: NativeExpr = { kind: "col", index: i, type };
+    if (type === "string") return { kind: "fn", name: "str.len", args: [c], options: {}, type: "int64" };
+    if (type === "bool") return { kind: "cast", arg: c, type: "int64" };
+    return c;
+  });
+  const n = types.length;
+  const withSums = addon.evalExprs(
+    h,
+    [...types.map((type, i): NativeExpr => ({ kind: "col", index: i, type })), ...summed],
+    [...types.map((_, i) => `c${i}`), ...types.map((_, i) => `s${i}`)],
+  );
   try {
-    const sorted = addon.sortTable(
-      h,
-      columns.map((_, i) => ({ column: i, descending: false, nullsFirst: true })),
-    );
-    const rowsOnly = addon.evalExprs(sorted, [{ kind: "col", index: columns.length, type: "int64" }], ["row"]);
-    addon.release(sorted);
+    const aggs = types.flatMap((type, i) => [
+      { op: "count" as const, column: i, name: `n${i}` },
+      { op: "min" as const, column: i, name: `lo${i}` },
+      { op: "max" as const, column: i, name: `hi${i}` },
+      ...(type === "date" || type === "timestamp" ? [] : [{ op: "sum" as const, column: n + i, name: `sum${i}` }]),
+    ]);
+    const one = addon.groupByAgg(withSums, [], aggs, "full");
     try {
-      return addon.tableToJs(rowsOnly).columns[0]!.values as BigInt64Array;
+      const got = addon.tableToJs(one);
+      // A timestamp's min and max as microseconds (as DuckDB's epoch_us), others as the check normalizes them.
+      const cell = (name: string): Cell => {
+        const c = got.columns[got.names.indexOf(name)]!;
+        if (got.rows === 0 || (c.validity && !c.validity[0])) return null;
+        return c.type === "timestamp" ? Number((c.values as BigInt64Array)[0]) : normalizeCell(cellAt(c, 0));
+      };
+      return types.map((type, i) => {
+        const nulls = rows - Number(cell(`n${i}`) ?? 0);
+        if (nulls === rows) return { nulls, min: null, max: null, sum: null };
+        const sum = type === "date" || type === "timestamp" ? null : Number(cell(`sum${i}`));
+        return { nulls, min: cell(`lo${i}`), max: cell(`hi${i}`), sum };
+      });
     } finally {
-      addon.release(rowsOnly);
+      addon.release(one);
     }
   } finally {
-    addon.release(h);
+    addon.release(withSums);
   }
-}
-
-/** Row order within a string column by UTF-8 bytes (DuckDB's and Polars' order), nulls first. */
-function compareStrings(c: JsColumn): Compare {
-  const valid = c.validity;
-  const { offsets: o, chars: ch } = c.values as JsStrings;
-  return (a, b) => {
-    const na = valid !== null && !valid[a],
-      nb = valid !== null && !valid[b];
-    if (na || nb) return Number(nb) - Number(na);
-    let i = o[a]!,
-      j = o[b]!;
-    const ea = o[a + 1]!,
-      eb = o[b + 1]!;
-    for (; i < ea && j < eb; i++, j++) if (ch[i] !== ch[j]) return ch[i]! - ch[j]!;
-    return ea - i - (eb - j);
-  };
-}
-
-/** Statistics of one column of a Basin answer, read from its arrays (nulls and NaN counted together). */
-function basinColumn(name: string, c: JsColumn, rows: number): ColumnDigest {
-  const type = basinTypeClass(c.type);
-  const valid = c.validity;
-  let nulls = 0;
-  let min: Cell = null,
-    max: Cell = null,
-    sum: number | null = null;
-  if (c.type === "string") {
-    const s = c.values as JsStrings;
-    const text = new TextDecoder();
-    let lo: string | null = null,
-      hi: string | null = null,
-      first = -1,
-      chars = 0;
-    const cmp = compareStrings(c);
-    let loRow = -1,
-      hiRow = -1;
-    for (let i = 0; i < rows; i++) {
-      if (valid && !valid[i]) {
-        nulls++;
-        continue;
-      }
-      if (first < 0) first = loRow = hiRow = i;
-      if (cmp(i, loRow) < 0) loRow = i;
-      if (cmp(i, hiRow) > 0) hiRow = i;
-      const bytes = s.chars.subarray(s.offsets[i]!, s.offsets[i + 1]!);
-      chars += s.ascii ? bytes.length : [...text.decode(bytes)].length;
-    }
-    if (first >= 0) {
-      lo = text.decode(s.chars.subarray(s.offsets[loRow]!, s.offsets[loRow + 1]!));
-      hi = text.decode(s.chars.subarray(s.offsets[hiRow]!, s.offsets[hiRow + 1]!));
-      sum = chars;
-    }
-    min = lo;
-    max = hi;
-  } else {
-    const v = c.values as BigInt64Array | Float64Array | Int32Array | Uint8Array;
-    let lo = Infinity,
-      hi = -Infinity,
-      total = 0;
-    for (let i = 0; i < rows; i++) {
-      const x = Number(v[i]);
-      if ((valid && !valid[i]) || Number.isNaN(x)) {
-        nulls++;
-        continue;
-      }
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
-      total += x;
-    }
-    if (nulls < rows) {
-      if (c.type === "date") {
-        min = normalizeCell(new Date(lo * 86_400_000));
-        max = normalizeCell(new Date(hi * 86_400_000));
-      } else {
-        min = lo;
-        max = hi;
-        if (c.type !== "timestamp") sum = total;
-      }
-    }
-  }
-  return { name, type, nulls, min, max, sum };
 }
 
 /**
- * The digest of a Basin answer (see digest.ts): statistics over every row, read from
- * the result's arrays, and its rows sorted by `order`, every `stride`-th kept.
+ * The digest of a Basin answer (see digest.ts): statistics over every row and its rows
+ * sorted by `order`, every `stride`-th kept, both from one copy of the answer in the store.
  *
  * @example
  * const d = basinDigest(await df.compute(), ["id1"], 1);
  */
 export function basinDigest(t: Table, order: readonly string[], stride: number): Digest {
-  const raw = t.raw();
-  return {
-    numRows: t.numRows,
-    columns: raw.names.map((n, i) => basinColumn(n, raw.columns[i]!, t.numRows)),
-    rows: sortAndStrideTable(t, order, stride),
-    stride,
-  };
+  const parts = t.rawParts();
+  const names = parts[0]!.names;
+  return withStored(parts, names, (h, types) => {
+    const stats = storedStats(h, types, t.numRows);
+    return {
+      numRows: t.numRows,
+      columns: names.map((name, i) => ({ name, type: basinTypeClass(types[i]!), ...stats[i]! })),
+      rows: strideRows(parts, sortedRows(h, names, order), stride),
+      stride,
+    };
+  });
 }

@@ -459,6 +459,8 @@ export interface NativeAddon {
 
   /** Stable sort of a table by keys (column indices). */
   sortTable(h: Handle, keys: SortKey[]): Handle;
+  /** The stable sorting permutation alone: row numbers of `h` in sorted order (no column gathered). */
+  sortIndices(h: Handle, keys: SortKey[]): BigInt64Array;
   /**
    * From a table, `parts - 1` boundary rows (key columns only, in key order) at evenly
    * spaced quantiles of its rows sorted by `keys`; fewer when there are fewer distinct

@@ -106,6 +106,11 @@ export class Table {
     return Object.fromEntries(this.schema.map((f, c) => [f.name, this.at(c)]));
   }
 
+  /** @internal The partitions as the store handed them over (readers that go part by part concatenate nothing). */
+  rawParts(): readonly JsTable[] {
+    return this.whole ? [this.whole] : this.parts;
+  }
+
   /** @internal The columns as the store handed them over, as one table (writers read them without decoding). */
   raw(): JsTable {
     return (this.whole ??= concatJsTables(this.parts));

@@ -1,6 +1,8 @@
 // JS entry points for sorting and range partitioning (engine/native/addon.ts).
 #include <napi.h>
 
+#include <cstring>
+
 #include "bind/napi_util.h"
 #include "bind/plan_args.h"
 #include "ops/sort.h"
@@ -29,6 +31,17 @@ void RegisterSort(Napi::Env env, Napi::Object exports) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
       return PutTable(info.Env(), SortTable(*t, SortKeysArg(info[1])));
+    });
+  }));
+  // sortIndices(h, keys) -> BigInt64Array: the sorting permutation alone (row numbers
+  // in sorted order), for a reader that wants a few rows of the order, not the table.
+  exports.Set("sortIndices", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      TablePtr t = TableArg(info[0]);
+      std::vector<int64_t> idx = SortIndices(*t, SortKeysArg(info[1]));
+      auto out = Napi::BigInt64Array::New(info.Env(), idx.size());
+      if (!idx.empty()) std::memcpy(out.Data(), idx.data(), idx.size() * sizeof(int64_t));
+      return out;
     });
   }));
   // sortBoundaries(h, keys, parts) -> handle (key columns only)

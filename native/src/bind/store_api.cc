@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 
 #include "bind/napi_util.h"
@@ -136,15 +137,18 @@ Napi::Value TableToJs(Napi::Env env, const Table& t, Handover how) {
   throw BasinError("BASIN_IO", "column \"" + name + "\": " + what + "; the file is corrupt or was written wrongly");
 }
 
-void CheckStrings(const std::string& name, const double* off, size_t offsets, size_t chars, const uint8_t* bytes,
+// Offsets as JS hands them over: doubles (JsStrings) or the store's own int64s (a
+// result taken by takeTableToJs, given back). Every one is checked before it is read.
+template <class Off>
+void CheckStrings(const std::string& name, const Off* off, size_t offsets, size_t chars, const uint8_t* bytes,
                   const uint8_t* valid, int64_t rows, bool ascii) {
   if (offsets < size_t(rows) + 1)
     Corrupt(name, std::to_string(offsets) + " string offsets for " + std::to_string(rows) + " rows");
-  double prev = off[0];
+  Off prev = off[0];
   if (!(prev == 0)) Corrupt(name, "the string offsets do not start at 0");
   for (int64_t i = 1; i <= rows; i++) {
-    const double o = off[size_t(i)];
-    if (!(o >= prev && o <= double(chars) && o == double(int64_t(o))))
+    const Off o = off[size_t(i)];
+    if (!(o >= prev && o <= Off(chars) && o == Off(int64_t(o))))
       Corrupt(name, "string offset " + std::to_string(i) + " (" + std::to_string(o) + ") is out of order or past the " +
                         std::to_string(chars) + " bytes of text");
     prev = o;
@@ -161,6 +165,49 @@ void CheckStrings(const std::string& name, const double* off, size_t offsets, si
   }
 }
 
+// A validity array with no zero is no validity (the store's "no nulls").
+bool AnyNull(const uint8_t* valid, int64_t rows) {
+  return valid && std::memchr(valid, 0, size_t(rows)) != nullptr;
+}
+
+// A string column from checked offsets and bytes, copied whole (no nulls: a null's
+// bytes would otherwise have to be dropped, which the row-by-row builder does).
+template <class Off>
+Column StringsInBulk(const Off* off, const uint8_t* chars, int64_t rows) {
+  Column c;
+  c.type = DType::String;
+  c.length = rows;
+  c.data = MakeBufferNoInit(size_t(rows + 1) * 8);
+  int64_t* o = c.data->as<int64_t>();
+  for (int64_t i = 0; i <= rows; i++) o[i] = int64_t(off[size_t(i)]);
+  c.chars = MakeBufferNoInit(size_t(o[rows]));
+  if (o[rows] > 0) std::memcpy(c.chars->data(), chars, size_t(o[rows]));
+  return c;
+}
+
+// A fixed-width column copied whole: null slots zeroed and bools made 0/1, as the
+// builder leaves them (hashes and sums read values without looking at validity).
+Column FixedInBulk(DType t, const uint8_t* raw, const uint8_t* valid, int64_t rows) {
+  Column c;
+  c.type = t;
+  c.length = rows;
+  const size_t w = ElementSize(t);
+  c.data = MakeBufferNoInit(size_t(rows) * w);
+  uint8_t* d = c.data->data();
+  if (rows > 0) std::memcpy(d, raw, size_t(rows) * w);
+  if (t == DType::Bool)
+    for (int64_t i = 0; i < rows; i++) d[i] = d[i] != 0;
+  if (AnyNull(valid, rows)) {
+    c.validity = MakeBufferNoInit(size_t(rows));
+    uint8_t* v = c.validity->data();
+    for (int64_t i = 0; i < rows; i++) {
+      v[i] = valid[i] != 0;
+      if (!v[i]) std::memset(d + size_t(i) * w, 0, w);
+    }
+  }
+  return c;
+}
+
 Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name) {
   DType t = DTypeFromName(o.Get("type").As<Napi::String>().Utf8Value());
   Napi::Value values = o.Get("values");
@@ -173,20 +220,30 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
   }
   if (t == DType::String && !values.IsArray()) {
     // Bulk strings { offsets: Float64Array, chars: Uint8Array, ascii }, as readers of
-    // Arrow data hand them over (no JS string per value).
+    // Arrow data hand them over (no JS string per value), or a taken result's
+    // { offsets64: BigInt64Array, chars, ascii } given back.
     auto raw = values.As<Napi::Object>();
-    auto off = raw.Get("offsets").As<Napi::Float64Array>();
     auto chars = raw.Get("chars").As<Napi::Uint8Array>();
     // Text must be UTF-8 (kernels decode it); `binary` bytes (serialized values) are not text.
-    CheckStrings(name, off.Data(), off.ElementLength(), chars.ElementLength(), chars.Data(), valid, rows,
-                 raw.Get("ascii").ToBoolean().Value() || raw.Get("binary").ToBoolean().Value());
-    ColumnBuilder b(t, rows);
-    const char* ch = reinterpret_cast<const char*>(chars.Data());
-    for (int64_t i = 0; i < rows; i++) {
-      if (valid && !valid[i]) b.appendNull();
-      else b.appendString(std::string_view(ch + size_t(off[size_t(i)]), size_t(off[size_t(i) + 1] - off[size_t(i)])));
+    const bool unchecked = raw.Get("ascii").ToBoolean().Value() || raw.Get("binary").ToBoolean().Value();
+    auto build = [&](const auto* off, size_t offsets) {
+      CheckStrings(name, off, offsets, chars.ElementLength(), chars.Data(), valid, rows, unchecked);
+      if (!AnyNull(valid, rows)) return StringsInBulk(off, chars.Data(), rows);
+      ColumnBuilder b(t, rows);
+      const char* ch = reinterpret_cast<const char*>(chars.Data());
+      for (int64_t i = 0; i < rows; i++) {
+        if (!valid[i]) b.appendNull();
+        else b.appendString(std::string_view(ch + size_t(off[size_t(i)]), size_t(off[size_t(i) + 1] - off[size_t(i)])));
+      }
+      return b.finish();
+    };
+    Napi::Value off64 = raw.Get("offsets64");
+    if (off64.IsTypedArray()) {
+      auto o = off64.As<Napi::BigInt64Array>();
+      return build(o.Data(), o.ElementLength());
     }
-    return b.finish();
+    auto o = raw.Get("offsets").As<Napi::Float64Array>();
+    return build(o.Data(), o.ElementLength());
   }
   if (t == DType::String) {
     auto a = values.As<Napi::Array>();
@@ -202,20 +259,7 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
   auto ta = values.As<Napi::TypedArray>();
   if (ta.ByteLength() / ElementSize(t) < size_t(rows)) Corrupt(name, "it has fewer values than the table has rows");
   const uint8_t* raw = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
-  ColumnBuilder b(t, rows);
-  for (int64_t i = 0; i < rows; i++) {
-    if (valid && !valid[i]) {
-      b.appendNull();
-      continue;
-    }
-    switch (t) {
-      case DType::Float64: b.appendDouble(reinterpret_cast<const double*>(raw)[i]); break;
-      case DType::Bool: b.appendBool(raw[i] != 0); break;
-      case DType::Date: b.appendDate(reinterpret_cast<const int32_t*>(raw)[i]); break;
-      default: b.appendInt(reinterpret_cast<const int64_t*>(raw)[i]); break;
-    }
-  }
-  return b.finish();
+  return FixedInBulk(t, raw, valid, rows);
 }
 
 }  // namespace
