@@ -8,15 +8,22 @@ export interface DeviceHome {
 }
 
 /**
- * Deals partitions to GPUs in turn, each GPU taking partitions while their bytes stay
- * within `budget` (the rest stay on the host and are uploaded by the queries that read
- * them, spilling least recently used columns as the device cache does).
+ * Deals partitions to GPUs in turn, each GPU taking partitions while their bytes, with
+ * what earlier persists keep there (`kept`, bytes by device), stay within `budget`
+ * (the rest stay on the host and are uploaded by the queries that read them, spilling
+ * least recently used columns as the device cache does).
  *
  * @example
  * deviceHomes([100, 100, 100], [0, 1], 150) // [{ index: 0, device: 0 }, { index: 1, device: 1 }]
+ * deviceHomes([100], [0], 150, new Map([[0, 100]])) // []: GPU 0 already keeps 100
  */
-export function deviceHomes(bytes: readonly number[], gpus: readonly number[], budget: number): DeviceHome[] {
-  const used = new Map(gpus.map((d) => [d, 0]));
+export function deviceHomes(
+  bytes: readonly number[],
+  gpus: readonly number[],
+  budget: number,
+  kept: ReadonlyMap<number, number> = new Map(),
+): DeviceHome[] {
+  const used = new Map(gpus.map((d) => [d, kept.get(d) ?? 0]));
   const homes: DeviceHome[] = [];
   bytes.forEach((b, index) => {
     const device = gpus[index % gpus.length];

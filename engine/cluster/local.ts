@@ -168,25 +168,37 @@ export class LocalCluster implements Cluster {
    */
   get devicePartitionBytes(): number | undefined {
     if (this.cpuTasks !== "reads") return undefined;
+    const limit = this.smallestDeviceLimit();
+    return limit ? Math.floor(limit / 4) : undefined;
+  }
+
+  /** The smallest memory limit set on this cluster's GPUs (bytes), or 0 when none is set. */
+  private smallestDeviceLimit(): number {
     const limits = [...this.gpuSettings.configs.values()].flatMap((c) => (c.memoryLimit ? [c.memoryLimit] : []));
-    return limits.length > 0 ? Math.floor(Math.min(...limits) / 4) : undefined;
+    return limits.length > 0 ? Math.min(...limits) : 0;
   }
 
   /**
    * Where the GPUs alone compute (cpuTasks "reads") and their workers are this
    * process's threads: uploads persisted partitions to their GPUs now, dealt in turn, up
-   * to half of each device's memory limit, so that the first query over them does not
-   * pay the upload (persist() calls it). Elsewhere it does nothing.
+   * to half of each device's memory limit with what earlier persists keep there, so that
+   * the first query over them does not pay the upload (persist() calls it). Elsewhere it
+   * does nothing.
    */
   async keepOnDevices(handles: readonly Handle[]): Promise<void> {
     if (this.cpuTasks !== "reads" || !this.gpusInProcess || this.closed) return;
-    const budget = Math.min(...[...this.gpuSettings.configs.values()].map((c) => c.memoryLimit ?? 0)) / 2;
+    const budget = this.smallestDeviceLimit() / 2;
     const addon = native();
     const bytes = handles.map((h) => addon.tableBytes(h));
-    for (const h of this.deviceHomes.keys()) if (!addon.tableExists(h)) this.deviceHomes.delete(h); // released since
+    const kept = new Map<number, number>();
+    for (const [h, device] of this.deviceHomes) {
+      if (!addon.tableExists(h))
+        this.deviceHomes.delete(h); // released since
+      else kept.set(device, (kept.get(device) ?? 0) + addon.tableBytes(h));
+    }
     applyGpus(this.gpuSettings, true);
     await Promise.all(
-      deviceHomes(bytes, this.pool.gpus, budget).map(async ({ index, device }) => {
+      deviceHomes(bytes, this.pool.gpus, budget, kept).map(async ({ index, device }) => {
         await addon.gpuKeep(device, handles[index]!);
         this.deviceHomes.set(handles[index]!, device);
       }),

@@ -24,6 +24,16 @@ describe("device homes of persisted partitions", () => {
     expect(deviceHomes([200], [0], 100)).toEqual([]);
   });
 
+  it("counts what earlier persists keep on each GPU against its budget", () => {
+    // GPU 0 keeps 80 already: only the 20 fits there; GPU 1 (nothing kept) takes its turns.
+    expect(deviceHomes([30, 30, 20, 30], [0, 1], 100, new Map([[0, 80]]))).toEqual([
+      { index: 1, device: 1 },
+      { index: 2, device: 0 },
+      { index: 3, device: 1 },
+    ]);
+    expect(deviceHomes([10], [0], 100, new Map([[0, 100]]))).toEqual([]);
+  });
+
   it("keeps nothing without GPUs or partitions", () => {
     expect(deviceHomes([10], [], 100)).toEqual([]);
     expect(deviceHomes([], [0], 100)).toEqual([]);
