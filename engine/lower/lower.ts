@@ -66,9 +66,10 @@ class GraphBuilder {
 
   /**
    * @param minScanBlocks CSV scans are cut into at least this many blocks (smaller
-   * than their blocksize when need be): persist() asks for its partition count, so
-   * each partition is one block, none split or concatenated, and the workers get
-   * equal shares.
+   * than their blocksize when need be): one per worker, so that every worker parses
+   * (a 509 MB file is 8 blocks of 64 MiB: 8 of 16 cores would parse it), or persist()'s
+   * partition count where that is more, so each partition is one block, none split
+   * or concatenated, and the workers get equal shares.
    */
   constructor(
     private readonly budget?: MemoryBudget,
@@ -437,7 +438,7 @@ class GraphBuilder {
  */
 export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph {
   const groups = options.parts ? (options.groups ?? 0) : 0;
-  const b = new GraphBuilder(options.budget, groups);
+  const b = new GraphBuilder(options.budget, Math.max(groups, options.budget?.workers ?? 0));
   const chains = b.lower(resolvePlan(root));
   if (chains.length === 1 && groups <= 1) return { tasks: b.tasks, output: b.close(chains[0]) };
   const n = chains.length;
