@@ -272,6 +272,7 @@ export class LocalCluster implements Cluster {
       budget: this.budget,
       parts: options.parts ?? false,
       groups: options.groups,
+      scanWorkers: this.cpuTasks === "reads" ? Math.max(1, this.pool.size) : this.pool.size + this.pool.gpus.length,
     });
     let written: number | undefined;
     if (options.writeStep) ({ graph, parts: written } = withWriteTasks(graph, options.writeStep));

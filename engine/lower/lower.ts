@@ -44,10 +44,30 @@ export interface LowerOptions {
    * with fewer partitions than groups each is split into row ranges.
    */
   groups?: number;
+  /** The workers that parse files (every worker, or the CPU workers where the GPUs alone compute): CSV scans get a multiple of this many blocks. */
+  scanWorkers?: number;
 }
 
 /** The smallest CSV block a scan is cut into to reach a block count. */
 const MIN_BLOCK = 1 << 20;
+
+/**
+ * The block size a CSV scan of `total` bytes is cut at: at most `blocksize`, into at
+ * least `minBlocks` blocks (persist()'s partitions: none then split or concatenated),
+ * and into a whole number of rounds of `workers` blocks, so that every worker parses
+ * and none of the last round's waits on one straggling block (G1_1e7's 509 MB was 8
+ * blocks of 64 MiB for 16 workers; G1_1e8's 76 blocks left 12 of them a fifth round).
+ * Never below MIN_BLOCK.
+ *
+ * @example
+ * csvBlockBytes(509e6, 64 << 20, 16, 1) // 31812500: 16 blocks
+ */
+export function csvBlockBytes(total: number, blocksize: number, workers: number, minBlocks: number): number {
+  let blocks = Math.max(minBlocks, Math.ceil(total / blocksize));
+  if (workers > 1) blocks = Math.ceil(blocks / workers) * workers;
+  if (blocks <= 1) return blocksize;
+  return Math.min(blocksize, Math.max(MIN_BLOCK, Math.ceil(total / blocks)));
+}
 
 /** Bytes of the files (a missing one counts 0: its scan reports it). */
 function totalBytes(files: string[]): number {
@@ -66,14 +86,14 @@ class GraphBuilder {
 
   /**
    * @param minScanBlocks CSV scans are cut into at least this many blocks (smaller
-   * than their blocksize when need be): one per worker, so that every worker parses
-   * (a 509 MB file is 8 blocks of 64 MiB: 8 of 16 cores would parse it), or persist()'s
-   * partition count where that is more, so each partition is one block, none split
-   * or concatenated, and the workers get equal shares.
+   * than their blocksize when need be): persist() asks for its partition count, so
+   * each partition is one block, none split or concatenated.
+   * @param scanWorkers the workers that parse: scans are cut into rounds of this many blocks.
    */
   constructor(
     private readonly budget?: MemoryBudget,
     private readonly minScanBlocks = 0,
+    private readonly scanWorkers = 0,
   ) {}
 
   /** Partitions of a shuffle of `bytes`: `inMemory`, or enough for one to fit under the memory limit (grace hash). */
@@ -213,8 +233,8 @@ class GraphBuilder {
     const chains: Chain[] = [];
     const limited = scanBlockBytes(node.options.blocksize, this.budget, MIN_BLOCK);
     const blocksize =
-      this.minScanBlocks > 1
-        ? Math.min(limited, Math.max(MIN_BLOCK, Math.ceil(totalBytes(node.files) / this.minScanBlocks)))
+      this.minScanBlocks > 1 || this.scanWorkers > 1
+        ? csvBlockBytes(totalBytes(node.files), limited, this.scanWorkers, this.minScanBlocks)
         : limited;
     for (const path of node.files) {
       const csv = {
@@ -438,7 +458,7 @@ class GraphBuilder {
  */
 export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph {
   const groups = options.parts ? (options.groups ?? 0) : 0;
-  const b = new GraphBuilder(options.budget, Math.max(groups, options.budget?.workers ?? 0));
+  const b = new GraphBuilder(options.budget, groups, options.scanWorkers);
   const chains = b.lower(resolvePlan(root));
   if (chains.length === 1 && groups <= 1) return { tasks: b.tasks, output: b.close(chains[0]) };
   const n = chains.length;
