@@ -208,6 +208,8 @@ export interface GpuConfig {
   poolSize?: number;
   /** CUDA's stream-ordered allocator instead of Basin's pool. */
   asyncAllocator?: boolean;
+  /** Copies of 8 MiB and more through pinned staging buffers (default true); false: straight from pageable memory. */
+  stagedCopies?: boolean;
 }
 
 /** Per-GPU memory and transfer counters (engine events and `basin run --stats`). */

@@ -12,6 +12,7 @@ import {
   runFaultChecks,
   runProcessFaultCheck,
   runSpillCheck,
+  runStagedCopyCheck,
   runStickyFaultCheck,
   specialFrame,
   tripsFrame,
@@ -53,6 +54,11 @@ describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
     const o = await runDeviceHomeCheck(cpu);
     expect(o.ok, o.detail).toBe(true);
   });
+
+  it("gpu: copies of 8 MiB and more through pinned staging give the same bytes", async () => {
+    const o = await runStagedCopyCheck(cpu);
+    expect(o.ok, o.detail).toBe(true);
+  }, 120_000);
 
   it("gpu: data twice the device memory limit completes through spilling", async () => {
     const o = await runSpillCheck(cpu);

@@ -1219,3 +1219,71 @@ export async function runDeviceHomeCheck(cpu: LocalCluster): Promise<CheckOutcom
     await home.close();
   }
 }
+
+/** Why two results' columns differ byte for byte (values, validity, string bytes), or null: for answers too large to decode. */
+function diffBytes(gpu: Table, cpu: Table): string | null {
+  if (JSON.stringify(gpu.schema) !== JSON.stringify(cpu.schema)) return "schemas differ";
+  if (gpu.numRows !== cpu.numRows) return `${gpu.numRows} rows vs ${cpu.numRows}`;
+  const g = gpu.raw(),
+    c = cpu.raw();
+  const bytes = (v: ArrayBufferView | null | undefined) =>
+    v ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : Buffer.alloc(0);
+  for (let i = 0; i < c.columns.length; i++) {
+    const a = g.columns[i]!,
+      b = c.columns[i]!;
+    const parts: [string, ArrayBufferView | null | undefined, ArrayBufferView | null | undefined][] =
+      b.type === "string"
+        ? [
+            [
+              "offsets",
+              (a.values as { offsets: Float64Array }).offsets,
+              (b.values as { offsets: Float64Array }).offsets,
+            ],
+            ["bytes", (a.values as { chars: Uint8Array }).chars, (b.values as { chars: Uint8Array }).chars],
+          ]
+        : [["values", a.values as ArrayBufferView, b.values as ArrayBufferView]];
+    parts.push(["validity", a.validity, b.validity]);
+    for (const [what, x, y] of parts)
+      if (Buffer.compare(bytes(x), bytes(y)) !== 0) return `column ${c.names[i]}: ${what} differ`;
+  }
+  return null;
+}
+
+/**
+ * Copies of 8 MiB and more go through the pinned staging buffers: a table of 2M rows
+ * (its string bytes ~82 MB, three 32 MiB chunks with the last one partial; its int64
+ * and float columns 16 MB, one partial chunk) goes up whole and comes back through a
+ * filter that keeps every row; the answer equals the CPU's byte for byte.
+ */
+export async function runStagedCopyCheck(cpu: LocalCluster): Promise<CheckOutcome> {
+  const n = 2_000_003;
+  const pad = "é".repeat(18);
+  const data = fromColumns(
+    {
+      v: Array.from({ length: n }, (_, i) => (i * 7919) % 1_000_003),
+      f: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : i / 7)),
+      s: Array.from({ length: n }, (_, i) => `${(i * 31) % 100_000}${pad}`),
+    },
+    { partitions: [n], types: { v: "int64" } },
+  );
+  const q = data.filter(col("v").ge(0));
+  const gpu = new LocalCluster({ workers: 0, gpus: [0] });
+  try {
+    const s0 = native().gpuStats()[0]!;
+    const got = await q.compute({ cluster: gpu });
+    const s1 = native().gpuStats()[0]!;
+    const want = await q.compute({ cluster: cpu });
+    const diff = diffBytes(got, want);
+    const up = s1.uploadBytes - s0.uploadBytes,
+      down = s1.downloadBytes - s0.downloadBytes;
+    return {
+      name: "large copies through pinned staging give the same bytes",
+      ok: diff === null && s1.chains > s0.chains && up > 64 << 20 && down > 64 << 20,
+      detail:
+        `${diff ?? "same bytes"}; up ${(up / 1e6).toFixed(0)} MB in ${((s1.uploadMicros - s0.uploadMicros) / 1e3).toFixed(1)} ms, ` +
+        `down ${(down / 1e6).toFixed(0)} MB in ${((s1.downloadMicros - s0.downloadMicros) / 1e3).toFixed(1)} ms`,
+    };
+  } finally {
+    await gpu.close();
+  }
+}

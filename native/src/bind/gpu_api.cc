@@ -104,7 +104,7 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
     o.Set("devices", devs);
     return o;
   }));
-  // gpuConfigure(device, { memoryLimit, poolSize, asyncAllocator })
+  // gpuConfigure(device, { memoryLimit, poolSize, asyncAllocator, stagedCopies })
   exports.Set("gpuConfigure", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       auto o = info[1].As<Napi::Object>();
@@ -112,6 +112,7 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
       if (o.Get("memoryLimit").IsNumber()) c.memoryLimit = o.Get("memoryLimit").As<Napi::Number>().Int64Value();
       if (o.Get("poolSize").IsNumber()) c.poolSize = o.Get("poolSize").As<Napi::Number>().Int64Value();
       if (o.Get("asyncAllocator").IsBoolean()) c.asyncAllocator = o.Get("asyncAllocator").As<Napi::Boolean>().Value();
+      if (o.Get("stagedCopies").IsBoolean()) c.stagedCopies = o.Get("stagedCopies").As<Napi::Boolean>().Value();
       gpu::Configure(info[0].As<Napi::Number>().Int32Value(), c);
       return info.Env().Undefined();
     });

@@ -245,13 +245,15 @@ void DeviceState::reset() {
   stale.clear();
   std::lock_guard<std::mutex> lock(mu_);
   generation_++;  // a buffer still held elsewhere is not returned to the pool freed below
-  if (ready_ && broken_.empty()) {
+  const bool usable = ready_ && broken_.empty();
+  if (usable) {
     cudaSetDevice(device_);
     cudaStreamSynchronize(stream_);
     if (pool_) cudaFree(pool_);
     cudaStreamDestroy(stream_);
     cudaGetLastError();
   }
+  staging_.release(usable);
   pool_ = nullptr;
   stream_ = nullptr;
   free_.clear();

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "cuda/host_staging.cuh"
 #include "gpu/gpu.h"
 
 namespace basin {
@@ -76,6 +77,9 @@ class DeviceState {
   std::string broken();
   // Serializes chains on this GPU (one stream; a worker thread per GPU normally).
   std::mutex& runLock() { return run_; }
+  // The pinned buffers large copies go through, when the settings ask for them (else
+  // null); used under runLock only.
+  HostStaging* staging() { return config_.stagedCopies ? &staging_ : nullptr; }
 
  private:
   friend class DeviceBuffer;
@@ -109,6 +113,7 @@ class DeviceState {
   uint64_t generation_ = 1;
   std::string broken_;
   MemoryStats stats_;
+  HostStaging staging_;
 };
 
 }  // namespace gpu

@@ -123,8 +123,11 @@ void ToDevice(DeviceState& dev, void* dst, const void* src, size_t bytes) {
   if (!bytes) return;
   Sync(dev, "copy to device");  // the kernels queued before: not the copy's time
   const auto t0 = std::chrono::steady_clock::now();
-  Check(dev.device(), "copy to device", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, dev.stream()));
-  Sync(dev, "copy to device");
+  HostStaging* staging = bytes >= HostStaging::kMinStaged ? dev.staging() : nullptr;
+  if (!staging || !staging->upload(dev.device(), dev.stream(), dst, src, bytes)) {
+    Check(dev.device(), "copy to device", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, dev.stream()));
+    Sync(dev, "copy to device");
+  }
   dev.countUpload(bytes, MicrosSince(t0));
 }
 
@@ -132,8 +135,11 @@ void ToHost(DeviceState& dev, void* dst, const void* src, size_t bytes) {
   if (!bytes) return;
   Sync(dev, "copy to host");
   const auto t0 = std::chrono::steady_clock::now();
-  Check(dev.device(), "copy to host", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, dev.stream()));
-  Sync(dev, "copy to host");
+  HostStaging* staging = bytes >= HostStaging::kMinStaged ? dev.staging() : nullptr;
+  if (!staging || !staging->download(dev.device(), dev.stream(), dst, src, bytes)) {
+    Check(dev.device(), "copy to host", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, dev.stream()));
+    Sync(dev, "copy to host");
+  }
   dev.countDownload(bytes, MicrosSince(t0));
 }
 

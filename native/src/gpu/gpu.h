@@ -46,6 +46,9 @@ struct DeviceConfig {
   int64_t poolSize = 0;
   // CUDA's stream-ordered allocator (cudaMallocAsync) instead of Basin's pool.
   bool asyncAllocator = false;
+  // Copies of 8 MiB and more go through pinned staging buffers (cuda/host_staging.cuh);
+  // false: straight from and to pageable memory (the driver stages them itself).
+  bool stagedCopies = true;
 };
 
 // Applies settings to a GPU (frees what it holds there). Throws BASIN_CUDA for a GPU
