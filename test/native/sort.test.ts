@@ -254,6 +254,26 @@ describe("sortTable vs DuckDB", () => {
     }
   });
 
+  it("string keys all of one length, or none past 8 bytes, tie to the next key as DuckDB", async () => {
+    // "id001".."id040" (one length: ties need no length order) and "a".."abcdefgh" (all
+    // within one 8-byte chunk, of different lengths), with nulls, before a second key.
+    const r = seededRandom(11);
+    const short = ["a", "ab", "abc", "abcd", "abcdefgh", "b", "", "abcdefg"];
+    for (const pick of [(i: number) => `id${String(1 + (i % 40)).padStart(3, "0")}`, (i: number) => short[i % 8]!]) {
+      const rows = generate({ rows: 1200, distinct: 25, seed: 12 }).map((row) => ({
+        ...row,
+        k_s: r() < 0.05 ? null : pick(Math.floor(r() * 1000)),
+      }));
+      const table = await loadRowsIntoDuck(duck.con, rows, COLS);
+      const h = track(native().tableFromJs(rowsToJsTable(rows, COLS)));
+      const input = cells(h);
+      for (const keys of [[K("k_s"), K("k_int")], [K("k_s", true, true), K("k_f", true)], [K("k_s")]]) {
+        const got = cells(track(native().sortTable(h, keys))).map(rowKey);
+        expect(got, keyLabel(keys)).toEqual((await duckOrder(table, keys)).map((rid) => rowKey(input[rid])));
+      }
+    }
+  });
+
   it("large int and float keys (radix paths) match DuckDB", async () => {
     const rows = generate({ rows: 20000, distinct: 1_000_000, seed: 9 });
     const table = await loadRowsIntoDuck(duck.con, rows, COLS);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -251,12 +252,21 @@ class Sorter {
       const int64_t b = w.begin, n = w.end - w.begin, at = 8 * w.depth;
       KeyRow* x = pairs(n);
       int64_t* p = perm_.data() + b;
+      // The longest and shortest strings here, from the offsets this loop reads anyway:
+      // when none goes past this chunk, or all are as long, the tie runs below need no
+      // second look at each row's offsets (a cache miss per row, rows being in sorted
+      // order by now: a fifth of a sort by short string keys).
+      int64_t minLen = INT64_MAX, maxLen = 0;
       for (int64_t i = 0; i < n; i++) {
-        const int64_t r = p[i], len = off[r + 1] - off[r] - at;
+        const int64_t r = p[i], whole = off[r + 1] - off[r], len = whole - at;
+        minLen = std::min(minLen, whole);
+        maxLen = std::max(maxLen, whole);
         x[i] = KeyRow{(len > 0 ? StringPrefix(chars + off[r] + at, len) : 0) ^ flip, r};
       }
       KeyRow* s = sortPairs(x, n);
       for (int64_t i = 0; i < n; i++) p[i] = s[i].row;
+      const bool deeper = maxLen > at + 8;  // some tie run may differ past this chunk
+      const bool sameLength = minLen == maxLen;
       int64_t start = 0;
       int64_t longest = 0;  // bytes after this chunk, the most in the current tie run
       for (int64_t i = 0; i <= n; i++) {
@@ -265,12 +275,13 @@ class Sorter {
             // Equal but for their lengths: shorter first. (sortFixed reuses the scratch
             // pairs, but only their first i - start entries, which this loop has read.)
             if (longest > 0) stack.push_back(Work{b + start, b + i, w.depth + 1});
-            else sortFixed([off](int64_t r) { return uint64_t(off[r + 1] - off[r]); }, desc, b + start, b + i);
+            else if (!sameLength) sortFixed([off](int64_t r) { return uint64_t(off[r + 1] - off[r]); }, desc, b + start, b + i);
+            else if (needRuns_) next_.push_back(Run{b + start, b + i});  // equal strings: the next key decides
           }
           start = i;
           longest = 0;
         }
-        if (i < n) longest = std::max(longest, off[s[i].row + 1] - off[s[i].row] - at - 8);
+        if (i < n && deeper) longest = std::max(longest, off[s[i].row + 1] - off[s[i].row] - at - 8);
       }
     }
   }
