@@ -8,12 +8,15 @@
  *               [--out BENCHMARKS.md] [--data-dir .bench-data] [--rss]
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { compareDigests, ROW_LIMITS, strideFor, type Digest, type RowLimits } from "./digest.js";
 import type { Dataset } from "./data_file.js";
 import type { Question } from "./questions.js";
 import { PROCESS_SUITES, SUITES, type Suite } from "./suites.js";
+import { parquetRowDiff } from "./row_check.js";
 import type { RunTracer } from "./run_trace.js";
 import { native } from "../engine/native/addon.js";
 import { collectResults } from "../engine/run/take.js";
@@ -153,10 +156,11 @@ async function timeRuns(
   fn: () => Promise<Answer>,
   check: ((a: Answer) => Promise<Checked>) | null,
   tracer?: RunTracer,
-): Promise<{ seconds: number; best: number; checked: Checked | null; trace: string }> {
+): Promise<{ seconds: number; best: number; checked: Checked | null; answer: Answer | null; trace: string }> {
   let first = NaN,
     best = Infinity;
   let checked: Checked | null = null;
+  let answer: Answer | null = null;
   let trace = "";
   for (let i = 0; i < runs; i++) {
     // Untimed: the garbage of earlier runs and checks is collected now, not in the
@@ -164,16 +168,19 @@ async function timeRuns(
     await collectResults();
     if (i === 0) await tracer?.start();
     const t0 = performance.now();
-    const answer = await fn();
+    const got = await fn();
     const s = (performance.now() - t0) / 1000;
     if (i === 0) {
       first = s;
       trace = (await tracer?.end()) ?? "";
-      if (check) checked = await check(answer);
+      if (check) {
+        checked = await check(got);
+        answer = got;
+      }
     }
     best = Math.min(best, s);
   }
-  return { seconds: first, best, checked, trace };
+  return { seconds: first, best, checked, answer, trace };
 }
 
 /**
@@ -217,29 +224,31 @@ function checkOrder(q: Question, a: Answer): string[] {
   return [...q.keys, ...a.columns.filter((c) => !q.keys.includes(c)).sort()];
 }
 
-async function digestAnswer(q: Question, a: Answer, limits: RowLimits): Promise<Checked> {
+/** The digest of an answer: its rows sampled by the question's stride, or none (stride 0) when every row is compared elsewhere. */
+async function digestAnswer(q: Question, a: Answer, limits: RowLimits, everyRow: boolean): Promise<Checked> {
   try {
-    return { digest: await a.digest(checkOrder(q, a), strideFor(a.numRows, limits)) };
+    return { digest: await a.digest(checkOrder(q, a), everyRow ? 0 : strideFor(a.numRows, limits)) };
   } catch (e) {
     return { error: `could not read answer: ${errorMessage(e)}` };
   }
 }
 
-/** One contender's runs of one question: its outcome, and the timed answer's digest when checked. */
+/** One contender's runs of one question: its outcome, and the timed answer with its digest when checked. */
 async function runOne(
   q: Question,
   c: Contender,
   runs: number,
   check: boolean,
-  limits: RowLimits = ROW_LIMITS,
-): Promise<{ outcome: Outcome; checked?: Checked }> {
+  limits: RowLimits,
+  everyRow: (a: Answer) => boolean,
+): Promise<{ outcome: Outcome; checked?: Checked; answer?: Answer }> {
   if (!c.supports(q)) return { outcome: { kind: "unsupported" } };
   try {
-    const digest = check ? (a: Answer) => digestAnswer(q, a, limits) : null;
-    const { seconds, best, checked, trace } = await timeRuns(runs, () => c.run(q), digest, c.tracer);
+    const digest = check ? (a: Answer) => digestAnswer(q, a, limits, everyRow(a)) : null;
+    const { seconds, best, checked, answer, trace } = await timeRuns(runs, () => c.run(q), digest, c.tracer);
     log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
     if (trace) log(`${q.id} ${c.name} first run: ${trace}`);
-    return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}) };
+    return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}), ...(answer ? { answer } : {}) };
   } catch (e) {
     log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
     return { outcome: { kind: "error", message: errorMessage(e) } };
@@ -254,28 +263,91 @@ async function runOne(
 class QuestionCheck {
   readonly outcomes = new Map<string, Outcome>();
   private ref: { name: string; checked: Checked } | null = null;
+  /** The reference's answer as Parquet, when it is too large to compare in full here (see row_check.ts). */
+  private refParquet: string | null = null;
+  private dir: string | null = null;
   private readonly problems = new Map<string, string>();
+  /** Contenders whose every row was compared with the reference's, and those compared by a sample of rows. */
+  private readonly everyRow: string[] = [];
+  private readonly sampled: string[] = [];
   private answered = 0;
 
   constructor(
     readonly q: Question,
     private readonly rtol: number,
+    private readonly limits: RowLimits,
   ) {}
 
-  add(name: string, outcome: Outcome, checked?: Checked): void {
+  /**
+   * Whether answer `a` (not the reference's) has its every row compared with the
+   * reference's, both as Parquet, rather than a sample: when it would be sampled and
+   * both can be written (DuckDB's and Basin's can).
+   */
+  comparesEveryRow(a: Answer): boolean {
+    return this.refParquet !== null && a.writeParquet !== undefined && strideFor(a.numRows, this.limits) > 1;
+  }
+
+  async add(name: string, outcome: Outcome, checked?: Checked, answer?: Answer): Promise<void> {
     this.outcomes.set(name, outcome);
     if (!checked) return;
     this.answered++;
-    if (!this.ref) {
-      this.ref = { name, checked };
-      return;
+    try {
+      if (!this.ref) {
+        this.ref = { name, checked };
+        if ("digest" in checked && answer?.writeParquet && strideFor(answer.numRows, this.limits) > 1)
+          this.refParquet = await this.written(answer, "reference");
+        return;
+      }
+      if (!("digest" in this.ref.checked)) return;
+      const ref = this.ref.checked.digest;
+      let diff = "error" in checked ? checked.error : compareDigests(ref, checked.digest, this.q.keys, this.rtol);
+      if (!diff && "digest" in checked && checked.digest.stride === 0 && answer) {
+        diff = await this.compareEveryRow(answer, ref);
+        this.everyRow.push(name);
+      } else if ("digest" in checked && checked.digest.stride > 1) this.sampled.push(name);
+      if (diff) this.problems.set(name, `MISMATCH vs ${this.ref.name}: ${diff}`);
+    } finally {
+      await answer?.release?.();
     }
-    if (!("digest" in this.ref.checked)) return;
-    const diff =
-      "error" in checked
-        ? checked.error
-        : compareDigests(this.ref.checked.digest, checked.digest, this.q.keys, this.rtol);
-    if (diff) this.problems.set(name, `MISMATCH vs ${this.ref.name}: ${diff}`);
+  }
+
+  /** `answer` as a Parquet file in this question's temporary folder; its path, or null when it could not be written. */
+  private async written(answer: Answer, name: string): Promise<string | null> {
+    this.dir ??= mkdtempSync(join(tmpdir(), "basin-bench-check-"));
+    const path = join(this.dir, `${name}.parquet`);
+    try {
+      await answer.writeParquet!(path);
+      return path;
+    } catch (e) {
+      log(`${this.q.id}: could not write the ${name} answer for the every-row check: ${errorMessage(e)}`);
+      return null;
+    }
+  }
+
+  /** Every row of `answer` against the reference's (see row_check.ts). */
+  private async compareEveryRow(answer: Answer, ref: Digest): Promise<string | null> {
+    const path = await this.written(answer, "answer");
+    if (!path) return "could not write the answer for the every-row check";
+    try {
+      return await parquetRowDiff(
+        this.refParquet!,
+        path,
+        ref.columns,
+        checkOrder(this.q, answer),
+        this.q.keys,
+        this.rtol,
+      );
+    } catch (e) {
+      return `could not compare every row: ${errorMessage(e)}`;
+    } finally {
+      rmSync(path, { force: true });
+    }
+  }
+
+  /** Removes the reference's Parquet file (the question is done). */
+  finish(): void {
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = this.refParquet = null;
   }
 
   /** The check column: `ok`, or every contender's problem. */
@@ -289,11 +361,17 @@ class QuestionCheck {
       else if (o?.kind === "error") notes.push(`${c.name}: error: ${o.message}`);
       else if (this.problems.has(c.name)) notes.push(`${c.name}: ${this.problems.get(c.name)!}`);
     }
+    const problems = notes.length;
     const stride = ref && "digest" in ref.checked ? ref.checked.digest.stride : 1;
-    const sampled = stride > 1 && this.answered > 1;
-    if (sampled) notes.push(`column statistics of all rows checked, the rows themselves every ${stride}th`);
-    if (this.answered < 2) notes.push("unchecked (fewer than two answers)");
-    return notes.length === 0 || (notes.length === 1 && sampled) ? ["ok", ...notes].join("; ") : notes.join("; ");
+    if (this.everyRow.length > 0 && ref)
+      notes.push(`every row of ${this.everyRow.join(", ")} compared with ${ref.name}'s`);
+    if (this.sampled.length > 0)
+      notes.push(
+        `column statistics of all rows checked, the rows themselves every ${stride}th` +
+          (this.everyRow.length > 0 ? ` (${this.sampled.join(", ")})` : ""),
+      );
+    if (this.answered < 2) return [...notes, "unchecked (fewer than two answers)"].join("; ");
+    return problems === 0 ? ["ok", ...notes].join("; ") : notes.join("; ");
   }
 
   row(contenders: readonly Contender[], check: boolean): ResultRow {
@@ -319,10 +397,14 @@ export async function runQuestion(
   rtol = 1e-6,
   limits: RowLimits = ROW_LIMITS,
 ): Promise<ResultRow> {
-  const qc = new QuestionCheck(q, rtol);
-  for (const c of contenders) {
-    const r = await runOne(q, c, runs, check, limits);
-    qc.add(c.name, r.outcome, r.checked);
+  const qc = new QuestionCheck(q, rtol, limits);
+  try {
+    for (const c of contenders) {
+      const r = await runOne(q, c, runs, check, limits, (a) => qc.comparesEveryRow(a));
+      await qc.add(c.name, r.outcome, r.checked, r.answer);
+    }
+  } finally {
+    qc.finish();
   }
   return qc.row(contenders, check);
 }
@@ -376,19 +458,23 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
   const load: ResultRow = { label: `load ${format}`, description: "", outcomes: new Map(), check: "-" };
   const checks = suite.questions
     .filter((q) => opts.questions.includes(q.id))
-    .map((q) => new QuestionCheck(q, suite.rtol ?? 1e-6));
+    .map((q) => new QuestionCheck(q, suite.rtol ?? 1e-6, ROW_LIMITS));
   // One system at a time: it loads, answers every question, and frees its tables before
   // the next one loads (at TPC-H SF 10 every system's tables at once would not fit).
-  for (const c of contenders) {
-    await loadOne(c, load);
-    for (const qc of checks) {
-      const r = await runOne(qc.q, c, opts.runs, !opts.rssChild);
-      qc.add(c.name, r.outcome, r.checked);
+  try {
+    for (const c of contenders) {
+      await loadOne(c, load);
+      for (const qc of checks) {
+        const r = await runOne(qc.q, c, opts.runs, !opts.rssChild, ROW_LIMITS, (a) => qc.comparesEveryRow(a));
+        await qc.add(c.name, r.outcome, r.checked, r.answer);
+      }
+      await c.close?.();
+      // The next system starts from the memory this one freed, given back to the system.
+      await collectResults();
+      native().releaseFreeMemory();
     }
-    await c.close?.();
-    // The next system starts from the memory this one freed, given back to the system.
-    await collectResults();
-    native().releaseFreeMemory();
+  } finally {
+    for (const qc of checks) qc.finish();
   }
   const questionRows = checks.map((qc) => qc.row(contenders, !opts.rssChild));
   const rows: ResultRow[] = [load, ...questionRows, totalRow(questionRows, names)];

@@ -11,7 +11,8 @@ import type { DType } from "../engine/common/types.js";
 import { clearCsvBlockCache } from "../engine/lower/csv_blocks.js";
 import { normalizeCell, normalizeRows } from "./compare.js";
 import { clusterTracer, type RunTracer } from "./run_trace.js";
-import { basinDigest } from "./table_sample.js";
+import { quoteIdent, sqlString } from "./sql.js";
+import { basinDigest, writeParquetAnswer } from "./table_sample.js";
 import type { Table } from "../engine/run/table.js";
 import type { Question, Tables } from "./questions.js";
 import type { ColumnType, Dataset, Schema, TableFile } from "./data_file.js";
@@ -40,12 +41,21 @@ function perTable<T>(data: Dataset, make: (t: TableFile) => T): Tables<T> {
  * computed it. `digest(order, stride)` reads what the check compares (after timing stops):
  * column names and type classes, statistics of every column over every row computed
  * inside that system, and the rows sorted by `order` (natively where the system can),
- * every `stride`-th of them (1: all; the harness samples huge answers, see digest.ts).
+ * every `stride`-th of them (1: all; 0: none; the harness samples huge answers, see
+ * digest.ts). Where the reference's answer and another's can both be written as
+ * Parquet (DuckDB's, Basin's), every row is compared instead of a sample.
  */
 export interface Answer {
   numRows: number;
   columns: string[];
   digest(order: readonly string[], stride: number): Promise<Digest>;
+  /**
+   * Writes the answer (the digested one) as a new Parquet file: where the reference's
+   * and another system's answers both can, every row is compared (row_check.ts).
+   */
+  writeParquet?(path: string): Promise<void>;
+  /** Frees what the answer holds for the check (DuckDB's kept table). */
+  release?(): Promise<void>;
 }
 
 /** A column's statistics with the systems' conventions for empty and all-null columns made one. */
@@ -69,10 +79,6 @@ function columnDigest(
   };
 }
 
-function quoteIdent(s: string): string {
-  return `"${s.replaceAll('"', '""')}"`;
-}
-
 /** One timed column of the results table. */
 export interface Contender {
   /** Column label, e.g. `duckdb` or `polars+scan`. */
@@ -88,12 +94,9 @@ export interface Contender {
   run(q: Question): Promise<Answer>;
   /** Releases resources (a cluster's workers and GPU memory: awaited before the next system loads). */
   close?(): void | Promise<void>;
+
   /** Says where a run's time went (Basin's task spans and GPU copies), for the log. */
   readonly tracer?: RunTracer;
-}
-
-function sqlString(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
 }
 
 function duckdbRead(t: TableFile): string {
@@ -143,6 +146,7 @@ export async function duckdbContender(data: Dataset, loaded: boolean): Promise<C
   const conn: DuckDBConnection = await instance.connect();
   const scans = data.tables.map((t) => `${quoteIdent(t.name)} AS (SELECT * FROM ${duckdbRead(t)})`).join(", ");
   const answer = "__bench_answer";
+  let checked = 0;
   return {
     name: loaded ? "duckdb" : "duckdb+scan",
     load: loaded
@@ -164,24 +168,34 @@ export async function duckdbContender(data: Dataset, loaded: boolean): Promise<C
       await conn.run(`CREATE OR REPLACE TEMP TABLE ${answer} AS ${sql}`);
       const numRows = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${answer}`)).getRowObjectsJS()[0]!.n);
       const columns = (await conn.runAndReadAll(`SELECT * FROM ${answer} LIMIT 0`)).columnNames();
+      // The checked answer is kept under a name of its own (later runs replace `answer`)
+      // until released, so that it can be written for the every-row comparison.
+      const kept = `__bench_checked_${++checked}`;
       return {
         numRows,
         columns,
         async digest(order, stride) {
+          await conn.run(`ALTER TABLE ${answer} RENAME TO ${kept}`);
           const by = order.map((c) => `${quoteIdent(c)} NULLS FIRST`).join(", ");
           const rowsSql =
-            stride === 1
-              ? `SELECT * FROM ${answer} ORDER BY ${by}`
-              : `SELECT * EXCLUDE (__rn) FROM (SELECT *, row_number() OVER (ORDER BY ${by}) - 1 AS __rn ` +
-                `FROM ${answer}) WHERE __rn % ${stride} = 0 ORDER BY __rn`;
-          const digest: Digest = {
+            stride === 0
+              ? null
+              : stride === 1
+                ? `SELECT * FROM ${kept} ORDER BY ${by}`
+                : `SELECT * EXCLUDE (__rn) FROM (SELECT *, row_number() OVER (ORDER BY ${by}) - 1 AS __rn ` +
+                  `FROM ${kept}) WHERE __rn % ${stride} = 0 ORDER BY __rn`;
+          return {
             numRows,
-            columns: await duckdbStats(conn, answer, numRows),
-            rows: normalizeRows((await conn.runAndReadAll(rowsSql)).getRowObjectsJS()),
+            columns: await duckdbStats(conn, kept, numRows),
+            rows: rowsSql ? normalizeRows((await conn.runAndReadAll(rowsSql)).getRowObjectsJS()) : [],
             stride,
           };
-          await conn.run(`DROP TABLE IF EXISTS ${answer}`);
-          return digest;
+        },
+        async writeParquet(path) {
+          await conn.run(`COPY ${kept} TO ${sqlString(path)} (FORMAT parquet)`);
+        },
+        async release() {
+          await conn.run(`DROP TABLE IF EXISTS ${kept}`);
         },
       };
     },
@@ -257,12 +271,12 @@ export function polarsContender(data: Dataset, loaded: boolean): Contender {
         numRows: out.height,
         columns: out.columns,
         async digest(order, stride) {
-          const sorted = order.length > 0 ? out.sort([...order]) : out;
-          const sample = stride > 1 ? sorted.gatherEvery(stride) : sorted;
+          const sorted = () => (order.length > 0 ? out.sort([...order]) : out);
+          const sample = stride === 0 ? null : stride > 1 ? sorted().gatherEvery(stride) : sorted();
           return {
             numRows: out.height,
             columns: polarsStats(out),
-            rows: normalizeRows(sample.toRecords() as Record<string, unknown>[]),
+            rows: sample ? normalizeRows(sample.toRecords() as Record<string, unknown>[]) : [],
             stride,
           };
         },
@@ -281,6 +295,9 @@ function basinAnswer(t: Table): Answer {
     columns: [...t.columnNames],
     async digest(order, stride) {
       return basinDigest(t, order, stride);
+    },
+    async writeParquet(path) {
+      writeParquetAnswer(t, path);
     },
   };
 }

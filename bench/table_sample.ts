@@ -150,7 +150,8 @@ function storedStats(h: number, types: readonly DType[], rows: number): Omit<Col
 
 /**
  * The digest of a Basin answer (see digest.ts): statistics over every row and its rows
- * sorted by `order`, every `stride`-th kept, both from one copy of the answer in the store.
+ * sorted by `order`, every `stride`-th kept (none with stride 0), both from one copy of
+ * the answer in the store.
  *
  * @example
  * const d = basinDigest(await df.compute(), ["id1"], 1);
@@ -163,8 +164,20 @@ export function basinDigest(t: Table, order: readonly string[], stride: number):
     return {
       numRows: t.numRows,
       columns: names.map((name, i) => ({ name, type: basinTypeClass(types[i]!), ...stats[i]! })),
-      rows: strideRows(parts, sortedRows(h, names, order), stride),
+      rows: stride > 0 ? strideRows(parts, sortedRows(h, names, order), stride) : [],
       stride,
     };
   });
+}
+
+/**
+ * Writes a Basin answer as a new Parquet file (uncompressed: the reader is DuckDB on
+ * the same machine, at once), for the check that compares every row inside DuckDB.
+ *
+ * @example
+ * writeParquetAnswer(await df.compute(), "/tmp/answer.parquet");
+ */
+export function writeParquetAnswer(t: Table, path: string): void {
+  const parts = t.rawParts();
+  withStored(parts, parts[0]!.names, (h) => native().parquetWriteFile(h, path, "uncompressed", 1_000_000));
 }

@@ -9,6 +9,7 @@ import type { Dataset } from "../../bench/data_file.js";
 import { compareDigests, type Digest } from "../../bench/digest.js";
 import type { Question } from "../../bench/questions.js";
 import { runQuestion } from "../../bench/run.js";
+import { col as bcol, lit as blit, when as bwhen, type DataFrame } from "../../engine/api/index.js";
 import { basinContender, duckdbContender, polarsContender, type Contender } from "../../bench/systems.js";
 
 // 60,000 rows, more than the check here compares row by row (50,000; the bench's own
@@ -58,6 +59,11 @@ function question(alter?: (t: pl.LazyDataFrame) => pl.LazyDataFrame): Question {
   };
 }
 
+/** The whole table, Basin's version altered by `alter`. */
+function basinQuestion(alter: (t: DataFrame) => DataFrame): Question {
+  return { ...question(), basin: ({ t }) => alter(t!) };
+}
+
 /** The check column of one question run `runs` times on each named contender. */
 async function check(q: Question, runs = 1, systems = ["duckdb", "polars"]): Promise<string> {
   const chosen = contenders.filter((x) => systems.includes(x.name));
@@ -67,8 +73,35 @@ async function check(q: Question, runs = 1, systems = ["duckdb", "polars"]): Pro
 describe("the bench's answer check", () => {
   it("accepts the same answer from DuckDB, Polars and Basin, compared whole", async () => {
     expect(await check(question(), 1, ["duckdb", "polars", "basin"])).toBe(
-      "ok; column statistics of all rows checked, the rows themselves every 3th",
+      "ok; every row of basin compared with duckdb's; " +
+        "column statistics of all rows checked, the rows themselves every 3th (polars)",
     );
+  });
+
+  it("compares every row of Basin's answer in DuckDB: two strings swapped between rows the sample skips", async () => {
+    // Rows id 1 and 4 (indices 1 and 4 in the check's order: the every-3rd sample reads
+    // neither) trade their g: every column's statistics stay the same.
+    const swapped = basinQuestion((t) =>
+      t.withColumns({
+        g: bwhen(bcol("id").eq(1)).then(blit("g4")).when(bcol("id").eq(4)).then(blit("g1")).otherwise(bcol("g")),
+      }),
+    );
+    expect(await check(swapped, 1, ["duckdb", "basin"])).toMatch(
+      /^basin: MISMATCH vs duckdb: row 1 \(in the check's order\) column g: got g4, expected g1/,
+    );
+    // A float a rounding away from DuckDB's passes; half a unit away does not.
+    const rounded = basinQuestion((t) =>
+      t.withColumns({
+        v: bwhen(bcol("id").eq(5))
+          .then(bcol("v").mul(1 + 1e-12))
+          .otherwise(bcol("v")),
+      }),
+    );
+    expect(await check(rounded, 1, ["duckdb", "basin"])).toMatch(/^ok; every row of basin compared/);
+    const shifted = basinQuestion((t) =>
+      t.withColumns({ v: bwhen(bcol("id").eq(5)).then(bcol("v").add(0.5)).otherwise(bcol("v")) }),
+    );
+    expect(await check(shifted, 1, ["duckdb", "basin"])).toMatch(/^basin: MISMATCH vs duckdb: /);
   });
 
   it("rejects a wrong value in a row the row sample skips, by the column's sum", async () => {
