@@ -1266,7 +1266,13 @@ export async function runStagedCopyCheck(cpu: LocalCluster): Promise<CheckOutcom
     },
     { partitions: [n], types: { v: "int64" } },
   );
-  const q = data.filter(col("v").ge(0));
+  // Reads every column (so each is uploaded, and comes back gathered on the device) and keeps every row.
+  const q = data.filter(
+    col("v")
+      .ge(0)
+      .and(col("s").ne(""))
+      .and(col("f").isNull().or(col("f").ge(0))),
+  );
   const gpu = new LocalCluster({ workers: 0, gpus: [0] });
   try {
     const s0 = native().gpuStats()[0]!;

@@ -147,6 +147,9 @@ DBuf DeviceState::alloc(size_t bytes, const char* what) {
 }
 
 void DeviceState::configure(const DeviceConfig& c) {
+  // Not while a chain runs: reset() frees the pool, the stream and the staging buffers
+  // it uses (the order run_ then mu_, as in the chains, Warm and Keep).
+  std::lock_guard<std::mutex> run(run_);
   reset();
   std::lock_guard<std::mutex> lock(mu_);
   config_ = c;

@@ -28,6 +28,7 @@ void ParallelCopy(uint8_t* dst, const uint8_t* src, size_t bytes) {
     if (at < bytes) std::memcpy(dst + at, src + at, std::min(per, bytes - at));
   };
   std::vector<std::thread> pool;
+  pool.reserve(threads - 1);  // a bad_alloc here comes before any thread exists
   size_t started = 1;
   try {
     for (; started < threads; started++) pool.emplace_back(piece, started);
@@ -110,7 +111,10 @@ void HostStaging::release(bool usable) {
     buf_[i] = nullptr;
     done_[i] = nullptr;
   }
-  if (usable) cudaGetLastError();
+  if (usable) {
+    cudaGetLastError();
+    failed_ = false;  // new settings: pinned memory is tried again
+  }
 }
 
 }  // namespace gpu
