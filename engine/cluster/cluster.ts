@@ -36,6 +36,8 @@ export interface FrameRunOptions extends ClusterRunOptions {
   parts?: boolean;
   /** With parts: exactly this many partitions (adjacent ones concatenated, or each split into row ranges). */
   groups?: number;
+  /** The result becomes a persisted frame's partitions: a worker process that made one keeps its copy, read in place by later runs. */
+  persisted?: boolean;
   /**
    * A writer's step for partition `part` of the result, run in a task of its own as soon
    * as that partition is made (engine/graph/write_tasks.ts), so the result is written as

@@ -179,14 +179,14 @@ export class LocalCluster implements Cluster {
   }
 
   /**
-   * Where the GPUs alone compute (cpuTasks "reads") and their workers are this
-   * process's threads: uploads persisted partitions to their GPUs now, dealt in turn, up
-   * to half of each device's memory limit with what earlier persists keep there, so that
-   * the first query over them does not pay the upload (persist() calls it). Elsewhere it
-   * does nothing.
+   * Where the GPUs alone compute (cpuTasks "reads"): uploads persisted partitions to
+   * their GPUs now, dealt in turn, up to half of each device's memory limit with what
+   * earlier persists keep there, so that the first query over them does not pay the
+   * upload (persist() calls it). A GPU whose worker is a process gets its partitions
+   * moved into that process first (kept there for later runs). Elsewhere it does nothing.
    */
   async keepOnDevices(handles: readonly Handle[]): Promise<void> {
-    if (this.cpuTasks !== "reads" || !this.gpusInProcess || this.closed) return;
+    if (this.cpuTasks !== "reads" || this.closed) return;
     const budget = this.smallestDeviceLimit() / 2;
     const addon = native();
     const bytes = handles.map((h) => addon.tableBytes(h));
@@ -196,10 +196,12 @@ export class LocalCluster implements Cluster {
         this.deviceHomes.delete(h); // released since
       else kept.set(device, (kept.get(device) ?? 0) + addon.tableBytes(h));
     }
-    applyGpus(this.gpuSettings, true);
+    if (this.gpusInProcess) applyGpus(this.gpuSettings, true);
     await Promise.all(
       deviceHomes(bytes, this.pool.gpus, budget, kept).map(async ({ index, device }) => {
-        await addon.gpuKeep(device, handles[index]!);
+        const worker = `gpu-${device}`;
+        if (this.pool.isProcess(worker)) await this.pool.keepOnGpu(worker, handles[index]!);
+        else await addon.gpuKeep(device, handles[index]!);
         this.deviceHomes.set(handles[index]!, device);
       }),
     );
@@ -276,7 +278,7 @@ export class LocalCluster implements Cluster {
     });
     let written: number | undefined;
     if (options.writeStep) ({ graph, parts: written } = withWriteTasks(graph, options.writeStep));
-    const { refs, skippedLines } = await this.run(graph, options);
+    const { refs, skippedLines } = await this.run(graph, options, options.persisted);
     return { refs, skippedLines, tasks: graph.tasks.length, ...(written === undefined ? {} : { written }) };
   }
 
@@ -325,8 +327,11 @@ export class LocalCluster implements Cluster {
     return r && { utilisation: r.utilisation, memoryUsed: r.memoryUsed, memoryTotal: r.memoryTotal, at: r.at };
   }
 
-  /** Runs a graph once the runs before it are done; resolves with the result's handles. */
-  run(graph: TaskGraph, options: RunOptions = {}): Promise<RunResult> {
+  /**
+   * Runs a graph once the runs before it are done; resolves with the result's handles.
+   * With `persisted`, worker processes keep their copies of the result (see HeldTables.take).
+   */
+  run(graph: TaskGraph, options: RunOptions = {}, persisted = false): Promise<RunResult> {
     const go = async (): Promise<RunResult> => {
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
       applyMemory(this.memory);
@@ -346,7 +351,10 @@ export class LocalCluster implements Cluster {
           overMemory: () => native().memoryStats().overLimit,
           abandon: (worker) => void this.pool.kill(worker),
           cpuTasks: this.cpuTasks,
-          deviceHome: (h) => this.deviceHomes.get(h),
+          storedHome: (h) => {
+            const device = this.deviceHomes.get(h);
+            return device !== undefined ? `gpu-${device}` : this.pool.held.storedIn(h);
+          },
         },
         options,
       );
@@ -363,7 +371,7 @@ export class LocalCluster implements Cluster {
       // What worker processes hold of the result comes to the engine's store: the caller owns it there.
       const refs = await takeAll(
         await run.result,
-        (r) => this.pool.held.take(r),
+        (r) => this.pool.held.take(r, persisted),
         (r) => this.pool.release(r),
       );
       return { ref: refs[0], refs, skippedLines: run.skippedLines };

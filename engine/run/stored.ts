@@ -79,7 +79,7 @@ export function computeParts(
  * const { refs } = await computeGroups(df.toPlan(), {}, 2); // refs.length === 2
  */
 export function computeGroups(plan: Plan, options: ComputeOptions, groups: number): Promise<StoredParts> {
-  return run(plan, options, true, groups);
+  return run(plan, options, true, groups, undefined, true);
 }
 
 async function run(
@@ -88,6 +88,7 @@ async function run(
   parts: boolean,
   groups?: number,
   writeStep?: FrameRunOptions["writeStep"],
+  persisted = false,
 ): Promise<StoredParts> {
   if (plan.version !== PLAN_VERSION)
     throw new BasinError(
@@ -101,5 +102,6 @@ async function run(
     parts,
     groups,
     writeStep,
+    persisted,
   });
 }

@@ -25,8 +25,11 @@ export interface Executor {
   abandon?(worker: string): void;
   /** What CPU workers run beside GPU workers (default "all"; "reads": only file reads). */
   cpuTasks?: CpuTasks;
-  /** The device whose GPU holds a stored table's columns (persist() put them there), if any. */
-  deviceHome?(handle: number): number | undefined;
+  /**
+   * The worker home to a stored table, if any: the GPU worker ("gpu-<device>") whose
+   * device holds its columns, or the worker process keeping a copy (persist() put them there).
+   */
+  storedHome?(handle: number): string | undefined;
 }
 
 export interface RunOptions {
@@ -72,7 +75,7 @@ export class GraphRun {
     private readonly executor: Executor,
     private readonly options: RunOptions = {},
   ) {
-    this.state = new SchedulerState(graph, executor.cpuTasks, (h) => executor.deviceHome?.(h));
+    this.state = new SchedulerState(graph, executor.cpuTasks, (h) => executor.storedHome?.(h));
     this.result = new Promise<Ref[]>((resolve, reject) => (this.settle = { resolve, reject }));
     this.settled = new Promise<void>((resolve) => (this.markSettled = resolve));
     const onAbort = () =>

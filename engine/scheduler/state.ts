@@ -54,7 +54,7 @@ export class SchedulerState {
   constructor(
     private readonly graph: TaskGraph,
     cpuTasks: CpuTasks = "all",
-    deviceHome: (handle: number) => number | undefined = () => undefined,
+    storedHome: (handle: number) => string | undefined = () => undefined,
   ) {
     const order = graphOrder(graph);
     for (const t of graph.tasks) {
@@ -71,7 +71,7 @@ export class SchedulerState {
         nbytes: 0,
         failures: 0,
         gpu: placement(t.steps, cpuTasks),
-        home: homeWorker(t.steps, deviceHome),
+        home: homeWorker(t.steps, storedHome),
       });
       const g = this.groups.get(t.group) ?? { done: 0, total: 0 };
       g.total++;
@@ -311,6 +311,8 @@ export class SchedulerState {
       const gpu = idle.find(isGpuWorker);
       if (gpu) return gpu;
     }
+    // The worker process keeping a copy of its stored input reads it in place.
+    if (t.home && !isGpuWorker(t.home) && this.idle.has(t.home)) return t.home;
     const held = new Map<string, number>();
     for (const d of t.deps) {
       const dep = this.tasks.get(d.key)!;
@@ -324,12 +326,12 @@ export class SchedulerState {
   }
 }
 
-/** The GPU worker ("gpu-<device>") home to a task's first stored input with a home. */
-function homeWorker(steps: readonly Step[], deviceHome: (handle: number) => number | undefined): string | undefined {
+/** The worker home to a task's first stored input with a home (its GPU, or the worker process keeping its copy). */
+function homeWorker(steps: readonly Step[], storedHome: (handle: number) => string | undefined): string | undefined {
   for (const s of steps) {
     if (s.kind !== "stored") continue;
-    const device = deviceHome(s.handle);
-    if (device !== undefined) return `gpu-${device}`;
+    const home = storedHome(s.handle);
+    if (home !== undefined) return home;
   }
   return undefined;
 }

@@ -88,12 +88,22 @@ export class HeldTables {
     return t.host;
   }
 
-  /** Moves a held table into the engine's store for good: the caller owns the handle, the ref is gone. */
-  async take(ref: Ref): Promise<Handle> {
+  /**
+   * Moves a held table into the engine's store for good: the caller owns the handle, the
+   * ref is gone. With `keepCopy` (a persisted partition) the worker process keeps its
+   * table as the stored copy of the engine's (see placeStored): later runs read it in
+   * place there, and a GPU home is made there without moving it in again.
+   */
+  async take(ref: Ref, keepCopy = false): Promise<Handle> {
     if (!isHeld(ref)) return ref;
+    const t = this.get(ref);
     const h = await this.toHost(ref);
     native().retain(h);
-    this.release(ref);
+    if (keepCopy && t.worker && !this.stored.has(h)) {
+      this.tables.delete(ref);
+      native().release(h); // toHost's own reference; the caller's stays
+      this.stored.set(h, { worker: t.worker, handle: Promise.resolve(t.handle) });
+    } else this.release(ref);
     return h;
   }
 
@@ -156,6 +166,11 @@ export class HeldTables {
     }
     if (copy.worker === worker) return { handle: await copy.handle, transient: false };
     return { handle: await this.moveIn(host, worker), transient: true };
+  }
+
+  /** The worker process keeping a copy of the engine's stored table `host`, if one does. */
+  storedIn(host: Handle): string | undefined {
+    return this.stored.get(host)?.worker;
   }
 
   /** Lets go of the worker copies of stored tables the engine has released (unpersisted). */

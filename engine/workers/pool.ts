@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
 import { BasinError } from "../common/errors.js";
-import { native, type GpuConfig, type GpuFault } from "../native/addon.js";
+import { native, type GpuConfig, type GpuFault, type Handle } from "../native/addon.js";
 import type { MemorySettings } from "../memory/limits.js";
 import type { Ref } from "../scheduler/events.js";
 import { builtScript } from "./built_script.js";
@@ -246,6 +246,19 @@ export class WorkerPool {
     if (graceMs > 0 && w.child.connected) w.child.disconnect();
     await exited;
     clearTimeout(force);
+  }
+
+  /**
+   * Makes GPU worker process `worker` home to the engine's stored table `host` (a
+   * persisted partition): the table moves into its store, kept there as the stored
+   * copy later runs read in place, and its columns go up to its GPU.
+   *
+   * @example
+   * await pool.keepOnGpu("gpu-0", handle);
+   */
+  async keepOnGpu(worker: string, host: Handle): Promise<void> {
+    const { handle } = await this.held.placeStored(host, worker);
+    await this.request(worker, { type: "keep", handle });
   }
 
   private request<Q extends ProcessQuery>(worker: string, req: Q): Promise<Answer<Q>> {

@@ -42,6 +42,8 @@ export type ProcessQuery =
   | { type: "save"; handle: Handle; path: string }
   /** Reads a table from `path` into its store; answers the handle. */
   | { type: "load"; path: string }
+  /** Uploads a table of its store to its GPU (a persisted partition whose home that GPU is); answers 0. */
+  | { type: "keep"; handle: Handle }
   /** Answers its WorkerStats. */
   | { type: "stats" };
 

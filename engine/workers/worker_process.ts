@@ -78,6 +78,12 @@ process.on("message", (msg: ProcessRequest) => {
     case "load":
       reply(msg.id, () => addon.tableLoad(msg.path));
       break;
+    case "keep":
+      reply(msg.id, async () => {
+        if (gpu !== undefined) await addon.gpuKeep(gpu, msg.handle);
+        return 0;
+      });
+      break;
     case "stats":
       reply(msg.id, () => ({
         store: addon.storeStats(),

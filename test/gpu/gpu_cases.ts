@@ -1207,13 +1207,40 @@ export async function runDeviceHomeCheck(cpu: LocalCluster): Promise<CheckOutcom
     } finally {
       await small.close();
     }
-    const diff = diffTables(got, want) ?? diff2;
+    // The GPU's worker as a process: the partition moves into it and goes up by persist().
+    const proc = new LocalCluster({ gpus: [0], cpuTasks: "reads", workerProcesses: "gpu" });
+    let diff3: string | null, procUp: number, procQuery: number;
+    try {
+      const gpuOf = async () => (await proc.memoryTotals()).gpus.find((g) => g.device === 0)!;
+      await q(data).compute({ cluster: proc }); // starts the process
+      const p0 = await gpuOf();
+      const keptThere = await data.persist({ cluster: proc });
+      const p1 = await gpuOf();
+      diff3 = diffTables(await q(keptThere).compute({ cluster: proc }), want);
+      const p2 = await gpuOf();
+      keptThere.unpersist();
+      procUp = p1.uploadBytes - p0.uploadBytes;
+      procQuery = p2.uploadBytes - p1.uploadBytes;
+    } finally {
+      await proc.close();
+    }
+    const diff = diffTables(got, want) ?? diff2 ?? diff3;
     const upPersist = s1.uploadBytes - s0.uploadBytes,
       upQuery = s2.uploadBytes - s1.uploadBytes;
     return {
       name: "persist() makes the GPU home to its partitions, in partitions that fit the device limit",
-      ok: diff === null && parts === 1 && upPersist > 0 && upQuery === 0 && s2.chains > s1.chains && smallParts >= 4,
-      detail: `${diff ?? "same answers"}; ${parts} partition(s), ${(upPersist / 1e6).toFixed(1)} MB uploaded by persist(), ${upQuery} bytes by the query; under a ${limit / 1e6} MB limit ${smallParts} partitions`,
+      ok:
+        diff === null &&
+        parts === 1 &&
+        upPersist > 0 &&
+        upQuery === 0 &&
+        s2.chains > s1.chains &&
+        smallParts >= 4 &&
+        procUp > 0 &&
+        procQuery === 0,
+      detail:
+        `${diff ?? "same answers"}; ${parts} partition(s), ${(upPersist / 1e6).toFixed(1)} MB uploaded by persist(), ${upQuery} bytes by the query; ` +
+        `under a ${limit / 1e6} MB limit ${smallParts} partitions; GPU worker process: ${(procUp / 1e6).toFixed(1)} MB by persist(), ${procQuery} bytes by the query`,
     };
   } finally {
     await home.close();

@@ -117,7 +117,7 @@ describe("SchedulerState with GPU workers", () => {
       [10, 1],
       [11, 1],
     ]);
-    const s = new SchedulerState(graph, "reads", (h) => homes.get(h));
+    const s = new SchedulerState(graph, "reads", (h) => (homes.has(h) ? `gpu-${homes.get(h)}` : undefined));
     for (const w of ["gpu-0", "gpu-1", "cpu-0"]) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
     // agg-0's home, GPU 1, is free: it goes there although gpu-0 comes first; agg-1's home
     // is then busy, so it takes gpu-0 rather than wait.
@@ -134,6 +134,25 @@ describe("SchedulerState with GPU workers", () => {
       stimulusId: sid(),
     });
     expect(executes(next)).toEqual([["agg-2", "gpu-1"]]);
+  });
+
+  it("a CPU task over a persisted partition goes to the worker process keeping its copy when that one is free", () => {
+    const on = (handle: number): Step => ({ kind: "stored", handle });
+    const graph: TaskGraph = {
+      tasks: [task("p-0", [on(20), sort]), task("p-1", [on(21), sort]), task("p-2", [on(22), sort])],
+      output: "p-0",
+    };
+    const homes = new Map([
+      [20, "cpu-1"],
+      [21, "cpu-1"],
+    ]);
+    const s = new SchedulerState(graph, "all", (h) => homes.get(h));
+    for (const w of ["cpu-0", "cpu-1"]) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
+    // p-0 goes home to cpu-1 although cpu-0 comes first; p-1's home is then busy: cpu-0.
+    expect(executes(s.handle({ type: "start", stimulusId: sid() }))).toEqual([
+      ["p-0", "cpu-1"],
+      ["p-1", "cpu-0"],
+    ]);
   });
 
   it("a task that scans a file first takes a CPU worker when the GPU worker is busy", () => {
