@@ -11,10 +11,10 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import type { ColumnDigest } from "./digest.js";
 import { quoteIdent, sqlString } from "./sql.js";
 
-/** A column as compared: floats' NaNs as nulls, timestamps as microseconds (naive or UTC alike). */
+/** A column as compared: floats (decimals too) as doubles with NaN as null, timestamps as microseconds (naive or UTC alike). */
 function normalized(c: Pick<ColumnDigest, "name" | "type">): string {
   const q = quoteIdent(c.name);
-  if (c.type === "float") return `CASE WHEN isnan(${q}) THEN NULL ELSE ${q} END AS ${q}`;
+  if (c.type === "float") return `CASE WHEN isnan(${q}::DOUBLE) THEN NULL ELSE ${q}::DOUBLE END AS ${q}`;
   if (c.type === "timestamp") return `epoch_us(${q}) AS ${q}`;
   return q;
 }
