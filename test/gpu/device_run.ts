@@ -15,6 +15,7 @@ import {
   runCase,
   runDeviceHomeCheck,
   runFaultChecks,
+  runProcessDeviceHomeCheck,
   runProcessFaultCheck,
   runSpillCheck,
   runStagedCopyCheck,
@@ -176,6 +177,7 @@ async function main(): Promise<number> {
     await runProcessFaultCheck(cpu),
     await runSpillCheck(cpu),
     await runDeviceHomeCheck(cpu),
+    await runProcessDeviceHomeCheck(cpu),
     await runStagedCopyCheck(cpu),
   ];
   for (const o of checks) {

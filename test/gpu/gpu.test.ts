@@ -10,6 +10,7 @@ import {
   runCase,
   runDeviceHomeCheck,
   runFaultChecks,
+  runProcessDeviceHomeCheck,
   runProcessFaultCheck,
   runSpillCheck,
   runStagedCopyCheck,
@@ -59,6 +60,11 @@ describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
     const o = await runStagedCopyCheck(cpu);
     expect(o.ok, o.detail).toBe(true);
   }, 120_000);
+
+  it("gpu: persist() makes a GPU worker process home to its partitions", async () => {
+    const o = await runProcessDeviceHomeCheck(cpu);
+    expect(o.ok, o.detail).toBe(true);
+  });
 
   it("gpu: data twice the device memory limit completes through spilling", async () => {
     const o = await runSpillCheck(cpu);
