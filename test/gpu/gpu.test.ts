@@ -23,17 +23,26 @@ const info = native().gpuInfo();
 const hasGpu = info.devices.length > 0;
 if (!hasGpu) console.log(`gpu: suite skipped: ${info.compiled ? info.note : "this build has no CUDA"}`);
 
+// The cases share one GPU cluster of this process; the checks after them each make
+// their own, and those with a GPU worker process need this process to have given the
+// GPU back first (the process reserves its own device pool), as device_run.ts does.
+let cpu: LocalCluster;
+beforeAll(() => {
+  if (hasGpu) cpu = new LocalCluster({ workers: 2, gpus: "none" });
+});
+afterAll(async () => {
+  await cpu?.close();
+});
+
 describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
-  let gpu: LocalCluster, cpu: LocalCluster, trips: DataFrame, special: DataFrame;
+  let gpu: LocalCluster, trips: DataFrame, special: DataFrame;
   beforeAll(() => {
     gpu = new LocalCluster({ workers: 0, gpus: [0] });
-    cpu = new LocalCluster({ workers: 2, gpus: "none" });
     trips = tripsFrame(3000, 7);
     special = specialFrame();
   });
   afterAll(async () => {
     await gpu.close();
-    await cpu.close();
   });
 
   it.each(GPU_CASES)("gpu: $name gives the CPU's answer", async (c) => {
@@ -41,7 +50,9 @@ describe.skipIf(!hasGpu)("gpu: GPU worker vs CPU kernels", () => {
     expect(out.diff).toBeNull();
     if (c.onGpu) expect(out.chains).toBeGreaterThan(0);
   });
+});
 
+describe.skipIf(!hasGpu)("gpu: failures, device homes, copies and spilling", () => {
   it("gpu: CUDA errors are BASIN_CUDA naming the GPU, and the engine survives them", async () => {
     for (const o of await runFaultChecks(cpu)) expect(o.ok, `${o.name}: ${o.detail}`).toBe(true);
   });
