@@ -61,6 +61,8 @@ export interface BenchOptions {
   own?: keyof typeof PROCESS_SUITES;
   /** The GPU contenders' device memory limit ("4GB", a fraction of the card), to measure spilling. */
   deviceMemoryLimit?: string;
+  /** The GPU contenders copy straight from pageable memory, without pinned staging (to compare). */
+  deviceDirectCopies?: boolean;
 }
 
 /**
@@ -104,6 +106,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rss: { type: "boolean", default: false },
       "rss-child": { type: "boolean", default: false },
       "device-memory-limit": { type: "string" },
+      "device-direct-copies": { type: "boolean" },
     },
   });
   const suiteNames = SUITES.map((s) => s.name);
@@ -136,6 +139,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rssChild: values["rss-child"],
     own,
     ...(values["device-memory-limit"] ? { deviceMemoryLimit: values["device-memory-limit"] } : {}),
+    ...(values["device-direct-copies"] ? { deviceDirectCopies: true } : {}),
   };
 }
 
@@ -203,6 +207,7 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
     gpus: "all",
     cpuTasks: "reads",
     ...(opts.deviceMemoryLimit ? { deviceMemoryLimit: opts.deviceMemoryLimit } : {}),
+    ...(opts.deviceDirectCopies ? { deviceStagedCopies: false } : {}),
   } as const;
   if (opts.systems.includes("basin-gpu")) out.push(basinMemoryContender(data, "basin-gpu", gpu));
   if (opts.systems.includes("basin-proc"))

@@ -33,7 +33,7 @@ usage:
                                                   (exits with the pipeline's status)
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR]
             [--spill-compression lz4|zstd|none] [--stats]
-            [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator]
+            [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator] [--device-direct-copies]
             [--worker-processes none|gpu|all]   workers as processes with their own memory: one that
                                                   dies loses only its tables, recomputed (default none)
             [--cpu-tasks all|reads]             with GPUs, what CPU workers run: everything, or only
@@ -150,6 +150,7 @@ export async function main(argv: string[]): Promise<number> {
         "device-memory-limit": { type: "string" },
         "device-pool-size": { type: "string" },
         "device-async-allocator": { type: "boolean" },
+        "device-direct-copies": { type: "boolean" },
         "worker-processes": { type: "string" },
         "cpu-tasks": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -170,6 +171,7 @@ export async function main(argv: string[]): Promise<number> {
       deviceMemoryLimit: sizeOption("--device-memory-limit", values["device-memory-limit"]),
       devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),
       deviceAsyncAllocator: values["device-async-allocator"],
+      ...(values["device-direct-copies"] ? { deviceStagedCopies: false } : {}),
       workerProcesses: choiceOption("--worker-processes", WORKER_PROCESSES, values["worker-processes"]),
       cpuTasks: choiceOption("--cpu-tasks", CPU_TASKS, values["cpu-tasks"]),
     });

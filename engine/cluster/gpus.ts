@@ -13,6 +13,12 @@ export interface GpuOptions {
   devicePoolSize?: string | number;
   /** CUDA's stream-ordered allocator (cudaMallocAsync) instead of the pool. */
   deviceAsyncAllocator?: boolean;
+  /**
+   * Copies of 8 MiB and more between host and GPU through pinned staging buffers, the
+   * DMA of one chunk overlapping the CPU's copy of the next (default true); false copies
+   * straight from pageable memory, as the driver stages it.
+   */
+  deviceStagedCopies?: boolean;
 }
 
 function describe(devices: GpuDevice[]): string {
@@ -67,7 +73,12 @@ export function resolveGpus(o: GpuOptions = {}): GpuSettings {
         "BASIN_PLAN",
         `devicePoolSize ${poolSize} bytes is more than GPU ${d}'s ${total} bytes; give a smaller size`,
       );
-    configs.set(d, { memoryLimit, poolSize, asyncAllocator: o.deviceAsyncAllocator ?? false });
+    configs.set(d, {
+      memoryLimit,
+      poolSize,
+      asyncAllocator: o.deviceAsyncAllocator ?? false,
+      stagedCopies: o.deviceStagedCopies ?? true,
+    });
   }
   return { devices, configs };
 }
