@@ -48,17 +48,21 @@ export async function parquetRowDiff(
 ): Promise<string | null> {
   const sel = columns.map(normalized).join(", ");
   const by = order.map((c) => `${quoteIdent(c)} NULLS FIRST`).join(", ");
+  // The row numbers' column: a name no answer column has.
+  let rn = "__check_row";
+  while (columns.some((c) => c.name === rn)) rn += "_";
   const side = (from: string) =>
-    `SELECT *, row_number() OVER (ORDER BY ${by}) AS __rn FROM (SELECT ${sel} FROM ${from})`;
+    `SELECT *, row_number() OVER (ORDER BY ${by}) AS ${rn} FROM (SELECT ${sel} FROM ${from})`;
   const tests = columns.map((c) => differs(c, keys, rtol));
-  const which = `concat_ws(',', ${columns.map((c, i) => `CASE WHEN ${tests[i]} THEN ${sqlString(c.name)} END`).join(", ")})`;
+  // The differing columns by index (a name may hold a comma).
+  const which = `concat_ws(',', ${columns.map((_, i) => `CASE WHEN ${tests[i]} THEN '${i}' END`).join(", ")})`;
   const values = columns
     .flatMap((c, i) => [`r.${quoteIdent(c.name)}::VARCHAR AS e${i}`, `o.${quoteIdent(c.name)}::VARCHAR AS a${i}`])
     .join(", ");
   const sql =
     `WITH r AS (${side(`read_parquet(${sqlString(reference)})`)}), o AS (${side(`read_parquet(${sqlString(path)})`)}) ` +
-    `SELECT r.__rn - 1 AS __row, ${which} AS __cols, ${values} FROM r JOIN o USING (__rn) ` +
-    `WHERE ${tests.join(" OR ")} ORDER BY r.__rn LIMIT 1`;
+    `SELECT r.${rn} - 1 AS __row, ${which} AS __cols, ${values} FROM r JOIN o USING (${rn}) ` +
+    `WHERE ${tests.join(" OR ")} ORDER BY r.${rn} LIMIT 1`;
   const instance = await DuckDBInstance.create(":memory:");
   let found: Record<string, unknown> | undefined;
   try {
@@ -72,7 +76,6 @@ export async function parquetRowDiff(
     instance.closeSync();
   }
   if (!found) return null;
-  const first = String(found.__cols).split(",")[0]!;
-  const i = columns.findIndex((c) => c.name === first);
-  return `row ${String(found.__row)} (in the check's order) column ${first}: got ${String(found[`a${i}`])}, expected ${String(found[`e${i}`])}`;
+  const i = Number(String(found.__cols).split(",")[0]);
+  return `row ${String(found.__row)} (in the check's order) column ${columns[i]!.name}: got ${String(found[`a${i}`])}, expected ${String(found[`e${i}`])}`;
 }

@@ -160,11 +160,10 @@ async function timeRuns(
   fn: () => Promise<Answer>,
   check: ((a: Answer) => Promise<Checked>) | null,
   tracer?: RunTracer,
-): Promise<{ seconds: number; best: number; checked: Checked | null; answer: Answer | null; trace: string }> {
+): Promise<{ seconds: number; best: number; checked: Checked | null; trace: string }> {
   let first = NaN,
     best = Infinity;
   let checked: Checked | null = null;
-  let answer: Answer | null = null;
   let trace = "";
   for (let i = 0; i < runs; i++) {
     // Untimed: the garbage of earlier runs and checks is collected now, not in the
@@ -172,19 +171,16 @@ async function timeRuns(
     await collectResults();
     if (i === 0) await tracer?.start();
     const t0 = performance.now();
-    const got = await fn();
+    const answer = await fn();
     const s = (performance.now() - t0) / 1000;
     if (i === 0) {
       first = s;
       trace = (await tracer?.end()) ?? "";
-      if (check) {
-        checked = await check(got);
-        answer = got;
-      }
+      if (check) checked = await check(answer);
     }
     best = Math.min(best, s);
   }
-  return { seconds: first, best, checked, answer, trace };
+  return { seconds: first, best, checked, trace };
 }
 
 /**
@@ -221,39 +217,32 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
   return out;
 }
 
-/** What the check keeps of the timed answer: its digest, or why it could not be read. */
-type Checked = { digest: Digest } | { error: string };
+/**
+ * What the check keeps of the timed answer: its digest (and, where every row is to be
+ * compared, the answer as a Parquet file), or why it could not be read.
+ */
+type Checked = { digest: Digest; parquet?: string } | { error: string };
 
 /** The order the check sorts an answer by: the question's keys, then the other columns by name. */
-function checkOrder(q: Question, a: Answer): string[] {
-  return [...q.keys, ...a.columns.filter((c) => !q.keys.includes(c)).sort()];
+function checkOrder(q: Question, columns: readonly string[]): string[] {
+  return [...q.keys, ...columns.filter((c) => !q.keys.includes(c)).sort()];
 }
 
-/** The digest of an answer: its rows sampled by the question's stride, or none (stride 0) when every row is compared elsewhere. */
-async function digestAnswer(q: Question, a: Answer, limits: RowLimits, everyRow: boolean): Promise<Checked> {
-  try {
-    return { digest: await a.digest(checkOrder(q, a), everyRow ? 0 : strideFor(a.numRows, limits)) };
-  } catch (e) {
-    return { error: `could not read answer: ${errorMessage(e)}` };
-  }
-}
-
-/** One contender's runs of one question: its outcome, and the timed answer with its digest when checked. */
+/** One contender's runs of one question: its outcome, and the timed answer's check when checked. */
 async function runOne(
-  q: Question,
+  qc: QuestionCheck,
   c: Contender,
   runs: number,
   check: boolean,
-  limits: RowLimits,
-  everyRow: (a: Answer) => boolean,
-): Promise<{ outcome: Outcome; checked?: Checked; answer?: Answer }> {
+): Promise<{ outcome: Outcome; checked?: Checked }> {
+  const q = qc.q;
   if (!c.supports(q)) return { outcome: { kind: "unsupported" } };
   try {
-    const digest = check ? (a: Answer) => digestAnswer(q, a, limits, everyRow(a)) : null;
-    const { seconds, best, checked, answer, trace } = await timeRuns(runs, () => c.run(q), digest, c.tracer);
+    const digest = check ? (a: Answer) => qc.prepare(c.name, a) : null;
+    const { seconds, best, checked, trace } = await timeRuns(runs, () => c.run(q), digest, c.tracer);
     log(`${q.id} ${c.name}: ${seconds.toFixed(3)} s${runs > 1 ? ` (best ${best.toFixed(3)} s)` : ""}`);
     if (trace) log(`${q.id} ${c.name} first run: ${trace}`);
-    return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}), ...(answer ? { answer } : {}) };
+    return { outcome: { kind: "time", seconds, best }, ...(checked ? { checked } : {}) };
   } catch (e) {
     log(`${q.id} ${c.name}: error: ${errorMessage(e)}`);
     return { outcome: { kind: "error", message: errorMessage(e) } };
@@ -284,36 +273,57 @@ class QuestionCheck {
   ) {}
 
   /**
-   * Whether answer `a` (not the reference's) has its every row compared with the
-   * reference's, both as Parquet, rather than a sample: when it would be sampled and
-   * both can be written (DuckDB's and Basin's can).
+   * Right after the timed run, untimed: digests answer `a` and, where every row is to be
+   * compared, writes it as Parquet (an answer that would be sampled, from a system that
+   * can write it: the reference's when it is the first, another's when the reference's
+   * was written); then lets the answer go, so that later runs do not carry it.
    */
-  comparesEveryRow(a: Answer): boolean {
-    return this.refParquet !== null && a.writeParquet !== undefined && strideFor(a.numRows, this.limits) > 1;
+  async prepare(name: string, a: Answer): Promise<Checked> {
+    try {
+      const sampled = strideFor(a.numRows, this.limits) > 1;
+      const reference = this.ref === null;
+      const everyRow = !reference && this.refParquet !== null && sampled && a.writeParquet !== undefined;
+      let checked: Checked;
+      try {
+        checked = {
+          digest: await a.digest(checkOrder(this.q, a.columns), everyRow ? 0 : strideFor(a.numRows, this.limits)),
+        };
+      } catch (e) {
+        return { error: `could not read answer: ${errorMessage(e)}` };
+      }
+      if ((everyRow || (reference && sampled)) && a.writeParquet) {
+        const parquet = await this.written(a, `${reference ? "reference" : "answer"}-${safeName(name)}`);
+        if (parquet) checked.parquet = parquet;
+        else if (everyRow) return { error: "could not write the answer for the every-row check" };
+      }
+      return checked;
+    } finally {
+      await a.release?.();
+    }
   }
 
-  async add(name: string, outcome: Outcome, checked?: Checked, answer?: Answer): Promise<void> {
+  add(name: string, outcome: Outcome, checked?: Checked): Promise<void> | void {
     this.outcomes.set(name, outcome);
     if (!checked) return;
     this.answered++;
-    try {
-      if (!this.ref) {
-        this.ref = { name, checked };
-        if ("digest" in checked && answer?.writeParquet && strideFor(answer.numRows, this.limits) > 1)
-          this.refParquet = await this.written(answer, "reference");
-        return;
-      }
-      if (!("digest" in this.ref.checked)) return;
-      const ref = this.ref.checked.digest;
-      let diff = "error" in checked ? checked.error : compareDigests(ref, checked.digest, this.q.keys, this.rtol);
-      if (!diff && "digest" in checked && checked.digest.stride === 0 && answer) {
-        diff = await this.compareEveryRow(answer, ref);
-        this.everyRow.push(name);
-      } else if ("digest" in checked && checked.digest.stride > 1) this.sampled.push(name);
-      if (diff) this.problems.set(name, `MISMATCH vs ${this.ref.name}: ${diff}`);
-    } finally {
-      await answer?.release?.();
+    if (!this.ref) {
+      this.ref = { name, checked };
+      if ("digest" in checked && checked.parquet) this.refParquet = checked.parquet;
+      return;
     }
+    return this.compare(name, checked);
+  }
+
+  private async compare(name: string, checked: Checked): Promise<void> {
+    if (!this.ref || !("digest" in this.ref.checked)) return;
+    const ref = this.ref.checked.digest;
+    let diff = "error" in checked ? checked.error : compareDigests(ref, checked.digest, this.q.keys, this.rtol);
+    if ("digest" in checked && checked.digest.stride === 0) {
+      if (!diff) diff = await this.compareEveryRow(checked.parquet!, ref);
+      this.everyRow.push(name);
+    } else if ("digest" in checked && checked.digest.stride > 1) this.sampled.push(name);
+    if ("digest" in checked && checked.parquet) rmSync(checked.parquet, { force: true });
+    if (diff) this.problems.set(name, `MISMATCH vs ${this.ref.name}: ${diff}`);
   }
 
   /** `answer` as a Parquet file in this question's temporary folder; its path, or null when it could not be written. */
@@ -324,28 +334,21 @@ class QuestionCheck {
       await answer.writeParquet!(path);
       return path;
     } catch (e) {
-      log(`${this.q.id}: could not write the ${name} answer for the every-row check: ${errorMessage(e)}`);
+      log(`${this.q.id}: could not write ${name} for the every-row check: ${errorMessage(e)}`);
       return null;
     }
   }
 
-  /** Every row of `answer` against the reference's (see row_check.ts). */
-  private async compareEveryRow(answer: Answer, ref: Digest): Promise<string | null> {
-    const path = await this.written(answer, "answer");
-    if (!path) return "could not write the answer for the every-row check";
+  /** Every row of the answer in `path` against the reference's (see row_check.ts). */
+  private async compareEveryRow(path: string, ref: Digest): Promise<string | null> {
     try {
-      return await parquetRowDiff(
-        this.refParquet!,
-        path,
-        ref.columns,
-        checkOrder(this.q, answer),
-        this.q.keys,
-        this.rtol,
+      const order = checkOrder(
+        this.q,
+        ref.columns.map((c) => c.name),
       );
+      return await parquetRowDiff(this.refParquet!, path, ref.columns, order, this.q.keys, this.rtol);
     } catch (e) {
       return `could not compare every row: ${errorMessage(e)}`;
-    } finally {
-      rmSync(path, { force: true });
     }
   }
 
@@ -405,8 +408,8 @@ export async function runQuestion(
   const qc = new QuestionCheck(q, rtol, limits);
   try {
     for (const c of contenders) {
-      const r = await runOne(q, c, runs, check, limits, (a) => qc.comparesEveryRow(a));
-      await qc.add(c.name, r.outcome, r.checked, r.answer);
+      const r = await runOne(qc, c, runs, check);
+      await qc.add(c.name, r.outcome, r.checked);
     }
   } finally {
     qc.finish();
@@ -452,6 +455,11 @@ function ratioSpecs(names: string[]): RatioSpec[] {
   return out;
 }
 
+/** A contender's name as part of a file name. */
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
 /** Runs one suite; returns its rendered section (title, notes, table). */
 async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
   const params = { rows: opts.rows, k: opts.k, sf: opts.sf, dataDir: opts.dataDir, log };
@@ -470,8 +478,8 @@ async function runSuite(suite: Suite, opts: BenchOptions): Promise<string> {
     for (const c of contenders) {
       await loadOne(c, load);
       for (const qc of checks) {
-        const r = await runOne(qc.q, c, opts.runs, !opts.rssChild, ROW_LIMITS, (a) => qc.comparesEveryRow(a));
-        await qc.add(c.name, r.outcome, r.checked, r.answer);
+        const r = await runOne(qc, c, opts.runs, !opts.rssChild);
+        await qc.add(c.name, r.outcome, r.checked);
       }
       await c.close?.();
       // The next system starts from the memory this one freed, given back to the system.

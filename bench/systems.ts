@@ -192,7 +192,16 @@ export async function duckdbContender(data: Dataset, loaded: boolean): Promise<C
           };
         },
         async writeParquet(path) {
-          await conn.run(`COPY ${kept} TO ${sqlString(path)} (FORMAT parquet)`);
+          // Parquet has no 128-bit integer: DuckDB would write a HUGEINT (its sum of
+          // integers) as a double, rounding sums past 2^53; DECIMAL(38,0) keeps them exact.
+          const types = (await conn.runAndReadAll(`DESCRIBE ${kept}`)).getRowObjectsJS();
+          const wide = types
+            .filter((d) => String(d.column_type).toUpperCase() === "HUGEINT")
+            .map((d) => quoteIdent(String(d.column_name)));
+          const from = wide.length
+            ? `(SELECT * REPLACE (${wide.map((c) => `${c}::DECIMAL(38,0) AS ${c}`).join(", ")}) FROM ${kept})`
+            : kept;
+          await conn.run(`COPY ${from} TO ${sqlString(path)} (FORMAT parquet)`);
         },
         async release() {
           await conn.run(`DROP TABLE IF EXISTS ${kept}`);

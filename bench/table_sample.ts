@@ -31,11 +31,13 @@ export function sortAndStrideTable(t: Table, order: readonly string[], stride: n
 function withStored<R>(parts: readonly JsTable[], names: readonly string[], fn: (h: number, types: DType[]) => R): R {
   const addon = native();
   const at = names.map((k) => parts[0]!.names.indexOf(k));
-  const handles = parts.map((p) =>
-    addon.tableFromJs({ rows: p.rows, names: [...names], columns: at.map((i) => nanAsNull(p.columns[i]!)) }),
-  );
+  const handles: number[] = [];
   let whole: number | undefined;
   try {
+    for (const p of parts)
+      handles.push(
+        addon.tableFromJs({ rows: p.rows, names: [...names], columns: at.map((i) => nanAsNull(p.columns[i]!)) }),
+      );
     whole = handles.length === 1 ? handles[0]! : addon.concat(handles);
     return fn(
       whole,
@@ -105,12 +107,12 @@ function nanAsNull(c: JsColumn): JsColumn {
  */
 function storedStats(h: number, types: readonly DType[], rows: number): Omit<ColumnDigest, "name" | "type">[] {
   const addon = native();
-  // Column i as summed: a string's length in characters, a bool as 0/1.
+  // Column i as summed, in doubles as the other systems' statistics are (an int64 sum
+  // would wrap past 2^63): a string's length in characters, a bool as 0/1.
   const summed = types.map((type, i): NativeExpr => {
     const c: NativeExpr = { kind: "col", index: i, type };
-    if (type === "string") return { kind: "fn", name: "str.len", args: [c], options: {}, type: "int64" };
-    if (type === "bool") return { kind: "cast", arg: c, type: "int64" };
-    return c;
+    const len: NativeExpr = { kind: "fn", name: "str.len", args: [c], options: {}, type: "int64" };
+    return type === "float64" ? c : { kind: "cast", arg: type === "string" ? len : c, type: "float64" };
   });
   const n = types.length;
   const withSums = addon.evalExprs(

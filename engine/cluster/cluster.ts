@@ -69,6 +69,8 @@ export interface Cluster {
   readonly workersShareStore?: boolean;
   /** Makes GPUs home to persisted partitions where they alone compute (their columns uploaded now); persist() calls it. */
   keepOnDevices?(handles: readonly number[]): Promise<void>;
+  /** Persisted tables were released: copies of them elsewhere (worker processes) go now. */
+  unpersisted?(): void;
   /** Reaches the cluster now, so that an unreachable one fails before the first run. */
   connect(): Promise<void>;
   /** Optimizes and runs a frame plan, leaving the result in the store. */

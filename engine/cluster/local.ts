@@ -199,12 +199,30 @@ export class LocalCluster implements Cluster {
     if (this.gpusInProcess) applyGpus(this.gpuSettings, true);
     await Promise.all(
       deviceHomes(bytes, this.pool.gpus, budget, kept).map(async ({ index, device }) => {
-        const worker = `gpu-${device}`;
-        if (this.pool.isProcess(worker)) await this.pool.keepOnGpu(worker, handles[index]!);
-        else await addon.gpuKeep(device, handles[index]!);
-        this.deviceHomes.set(handles[index]!, device);
+        const h = handles[index]!;
+        if (!this.pool.isProcess(`gpu-${device}`)) {
+          await addon.gpuKeep(device, h);
+          this.deviceHomes.set(h, device);
+          return;
+        }
+        // A partition a worker process made stays there: a GPU's process keeps it on its
+        // own GPU; one a CPU worker process keeps is left where it is.
+        const keeper = this.pool.held.storedIn(h) ?? `gpu-${device}`;
+        if (!isGpuWorker(keeper)) return;
+        try {
+          await this.pool.keepOnGpu(keeper, h);
+          this.deviceHomes.set(h, Number(keeper.slice("gpu-".length)));
+        } catch (e) {
+          // Only an optimisation: a worker process gone meanwhile leaves the upload to the queries.
+          if (BasinError.from(e).code !== "BASIN_WORKER") throw e;
+        }
       }),
     );
+  }
+
+  /** Persisted tables were let go: worker processes drop their copies now, not after the next run. */
+  unpersisted(): void {
+    this.pool.held.pruneStored();
   }
 
   /** Whether every worker is a thread of this process, reading its store in place (no worker processes). */

@@ -68,6 +68,7 @@ export async function persistNode(node: PlanNode, options: PersistOptions, loc?:
       if (released) return;
       released = true;
       for (const h of handles) addon.release(h);
+      cluster.unpersisted?.(); // worker processes' copies go too
       addon.purgeBroadcastBuilds(); // hash tables built over these partitions go with them
       addon.releaseFreeMemory(); // a released table's memory leaves the process, not just the store
     },

@@ -99,6 +99,12 @@ export class HeldTables {
     const t = this.get(ref);
     const h = await this.toHost(ref);
     native().retain(h);
+    if (this.tables.get(ref) !== t) {
+      // Its worker died while the copy arrived (dropWorker let the ref go): only the
+      // engine's copy is left, and toHost's own reference to it goes here.
+      native().release(h);
+      return h;
+    }
     if (keepCopy && t.worker && !this.stored.has(h)) {
       this.tables.delete(ref);
       native().release(h); // toHost's own reference; the caller's stays

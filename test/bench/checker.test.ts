@@ -112,6 +112,33 @@ describe("the bench's answer check", () => {
     expect(verdict).toMatch(/^polars: MISMATCH vs duckdb: column v: sum /);
   });
 
+  it("compares integer sums past 2^53 exactly on every row (DuckDB's HUGEINT sums written as decimals)", async () => {
+    const big = 9_007_199_254_740_993n; // 2^53 + 1: a double cannot hold it
+    const sums = (alter: boolean): Question => ({
+      id: "t",
+      description: "big sums",
+      keys: ["id"],
+      duckdb: `SELECT id, sum(id + ${big}) AS s FROM t GROUP BY id`,
+      polars: ({ t }) => t!, // not run
+      basin: ({ t }) =>
+        t!
+          .groupBy("id")
+          .agg(
+            bcol("id")
+              .add(blit(2 ** 52))
+              .add(blit(2 ** 52))
+              .add(blit(1))
+              .sum()
+              .alias("s"),
+          )
+          .withColumns({ s: alter ? bwhen(bcol("id").eq(1)).then(bcol("s").add(1)).otherwise(bcol("s")) : bcol("s") }),
+    });
+    expect(await check(sums(false), 1, ["duckdb", "basin"])).toMatch(/^ok; every row of basin compared/);
+    expect(await check(sums(true), 1, ["duckdb", "basin"])).toMatch(
+      /^basin: MISMATCH vs duckdb: row 1 \(in the check's order\) column s: got 9007199254740995, expected 9007199254740994/,
+    );
+  });
+
   it("rejects a value made null, a changed string and a changed date", async () => {
     expect(
       await check(

@@ -223,7 +223,10 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
     // Arrow data hand them over (no JS string per value), or a taken result's
     // { offsets64: BigInt64Array, chars, ascii } given back.
     auto raw = values.As<Napi::Object>();
-    auto chars = raw.Get("chars").As<Napi::Uint8Array>();
+    Napi::Value charsValue = raw.Get("chars");
+    if (!charsValue.IsTypedArray() || charsValue.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+      Corrupt(name, "its string bytes are not a Uint8Array");
+    auto chars = charsValue.As<Napi::Uint8Array>();
     // Text must be UTF-8 (kernels decode it); `binary` bytes (serialized values) are not text.
     const bool unchecked = raw.Get("ascii").ToBoolean().Value() || raw.Get("binary").ToBoolean().Value();
     auto build = [&](const auto* off, size_t offsets) {
@@ -238,11 +241,14 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
       return b.finish();
     };
     Napi::Value off64 = raw.Get("offsets64");
-    if (off64.IsTypedArray()) {
+    if (off64.IsTypedArray() && off64.As<Napi::TypedArray>().TypedArrayType() == napi_bigint64_array) {
       auto o = off64.As<Napi::BigInt64Array>();
       return build(o.Data(), o.ElementLength());
     }
-    auto o = raw.Get("offsets").As<Napi::Float64Array>();
+    Napi::Value off = raw.Get("offsets");
+    if (!off.IsTypedArray() || off.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+      Corrupt(name, "its string offsets are not a Float64Array");
+    auto o = off.As<Napi::Float64Array>();
     return build(o.Data(), o.ElementLength());
   }
   if (t == DType::String) {
@@ -256,6 +262,7 @@ Column ColumnFromJs(const Napi::Object& o, int64_t rows, const std::string& name
     }
     return b.finish();
   }
+  if (!values.IsTypedArray()) Corrupt(name, "its values are not a typed array");
   auto ta = values.As<Napi::TypedArray>();
   if (ta.ByteLength() / ElementSize(t) < size_t(rows)) Corrupt(name, "it has fewer values than the table has rows");
   const uint8_t* raw = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
