@@ -63,6 +63,8 @@ export interface BenchOptions {
   deviceMemoryLimit?: string;
   /** The GPU contenders copy straight from pageable memory, without pinned staging (to compare). */
   deviceDirectCopies?: boolean;
+  /** `--device-results-to-host`: GPU outputs come to the host at once (no device tier). */
+  deviceResultsToHost?: boolean;
 }
 
 /**
@@ -107,6 +109,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       "rss-child": { type: "boolean", default: false },
       "device-memory-limit": { type: "string" },
       "device-direct-copies": { type: "boolean" },
+      "device-results-to-host": { type: "boolean" },
     },
   });
   const suiteNames = SUITES.map((s) => s.name);
@@ -140,6 +143,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     own,
     ...(values["device-memory-limit"] ? { deviceMemoryLimit: values["device-memory-limit"] } : {}),
     ...(values["device-direct-copies"] ? { deviceDirectCopies: true } : {}),
+    ...(values["device-results-to-host"] ? { deviceResultsToHost: true } : {}),
   };
 }
 
@@ -204,6 +208,7 @@ async function buildContenders(opts: BenchOptions, data: Dataset): Promise<Conte
     cpuTasks: "reads",
     ...(opts.deviceMemoryLimit ? { deviceMemoryLimit: opts.deviceMemoryLimit } : {}),
     ...(opts.deviceDirectCopies ? { deviceStagedCopies: false } : {}),
+    ...(opts.deviceResultsToHost ? { deviceKeepResults: false } : {}),
   } as const;
   if (opts.systems.includes("basin-gpu")) out.push(basinMemoryContender(data, "basin-gpu", gpu));
   if (opts.systems.includes("basin-proc"))

@@ -18,6 +18,9 @@ const GPU_FIELDS = [
   "downloadBytes",
   "downloadMicros",
   "evictedBytes",
+  "resultTables",
+  "resultBytes",
+  "resultSpilledBytes",
 ] as const satisfies readonly (keyof GpuStats)[];
 type GpuTotals = Record<(typeof GPU_FIELDS)[number], number>;
 
@@ -59,7 +62,11 @@ export function describeRun(
     parts.push(
       `gpu: ${d.chains} chain${d.chains === 1 ? "" : "s"} ${ms(d.chainMicros)}, ` +
         `up ${mb(d.uploadBytes)} in ${ms(d.uploadMicros)}, down ${mb(d.downloadBytes)} in ${ms(d.downloadMicros)}` +
-        (d.evictedBytes > 0 ? `, spilled ${mb(d.evictedBytes)} of cached columns` : ""),
+        (d.evictedBytes > 0 ? `, spilled ${mb(d.evictedBytes)} of cached columns` : "") +
+        (d.resultTables > 0
+          ? `, kept ${d.resultTables} output${d.resultTables === 1 ? "" : "s"} (${mb(d.resultBytes)}) on the GPU`
+          : "") +
+        (d.resultSpilledBytes > 0 ? `, spilled ${mb(d.resultSpilledBytes)} of kept outputs to host` : ""),
     );
   return parts.join("; ");
 }

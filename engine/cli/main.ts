@@ -34,6 +34,8 @@ usage:
             [--memory-limit 4GB] [--spill-limit 100GB] [--local-directory DIR]
             [--spill-compression lz4|zstd|none] [--stats]
             [--gpus all|none|0,2] [--device-memory-limit 16GB] [--device-pool-size 20GB] [--device-async-allocator] [--device-direct-copies]
+            [--device-results-to-host]          every GPU output to the host at once (default: outputs stay
+                                                  on the GPU until read on the host or spilled)
             [--worker-processes none|gpu|all]   workers as processes with their own memory: one that
                                                   dies loses only its tables, recomputed (default none)
             [--cpu-tasks all|reads]             with GPUs, what CPU workers run: everything, or only
@@ -151,6 +153,7 @@ export async function main(argv: string[]): Promise<number> {
         "device-pool-size": { type: "string" },
         "device-async-allocator": { type: "boolean" },
         "device-direct-copies": { type: "boolean" },
+        "device-results-to-host": { type: "boolean" },
         "worker-processes": { type: "string" },
         "cpu-tasks": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -172,6 +175,7 @@ export async function main(argv: string[]): Promise<number> {
       devicePoolSize: sizeOption("--device-pool-size", values["device-pool-size"]),
       deviceAsyncAllocator: values["device-async-allocator"],
       ...(values["device-direct-copies"] ? { deviceStagedCopies: false } : {}),
+      ...(values["device-results-to-host"] ? { deviceKeepResults: false } : {}),
       workerProcesses: choiceOption("--worker-processes", WORKER_PROCESSES, values["worker-processes"]),
       cpuTasks: choiceOption("--cpu-tasks", CPU_TASKS, values["cpu-tasks"]),
     });

@@ -19,6 +19,12 @@ export interface GpuOptions {
    * straight from pageable memory, as the driver stages it.
    */
   deviceStagedCopies?: boolean;
+  /**
+   * GPU operations' outputs stay on the GPU when all their columns are there (the
+   * store's device tier: they come to the host when read there or spilled; default
+   * true); false brings each to the host at once.
+   */
+  deviceKeepResults?: boolean;
 }
 
 function describe(devices: GpuDevice[]): string {
@@ -78,6 +84,7 @@ export function resolveGpus(o: GpuOptions = {}): GpuSettings {
       poolSize,
       asyncAllocator: o.deviceAsyncAllocator ?? false,
       stagedCopies: o.deviceStagedCopies ?? true,
+      keepResults: o.deviceKeepResults ?? true,
     });
   }
   return { devices, configs };

@@ -392,6 +392,14 @@ export class LocalCluster implements Cluster {
         (r) => this.pool.held.take(r, persisted),
         (r) => this.pool.release(r),
       );
+      // Outputs a GPU kept (the device tier) come down now, off the JS thread: the
+      // caller reads them here, and a GPU failure after the run cannot lose them.
+      try {
+        await native().tablesToHost(refs);
+      } catch (e) {
+        this.pool.release(refs);
+        throw e;
+      }
       return { ref: refs[0], refs, skippedLines: run.skippedLines };
     };
     let settled: Promise<void> = Promise.resolve();

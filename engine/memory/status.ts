@@ -81,7 +81,8 @@ export function memoryStatus(
   return {
     host: { bytes: s.hostBytes, limit: s.hostLimit, tables: s.hostTables },
     disk: { bytes: s.diskBytes, limit: s.diskLimit, tables: s.diskTables, directory: s.directory },
-    device: { bytes: gpus.reduce((n, g) => n + g.used, s.deviceBytes) },
+    // What the GPUs hold, the store's device tier (its deviceBytes) included.
+    device: { bytes: gpus.length > 0 ? gpus.reduce((n, g) => n + g.used, 0) : s.deviceBytes },
     ...(gpus.length > 0
       ? {
           gpus: gpus.map((g) => {

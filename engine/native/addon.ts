@@ -210,6 +210,12 @@ export interface GpuConfig {
   asyncAllocator?: boolean;
   /** Copies of 8 MiB and more through pinned staging buffers (default true); false: straight from pageable memory. */
   stagedCopies?: boolean;
+  /**
+   * A GPU operation's output stays on the GPU when all its columns are there (the
+   * store's device tier; default true): it comes to the host when read there, or
+   * when spilled. false: every output comes to the host at once.
+   */
+  keepResults?: boolean;
 }
 
 /** Per-GPU memory and transfer counters (engine events and `basin run --stats`). */
@@ -239,6 +245,12 @@ export interface GpuStats {
   chainMicros: number;
   uploadMicros: number;
   downloadMicros: number;
+  /** Outputs kept on the GPU (the store's device tier), and their bytes. */
+  resultTables: number;
+  resultBytes: number;
+  /** Kept outputs copied to the host because the GPU needed the room. */
+  resultSpills: number;
+  resultSpilledBytes: number;
   /** Why the GPU is unusable in this process, or null. */
   broken: string | null;
 }
@@ -318,6 +330,18 @@ export interface NativeAddon {
   memorySpill(bytes: number): void;
   /** Writes a table to `path` off the JS thread (an uncompressed spill file: how tables travel between processes); resolves to its bytes. */
   tableSave(h: Handle, path: string): Promise<number>;
+  /** Copies tables whose only copy is on a GPU (the device tier) to the host, off the JS thread; the caller holds them meanwhile. */
+  tablesToHost(handles: Handle[]): Promise<void>;
+  /** The GPU holding the table's only copy (the device tier), or -1. */
+  tableDevice(h: Handle): number;
+  /**
+   * Test hooks for the store's device tier without a GPU: a stand-in tier (device 90)
+   * holding tables in host memory apart from the store; `mode` says what reading one
+   * back does (see native/src/bind/device_tier_api.cc).
+   */
+  deviceTierStandIn(on: boolean): void;
+  deviceTierStandInPut(h: Handle, mode: "ok" | "spilled" | "lost" | "fail-once"): Handle;
+  deviceTierStandInCounts(): { downloads: number; drops: number };
   /** Reads a file `tableSave` wrote into this process's store, off the JS thread. */
   tableLoad(path: string): Promise<Handle>;
   /** Replays events through a fresh spill policy (the pure state machine the store uses); planned moves are carried out. */

@@ -16,6 +16,7 @@ void RegisterLinalg(Napi::Env env, Napi::Object exports);
 void RegisterArray(Napi::Env env, Napi::Object exports);
 void RegisterGpu(Napi::Env env, Napi::Object exports);
 void RegisterWrite(Napi::Env env, Napi::Object exports);
+void RegisterDeviceTier(Napi::Env env, Napi::Object exports);
 }  // namespace basin
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -33,6 +34,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   basin::RegisterArray(env, exports);
   basin::RegisterGpu(env, exports);
   basin::RegisterWrite(env, exports);
+  basin::RegisterDeviceTier(env, exports);
   return exports;
 }
 

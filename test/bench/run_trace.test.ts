@@ -25,6 +25,10 @@ function gpu(over: Partial<GpuStats>): GpuStats {
     chainMicros: 0,
     uploadMicros: 0,
     downloadMicros: 0,
+    resultTables: 0,
+    resultBytes: 0,
+    resultSpills: 0,
+    resultSpilledBytes: 0,
     broken: null,
     ...over,
   };
@@ -45,6 +49,15 @@ describe("bench run trace", () => {
     expect(describeRun(spans, before, after)).toBe(
       "tasks: 4 busy 1031 ms within 985 ms, longest gpu-0 stored→aggregate 980 ms, cpu-1 concat 40 ms, cpu-0 scanCsv 10 ms; " +
         "gpu: 1 chain 975.0 ms, up 0.0 MB in 0.0 ms, down 912 MB in 95.0 ms, spilled 2000 MB of cached columns",
+    );
+  });
+
+  it("says how many outputs the GPU kept and how much of them it spilled to host", () => {
+    const before = [gpu({ chains: 1, resultTables: 1, resultBytes: 5e6 })];
+    const after = [gpu({ chains: 3, resultTables: 3, resultBytes: 25e6, resultSpilledBytes: 8e6 })];
+    expect(describeRun([], before, after)).toBe(
+      "tasks: 0 busy 0 ms within 0 ms; gpu: 2 chains 0.0 ms, up 0.0 MB in 0.0 ms, down 0.0 MB in 0.0 ms, " +
+        "kept 2 outputs (20 MB) on the GPU, spilled 8.0 MB of kept outputs to host",
     );
   });
 

@@ -9,6 +9,7 @@ import {
   GPU_CASES,
   runCase,
   runDeviceHomeCheck,
+  runDeviceTierCheck,
   runFaultChecks,
   runProcessDeviceHomeCheck,
   runProcessFaultCheck,
@@ -76,6 +77,11 @@ describe.skipIf(!hasGpu)("gpu: failures, device homes, copies and spilling", () 
     const o = await runProcessDeviceHomeCheck(cpu);
     expect(o.ok, o.detail).toBe(true);
   });
+
+  it("gpu: outputs stay on the GPU between tasks, spill to host under its limit, and give the CPU's answers", async () => {
+    const o = await runDeviceTierCheck(cpu);
+    expect(o.ok, o.detail).toBe(true);
+  }, 120_000);
 
   it("gpu: data twice the device memory limit completes through spilling", async () => {
     const o = await runSpillCheck(cpu);

@@ -1169,6 +1169,67 @@ export async function runSpillCheck(cpu: LocalCluster): Promise<CheckOutcome> {
   }
 }
 
+/**
+ * The device tier: outputs of GPU work stay on the GPU between tasks (computed columns,
+ * selections, sorts) and come to the host only when read there or spilled. A pipeline
+ * that mixes them with CPU steps (a sort's sampling and partitioning, a concat) gives
+ * the CPU's answers, with outputs kept on the device and, under a device limit smaller
+ * than those outputs, kept outputs spilled to the host; with deviceKeepResults false
+ * nothing is kept; and after each run no table is left only on the device.
+ */
+export async function runDeviceTierCheck(cpu: LocalCluster): Promise<CheckOutcome> {
+  const n = 1_200_000;
+  const data = fromColumns(
+    {
+      k: Array.from({ length: n }, (_, i) => (i * 7919) % 30_011),
+      v: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : (i % 977) - 300)),
+    },
+    { partitions: [n / 6, n / 6, n / 6, n / 6, n / 6, n / 6], types: { k: "int64", v: "int64" } },
+  );
+  const stored = await data.persist({ cluster: cpu });
+  // Computed columns: every output column is on the device, so each output stays there.
+  const made = (f: DataFrame) => f.select(col("k").add(1).alias("k2"), col("v").mul(2).alias("v2"));
+  const queries = [
+    (f: DataFrame) => made(f),
+    (f: DataFrame) => made(f).filter(col("v2").gt(10)).sort(["k2", "v2"]),
+    (f: DataFrame) => made(f).filter(col("v2").ne(0)).groupBy("k2").agg(col("v2").sum().alias("s"), count().alias("c")),
+  ];
+  const limit = 12 << 20; // the six outputs of the first query (19 MB) do not fit
+  const details: string[] = [];
+  let ok = true;
+  try {
+    for (const keep of [true, false]) {
+      const gpu = new LocalCluster({ workers: 0, gpus: [0], deviceMemoryLimit: limit, deviceKeepResults: keep });
+      try {
+        for (const [i, q] of queries.entries()) {
+          const want = await q(stored).compute({ cluster: cpu });
+          const s0 = native().gpuStats()[0]!;
+          const got = await q(stored).compute({ cluster: gpu });
+          const s1 = native().gpuStats()[0]!;
+          const diff = diffTables(got, want);
+          const kept = s1.resultTables - s0.resultTables;
+          const spilled = s1.resultSpills - s0.resultSpills;
+          const left = native().memoryStats().deviceBytes;
+          const held = keep ? kept > 0 && (i > 0 || spilled > 0) : kept === 0;
+          ok = ok && diff === null && held && left === 0;
+          details.push(
+            `keep=${keep} q${i + 1}: ${diff ?? "same answer"}, ${kept} outputs kept on the GPU, ${spilled} spilled to host, ${left} bytes left there`,
+          );
+        }
+      } finally {
+        await gpu.close();
+      }
+    }
+  } finally {
+    stored.unpersist();
+  }
+  return {
+    name: "outputs stay on the GPU between tasks, spill to host under its limit, and give the CPU's answers",
+    ok,
+    detail: details.join("; "),
+  };
+}
+
 /** The device-home checks' table (400,000 rows in 4 partitions), their group-by, and its answer on the CPU. */
 async function homeCheckData(
   cpu: LocalCluster,

@@ -63,6 +63,24 @@ Table Shape(const Table& in, const gpu::Step& s) {
   return t;
 }
 
+// Table h as GPU `device`'s checks read it: its shape when its only copy is on that
+// GPU (nothing comes down for a check), else the table itself.
+TablePtr ShapeArg(int device, const Napi::Value& v) {
+  if (TablePtr shape = Store::Instance().onDevice(HandleArg(v), device)) return shape;
+  return TableArg(v);
+}
+
+// A GPU operation's output as a handle: one it kept on the device, or its host table stored.
+Napi::Value OutputValue(Napi::Env env, const gpu::Output& out) {
+  if (out.host) return PutTable(env, out.host);
+  try {
+    return HandleValue(env, out.handle);
+  } catch (...) {
+    Store::Instance().release(out.handle);  // the thread is terminating: nobody will ever own it
+    throw;
+  }
+}
+
 Napi::Object DeviceObject(Napi::Env env, const gpu::DeviceInfo& d) {
   auto o = Napi::Object::New(env);
   o.Set("index", d.index);
@@ -104,7 +122,7 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
     o.Set("devices", devs);
     return o;
   }));
-  // gpuConfigure(device, { memoryLimit, poolSize, asyncAllocator, stagedCopies })
+  // gpuConfigure(device, { memoryLimit, poolSize, asyncAllocator, stagedCopies, keepResults })
   exports.Set("gpuConfigure", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       auto o = info[1].As<Napi::Object>();
@@ -113,6 +131,7 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
       if (o.Get("poolSize").IsNumber()) c.poolSize = o.Get("poolSize").As<Napi::Number>().Int64Value();
       if (o.Get("asyncAllocator").IsBoolean()) c.asyncAllocator = o.Get("asyncAllocator").As<Napi::Boolean>().Value();
       if (o.Get("stagedCopies").IsBoolean()) c.stagedCopies = o.Get("stagedCopies").As<Napi::Boolean>().Value();
+      if (o.Get("keepResults").IsBoolean()) c.keepResults = o.Get("keepResults").As<Napi::Boolean>().Value();
       gpu::Configure(info[0].As<Napi::Number>().Int32Value(), c);
       return info.Env().Undefined();
     });
@@ -127,8 +146,9 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
   // gpuPrefix(device, h, steps) -> how many leading steps GPU `device` can run over table h
   exports.Set("gpuPrefix", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      if (!gpu::Broken(info[0].As<Napi::Number>().Int32Value()).empty()) return Napi::Number::New(info.Env(), 0);
-      TablePtr t = TableArg(info[1]);
+      const int device = info[0].As<Napi::Number>().Int32Value();
+      if (!gpu::Broken(device).empty()) return Napi::Number::New(info.Env(), 0);
+      TablePtr t = ShapeArg(device, info[1]);
       std::vector<gpu::Step> steps = ParseSteps(info[2].As<Napi::Array>());
       Table shape = *t;
       uint32_t n = 0;
@@ -144,10 +164,8 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
   // gpuRun(device, h, steps) -> handle
   exports.Set("gpuRun", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      int device = info[0].As<Napi::Number>().Int32Value();
-      uint64_t h = HandleArg(info[1]);
-      TablePtr t = TableArg(info[1]);
-      return PutTable(info.Env(), gpu::Run(device, h, t, ParseSteps(info[2].As<Napi::Array>())));
+      const int device = info[0].As<Napi::Number>().Int32Value();
+      return OutputValue(info.Env(), gpu::Run(device, HandleArg(info[1]), ParseSteps(info[2].As<Napi::Array>())));
     });
   }));
   // gpuKeep(device, h) -> Promise: every column of table h uploaded to the GPU's cache, off the JS thread
@@ -164,30 +182,31 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
   // gpuJoinable(device, left, right, spec) -> whether GPU `device` matches this join's rows
   exports.Set("gpuJoinable", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      if (!gpu::Broken(info[0].As<Napi::Number>().Int32Value()).empty()) return Napi::Boolean::New(info.Env(), false);
-      TablePtr l = TableArg(info[1]), r = TableArg(info[2]);
+      const int device = info[0].As<Napi::Number>().Int32Value();
+      if (!gpu::Broken(device).empty()) return Napi::Boolean::New(info.Env(), false);
+      TablePtr l = ShapeArg(device, info[1]), r = ShapeArg(device, info[2]);
       return Napi::Boolean::New(info.Env(), gpu::JoinUnsupported(*l, *r, ParseJoinSpec(info[3].As<Napi::Object>())).empty());
     });
   }));
   // gpuJoin(device, left, right, spec) -> handle
   exports.Set("gpuJoin", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      int device = info[0].As<Napi::Number>().Int32Value();
-      TablePtr l = TableArg(info[1]), r = TableArg(info[2]);
-      return PutTable(info.Env(), gpu::Join(device, HandleArg(info[1]), l, HandleArg(info[2]), r, ParseJoinSpec(info[3].As<Napi::Object>())));
+      const int device = info[0].As<Napi::Number>().Int32Value();
+      return OutputValue(info.Env(), gpu::Join(device, HandleArg(info[1]), HandleArg(info[2]), ParseJoinSpec(info[3].As<Napi::Object>())));
     });
   }));
   // gpuSortable(device, h, keys) -> whether GPU `device` orders this sort's rows
   exports.Set("gpuSortable", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      if (!gpu::Broken(info[0].As<Napi::Number>().Int32Value()).empty()) return Napi::Boolean::New(info.Env(), false);
-      return Napi::Boolean::New(info.Env(), gpu::SortUnsupported(*TableArg(info[1]), SortKeysArg(info[2])).empty());
+      const int device = info[0].As<Napi::Number>().Int32Value();
+      if (!gpu::Broken(device).empty()) return Napi::Boolean::New(info.Env(), false);
+      return Napi::Boolean::New(info.Env(), gpu::SortUnsupported(*ShapeArg(device, info[1]), SortKeysArg(info[2])).empty());
     });
   }));
   // gpuSort(device, h, keys) -> handle
   exports.Set("gpuSort", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      return PutTable(info.Env(), gpu::Sort(info[0].As<Napi::Number>().Int32Value(), HandleArg(info[1]), TableArg(info[1]), SortKeysArg(info[2])));
+      return OutputValue(info.Env(), gpu::Sort(info[0].As<Napi::Number>().Int32Value(), HandleArg(info[1]), SortKeysArg(info[2])));
     });
   }));
   exports.Set("gpuStats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
@@ -202,7 +221,9 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
                           {"evictedBytes", m.evictedBytes}, {"uploads", m.uploads}, {"uploadBytes", m.uploadBytes},
                           {"downloads", m.downloads}, {"downloadBytes", m.downloadBytes}, {"cacheHits", m.cacheHits},
                           {"chains", m.chains}, {"failures", m.failures}, {"chainMicros", m.chainMicros},
-                          {"uploadMicros", m.uploadMicros}, {"downloadMicros", m.downloadMicros}})
+                          {"uploadMicros", m.uploadMicros}, {"downloadMicros", m.downloadMicros},
+                          {"resultTables", m.resultTables}, {"resultBytes", m.resultBytes}, {"resultSpills", m.resultSpills},
+                          {"resultSpilledBytes", m.resultSpilledBytes}})
         o.Set(k, double(v));
       if (m.broken.empty()) o.Set("broken", info.Env().Null());
       else o.Set("broken", m.broken);

@@ -201,16 +201,42 @@ void RegisterSpill(Napi::Env env, Napi::Object exports) {
     });
   }));
   // tableSave(handle, path) -> Promise<bytes>: the table as an uncompressed spill file,
-  // written off the JS thread: the way tables travel between Basin's processes.
+  // written off the JS thread: the way tables travel between Basin's processes. The
+  // caller holds the handle until it resolves; the table is read (back from disk or
+  // down from a GPU) off the JS thread too.
   exports.Set("tableSave", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
-      TablePtr t = TableArg(info[0]);
+      const uint64_t h = HandleArg(info[0]);
       std::string path = info[1].As<Napi::String>();
       auto bytes = std::make_shared<int64_t>(0);
       return OffThread::Start(
-          info.Env(), "writing a table to " + path, [t, path, bytes] { *bytes = WriteSpillFile(path, *t, SpillCodec::None); },
+          info.Env(), "writing a table to " + path,
+          [h, path, bytes] { *bytes = WriteSpillFile(path, *Store::Instance().get(h), SpillCodec::None); },
           [bytes](Napi::Env env) { return Napi::Number::New(env, double(*bytes)); });
     });
+  }));
+  // tablesToHost(handles) -> Promise: tables whose only copy is on a GPU (the device
+  // tier) copied to the host, off the JS thread; the caller holds the handles until it
+  // resolves. Others are left where they are.
+  exports.Set("tablesToHost", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto arr = info[0].As<Napi::Array>();
+      std::vector<uint64_t> handles;
+      for (uint32_t i = 0; i < arr.Length(); i++) {
+        const uint64_t h = HandleArg(arr.Get(i));
+        if (Store::Instance().deviceOf(h) >= 0) handles.push_back(h);
+      }
+      return OffThread::Start(
+          info.Env(), "copying results from the GPU to the host",
+          [handles] {
+            for (uint64_t h : handles) Store::Instance().get(h);
+          },
+          [](Napi::Env env) { return env.Undefined(); });
+    });
+  }));
+  // tableDevice(handle) -> the GPU holding the table's only copy (the device tier), or -1.
+  exports.Set("tableDevice", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value { return Napi::Number::New(info.Env(), Store::Instance().deviceOf(HandleArg(info[0]))); });
   }));
   // tableLoad(path) -> Promise<handle>: a file tableSave wrote, read off the JS thread
   // into this process's store.

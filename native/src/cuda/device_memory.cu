@@ -106,24 +106,39 @@ void DeviceState::release(void* ptr, size_t bytes, uint64_t generation) {
 std::list<std::shared_ptr<CachedColumn>> DeviceState::evict(size_t need, bool all) {
   std::list<std::shared_ptr<CachedColumn>> out;
   int64_t freed = 0;  // bytes the unlinked entries give back once the caller drops them
-  while (!lru_.empty() && (all || used_ - freed + int64_t(need) > limit_)) {
-    Entry& e = lru_.back();
+  for (auto it = lru_.end(); it != lru_.begin() && (all || used_ - freed + int64_t(need) > limit_);) {
+    --it;
+    if (it->owned) continue;  // the only copy: copied to the host first (ownedVictim)
     stats_.evictions++;
-    stats_.evictedBytes += int64_t(e.col->bytes);
-    cachedBytes_ -= int64_t(e.col->bytes);
+    stats_.evictedBytes += int64_t(it->col->bytes);
+    cachedBytes_ -= int64_t(it->col->bytes);
     // A column the running chain also holds stays on the device until the chain ends.
-    if (e.col.use_count() == 1) freed += int64_t(e.col->bytes);
-    index_.erase({e.handle, e.column});
-    out.push_back(std::move(e.col));
-    lru_.pop_back();
+    if (it->col.use_count() == 1) freed += int64_t(it->col->bytes);
+    index_.erase({it->handle, it->column});
+    out.push_back(std::move(it->col));
+    it = lru_.erase(it);
   }
   return out;
 }
 
+uint64_t DeviceState::ownedVictim() const {
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+    if (!it->owned || it->col.use_count() > 1) continue;
+    // Every column of the table must be free to go, or copying it down frees nothing now.
+    bool free = true;
+    for (const Entry& e : lru_)
+      if (e.owned && e.handle == it->handle && e.col.use_count() > 1) free = false;
+    if (free) return it->handle;
+  }
+  return 0;
+}
+
 DBuf DeviceState::alloc(size_t bytes, const char* what) {
   bytes = Round(bytes);
-  for (int attempt = 0; attempt < 3; attempt++) {
+  // Each round frees something (cached copies, or one table copied to the host) or ends.
+  for (int round = 0; round < 1000; round++) {
     std::list<std::shared_ptr<CachedColumn>> victims;
+    uint64_t spill = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       ensureReady();
@@ -136,13 +151,15 @@ DBuf DeviceState::alloc(size_t bytes, const char* what) {
       } else {
         victims = evict(bytes, false);
       }
-      if (victims.empty()) break;
+      if (victims.empty()) spill = ownedVictim();
+      if (victims.empty() && !spill) break;
     }
     victims.clear();  // frees the spilled columns' device bytes, outside the lock
+    if (spill) SpillOwnedTable(*this, spill);  // its columns are evictable copies after
   }
   std::lock_guard<std::mutex> lock(mu_);
   throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": out of device memory allocating " + Mb(int64_t(bytes)) + " for " + what +
-                                     " after spilling cached columns to host (" + Mb(used_) + " in use of a " + Mb(limit_) +
+                                     " after spilling cached columns and results to host (" + Mb(used_) + " in use of a " + Mb(limit_) +
                                      " limit); use smaller partitions (a smaller blocksize) or raise --device-memory-limit");
 }
 
@@ -150,6 +167,7 @@ void DeviceState::configure(const DeviceConfig& c) {
   // Not while a chain runs: reset() frees the pool, the stream and the staging buffers
   // it uses (the order run_ then mu_, as in the chains, Warm and Keep).
   std::lock_guard<std::mutex> run(run_);
+  spillAllOwned();
   reset();
   std::lock_guard<std::mutex> lock(mu_);
   config_ = c;
@@ -160,7 +178,7 @@ std::shared_ptr<CachedColumn> DeviceState::cached(uint64_t handle, int column, c
   auto it = index_.find({handle, column});
   if (it == index_.end()) return nullptr;
   auto e = it->second;
-  if (e->alive.expired() || e->alive.owner_before(alive) || alive.owner_before(e->alive)) {
+  if (!e->owned && (e->alive.expired() || e->alive.owner_before(alive) || alive.owner_before(e->alive))) {
     // A released table's entry (handles are never reused; this is belt and braces).
     cachedBytes_ -= int64_t(e->col->bytes);
     index_.erase(it);
@@ -180,7 +198,7 @@ void DeviceState::cache(uint64_t handle, int column, std::weak_ptr<const Table> 
     stale.splice(stale.end(), stale_);
     // Entries of released tables go first.
     for (auto it = lru_.begin(); it != lru_.end();) {
-      if (!it->alive.expired()) {
+      if (it->owned || !it->alive.expired()) {
         ++it;
         continue;
       }
@@ -193,6 +211,90 @@ void DeviceState::cache(uint64_t handle, int column, std::weak_ptr<const Table> 
     cachedBytes_ += int64_t(c->bytes);
     lru_.push_front(Entry{handle, column, std::move(alive), std::move(c)});
     index_[{handle, column}] = lru_.begin();
+  }
+}
+
+void DeviceState::adopt(uint64_t handle, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t bytes = 0;
+  for (size_t i = 0; i < cols.size(); i++) {
+    bytes += int64_t(cols[i]->bytes);
+    cachedBytes_ += int64_t(cols[i]->bytes);
+    lru_.push_front(Entry{handle, int(i), std::weak_ptr<const Table>(), std::move(cols[i]), true});
+    index_[{handle, int(i)}] = lru_.begin();
+  }
+  owned_[handle] = OwnedTable{std::move(shape), bytes};
+  stats_.resultTables++;
+  stats_.resultBytes += bytes;
+}
+
+std::vector<std::shared_ptr<CachedColumn>> DeviceState::owned(uint64_t handle, TablePtr& shape) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<CachedColumn>> cols;
+  auto t = owned_.find(handle);
+  if (t == owned_.end()) {
+    shape = nullptr;
+    return cols;
+  }
+  shape = t->second.shape;
+  for (size_t i = 0; i < shape->columns.size(); i++) {
+    auto it = index_.find({handle, int(i)});
+    if (it == index_.end()) throw BasinError("BASIN_INTERNAL", DeviceLabel(device_) + ": a column of a table kept on the device is missing");
+    lru_.splice(lru_.begin(), lru_, it->second);
+    cols.push_back(it->second->col);
+  }
+  return cols;
+}
+
+template <class F>
+void DeviceState::endOwned(uint64_t handle, const F& each) {
+  auto t = owned_.find(handle);
+  if (t == owned_.end()) return;
+  for (size_t i = 0; i < t->second.shape->columns.size(); i++) {
+    auto it = index_.find({handle, int(i)});
+    if (it != index_.end()) each(it);
+  }
+  owned_.erase(t);
+}
+
+void DeviceState::disown(uint64_t handle, const TablePtr& host) {
+  std::lock_guard<std::mutex> lock(mu_);
+  endOwned(handle, [&](auto it) {
+    it->second->owned = false;
+    it->second->alive = host;
+  });
+}
+
+void DeviceState::dropOwned(uint64_t handle) {
+  std::list<std::shared_ptr<CachedColumn>> doomed;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  endOwned(handle, [&](auto it) {
+    cachedBytes_ -= int64_t(it->second->col->bytes);
+    doomed.push_back(std::move(it->second->col));
+    lru_.erase(it->second);
+    index_.erase(it);
+  });
+}
+
+bool DeviceState::keepResults() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return config_.keepResults;
+}
+
+void DeviceState::spillAllOwned() {
+  std::vector<uint64_t> handles;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!ready_) return;
+    for (auto& [h, t] : owned_) handles.push_back(h);
+  }
+  if (!broken().empty() || cudaSetDevice(device_) != cudaSuccess) return;  // lost: their readers get BASIN_CUDA
+  for (uint64_t h : handles) {
+    try {
+      SpillOwnedTable(*this, h);
+    } catch (const BasinError&) {
+      return;  // the GPU cannot give them back: lost, as after a sticky error
+    }
   }
 }
 
@@ -226,6 +328,12 @@ void DeviceState::countDownload(size_t bytes, int64_t micros) {
 void DeviceState::countChainTime(int64_t micros) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.chainMicros += micros;
+}
+
+void DeviceState::countResultSpill(int64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.resultSpills++;
+  stats_.resultSpilledBytes += bytes;
 }
 
 void DeviceState::countChain() {

@@ -2,6 +2,10 @@
 // coalescing, like RMM's pool) or CUDA's stream-ordered allocator, a byte limit, and
 // the cache of uploaded host columns that is spilled (dropped: the host copy stays)
 // least recently used first when an allocation would cross the limit or fails.
+// Beside the copies, the cache holds the store's device tier: tables whose only copy
+// is here (GPU tasks' outputs). Their columns are never just dropped: under pressure,
+// once no copy is left to drop, the least recently used such table is copied to the
+// host first (SpillOwnedTable), and from then on its columns are copies like the others.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -20,6 +24,10 @@ namespace basin {
 namespace gpu {
 
 class DeviceState;
+
+// Copies the store's table `handle`, whose only copy is on `dev`, to the host and
+// hands it to the store (device_table.cu); under the GPU's run lock.
+void SpillOwnedTable(DeviceState& dev, uint64_t handle);
 
 // Owned device bytes, returned to their GPU's allocator when the last owner lets go.
 class DeviceBuffer {
@@ -64,11 +72,25 @@ class DeviceState {
   std::shared_ptr<CachedColumn> cached(uint64_t handle, int column, const std::weak_ptr<const Table>& alive);
   void cache(uint64_t handle, int column, std::weak_ptr<const Table> alive, std::shared_ptr<CachedColumn> c);
 
+  // The device tier. Takes the columns of the store's table `handle` (put there with
+  // Store::putOnDevice and `shape`) as its only copy.
+  void adopt(uint64_t handle, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols);
+  // The columns of a table whose only copy is here, and its shape; no shape when
+  // `handle` is not one.
+  std::vector<std::shared_ptr<CachedColumn>> owned(uint64_t handle, TablePtr& shape);
+  // The table is on the host now (`host`): its columns become cached copies of it.
+  void disown(uint64_t handle, const TablePtr& host);
+  // The table was released: its columns go (once no running chain reads them).
+  void dropOwned(uint64_t handle);
+  // Whether the outputs of GPU operations stay here when every column is (DeviceConfig).
+  bool keepResults();
+
   MemoryStats stats();
   void countUpload(size_t bytes, int64_t micros);
   void countDownload(size_t bytes, int64_t micros);
   void countChain();
   void countChainTime(int64_t micros);
+  void countResultSpill(int64_t bytes);
   // Frees everything held on the GPU (new settings apply from the next use).
   void reset();
   // After a sticky CUDA error the process cannot use the GPU again (CUDA's rule): it is
@@ -90,12 +112,25 @@ class DeviceState {
   // Unlinks least recently used cache entries until `need` bytes fit under the limit;
   // the entries are returned so they are freed outside the lock.
   std::list<std::shared_ptr<CachedColumn>> evict(size_t need, bool all);
+  // The least recently used table whose only copy is here and that no chain reads
+  // now (0: none), to copy to the host when nothing else can be freed.
+  uint64_t ownedVictim() const;
+  // Copies every table whose only copy is here to the host (before the pool is reset).
+  void spillAllOwned();
+  // Ends table `handle`'s ownership (under mu_), calling each(index_ iterator) for its columns.
+  template <class F>
+  void endOwned(uint64_t handle, const F& each);
 
   struct Entry {
     uint64_t handle;
     int column;
     std::weak_ptr<const Table> alive;
     std::shared_ptr<CachedColumn> col;
+    bool owned = false;  // the only copy of a device-tier table's column
+  };
+  struct OwnedTable {
+    TablePtr shape;
+    int64_t bytes;
   };
   const int device_;
   std::mutex mu_, run_;
@@ -109,6 +144,7 @@ class DeviceState {
   std::list<Entry> lru_;           // front = most recently used
   std::map<std::pair<uint64_t, int>, std::list<Entry>::iterator> index_;
   int64_t cachedBytes_ = 0;
+  std::map<uint64_t, OwnedTable> owned_;  // the device tier's tables, by store handle
   std::list<std::shared_ptr<CachedColumn>> stale_;  // dropped entries, freed at the next cache()
   uint64_t generation_ = 1;
   std::string broken_;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cuda/cuda_check.cuh"
+#include "store/store.h"
 
 namespace basin {
 namespace gpu {
@@ -72,39 +73,108 @@ BufferPtr HostValidity(DeviceState& dev, const uint8_t* dvalid, int64_t n) {
 
 }  // namespace
 
-Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing) {
+std::shared_ptr<CachedColumn> GatherOnDevice(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing) {
   auto s = dev.stream();
-  Column out;
-  out.type = v.type;
-  out.length = n;
-  DBuf valid = v.validity || maybeMissing ? dev.alloc(size_t(std::max<int64_t>(n, 1)), "a column gather") : nullptr;
-  uint8_t* dvalid = valid ? valid->as<uint8_t>() : nullptr;
+  auto out = std::make_shared<CachedColumn>();
+  if (v.validity || maybeMissing) out->validity = dev.alloc(size_t(std::max<int64_t>(n, 1)), "a column gather");
+  uint8_t* dvalid = out->validity ? out->validity->as<uint8_t>() : nullptr;
   if (v.type == DType::String) {
-    DBuf len = dev.alloc(size_t(n + 1) * 8, "a string gather"), off = dev.alloc(size_t(n + 1) * 8, "a string gather");
+    DBuf len = dev.alloc(size_t(n + 1) * 8, "a string gather");
+    out->data = dev.alloc(size_t(n + 1) * 8, "a string gather");
     StringLengthsKernel<<<Blocks(n + 1), kBlock, 0, s>>>(v, idx, len->as<int64_t>(), dvalid, n);
     RunCub(dev, "a string gather", [&](void* scratch, size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(scratch, bytes, len->as<int64_t>(), off->as<int64_t>(), n + 1, s);
+      return cub::DeviceScan::ExclusiveSum(scratch, bytes, len->as<int64_t>(), out->data->as<int64_t>(), n + 1, s);
     });
-    out.data = MakeBufferNoInit(size_t(n + 1) * 8);
-    ToHost(dev, out.data->data(), off->data(), size_t(n + 1) * 8);
-    const int64_t total = out.data->as<int64_t>()[n];
-    DBuf chars = dev.alloc(size_t(std::max<int64_t>(total, 1)), "a string gather");
-    if (n > 0) StringCopyKernel<<<Blocks(n * 32), kBlock, 0, s>>>(v, idx, off->as<int64_t>(), chars->as<uint8_t>(), n);
-    out.chars = MakeBufferNoInit(size_t(total));
-    ToHost(dev, out.chars->data(), chars->data(), size_t(total));
+    int64_t total = 0;
+    ToHost(dev, &total, out->data->as<int64_t>() + n, 8);
+    out->chars = dev.alloc(size_t(std::max<int64_t>(total, 1)), "a string gather");
+    if (n > 0) StringCopyKernel<<<Blocks(n * 32), kBlock, 0, s>>>(v, idx, out->data->as<int64_t>(), out->chars->as<uint8_t>(), n);
   } else {
     const size_t w = ElementSize(v.type);
-    DBuf data = dev.alloc(size_t(std::max<int64_t>(n, 1)) * w, "a column gather");
+    out->data = dev.alloc(size_t(std::max<int64_t>(n, 1)) * w, "a column gather");
     if (n > 0) {
-      if (w == 8) GatherOrNullKernel<uint64_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint64_t>(), dvalid, n);
-      else if (w == 4) GatherOrNullKernel<uint32_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint32_t>(), dvalid, n);
-      else GatherOrNullKernel<uint8_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, data->as<uint8_t>(), dvalid, n);
+      if (w == 8) GatherOrNullKernel<uint64_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, out->data->as<uint64_t>(), dvalid, n);
+      else if (w == 4) GatherOrNullKernel<uint32_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, out->data->as<uint32_t>(), dvalid, n);
+      else GatherOrNullKernel<uint8_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, out->data->as<uint8_t>(), dvalid, n);
     }
-    out.data = MakeBufferNoInit(size_t(n) * w);
-    ToHost(dev, out.data->data(), data->data(), size_t(n) * w);
   }
-  out.validity = HostValidity(dev, dvalid, n);
+  out->bytes = out->data->size() + (out->validity ? out->validity->size() : 0) + (out->chars ? out->chars->size() : 0);
   return out;
+}
+
+Column DownloadColumn(DeviceState& dev, DType type, int64_t n, const CachedColumn& c) {
+  Column out;
+  out.type = type;
+  out.length = n;
+  if (type == DType::String) {
+    out.data = MakeBufferNoInit(size_t(n + 1) * 8);
+    ToHost(dev, out.data->data(), c.data->data(), size_t(n + 1) * 8);
+    const int64_t total = out.data->as<int64_t>()[n];  // the chars up to the last row's end
+    out.chars = MakeBufferNoInit(size_t(total));
+    ToHost(dev, out.chars->data(), c.chars->data(), size_t(total));
+  } else {
+    const size_t bytes = size_t(n) * ElementSize(type);
+    out.data = MakeBufferNoInit(bytes);
+    ToHost(dev, out.data->data(), c.data->data(), bytes);
+  }
+  out.validity = HostValidity(dev, c.validity ? c.validity->as<uint8_t>() : nullptr, n);
+  return out;
+}
+
+Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing) {
+  return DownloadColumn(dev, v.type, n, *GatherOnDevice(dev, v, idx, n, maybeMissing));
+}
+
+TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DType>& types, int64_t rows) {
+  auto t = std::make_shared<Table>();
+  t->names = names;
+  t->rows = rows;
+  for (DType type : types) {
+    Column c;
+    c.type = type;
+    c.length = rows;
+    t->columns.push_back(std::move(c));
+  }
+  return t;
+}
+
+uint64_t KeepOnDevice(DeviceState& dev, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols) {
+  Sync(dev, "keeping a result on the GPU");
+  int64_t bytes = 0;
+  for (auto& c : cols) bytes += int64_t(c->bytes);
+  const uint64_t h = Store::Instance().putOnDevice(dev.device(), shape, bytes);
+  try {
+    dev.adopt(h, std::move(shape), std::move(cols));
+  } catch (...) {
+    Store::Instance().release(h);
+    throw;
+  }
+  return h;
+}
+
+TablePtr DownloadOwned(DeviceState& dev, uint64_t handle, int64_t& bytes) {
+  TablePtr shape;
+  std::vector<std::shared_ptr<CachedColumn>> cols = dev.owned(handle, shape);
+  if (!shape) return nullptr;
+  auto host = std::make_shared<Table>();
+  host->names = shape->names;
+  host->rows = shape->rows;
+  bytes = 0;
+  for (size_t i = 0; i < cols.size(); i++) {
+    host->columns.push_back(DownloadColumn(dev, shape->columns[i].type, shape->rows, *cols[i]));
+    bytes += int64_t(cols[i]->bytes);
+  }
+  TablePtr table = host;
+  dev.disown(handle, table);
+  return table;
+}
+
+void SpillOwnedTable(DeviceState& dev, uint64_t handle) {
+  int64_t bytes = 0;
+  TablePtr table = DownloadOwned(dev, handle, bytes);
+  if (!table) return;
+  dev.countResultSpill(bytes);
+  Store::Instance().deviceSpilled(handle, table);
 }
 
 void RowNumbers(DeviceState& dev, int32_t* out, int64_t n) {
@@ -160,6 +230,12 @@ DTable::DTable(DeviceState& d, uint64_t handle, TablePtr host) : dev(d), handle_
   }
 }
 
+DTable::DTable(DeviceState& d, uint64_t handle, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> bufs)
+    : DTable(d, handle, std::move(shape)) {
+  deviceOnly_ = true;
+  for (size_t i = 0; i < cols.size(); i++) cols[i].bufs = std::move(bufs[i]);
+}
+
 ColumnView DTable::view(int column) {
   DColumn& c = cols[size_t(column)];
   if (!c.bufs) {
@@ -199,7 +275,7 @@ bool DTable::onDevice(int column) {
 
 Column DTable::gather(int column, const DBuf& rowsBuf, int64_t n) {
   DColumn& c = cols[size_t(column)];
-  if (c.source >= 0 && !c.sel && !rowsBuf) return host_->columns[size_t(c.source)];  // the whole host column
+  if (c.source >= 0 && !c.sel && !rowsBuf && !deviceOnly_) return host_->columns[size_t(c.source)];  // the whole host column
   // On the device already (a persisted table's cached column, or used in this chain):
   // gathered there, so only the rows kept cross the bus.
   if (c.source < 0 || onDevice(column))

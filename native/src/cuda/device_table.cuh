@@ -38,6 +38,9 @@ struct DColumn {
 class DTable {
  public:
   DTable(DeviceState& dev, uint64_t handle, TablePtr host);
+  // A table of the device tier: its only copy is `cols` on the device; `shape` gives
+  // its names, types and rows (no host buffers).
+  DTable(DeviceState& dev, uint64_t handle, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols);
   DeviceState& dev;
   std::vector<std::string> names;
   std::vector<DColumn> cols;
@@ -53,11 +56,15 @@ class DTable {
   // Rows `rows` (logical row numbers on the device, int32; null: 0..n-1) of a column, on
   // the host: gathered on the device when the column is there, else from the host copy.
   Column gather(int column, const DBuf& rows, int64_t n);
+  // The host table (the shape only, for a table of the device tier).
   const TablePtr& host() const { return host_; }
+  uint64_t handle() const { return handle_; }
+  bool deviceOnly() const { return deviceOnly_; }
 
  private:
   uint64_t handle_;
   TablePtr host_;
+  bool deviceOnly_ = false;
 };
 
 // The kernels' view of a column computed on the device (no selection: one row per logical row).
@@ -67,9 +74,24 @@ inline ColumnView ComputedView(const DColumn& c) {
 }
 
 // Rows idx[0..n) (int32 logical rows read through the view's selection; a negative
-// one gives a null, with maybeMissing) of a column, gathered on the device and
-// downloaded; idx null: rows 0..n-1.
+// one gives a null, with maybeMissing) of a column, gathered into device buffers of
+// their own; idx null: rows 0..n-1.
+std::shared_ptr<CachedColumn> GatherOnDevice(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing);
+// A column's own device buffers (n rows of `type`, as GatherOnDevice or an upload
+// makes them) copied to the host.
+Column DownloadColumn(DeviceState& dev, DType type, int64_t n, const CachedColumn& c);
+// GatherOnDevice, then downloaded.
 Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing);
+// A table with `names`, `types` and `rows` but no buffers: what the store keeps of a
+// table of the device tier.
+TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DType>& types, int64_t rows);
+// Puts `cols` (buffers of their own, `shape`'s columns) in the store's device tier on
+// `dev`; returns the handle (one reference, the caller's).
+uint64_t KeepOnDevice(DeviceState& dev, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols);
+// Copies the store's table `handle`, whose only copy is on `dev`, to the host; its
+// columns there become cached copies of it. Null when it is not such a table (any
+// more); `bytes`: its device bytes. Under the GPU's run lock.
+TablePtr DownloadOwned(DeviceState& dev, uint64_t handle, int64_t& bytes);
 // Row numbers `rows` (int32, logical) read through selection `sel`: sel[rows[i]];
 // either may be null (identity), then the other is returned as it is.
 DBuf ComposeRows(DeviceState& dev, const DBuf& sel, const DBuf& rows, int64_t n);

@@ -13,6 +13,7 @@
 #include "cuda/key_compare.cuh"
 #include "cuda/sort_kernel.cuh"
 #include "gpu/gpu.h"
+#include "store/store.h"
 
 namespace basin {
 namespace gpu {
@@ -188,7 +189,7 @@ namespace {
 // with `chain`): refused once the GPU is unusable; a sticky CUDA error marks it so
 // (CUDA cannot recover it inside this process).
 template <class F>
-TablePtr OnDevice(int device, const F& f, bool chain = true) {
+auto OnDevice(int device, const F& f, bool chain = true) -> decltype(f(std::declval<DeviceState&>())) {
   DeviceState& dev = DeviceState::Of(device);
   std::lock_guard<std::mutex> lock(dev.runLock());
   std::string broken = dev.broken();
@@ -197,13 +198,72 @@ TablePtr OnDevice(int device, const F& f, bool chain = true) {
     Check(device, "select the device", cudaSetDevice(device));
     if (chain) dev.countChain();
     const auto t0 = std::chrono::steady_clock::now();
-    TablePtr out = f(dev);
+    auto out = f(dev);
     if (chain) dev.countChainTime(MicrosSince(t0));
     return out;
   } catch (const StickyCudaError& e) {
     dev.markBroken(e.what());
     throw;
   }
+}
+
+// A store table as an operation on GPU `device` reads it: on the host, or only on
+// that GPU (the device tier: its shape here, its columns there).
+struct Input {
+  uint64_t handle;
+  TablePtr table;  // the host table, or the shape of one on the device
+  bool onDevice;
+};
+
+// Before the GPU's run lock: reading a table back from another tier may wait for a
+// chain (one coming down from this GPU takes the lock).
+Input Resolve(int device, uint64_t handle) {
+  Store& store = Store::Instance();
+  if (TablePtr shape = store.onDevice(handle, device)) return Input{handle, shape, true};
+  return Input{handle, store.get(handle), false};
+}
+
+// Under the run lock: the table as the chain reads it, unless it left the device
+// since Resolve (read back to the host by another thread): null then, and the caller
+// resolves again.
+std::unique_ptr<DTable> Open(DeviceState& dev, const Input& in) {
+  if (!in.onDevice) return std::make_unique<DTable>(dev, in.handle, in.table);
+  TablePtr shape;
+  std::vector<std::shared_ptr<CachedColumn>> cols = dev.owned(in.handle, shape);
+  if (!shape) return nullptr;
+  return std::make_unique<DTable>(dev, in.handle, shape, std::move(cols));
+}
+
+// Runs f(dev, tables) on GPU `device` over the store's tables `handles`, opened as
+// they are then (see Open).
+template <class F>
+Output WithTables(int device, const std::vector<uint64_t>& handles, const F& f) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    std::vector<Input> inputs;
+    for (uint64_t h : handles) inputs.push_back(Resolve(device, h));
+    bool moved = false;
+    Output out = OnDevice(device, [&](DeviceState& dev) -> Output {
+      std::vector<std::unique_ptr<DTable>> tables;
+      for (const Input& in : inputs) {
+        tables.push_back(Open(dev, in));
+        if (!tables.back()) {
+          moved = true;
+          return Output{};
+        }
+      }
+      return f(dev, tables);
+    });
+    if (!moved) return out;
+  }
+  throw BasinError("BASIN_INTERNAL", DeviceLabel(device) + ": a table kept on the device kept moving to the host");
+}
+
+// Whether every column of t is on the device (uploaded, cached, computed here): then
+// an output made of them can stay there without uploading anything.
+bool AllOnDevice(DTable& t, const std::vector<int>& columns) {
+  for (int c : columns)
+    if (!t.onDevice(c)) return false;
+  return true;
 }
 
 // Narrows every column of t to logical rows `rows` (int32, `count` of them, in that
@@ -241,23 +301,42 @@ std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpe
   return "";
 }
 
-TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec) {
-  CheckJoin(*left, *right, spec);
-  std::string why = JoinUnsupported(*left, *right, spec);
-  if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot join " + why);
-  return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
-    DTable l(dev, leftHandle, left), r(dev, rightHandle, right);
+Output Join(int device, uint64_t leftHandle, uint64_t rightHandle, const JoinSpec& spec) {
+  return WithTables(device, {leftHandle, rightHandle}, [&](DeviceState& dev, std::vector<std::unique_ptr<DTable>>& sides) -> Output {
+    DTable &l = *sides[0], &r = *sides[1];
+    CheckJoin(*l.host(), *r.host(), spec);
+    std::string why = JoinUnsupported(*l.host(), *r.host(), spec);
+    if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot join " + why);
     DevicePairs pairs = MatchRows(l, spec.leftKeys, r, spec.rightKeys, spec.how);
-    // The output columns are gathered on the device: only the joined rows cross the bus.
-    // A kJoinNone row number reads as -1 there: a null where AssembleJoin allows one.
-    TablePtr out = AssembleJoin(spec, pairs.n, pairs.split, [&](bool isLeft, int column, int64_t start, int64_t n, bool maybeMissing) {
+    // The output columns are gathered on the device: only the joined rows cross the bus,
+    // and none while the output stays there. A kJoinNone row number reads as -1: a null
+    // where the pieces allow one.
+    auto rowsOf = [&](bool isLeft, int64_t start, int64_t n) -> const int32_t* {
       const DBuf& rows = isLeft ? pairs.l : pairs.r;
       if (n > 0 && !rows) throw BasinError("BASIN_INTERNAL", "GPU: a semi or anti join has no right rows to output");
-      DTable& side = isLeft ? l : r;
-      return GatherDown(dev, side.view(column), rows ? rows->as<int32_t>() + start : nullptr, n, maybeMissing);
+      return rows ? rows->as<int32_t>() + start : nullptr;
+    };
+    const auto pieces = JoinColumnPieces(spec, pairs.n, pairs.split);
+    bool keep = dev.keepResults();
+    for (const auto& column : pieces) keep = keep && column.size() == 1 && (column[0].left ? l : r).onDevice(column[0].column);
+    if (keep) {
+      std::vector<std::string> names;
+      std::vector<DType> types;
+      std::vector<std::shared_ptr<CachedColumn>> cols;
+      for (size_t i = 0; i < pieces.size(); i++) {
+        const JoinPiece& p = pieces[i][0];
+        DTable& side = p.left ? l : r;
+        names.push_back(spec.output[i].name);
+        types.push_back(side.cols[size_t(p.column)].type);
+        cols.push_back(GatherOnDevice(dev, side.view(p.column), rowsOf(p.left, p.start, p.n), p.n, p.maybeMissing));
+      }
+      return Output{nullptr, KeepOnDevice(dev, ShapeTable(names, types, pairs.n), std::move(cols))};
+    }
+    TablePtr out = AssembleJoin(spec, pairs.n, pairs.split, [&](bool isLeft, int column, int64_t start, int64_t n, bool maybeMissing) {
+      return GatherDown(dev, (isLeft ? l : r).view(column), rowsOf(isLeft, start, n), n, maybeMissing);
     });
     Sync(dev, "a GPU join");
-    return out;
+    return Output{out, 0};
   });
 }
 
@@ -269,27 +348,45 @@ std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys) {
   return "";
 }
 
-TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys) {
-  std::string why = SortUnsupported(*t, keys);
-  if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot sort by " + why);
-  return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
-    if (t->rows < 2 || keys.empty()) return t;  // already in order
-    DTable d(dev, handle, t);
+namespace {
+
+// A table handed back as it is: the same handle for one of the device tier.
+Output Unchanged(DTable& t) {
+  if (!t.deviceOnly()) return Output{t.host(), 0};
+  Store::Instance().retain(t.handle());
+  return Output{nullptr, t.handle()};
+}
+
+}  // namespace
+
+Output Sort(int device, uint64_t handle, const std::vector<SortKey>& keys) {
+  return WithTables(device, {handle}, [&](DeviceState& dev, std::vector<std::unique_ptr<DTable>>& in) -> Output {
+    DTable& d = *in[0];
+    std::string why = SortUnsupported(*d.host(), keys);
+    if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot sort by " + why);
+    if (d.rows < 2 || keys.empty()) return Unchanged(d);  // already in order
     DBuf perm = SortRows(d, keys);
+    std::vector<int> all(d.cols.size());
+    for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
+    if (dev.keepResults() && AllOnDevice(d, all)) {
+      std::vector<std::shared_ptr<CachedColumn>> cols;
+      for (int i : all) cols.push_back(GatherOnDevice(dev, d.view(i), perm->as<int32_t>(), d.rows, false));
+      return Output{nullptr, KeepOnDevice(dev, ShapeTable(d.names, Types(d.cols), d.rows), std::move(cols))};
+    }
     // Columns on the device (the keys, cached ones) are gathered there, so only the
     // sorted rows cross the bus; the others from the host copy (DTable::gather).
     auto out = std::make_shared<Table>();
-    out->names = t->names;
-    out->rows = t->rows;
-    for (size_t i = 0; i < d.cols.size(); i++) out->columns.push_back(d.gather(int(i), perm, t->rows));
+    out->names = d.names;
+    out->rows = d.rows;
+    for (int i : all) out->columns.push_back(d.gather(i, perm, d.rows));
     Sync(dev, "a GPU sort");
-    return out;
+    return Output{out, 0};
   });
 }
 
-TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps) {
-  return OnDevice(device, [&](DeviceState& dev) -> TablePtr {
-    std::unique_ptr<DTable> t = std::make_unique<DTable>(dev, handle, input);
+Output Run(int device, uint64_t handle, const std::vector<Step>& steps) {
+  return WithTables(device, {handle}, [&](DeviceState& dev, std::vector<std::unique_ptr<DTable>>& in) -> Output {
+    std::unique_ptr<DTable> t = std::move(in[0]);
     for (const Step& step : steps) {
       std::vector<DType> types = Types(t->cols);
       std::string why = UnsupportedFor(step, types, t->rows);
@@ -322,17 +419,29 @@ TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vect
       }
     }
     if (t->cols.empty() || std::all_of(t->cols.begin(), t->cols.end(), [](const DColumn& c) { return c.source >= 0 && !c.sel; })) {
-      // Nothing computed or selected since the last host table: hand it back as it is.
+      // Nothing computed or selected since the last table: hand it back as it is.
       bool same = t->cols.size() == t->host()->columns.size();
       for (size_t i = 0; same && i < t->cols.size(); i++) same = t->cols[i].source == int(i);
-      if (same && t->names == t->host()->names) return t->host();
+      if (same && t->names == t->host()->names) return Unchanged(*t);
+    }
+    std::vector<int> all(t->cols.size());
+    for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
+    if (dev.keepResults() && AllOnDevice(*t, all)) {
+      // Columns with no selection are kept as they are (shared with the input's copy).
+      std::vector<std::shared_ptr<CachedColumn>> cols;
+      for (int i : all) {
+        ColumnView v = t->view(i);
+        const DColumn& c = t->cols[size_t(i)];
+        cols.push_back(c.sel ? GatherOnDevice(dev, v, nullptr, c.length, false) : c.bufs);
+      }
+      return Output{nullptr, KeepOnDevice(dev, ShapeTable(t->names, Types(t->cols), t->rows), std::move(cols))};
     }
     auto out = std::make_shared<Table>();
     out->names = t->names;
     out->rows = t->rows;
-    for (size_t i = 0; i < t->cols.size(); i++) out->columns.push_back(t->download(int(i)));
+    for (int i : all) out->columns.push_back(t->download(i));
     Sync(dev, "a GPU chain");
-    return out;
+    return Output{out, 0};
   });
 }
 
@@ -350,6 +459,32 @@ void Keep(int device, uint64_t handle, const TablePtr& table) {
       },
       false);
 }
+
+namespace {
+
+// The store's device tier (store/device_tier.h), on the GPUs' tables kept in DeviceState.
+class CudaDeviceTier : public DeviceTier {
+ public:
+  TablePtr download(int device, uint64_t handle) override {
+    return OnDevice(
+        device,
+        [&](DeviceState& dev) -> TablePtr {
+          int64_t bytes = 0;
+          return DownloadOwned(dev, handle, bytes);
+        },
+        false);
+  }
+  void drop(int device, uint64_t handle) override { DeviceState::Of(device).dropOwned(handle); }
+};
+
+struct RegisterDeviceTier {
+  RegisterDeviceTier() {
+    static CudaDeviceTier tier;
+    Store::Instance().setDeviceTier(&tier);
+  }
+} registerDeviceTier;
+
+}  // namespace
 
 std::vector<MemoryStats> Stats() {
   std::vector<MemoryStats> out;

@@ -49,6 +49,9 @@ struct DeviceConfig {
   // Copies of 8 MiB and more go through pinned staging buffers (cuda/host_staging.cuh);
   // false: straight from and to pageable memory (the driver stages them itself).
   bool stagedCopies = true;
+  // A GPU operation's output stays on the device (the store's device tier) when every
+  // column of it is there; it comes to the host when read there, or when spilled.
+  bool keepResults = true;
 };
 
 // Applies settings to a GPU (frees what it holds there). Throws BASIN_CUDA for a GPU
@@ -78,10 +81,18 @@ std::string Unsupported(const Step& step, const Table& input);
 // Why GPU `device` cannot run anything in this process (a sticky CUDA error earlier), or "".
 std::string Broken(int device);
 
-// Runs steps in order on GPU `device` over `input` (the store's table `handle`: its
-// uploaded columns are cached on the device under that handle) and returns the result
-// on the host. Errors: BASIN_CUDA naming the GPU and the operation.
-TablePtr Run(int device, uint64_t handle, const TablePtr& input, const std::vector<Step>& steps);
+// A GPU operation's output: a host table for the caller to put in the store (`host`),
+// or the store handle of a table kept on the device (`handle`: the store's device
+// tier, see DeviceConfig::keepResults; the caller owns one reference).
+struct Output {
+  TablePtr host;
+  uint64_t handle = 0;
+};
+
+// Runs steps in order on GPU `device` over the store's table `handle` (its uploaded
+// columns are cached on the device under that handle).
+// Errors: BASIN_CUDA naming the GPU and the operation.
+Output Run(int device, uint64_t handle, const std::vector<Step>& steps);
 
 // Uploads every column of the store's table `handle` to GPU `device`, into its cache (a
 // persisted partition whose home is that GPU), so that its first query does not pay
@@ -93,10 +104,11 @@ void Keep(int device, uint64_t handle, const TablePtr& table);
 // at most 2^30: the CPU kernels do the rest).
 std::string JoinUnsupported(const Table& left, const Table& right, const JoinSpec& spec);
 
-// HashJoin with the rows matched on GPU `device` (keys uploaded, cached under the
-// handles): the same rows in the same order. The output columns are gathered on the
-// device and downloaded. A result of 2^32 rows or more is a BASIN_INTERNAL error.
-TablePtr Join(int device, uint64_t leftHandle, const TablePtr& left, uint64_t rightHandle, const TablePtr& right, const JoinSpec& spec);
+// HashJoin of the store's tables `leftHandle` and `rightHandle` with the rows matched
+// on GPU `device` (keys uploaded, cached under the handles): the same rows in the
+// same order. The output columns are gathered on the device. A result of 2^32 rows or
+// more is a BASIN_INTERNAL error.
+Output Join(int device, uint64_t leftHandle, uint64_t rightHandle, const JoinSpec& spec);
 
 // Why a sort cannot order its rows on a GPU, or "" (up to 8 keys of any type, each
 // with its own direction and nulls placement; under 2^31 rows).
@@ -104,7 +116,7 @@ std::string SortUnsupported(const Table& t, const std::vector<SortKey>& keys);
 // SortTable on GPU `device`: the permutation from stable sorts by each key, the last key
 // first (radix sorts of order-preserving keys; a merge sort for strings); the columns on
 // the device are gathered there, the others on the host.
-TablePtr Sort(int device, uint64_t handle, const TablePtr& t, const std::vector<SortKey>& keys);
+Output Sort(int device, uint64_t handle, const std::vector<SortKey>& keys);
 
 struct MemoryStats {
   int device = 0;
@@ -114,6 +126,9 @@ struct MemoryStats {
   // Time inside chains, and inside their copies (the bytes' own time: queued kernels are
   // waited for before the clock starts), in microseconds: where a chain's time goes.
   int64_t chainMicros = 0, uploadMicros = 0, downloadMicros = 0;
+  // The device tier: outputs kept on the device so far, and those copied to the host
+  // under memory pressure (the others come down when read, or are released there).
+  int64_t resultTables = 0, resultBytes = 0, resultSpills = 0, resultSpilledBytes = 0;
   std::string broken;  // why the GPU is unusable in this process, or ""
 };
 // For every GPU that has run something or been configured.

@@ -20,13 +20,13 @@ RuntimeInfo Runtime() {
 void Configure(int, const DeviceConfig&) { NoCuda(); }
 void Warm(int) { NoCuda(); }
 std::string Unsupported(const Step&, const Table&) { return "a build without CUDA"; }
-TablePtr Run(int, uint64_t, const TablePtr&, const std::vector<Step>&) { NoCuda(); }
+Output Run(int, uint64_t, const std::vector<Step>&) { NoCuda(); }
 void Keep(int, uint64_t, const TablePtr&) { NoCuda(); }
 std::vector<MemoryStats> Stats() { return {}; }
 std::string SortUnsupported(const Table&, const std::vector<SortKey>&) { return "a build without CUDA"; }
-TablePtr Sort(int, uint64_t, const TablePtr&, const std::vector<SortKey>&) { NoCuda(); }
+Output Sort(int, uint64_t, const std::vector<SortKey>&) { NoCuda(); }
 std::string JoinUnsupported(const Table&, const Table&, const JoinSpec&) { return "a build without CUDA"; }
-TablePtr Join(int, uint64_t, const TablePtr&, uint64_t, const TablePtr&, const JoinSpec&) { NoCuda(); }
+Output Join(int, uint64_t, uint64_t, const JoinSpec&) { NoCuda(); }
 std::string Broken(int) { return ""; }  // Run() says why nothing runs
 void Fault(int, const std::string&) { NoCuda(); }
 

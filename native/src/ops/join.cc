@@ -687,34 +687,46 @@ TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spe
                       });
 }
 
-TablePtr AssembleJoin(const JoinSpec& spec, int64_t n, int64_t split, const JoinGather& gather) {
+std::vector<std::vector<JoinPiece>> JoinColumnPieces(const JoinSpec& spec, int64_t n, int64_t split) {
   const bool leftMissing = split < n;  // unmatched right rows have no left row
   const bool rightMissing = spec.how == JoinHow::Left || spec.how == JoinHow::Outer;
-  auto out = std::make_shared<Table>();
-  out->rows = n;
+  std::vector<std::vector<JoinPiece>> out;
   for (const JoinOutput& o : spec.output) {
-    out->names.push_back(o.name);
     switch (o.side) {
       case JoinOutput::Side::Left:
-        out->columns.push_back(gather(true, o.column, 0, n, leftMissing));
+        out.push_back({JoinPiece{true, o.column, 0, n, leftMissing}});
         break;
       case JoinOutput::Side::Right:
-        out->columns.push_back(gather(false, o.column, 0, n, rightMissing));
+        out.push_back({JoinPiece{false, o.column, 0, n, rightMissing}});
         break;
       case JoinOutput::Side::Key: {
         const int lk = spec.leftKeys[size_t(o.column)], rk = spec.rightKeys[size_t(o.column)];
         // Rows before `split` have a left row whose key is the coalesced one (a matched
         // pair's keys are equal, an unmatched left row has no right key); after it, the
         // right row's key.
-        if (!leftMissing) {
-          out->columns.push_back(gather(true, lk, 0, n, false));
-        } else {
-          Column a = gather(true, lk, 0, split, false);
-          Column b = gather(false, rk, split, n - split, false);
-          out->columns.push_back(Concat({&a, &b}));
-        }
+        if (!leftMissing) out.push_back({JoinPiece{true, lk, 0, n, false}});
+        else out.push_back({JoinPiece{true, lk, 0, split, false}, JoinPiece{false, rk, split, n - split, false}});
         break;
       }
+    }
+  }
+  return out;
+}
+
+TablePtr AssembleJoin(const JoinSpec& spec, int64_t n, int64_t split, const JoinGather& gather) {
+  auto out = std::make_shared<Table>();
+  out->rows = n;
+  const auto pieces = JoinColumnPieces(spec, n, split);
+  for (size_t i = 0; i < pieces.size(); i++) {
+    out->names.push_back(spec.output[i].name);
+    std::vector<Column> parts;
+    for (const JoinPiece& p : pieces[i]) parts.push_back(gather(p.left, p.column, p.start, p.n, p.maybeMissing));
+    if (parts.size() == 1) {
+      out->columns.push_back(std::move(parts[0]));
+    } else {
+      std::vector<const Column*> ptrs;
+      for (const Column& c : parts) ptrs.push_back(&c);
+      out->columns.push_back(Concat(ptrs));
     }
   }
   return out;

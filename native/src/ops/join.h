@@ -61,6 +61,17 @@ TablePtr AssembleJoin(const Table& left, const Table& right, const JoinSpec& spe
 // right) table at pair positions [start, start + n) of that side's rows (kJoinNone: a
 // null, when maybeMissing). The host gathers from the tables; the GPU on the device.
 using JoinGather = std::function<Column(bool left, int column, int64_t start, int64_t n, bool maybeMissing)>;
+// Where one output column comes from: `column` of the left (else the right) table at
+// pair positions [start, start + n) of that side's rows, nulls allowed with maybeMissing.
+struct JoinPiece {
+  bool left;
+  int column;
+  int64_t start, n;
+  bool maybeMissing;
+};
+// Each output column (spec.output) over n pairs as one piece, or two concatenated (a
+// key of a join whose rows after `split` have no left row: the right row's key there).
+std::vector<std::vector<JoinPiece>> JoinColumnPieces(const JoinSpec& spec, int64_t n, int64_t split);
 // The join's output columns (spec.output) over n pairs; before `split` every pair has a left row.
 TablePtr AssembleJoin(const JoinSpec& spec, int64_t n, int64_t split, const JoinGather& gather);
 

@@ -42,7 +42,7 @@ uint64_t Store::put(TablePtr t) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     h = next_++;
-    entries_.emplace(h, Entry{std::move(t), 1, t_owner, State::Memory, std::string(), rows, bytes});
+    entries_.emplace(h, Entry{std::move(t), 1, t_owner, State::Memory, std::string(), rows, bytes, -1, nullptr});
     policy_.add(h, bytes, Tier::Host);
   }
   if (t_owner != 0) {
@@ -66,13 +66,17 @@ void Store::claim(uint64_t handle) {
 int64_t Store::releaseOwnedBy(uint32_t owner) {
   std::vector<TablePtr> doomed;  // destroyed outside the lock
   std::vector<std::string> files;
+  std::vector<std::pair<int, uint64_t>> onDevices;
+  DeviceTier* tier = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    tier = deviceTier_;
     for (auto it = entries_.begin(); it != entries_.end();) {
       if (owner != 0 && it->second.owner == owner) {
         doomed.push_back(std::move(it->second.table));
         std::string file = FileToRemove(it->second);
         if (!file.empty()) files.push_back(file);
+        if (it->second.state == State::Device) onDevices.emplace_back(it->second.device, it->first);
         policy_.remove(it->first);
         it = entries_.erase(it);
       } else {
@@ -81,6 +85,8 @@ int64_t Store::releaseOwnedBy(uint32_t owner) {
     }
   }
   for (auto& f : files) std::remove(f.c_str());
+  if (tier)
+    for (auto [device, handle] : onDevices) tier->drop(device, handle);
   return int64_t(doomed.size());
 }
 
@@ -96,40 +102,117 @@ TablePtr Store::get(uint64_t handle) {
       loaded_.wait(lock);
       continue;
     }
-    e.state = State::Loading;
-    std::string file = e.file;
-    lock.unlock();
-    auto t0 = std::chrono::steady_clock::now();
-    TablePtr t;
-    try {
-      InSpill guard;  // reading back must not spill others mid-read
-      t = ReadSpillFile(file);
-    } catch (...) {
-      lock.lock();
-      auto again = entries_.find(handle);
-      if (again != entries_.end()) again->second.state = State::Disk;
-      loaded_.notify_all();
-      throw;
-    }
-    double secs = SecondsSince(t0);
-    lock.lock();
-    auto again = entries_.find(handle);
-    if (again != entries_.end()) {  // the file stays: evicting the table again writes nothing
-      again->second.table = t;
-      again->second.state = State::Memory;
-      policy_.moved(handle, Tier::Host, true);
-      policy_.touch(handle);
-    } else {  // released meanwhile: the caller still gets its copy
-      std::remove(file.c_str());
-    }
-    unspilledCount_++;
-    unspilledBytes_ += TableBytes(*t);
-    unspillSeconds_ += secs;
-    loaded_.notify_all();
+    TablePtr t = readBack(handle, e, lock);
+    if (!t) continue;  // the device tier spilled it to the host meanwhile
     lock.unlock();
     if (t_owner != 0) maybeSpill(0);  // `t` is held here, so it is not a candidate
     return t;
   }
+}
+
+TablePtr Store::readBack(uint64_t handle, Entry& e, std::unique_lock<std::mutex>& lock) {
+  const bool fromDisk = e.state == State::Disk;
+  const int device = e.device;
+  const std::string file = e.file;
+  DeviceTier* tier = deviceTier_;
+  e.state = State::Loading;
+  lock.unlock();
+  auto t0 = std::chrono::steady_clock::now();
+  TablePtr t;
+  try {
+    InSpill guard;  // reading back must not spill others mid-read
+    if (fromDisk) t = ReadSpillFile(file);
+    else if (tier) t = tier->download(device, handle);
+    else throw BasinError("BASIN_INTERNAL", "table " + std::to_string(handle) + " is on a GPU but this Basin has no GPU support");
+  } catch (...) {
+    lock.lock();
+    auto again = entries_.find(handle);
+    if (again != entries_.end() && again->second.state == State::Loading) again->second.state = fromDisk ? State::Disk : State::Device;
+    const bool released = again == entries_.end();
+    loaded_.notify_all();
+    if (released && !fromDisk && tier) {  // nobody will read it now: its device bytes go
+      lock.unlock();
+      tier->drop(device, handle);
+      lock.lock();
+    }
+    throw;
+  }
+  double secs = SecondsSince(t0);
+  lock.lock();
+  if (!t) {
+    auto again = entries_.find(handle);
+    const bool lost = again != entries_.end() && again->second.state == State::Loading;  // not spilled to the host meanwhile
+    if (lost) again->second.state = State::Device;
+    loaded_.notify_all();
+    if (lost)
+      throw BasinError("BASIN_CUDA", "table " + std::to_string(handle) + " was kept on GPU " + std::to_string(device) +
+                                         " and is lost (the GPU was reset or failed); run the pipeline again");
+    return nullptr;
+  }
+  auto again = entries_.find(handle);
+  if (again != entries_.end() && again->second.state == State::Loading) {
+    // From disk the file stays: evicting the table again writes nothing.
+    again->second.table = t;
+    again->second.state = State::Memory;
+    again->second.device = -1;
+    again->second.shape.reset();
+    policy_.moved(handle, Tier::Host, fromDisk);
+    policy_.touch(handle);
+  } else if (again == entries_.end() && fromDisk) {  // released meanwhile: the caller still gets its copy
+    std::remove(file.c_str());
+  }
+  if (fromDisk) {
+    unspilledCount_++;
+    unspilledBytes_ += TableBytes(*t);
+    unspillSeconds_ += secs;
+  }
+  loaded_.notify_all();
+  return t;
+}
+
+uint64_t Store::putOnDevice(int device, TablePtr shape, int64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t h = next_++;
+  const int64_t rows = shape->rows;
+  entries_.emplace(h, Entry{nullptr, 1, t_owner, State::Device, std::string(), rows, bytes, device, std::move(shape)});
+  policy_.add(h, bytes, Tier::Device);
+  return h;
+}
+
+TablePtr Store::onDevice(uint64_t handle, int device) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Entry& e = entry(handle);
+  return e.state == State::Device && e.device == device ? e.shape : nullptr;
+}
+
+int Store::deviceOf(uint64_t handle) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Entry& e = entry(handle);
+  return e.state == State::Device ? e.device : -1;
+}
+
+void Store::deviceSpilled(uint64_t handle, TablePtr table) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(handle);
+    if (it == entries_.end()) return;  // released: the copy goes with `table`
+    Entry& e = it->second;
+    if (e.state != State::Device && !(e.state == State::Loading && e.device >= 0)) return;
+    e.table = std::move(table);
+    e.state = State::Memory;
+    e.device = -1;
+    e.shape.reset();
+    policy_.moved(handle, Tier::Host);
+    loaded_.notify_all();
+  }
+  if (t_owner != 0) maybeSpill(0);
+}
+
+DeviceTier* Store::setDeviceTier(DeviceTier* tier) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DeviceTier* before = deviceTier_;
+  deviceTier_ = tier;
+  return before;
 }
 
 void Store::retain(uint64_t handle) {
@@ -142,6 +225,8 @@ void Store::retain(uint64_t handle) {
 void Store::release(uint64_t handle) {
   TablePtr doomed;  // destroyed outside the lock
   std::string file;
+  int device = -1;
+  DeviceTier* tier = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(handle);
@@ -149,10 +234,13 @@ void Store::release(uint64_t handle) {
     if (--it->second.refs > 0) return;
     doomed = std::move(it->second.table);
     file = FileToRemove(it->second);
+    if (it->second.state == State::Device) device = it->second.device;  // Loading: the reader's download disposes of it
+    tier = deviceTier_;
     policy_.remove(handle);
     entries_.erase(it);
   }
   if (!file.empty()) std::remove(file.c_str());
+  if (device >= 0 && tier) tier->drop(device, handle);
 }
 
 std::string Store::FileToRemove(const Entry& e) {
@@ -226,7 +314,7 @@ void Store::unpin(uint64_t handle) {
 bool Store::isSpilled(uint64_t handle) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Entry& e = entry(handle);
-  return e.state == State::Disk || e.state == State::Loading;
+  return e.state == State::Disk || (e.state == State::Loading && e.device < 0);
 }
 
 bool Store::has(uint64_t handle) const {

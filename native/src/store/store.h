@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "io/spill_file.h"
+#include "store/device_tier.h"
 #include "store/column.h"
 #include "store/spill_policy.h"
 
@@ -52,6 +53,21 @@ class Store {
   int64_t releaseOwnedBy(uint32_t owner);   // frees unclaimed handles; returns how many
   // Throws BASIN_HANDLE on an unknown handle; reads a spilled table back from disk.
   TablePtr get(uint64_t handle);
+
+  // The device tier (store/device_tier.h). A table whose only copy is on GPU `device`
+  // (a GPU task's output): the store holds its shape (names, types, rows; no buffers)
+  // and `bytes`, and get() copies it to the host once (then it is an ordinary table).
+  uint64_t putOnDevice(int device, TablePtr shape, int64_t bytes);
+  // Its shape when the table's only copy is on GPU `device` now, else null (on the
+  // host, on disk, on its way between them, or on another GPU).
+  TablePtr onDevice(uint64_t handle, int device) const;
+  // The GPU holding the table's only copy, or -1.
+  int deviceOf(uint64_t handle) const;
+  // The device tier spilled the table to the host (`table`, its columns copied down).
+  void deviceSpilled(uint64_t handle, TablePtr table);
+  // Registered once by the CUDA build (and swapped by the tests' stand-in); returns
+  // the tier it replaces.
+  DeviceTier* setDeviceTier(DeviceTier* tier);
   void retain(uint64_t handle);
   void release(uint64_t handle);      // frees the table when the count reaches 0
   StoreStats stats() const;
@@ -83,9 +99,11 @@ class Store {
   int64_t bytes(uint64_t handle) const;
 
  private:
-  enum class State : uint8_t { Memory, Spilling, Disk, Loading };
+  // Device: the only copy is on a GPU (device_tier_); Loading is also a table coming
+  // down from there.
+  enum class State : uint8_t { Memory, Spilling, Disk, Loading, Device };
   struct Entry {
-    TablePtr table;  // null while on disk
+    TablePtr table;  // null while on disk or on a device
     int64_t refs;
     uint32_t owner;
     State state = State::Memory;
@@ -93,6 +111,8 @@ class Store {
     // table is released (tables never change), so evicting it again writes nothing.
     std::string file;
     int64_t rows = 0, bytes = 0;
+    int device = -1;  // the GPU holding the only copy (State::Device, or Loading from it)
+    TablePtr shape;   // names, types and rows of a table on a device (no buffers)
   };
   const Entry& entry(uint64_t handle) const;  // under mu_; throws BASIN_HANDLE for an unknown one
   void carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock);
@@ -102,6 +122,9 @@ class Store {
   // written or read back is removed by the thread doing that).
   static std::string FileToRemove(const Entry& e);
   std::string spillPath(uint64_t handle) const;
+  // get() of a table on a device or on disk: reads it back (the lock is released
+  // meanwhile); null when the device tier spilled it to the host meanwhile.
+  TablePtr readBack(uint64_t handle, Entry& e, std::unique_lock<std::mutex>& lock);
   mutable std::mutex mu_;
   std::condition_variable loaded_;
   std::unordered_map<uint64_t, Entry> entries_;
@@ -109,6 +132,7 @@ class Store {
   std::atomic<int64_t> buffers_{0}, bytes_{0}, peak_{0};
   std::atomic<int64_t> hostLimit_{SpillPolicy::kUnlimited};
   SpillPolicy policy_;
+  DeviceTier* deviceTier_ = nullptr;
   MemoryConfig config_;
   int64_t spilledCount_ = 0, spilledBytes_ = 0, unspilledCount_ = 0, unspilledBytes_ = 0, writtenBytes_ = 0, reusedCount_ = 0;
   double spillSeconds_ = 0, unspillSeconds_ = 0;
