@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { fromColumns, LocalCluster } from "../../engine/api/index.js";
+import { col, fromColumns, LocalCluster, type DataFrame } from "../../engine/api/index.js";
 import { formatInfo, machineInfo } from "../../engine/cli/info.js";
 import { native, type GpuStats } from "../../engine/native/addon.js";
 import { parseOptions, runBench } from "../../bench/run.js";
@@ -92,8 +92,9 @@ function q1Bandwidth(rows: number): {
     };
     // The copies a chain makes: the columns' first upload (by q1's chain), and every row's
     // download (a filter that keeps them all), with or without pinned staging.
+    // The filter's output must come down to be measured: no device tier here.
     const copies = (stagedCopies: boolean): { upload: string; download: string } => {
-      addon.gpuConfigure(0, { stagedCopies }); // frees what the GPU holds: the columns go up again
+      addon.gpuConfigure(0, { stagedCopies, keepResults: false }); // frees what the GPU holds: the columns go up again
       const s0 = addon.gpuStats()[0]!;
       addon.release(addon.gpuRun(0, h, steps));
       const s1 = addon.gpuStats()[0]!;
@@ -112,7 +113,52 @@ function q1Bandwidth(rows: number): {
     return { seconds: best, bytes: rows * (8 + 5 + 8), staged, direct };
   } finally {
     addon.release(h);
+    addon.gpuConfigure(0, {}); // the defaults again (the clusters after assume them)
   }
+}
+
+/**
+ * What the device tier gives: computed columns, a filter and a sort of `rows` rows on
+ * the GPU alone, with outputs kept on the device (the default) and brought to the host
+ * at once (deviceKeepResults false); best of three runs, and the bytes each copied.
+ */
+async function tierProbe(rows: number): Promise<string> {
+  const data = fromColumns(
+    {
+      k: Array.from({ length: rows }, (_, i) => (i * 7919) % 1_000_003),
+      v: Array.from({ length: rows }, (_, i) => (i % 977) - 300),
+    },
+    { partitions: [rows], types: { k: "int64", v: "int64" } },
+  );
+  const q = (f: DataFrame) =>
+    f.select(col("k").add(1).alias("k2"), col("v").mul(2).alias("v2")).filter(col("v2").gt(0)).sort("k2");
+  const lines: string[] = [];
+  for (const keep of [true, false]) {
+    const cluster = new LocalCluster({ workers: 0, gpus: [0], deviceKeepResults: keep });
+    try {
+      const stored = await data.persist({ cluster });
+      let best = Infinity,
+        up = 0,
+        down = 0,
+        rowsOut = 0;
+      for (let r = 0; r < 3; r++) {
+        const s0 = native().gpuStats()[0]!;
+        const t0 = performance.now();
+        rowsOut = (await q(stored).compute({ cluster })).numRows;
+        best = Math.min(best, performance.now() - t0);
+        const s1 = native().gpuStats()[0]!;
+        up = s1.uploadBytes - s0.uploadBytes;
+        down = s1.downloadBytes - s0.downloadBytes;
+      }
+      stored.unpersist();
+      lines.push(
+        `outputs ${keep ? "kept on the GPU" : "to the host"}: ${best.toFixed(1)} ms, up ${(up / 1e6).toFixed(0)} MB, down ${(down / 1e6).toFixed(0)} MB (${rowsOut} rows)`,
+      );
+    } finally {
+      await cluster.close();
+    }
+  }
+  return lines.join("; ");
 }
 
 /** The benchmarks (BENCH_ARGS: bench/run.ts options; several separated by ";") into $OUT/bench-N.md. */
@@ -149,7 +195,7 @@ async function main(): Promise<number> {
     log(`no GPU: ${info.cuda.note}`);
     return 1;
   }
-  const results: { cases: unknown[]; checks: CheckOutcome[]; q1?: unknown } = { cases: [], checks: [] };
+  const results: { cases: unknown[]; checks: CheckOutcome[]; q1?: unknown; tier?: string } = { cases: [], checks: [] };
   let failed = 0;
   if (process.env.SUITE === "0") return bench();
   const gpu = new LocalCluster({ workers: 0, gpus: [0] });
@@ -203,6 +249,12 @@ async function main(): Promise<number> {
     );
     log(`copies, pinned staging: the columns' upload ${q1.staged.upload}; every row's download ${q1.staged.download}`);
     log(`copies, pageable: the columns' upload ${q1.direct.upload}; every row's download ${q1.direct.download}`);
+  }
+  // TIER_ROWS=0 leaves the device tier probe out.
+  const tierRows = Number(process.env.TIER_ROWS ?? 1e7);
+  if (tierRows > 0) {
+    results.tier = await tierProbe(tierRows);
+    log(`[${elapsed()}] device tier, select+filter+sort of ${tierRows} rows: ${results.tier}`);
   }
 
   if (process.env.BENCH !== "0") await bench();
