@@ -324,7 +324,7 @@ export interface NativeAddon {
   tableBytes(h: Handle): number;
   /** Whether the handle still names a table (not released; handles are never reused). */
   tableExists(h: Handle): boolean;
-  /** Whether the table is on disk now. */
+  /** Whether the table is off the host now (on disk, or its only copy on a GPU): reading it takes a read back. */
   isSpilled(h: Handle): boolean;
   /** Spills least recently used unpinned tables until `bytes` are freed, on this thread, now. */
   memorySpill(bytes: number): void;
@@ -340,7 +340,7 @@ export interface NativeAddon {
    * back does (see native/src/bind/device_tier_api.cc).
    */
   deviceTierStandIn(on: boolean): void;
-  deviceTierStandInPut(h: Handle, mode: "ok" | "spilled" | "lost" | "fail-once"): Handle;
+  deviceTierStandInPut(h: Handle, mode: "ok" | "spilled" | "lost" | "fail-once", deviceBytes?: number): Handle;
   deviceTierStandInCounts(): { downloads: number; drops: number };
   /** Reads a file `tableSave` wrote into this process's store, off the JS thread. */
   tableLoad(path: string): Promise<Handle>;

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { native, type Handle, type JsTable } from "../../engine/native/addon.js";
+import { withResident } from "../../engine/memory/resident.js";
 
 const addon = native();
 const STAND_IN = 90;
@@ -30,11 +31,18 @@ function rows(t: JsTable): unknown[][] {
   );
 }
 
-/** A copy of `sample()` held only on the stand-in device, and the host original to compare with. */
-function onDevice(mode: "ok" | "spilled" | "lost" | "fail-once"): { h: Handle; expected: unknown[][] } {
+/** A copy of `sample()` held only on the stand-in device, the host original's rows to compare with, and its host bytes. */
+function onDevice(
+  mode: "ok" | "spilled" | "lost" | "fail-once",
+  deviceBytes?: number,
+): { h: Handle; expected: unknown[][]; hostBytes: number } {
   const host = sample();
   try {
-    return { h: addon.deviceTierStandInPut(host, mode), expected: rows(addon.tableToJs(host)) };
+    return {
+      h: addon.deviceTierStandInPut(host, mode, deviceBytes),
+      expected: rows(addon.tableToJs(host)),
+      hostBytes: addon.tableBytes(host),
+    };
   } finally {
     addon.release(host);
   }
@@ -59,6 +67,44 @@ describe("the store's device tier", () => {
       expect(addon.memoryStats().deviceBytes).toBe(0);
       expect(rows(addon.tableToJs(h))).toEqual(expected);
       expect(addon.deviceTierStandInCounts().downloads).toBe(before.downloads + 1);
+    } finally {
+      addon.release(h);
+    }
+  });
+
+  it("counts a table read back by its host bytes, no longer its device bytes", () => {
+    const { h, hostBytes } = onDevice("ok", 7);
+    try {
+      expect(addon.tableBytes(h)).toBe(7);
+      expect(addon.memoryStats().deviceBytes).toBe(7);
+      addon.tableToJs(h);
+      // The host's limit sees it as it is there (and can spill it to disk).
+      expect(addon.tableBytes(h)).toBe(hostBytes);
+      expect(addon.memoryStats().deviceBytes).toBe(0);
+    } finally {
+      addon.release(h);
+    }
+  });
+
+  it("counts as off the host, so readers that may wait read it back off the JS thread", async () => {
+    const { h, expected } = onDevice("ok");
+    try {
+      expect(addon.isSpilled(h)).toBe(true);
+      const js = await withResident(h, (t) => addon.tableToJs(t));
+      expect(rows(js)).toEqual(expected);
+      expect(addon.isSpilled(h)).toBe(false);
+    } finally {
+      addon.release(h);
+    }
+  });
+
+  it("reads a table the device spilled to the host while a read failed, instead of failing", async () => {
+    // fail-once throws on the first read; a spill by the device meanwhile would leave it
+    // in memory: the second read gets it whatever came first.
+    const { h, expected } = onDevice("fail-once");
+    try {
+      await expect(addon.tablesToHost([h])).rejects.toMatchObject({ code: "BASIN_CUDA" });
+      expect(rows(addon.tableToJs(h))).toEqual(expected);
     } finally {
       addon.release(h);
     }

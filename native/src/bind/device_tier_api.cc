@@ -107,8 +107,9 @@ void RegisterDeviceTier(Napi::Env env, Napi::Object exports) {
       return info.Env().Undefined();
     });
   }));
-  // deviceTierStandInPut(h, mode) -> handle: a new table of the device tier on the stand-in's
-  // device holding table h's data; `mode` ("ok", "spilled", "lost", "fail-once") says what reading it back does.
+  // deviceTierStandInPut(h, mode, deviceBytes?) -> handle: a new table of the device tier on the
+  // stand-in's device holding table h's data (counted as deviceBytes there, default its
+  // host bytes); `mode` ("ok", "spilled", "lost", "fail-once") says what reading it back does.
   exports.Set("deviceTierStandInPut", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
@@ -122,7 +123,8 @@ void RegisterDeviceTier(Napi::Env env, Napi::Object exports) {
         s.length = c.length;
         shape->columns.push_back(std::move(s));
       }
-      const uint64_t h = Store::Instance().putOnDevice(kStandInDevice, shape, TableBytes(*t));
+      const int64_t bytes = info[2].IsNumber() ? info[2].As<Napi::Number>().Int64Value() : TableBytes(*t);
+      const uint64_t h = Store::Instance().putOnDevice(kStandInDevice, shape, bytes);
       StandIn().hold(h, t, mode);
       return HandleValue(info.Env(), h);
     });

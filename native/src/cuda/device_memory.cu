@@ -122,14 +122,17 @@ std::list<std::shared_ptr<CachedColumn>> DeviceState::evict(size_t need, bool al
 }
 
 uint64_t DeviceState::ownedVictim() const {
-  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
-    if (!it->owned || it->col.use_count() > 1) continue;
-    // Every column of the table must be free to go, or copying it down frees nothing now.
-    bool free = true;
-    for (const Entry& e : lru_)
-      if (e.owned && e.handle == it->handle && e.col.use_count() > 1) free = false;
-    if (free) return it->handle;
-  }
+  // A column is read by a running chain when more than the cache's entries hold it (a
+  // kept output may share a column with another entry: a column listed twice, one
+  // passed through from a kept input).
+  std::map<const CachedColumn*, long> held;
+  for (const Entry& e : lru_) held[e.col.get()]++;
+  auto inUse = [&](const Entry& e) { return e.col.use_count() > held.at(e.col.get()); };
+  std::map<uint64_t, bool> busy;  // owned table → whether a chain reads one of its columns
+  for (const Entry& e : lru_)
+    if (e.owned) busy[e.handle] = busy[e.handle] || inUse(e);
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it)
+    if (it->owned && !busy.at(it->handle)) return it->handle;
   return 0;
 }
 
@@ -142,7 +145,11 @@ DBuf DeviceState::alloc(size_t bytes, const char* what) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ensureReady();
-      if (used_ + int64_t(bytes) <= limit_) {
+      victims.splice(victims.end(), stale_);  // released tables' columns: freed here, in a chain
+      if (int64_t(bytes) > limit_ || (!config_.asyncAllocator && bytes > poolSize_)) break;  // nothing can make room
+      if (!victims.empty()) {
+        // freed below, then this round's allocation is tried again
+      } else if (used_ + int64_t(bytes) <= limit_) {
         if (void* p = tryAllocate(bytes)) {
           used_ += int64_t(bytes);
           return std::make_shared<DeviceBuffer>(this, p, bytes, generation_);
@@ -218,6 +225,7 @@ void DeviceState::adopt(uint64_t handle, TablePtr shape, std::vector<std::shared
   std::lock_guard<std::mutex> lock(mu_);
   int64_t bytes = 0;
   for (size_t i = 0; i < cols.size(); i++) {
+    cols[i]->bytes = DeviceBytes(*cols[i]);  // columns computed here may not have counted theirs
     bytes += int64_t(cols[i]->bytes);
     cachedBytes_ += int64_t(cols[i]->bytes);
     lru_.push_front(Entry{handle, int(i), std::weak_ptr<const Table>(), std::move(cols[i]), true});
@@ -266,11 +274,12 @@ void DeviceState::disown(uint64_t handle, const TablePtr& host) {
 }
 
 void DeviceState::dropOwned(uint64_t handle) {
-  std::list<std::shared_ptr<CachedColumn>> doomed;  // freed outside the lock
+  // Called from any thread (a release on the JS thread): the columns are freed by the
+  // next chain on this GPU (alloc, cache), with the GPU selected and its stream theirs.
   std::lock_guard<std::mutex> lock(mu_);
   endOwned(handle, [&](auto it) {
     cachedBytes_ -= int64_t(it->second->col->bytes);
-    doomed.push_back(std::move(it->second->col));
+    stale_.push_back(std::move(it->second->col));
     lru_.erase(it->second);
     index_.erase(it);
   });
@@ -292,8 +301,12 @@ void DeviceState::spillAllOwned() {
   for (uint64_t h : handles) {
     try {
       SpillOwnedTable(*this, h);
-    } catch (const BasinError&) {
-      return;  // the GPU cannot give them back: lost, as after a sticky error
+    } catch (const BasinError& e) {
+      // Lost (its readers get BASIN_CUDA); after a sticky error the rest are too.
+      if (IsSticky(cudaStreamQuery(stream_))) {
+        markBroken(e.what());
+        return;
+      }
     }
   }
 }
@@ -350,6 +363,7 @@ void DeviceState::reset() {
     dropped.swap(lru_);
     stale.swap(stale_);
     index_.clear();
+    owned_.clear();  // what spillAllOwned could not copy down is lost
     cachedBytes_ = 0;
   }
   dropped.clear();

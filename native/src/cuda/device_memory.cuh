@@ -49,11 +49,16 @@ class DeviceBuffer {
 };
 using DBuf = std::shared_ptr<DeviceBuffer>;
 
-// A cached upload: the device copy of one column of one stored table.
+// A cached upload: the device copy of one column of one stored table (or a column of
+// the device tier's tables).
 struct CachedColumn {
   DBuf data, validity, chars;
   size_t bytes = 0;
 };
+// The device bytes of a column's buffers.
+inline size_t DeviceBytes(const CachedColumn& c) {
+  return (c.data ? c.data->size() : 0) + (c.validity ? c.validity->size() : 0) + (c.chars ? c.chars->size() : 0);
+}
 
 class DeviceState {
  public:

@@ -98,7 +98,7 @@ std::shared_ptr<CachedColumn> GatherOnDevice(DeviceState& dev, const ColumnView&
       else GatherOrNullKernel<uint8_t><<<Blocks(n), kBlock, 0, s>>>(v, idx, out->data->as<uint8_t>(), dvalid, n);
     }
   }
-  out->bytes = out->data->size() + (out->validity ? out->validity->size() : 0) + (out->chars ? out->chars->size() : 0);
+  out->bytes = DeviceBytes(*out);
   return out;
 }
 
@@ -141,7 +141,7 @@ TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DTy
 uint64_t KeepOnDevice(DeviceState& dev, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols) {
   Sync(dev, "keeping a result on the GPU");
   int64_t bytes = 0;
-  for (auto& c : cols) bytes += int64_t(c->bytes);
+  for (auto& c : cols) bytes += int64_t(DeviceBytes(*c));
   const uint64_t h = Store::Instance().putOnDevice(dev.device(), shape, bytes);
   try {
     dev.adopt(h, std::move(shape), std::move(cols));

@@ -230,7 +230,13 @@ std::unique_ptr<DTable> Open(DeviceState& dev, const Input& in) {
   if (!in.onDevice) return std::make_unique<DTable>(dev, in.handle, in.table);
   TablePtr shape;
   std::vector<std::shared_ptr<CachedColumn>> cols = dev.owned(in.handle, shape);
-  if (!shape) return nullptr;
+  if (!shape) {
+    // Only on this GPU by the store's account, yet not here: lost when the GPU was reset.
+    if (Store::Instance().onDevice(in.handle, dev.device()))
+      throw BasinError("BASIN_CUDA", DeviceLabel(dev.device()) + ": table " + std::to_string(in.handle) +
+                                         ", kept on this GPU, is lost (its memory was reset); run the pipeline again");
+    return nullptr;
+  }
   return std::make_unique<DTable>(dev, in.handle, shape, std::move(cols));
 }
 
@@ -426,7 +432,14 @@ Output Run(int device, uint64_t handle, const std::vector<Step>& steps) {
     }
     std::vector<int> all(t->cols.size());
     for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
-    if (dev.keepResults() && AllOnDevice(*t, all)) {
+    // Kept when made here: some column computed or selected, the others too, or passed
+    // through from a kept input (a host input's columns the host has: not kept).
+    bool made = false, hostColumns = false;
+    for (const DColumn& c : t->cols) {
+      made = made || c.source < 0 || c.sel;
+      hostColumns = hostColumns || (c.source >= 0 && !c.sel && !t->deviceOnly());
+    }
+    if (dev.keepResults() && made && !hostColumns && AllOnDevice(*t, all)) {
       // Columns with no selection are kept as they are (shared with the input's copy).
       std::vector<std::shared_ptr<CachedColumn>> cols;
       for (int i : all) {

@@ -34,6 +34,14 @@ void SpillPolicy::add(uint64_t id, int64_t bytes, Tier t) {
   account(it, 1);
 }
 
+void SpillPolicy::resize(uint64_t id, int64_t bytes) {
+  auto it = items_.find(id);
+  if (it == items_.end()) return;
+  account(it->second, -1);
+  it->second.bytes = bytes;
+  account(it->second, 1);
+}
+
 void SpillPolicy::remove(uint64_t id) {
   auto it = items_.find(id);
   if (it == items_.end()) return;

@@ -48,6 +48,9 @@ class SpillPolicy {
 
   void add(uint64_t id, int64_t bytes, Tier t);  // the newest, most recently used entry
   void remove(uint64_t id);
+  // The entry's size changed (a table of the device tier read back to the host, whose
+  // bytes are then counted as the host's); keeps its tier, pins and place in line.
+  void resize(uint64_t id, int64_t bytes);
   void touch(uint64_t id);                       // used now: last in line to move
   void pin(uint64_t id);                         // pinned entries never move
   void unpin(uint64_t id);

@@ -127,6 +127,10 @@ TablePtr Store::readBack(uint64_t handle, Entry& e, std::unique_lock<std::mutex>
   } catch (...) {
     lock.lock();
     auto again = entries_.find(handle);
+    if (again != entries_.end() && again->second.state == State::Memory) {  // the device tier spilled it meanwhile
+      loaded_.notify_all();
+      return nullptr;
+    }
     if (again != entries_.end() && again->second.state == State::Loading) again->second.state = fromDisk ? State::Disk : State::Device;
     const bool released = again == entries_.end();
     loaded_.notify_all();
@@ -154,8 +158,7 @@ TablePtr Store::readBack(uint64_t handle, Entry& e, std::unique_lock<std::mutex>
     // From disk the file stays: evicting the table again writes nothing.
     again->second.table = t;
     again->second.state = State::Memory;
-    again->second.device = -1;
-    again->second.shape.reset();
+    if (!fromDisk) arrived(handle, again->second);
     policy_.moved(handle, Tier::Host, fromDisk);
     policy_.touch(handle);
   } else if (again == entries_.end() && fromDisk) {  // released meanwhile: the caller still gets its copy
@@ -200,12 +203,18 @@ void Store::deviceSpilled(uint64_t handle, TablePtr table) {
     if (e.state != State::Device && !(e.state == State::Loading && e.device >= 0)) return;
     e.table = std::move(table);
     e.state = State::Memory;
-    e.device = -1;
-    e.shape.reset();
+    arrived(handle, e);
     policy_.moved(handle, Tier::Host);
     loaded_.notify_all();
   }
   if (t_owner != 0) maybeSpill(0);
+}
+
+void Store::arrived(uint64_t handle, Entry& e) {
+  e.device = -1;
+  e.shape.reset();
+  e.bytes = TableBytes(*e.table);  // the host's bytes, not the device's
+  policy_.resize(handle, e.bytes);
 }
 
 DeviceTier* Store::setDeviceTier(DeviceTier* tier) {
@@ -314,7 +323,7 @@ void Store::unpin(uint64_t handle) {
 bool Store::isSpilled(uint64_t handle) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Entry& e = entry(handle);
-  return e.state == State::Disk || (e.state == State::Loading && e.device < 0);
+  return e.state == State::Disk || e.state == State::Loading || e.state == State::Device;
 }
 
 bool Store::has(uint64_t handle) const {

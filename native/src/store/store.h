@@ -90,7 +90,8 @@ class Store {
   bool spillToFree(size_t bytes);
   // Spills until the host is within its target (or `need` more bytes fit); throws BASIN_SPILL.
   void maybeSpill(int64_t need, bool force = false);
-  // Tables on disk, for tests: whether this handle is spilled now.
+  // Whether the table is off the host now (on disk, or its only copy on a GPU), so that
+  // reading it takes a read back (engine/memory/resident.ts does that off the JS thread).
   bool isSpilled(uint64_t handle) const;
   // Whether the handle names a table (not yet released; handles are never reused).
   bool has(uint64_t handle) const;
@@ -122,6 +123,8 @@ class Store {
   // written or read back is removed by the thread doing that).
   static std::string FileToRemove(const Entry& e);
   std::string spillPath(uint64_t handle) const;
+  // A table of the device tier is on the host now (e.table): counted as the host's.
+  void arrived(uint64_t handle, Entry& e);
   // get() of a table on a device or on disk: reads it back (the lock is released
   // meanwhile); null when the device tier spilled it to the host meanwhile.
   TablePtr readBack(uint64_t handle, Entry& e, std::unique_lock<std::mutex>& lock);
