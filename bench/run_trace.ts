@@ -30,6 +30,21 @@ function sumGpus(gpus: readonly GpuStats[]): GpuTotals {
   return t;
 }
 
+/** The GPU time of each chain phase between two readings, longest first (the first four). */
+function phaseDeltas(before: readonly GpuStats[], after: readonly GpuStats[]): [string, number][] {
+  const sum = (gpus: readonly GpuStats[]): Map<string, number> => {
+    const m = new Map<string, number>();
+    for (const g of gpus) for (const [p, us] of Object.entries(g.phases ?? {})) m.set(p, (m.get(p) ?? 0) + us);
+    return m;
+  };
+  const b = sum(before);
+  return [...sum(after)]
+    .map(([p, us]): [string, number] => [p, us - (b.get(p) ?? 0)])
+    .filter(([, us]) => us > 0)
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 4);
+}
+
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 const ms = (micros: number): string => `${(micros / 1000).toFixed(1)} ms`;
 
@@ -58,6 +73,7 @@ export function describeRun(
   const a = sumGpus(after),
     b = sumGpus(before);
   const d = Object.fromEntries(GPU_FIELDS.map((f) => [f, a[f] - b[f]])) as GpuTotals;
+  const phases = phaseDeltas(before, after);
   if (d.chains > 0)
     parts.push(
       `gpu: ${d.chains} chain${d.chains === 1 ? "" : "s"} ${ms(d.chainMicros)}, ` +
@@ -66,7 +82,8 @@ export function describeRun(
         (d.resultTables > 0
           ? `, kept ${d.resultTables} output${d.resultTables === 1 ? "" : "s"} (${mb(d.resultBytes)}) on the GPU`
           : "") +
-        (d.resultSpilledBytes > 0 ? `, spilled ${mb(d.resultSpilledBytes)} of kept outputs to host` : ""),
+        (d.resultSpilledBytes > 0 ? `, spilled ${mb(d.resultSpilledBytes)} of kept outputs to host` : "") +
+        (phases.length > 0 ? `; phases ${phases.map(([p, us]) => `${p} ${ms(us)}`).join(", ")}` : ""),
     );
   return parts.join("; ");
 }

@@ -251,6 +251,8 @@ export interface GpuStats {
   /** Kept outputs copied to the host because the GPU needed the room. */
   resultSpills: number;
   resultSpilledBytes: number;
+  /** GPU microseconds of the chains' phases ("group ids", "aggregates", "join match", ...): where a chain's time goes. */
+  phases: Record<string, number>;
   /** Why the GPU is unusable in this process, or null. */
   broken: string | null;
 }

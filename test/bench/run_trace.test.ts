@@ -29,6 +29,7 @@ function gpu(over: Partial<GpuStats>): GpuStats {
     resultBytes: 0,
     resultSpills: 0,
     resultSpilledBytes: 0,
+    phases: {},
     broken: null,
     ...over,
   };
@@ -58,6 +59,20 @@ describe("bench run trace", () => {
     expect(describeRun([], before, after)).toBe(
       "tasks: 0 busy 0 ms within 0 ms; gpu: 2 chains 0.0 ms, up 0.0 MB in 0.0 ms, down 0.0 MB in 0.0 ms, " +
         "kept 2 outputs (20 MB) on the GPU, spilled 8.0 MB of kept outputs to host",
+    );
+  });
+
+  it("names the chains' longest GPU phases in the run, longest first", () => {
+    const before = [gpu({ chains: 1, phases: { "group ids": 1000, aggregates: 500 } })];
+    const after = [
+      gpu({
+        chains: 2,
+        phases: { "group ids": 13_000, aggregates: 500, "group keys": 40_000, filter: 200, output: 100, sort: 50 },
+      }),
+    ];
+    expect(describeRun([], before, after)).toBe(
+      "tasks: 0 busy 0 ms within 0 ms; gpu: 1 chain 0.0 ms, up 0.0 MB in 0.0 ms, down 0.0 MB in 0.0 ms; " +
+        "phases group keys 40.0 ms, group ids 12.0 ms, filter 0.2 ms, output 0.1 ms",
     );
   });
 

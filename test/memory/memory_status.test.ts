@@ -66,6 +66,7 @@ describe("cluster status memory with GPUs", () => {
       resultBytes: 4e5,
       resultSpills: 0,
       resultSpilledBytes: 0,
+      phases: {},
       broken,
     });
     const s = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, "cudaErrorIllegalAddress")]);

@@ -225,6 +225,9 @@ void RegisterGpu(Napi::Env env, Napi::Object exports) {
                           {"resultTables", m.resultTables}, {"resultBytes", m.resultBytes}, {"resultSpills", m.resultSpills},
                           {"resultSpilledBytes", m.resultSpilledBytes}})
         o.Set(k, double(v));
+      auto phases = Napi::Object::New(info.Env());
+      for (auto& [phase, micros] : m.phases) phases.Set(phase, double(micros));
+      o.Set("phases", phases);
       if (m.broken.empty()) o.Set("broken", info.Env().Null());
       else o.Set("broken", m.broken);
       arr.Set(uint32_t(i), o);

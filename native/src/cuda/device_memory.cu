@@ -321,6 +321,7 @@ MemoryStats DeviceState::stats() {
   s.poolSize = int64_t(poolSize_);
   s.cachedBytes = cachedBytes_;
   s.cachedColumns = int64_t(lru_.size());
+  s.phases.assign(phaseMicros_.begin(), phaseMicros_.end());
   return s;
 }
 
@@ -347,6 +348,40 @@ void DeviceState::countResultSpill(int64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.resultSpills++;
   stats_.resultSpilledBytes += bytes;
+}
+
+void DeviceState::mark(const char* phase) {
+  cudaEvent_t e = nullptr;
+  if (!events_.empty()) {
+    e = events_.back();
+    events_.pop_back();
+  } else if (cudaEventCreate(&e) != cudaSuccess) {
+    cudaGetLastError();
+    return;  // timing is an instrument only
+  }
+  if (cudaEventRecord(e, stream()) != cudaSuccess) {
+    cudaGetLastError();
+    events_.push_back(e);
+    return;
+  }
+  marks_.push_back(Mark{phase, e});
+}
+
+void DeviceState::endPhases(bool ok) {
+  if (marks_.empty()) return;
+  if (ok) mark("");  // the end of the last span
+  std::map<std::string, int64_t> spans;
+  if (ok && marks_.size() >= 2 && cudaEventSynchronize(marks_.back().event) == cudaSuccess) {
+    for (size_t i = 0; i + 1 < marks_.size(); i++) {
+      float ms = 0;
+      if (cudaEventElapsedTime(&ms, marks_[i].event, marks_[i + 1].event) == cudaSuccess) spans[marks_[i].phase] += int64_t(ms * 1000.0f);
+    }
+  }
+  cudaGetLastError();
+  for (const Mark& m : marks_) events_.push_back(m.event);
+  marks_.clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [phase, micros] : spans) phaseMicros_[phase] += micros;
 }
 
 void DeviceState::countChain() {
@@ -379,6 +414,10 @@ void DeviceState::reset() {
     cudaGetLastError();
   }
   staging_.release(usable);
+  if (usable)
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  events_.clear();  // after a sticky error they are gone with the context
+  marks_.clear();
   pool_ = nullptr;
   stream_ = nullptr;
   free_.clear();

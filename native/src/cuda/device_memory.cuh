@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cuda/host_staging.cuh"
 #include "gpu/gpu.h"
@@ -96,6 +97,12 @@ class DeviceState {
   void countChain();
   void countChainTime(int64_t micros);
   void countResultSpill(int64_t bytes);
+  // Where a chain's GPU time goes: names the stream's work from here to the next mark
+  // (or the chain's end) `phase`; a static string. Under the run lock.
+  void mark(const char* phase);
+  // At a chain's end (its work done): the marked spans' times add to the statistics'
+  // phases; after a failure (`ok` false) they are dropped.
+  void endPhases(bool ok);
   // Frees everything held on the GPU (new settings apply from the next use).
   void reset();
   // After a sticky CUDA error the process cannot use the GPU again (CUDA's rule): it is
@@ -155,6 +162,13 @@ class DeviceState {
   std::string broken_;
   MemoryStats stats_;
   HostStaging staging_;
+  struct Mark {
+    const char* phase;
+    cudaEvent_t event;
+  };
+  std::vector<Mark> marks_;             // this chain's, in stream order (run lock)
+  std::vector<cudaEvent_t> events_;     // made once, reused
+  std::map<std::string, int64_t> phaseMicros_;
 };
 
 }  // namespace gpu

@@ -515,15 +515,19 @@ bool AggOnGpu(const AggSpec& a, DType input, DType input2) {
 TablePtr Aggregate(DTable& t, const std::vector<int>& keys, const std::vector<AggSpec>& aggs, AggMode mode) {
   if (keys.size() > size_t(kMaxKeys)) throw BasinError("BASIN_INTERNAL", "GPU: more group keys than the kernel takes");
   if (t.rows > kMaxGroupedRows) throw BasinError("BASIN_INTERNAL", "GPU: a partition of more than 2^30 rows to group");
+  t.dev.mark("few groups");
   if (TablePtr few = FewGroupsAggregate(t, keys, aggs, mode)) return few;
+  t.dev.mark("group ids");
   Grouped g = GroupIds(t, keys);
   const int64_t G = g.groups;
   auto out = std::make_shared<Table>();
   out->rows = G;
+  t.dev.mark("group keys");
   for (int k : keys) {
     out->names.push_back(t.names[size_t(k)]);
     out->columns.push_back(t.gather(k, g.firstRow, G));
   }
+  t.dev.mark("aggregates");
   // Aggregates the GPU does not accumulate run on the CPU over the GPU's group ids.
   bool onHost = false;
   Table rowsOnHost;

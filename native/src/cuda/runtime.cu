@@ -199,12 +199,32 @@ auto OnDevice(int device, const F& f, bool chain = true) -> decltype(f(std::decl
     if (chain) dev.countChain();
     const auto t0 = std::chrono::steady_clock::now();
     auto out = f(dev);
+    dev.endPhases(true);
     if (chain) dev.countChainTime(MicrosSince(t0));
     return out;
   } catch (const StickyCudaError& e) {
+    dev.endPhases(false);
     dev.markBroken(e.what());
     throw;
+  } catch (...) {
+    dev.endPhases(false);
+    throw;
   }
+}
+
+// A chain step's phase name (DeviceState::mark).
+const char* StepPhase(Step::Kind kind) {
+  switch (kind) {
+    case Step::Kind::Filter:
+      return "filter";
+    case Step::Kind::Project:
+      return "project";
+    case Step::Kind::Aggregate:
+      return "aggregate";
+    case Step::Kind::TopK:
+      return "top-k";
+  }
+  return "step";
 }
 
 // A store table as an operation on GPU `device` reads it: on the host, or only on
@@ -313,7 +333,9 @@ Output Join(int device, uint64_t leftHandle, uint64_t rightHandle, const JoinSpe
     CheckJoin(*l.host(), *r.host(), spec);
     std::string why = JoinUnsupported(*l.host(), *r.host(), spec);
     if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot join " + why);
+    dev.mark("join match");
     DevicePairs pairs = MatchRows(l, spec.leftKeys, r, spec.rightKeys, spec.how);
+    dev.mark("join output");
     // The output columns are gathered on the device: only the joined rows cross the bus,
     // and none while the output stays there. A kJoinNone row number reads as -1: a null
     // where the pieces allow one.
@@ -371,7 +393,9 @@ Output Sort(int device, uint64_t handle, const std::vector<SortKey>& keys) {
     std::string why = SortUnsupported(*d.host(), keys);
     if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot sort by " + why);
     if (d.rows < 2 || keys.empty()) return Unchanged(d);  // already in order
+    dev.mark("sort");
     DBuf perm = SortRows(d, keys);
+    dev.mark("sort output");
     std::vector<int> all(d.cols.size());
     for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
     if (dev.keepResults() && AllOnDevice(d, all)) {
@@ -397,6 +421,7 @@ Output Run(int device, uint64_t handle, const std::vector<Step>& steps) {
       std::vector<DType> types = Types(t->cols);
       std::string why = UnsupportedFor(step, types, t->rows);
       if (!why.empty()) throw BasinError("BASIN_INTERNAL", "GPU: cannot run " + why);
+      dev.mark(StepPhase(step.kind));
       switch (step.kind) {
         case Step::Kind::Filter: {
           int64_t count = 0;
@@ -430,6 +455,7 @@ Output Run(int device, uint64_t handle, const std::vector<Step>& steps) {
       for (size_t i = 0; same && i < t->cols.size(); i++) same = t->cols[i].source == int(i);
       if (same && t->names == t->host()->names) return Unchanged(*t);
     }
+    dev.mark("output");
     std::vector<int> all(t->cols.size());
     for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
     // Kept when made here: some column computed or selected, the others too, or passed
@@ -466,6 +492,7 @@ void Keep(int device, uint64_t handle, const TablePtr& table) {
       device,
       [&](DeviceState& dev) -> TablePtr {
         DTable d(dev, handle, table);
+        dev.mark("keep upload");
         for (size_t i = 0; i < table->columns.size(); i++) d.view(int(i));
         Sync(dev, "keeping a table on the GPU");
         return nullptr;

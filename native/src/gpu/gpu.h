@@ -129,6 +129,9 @@ struct MemoryStats {
   // The device tier: outputs kept on the device so far, and those copied to the host
   // under memory pressure (the others come down when read, or are released there).
   int64_t resultTables = 0, resultBytes = 0, resultSpills = 0, resultSpilledBytes = 0;
+  // GPU time of the chains' phases (group ids, aggregates, a join's match and output,
+  // ...), in microseconds, by phase: where a chain's time goes inside it.
+  std::vector<std::pair<std::string, int64_t>> phases;
   std::string broken;  // why the GPU is unusable in this process, or ""
 };
 // For every GPU that has run something or been configured.
