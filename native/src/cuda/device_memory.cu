@@ -138,15 +138,18 @@ uint64_t DeviceState::ownedVictim() const {
 
 DBuf DeviceState::alloc(size_t bytes, const char* what) {
   bytes = Round(bytes);
-  // Each round frees something (cached copies, or one table copied to the host) or ends.
-  for (int round = 0; round < 1000; round++) {
+  // Each round frees something (stale or cached columns, or one kept table copied to
+  // the host, whose columns the next round frees) or ends.
+  bool tooLarge = false;
+  for (;;) {
     std::list<std::shared_ptr<CachedColumn>> victims;
     uint64_t spill = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       ensureReady();
       victims.splice(victims.end(), stale_);  // released tables' columns: freed here, in a chain
-      if (int64_t(bytes) > limit_ || (!config_.asyncAllocator && bytes > poolSize_)) break;  // nothing can make room
+      tooLarge = int64_t(bytes) > limit_ || (!config_.asyncAllocator && bytes > poolSize_);
+      if (tooLarge) break;  // nothing can make room
       if (!victims.empty()) {
         // freed below, then this round's allocation is tried again
       } else if (used_ + int64_t(bytes) <= limit_) {
@@ -165,6 +168,10 @@ DBuf DeviceState::alloc(size_t bytes, const char* what) {
     if (spill) SpillOwnedTable(*this, spill);  // its columns are evictable copies after
   }
   std::lock_guard<std::mutex> lock(mu_);
+  if (tooLarge)
+    throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": " + what + " needs " + Mb(int64_t(bytes)) + " of device memory at once, more than the " +
+                                       Mb(std::min<int64_t>(limit_, config_.asyncAllocator ? limit_ : int64_t(poolSize_))) +
+                                       " limit or pool; use smaller partitions (a smaller blocksize) or raise --device-memory-limit");
   throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": out of device memory allocating " + Mb(int64_t(bytes)) + " for " + what +
                                      " after spilling cached columns and results to host (" + Mb(used_) + " in use of a " + Mb(limit_) +
                                      " limit); use smaller partitions (a smaller blocksize) or raise --device-memory-limit");
@@ -351,6 +358,7 @@ void DeviceState::countResultSpill(int64_t bytes) {
 }
 
 void DeviceState::mark(const char* phase) {
+  cudaStream_t s = stream();  // first: the GPU may fail to start, and no event is taken then
   cudaEvent_t e = nullptr;
   if (!events_.empty()) {
     e = events_.back();
@@ -359,7 +367,7 @@ void DeviceState::mark(const char* phase) {
     cudaGetLastError();
     return;  // timing is an instrument only
   }
-  if (cudaEventRecord(e, stream()) != cudaSuccess) {
+  if (cudaEventRecord(e, s) != cudaSuccess) {
     cudaGetLastError();
     events_.push_back(e);
     return;
@@ -367,11 +375,19 @@ void DeviceState::mark(const char* phase) {
   marks_.push_back(Mark{phase, e});
 }
 
-void DeviceState::endPhases(bool ok) {
+void DeviceState::endPhases(bool ok) noexcept {
   if (marks_.empty()) return;
-  if (ok) mark("");  // the end of the last span
+  if (ok) {
+    try {
+      mark("");  // the end of the last span
+    } catch (...) {
+      ok = false;
+    }
+  }
   std::map<std::string, int64_t> spans;
-  if (ok && marks_.size() >= 2 && cudaEventSynchronize(marks_.back().event) == cudaSuccess) {
+  cudaError_t synced = ok && marks_.size() >= 2 ? cudaEventSynchronize(marks_.back().event) : cudaErrorNotReady;
+  if (IsSticky(synced)) markBroken(DeviceLabel(device_) + ": waiting for a chain's end failed: " + cudaGetErrorString(synced));
+  if (synced == cudaSuccess) {
     for (size_t i = 0; i + 1 < marks_.size(); i++) {
       float ms = 0;
       if (cudaEventElapsedTime(&ms, marks_[i].event, marks_[i + 1].event) == cudaSuccess) spans[marks_[i].phase] += int64_t(ms * 1000.0f);

@@ -102,7 +102,7 @@ class DeviceState {
   void mark(const char* phase);
   // At a chain's end (its work done): the marked spans' times add to the statistics'
   // phases; after a failure (`ok` false) they are dropped.
-  void endPhases(bool ok);
+  void endPhases(bool ok) noexcept;
   // Frees everything held on the GPU (new settings apply from the next use).
   void reset();
   // After a sticky CUDA error the process cannot use the GPU again (CUDA's rule): it is

@@ -460,7 +460,7 @@ Output Run(int device, uint64_t handle, const std::vector<Step>& steps) {
     for (size_t i = 0; i < all.size(); i++) all[i] = int(i);
     // Kept when made here: some column computed or selected, the others too, or passed
     // through from a kept input (a host input's columns the host has: not kept).
-    bool made = false, hostColumns = false;
+    bool made = t->deviceOnly() && !t->cols.empty(), hostColumns = false;
     for (const DColumn& c : t->cols) {
       made = made || c.source < 0 || c.sel;
       hostColumns = hostColumns || (c.source >= 0 && !c.sel && !t->deviceOnly());
