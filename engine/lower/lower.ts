@@ -13,6 +13,7 @@ import { parentCounts } from "../plan/shared_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
+import { mergePartials } from "./merge_partials.js";
 import { broadcastJoined, hashJoined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
 import { lowerBag } from "./lower_bag.js";
 import { lowerDistinct, lowerSample, lowerStack, lowerTail, lowerTopK } from "./lower_rows.js";
@@ -364,7 +365,17 @@ class GraphBuilder {
     this.keys.set(node, n === 1 ? ONE_PARTITION : [node.keys.map((k) => k.name)]);
     return Array.from({ length: n }, (_, r) => ({
       deps: shuffled.map((key) => ({ key, index: n === 1 ? 0 : r })),
-      steps: [concatAll(shuffled.length), { kind: "aggregate", keys, aggs, mode: holistic ? "full" : "final", loc }],
+      steps: [
+        concatAll(shuffled.length),
+        ...(holistic
+          ? [{ kind: "aggregate", keys, aggs, mode: "full", loc } satisfies Step]
+          : mergePartials(
+              node.keys.map((k) => k.name),
+              resolvedKeys.map((k) => k.expr.type),
+              aggs.map((agg, i) => ({ agg, argType: parts[i].arg?.type })),
+              loc,
+            )),
+      ],
     }));
   }
 

@@ -1025,7 +1025,7 @@ export async function runFaultChecks(cpu: LocalCluster): Promise<CheckOutcome[]>
   const addon = native();
   for (const [kind, expect] of [
     ["bad-launch", /GPU 0 \(.+\): a test launch failed: cudaError\w+/],
-    ["oom", /GPU 0 \(.+\): out of device memory allocating .* for a test allocation after spilling/],
+    ["oom", /GPU 0 \(.+\): out of device memory allocating .* for a test allocation: more than the whole .* limit/],
   ] as const) {
     const e = await thrown(() => addon.gpuFault(0, kind));
     const after = await gpuStillAnswers();

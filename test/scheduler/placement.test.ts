@@ -5,6 +5,7 @@ import type { Instruction } from "../../engine/scheduler/events.js";
 import { gpuAffinity, placement, type CpuTasks } from "../../engine/scheduler/placement.js";
 import { SchedulerState } from "../../engine/scheduler/state.js";
 import type { Step, Task, TaskGraph } from "../../engine/graph/tasks.js";
+import { mergePartials } from "../../engine/lower/merge_partials.js";
 
 const stored: Step = { kind: "stored", handle: 1 };
 const scan: Step = {
@@ -43,6 +44,22 @@ describe("gpuAffinity", () => {
     expect(gpuAffinity([stored, filter, sort])).toBe("none");
     expect(gpuAffinity([stored, merge])).toBe("none");
     expect(gpuAffinity([scan, part])).toBe("none");
+  });
+});
+
+describe("a group-by's merge of partial states", () => {
+  it("is GPU work where it is a full aggregation of the states (sums, counts, minima, means), CPU work where moments merge", () => {
+    const [plain] = mergePartials(["k"], ["int64"], [{ agg: { op: "sum", column: 1, name: "s" }, argType: "int64" }]);
+    const withMean = mergePartials(
+      ["k"],
+      ["int64"],
+      [{ agg: { op: "mean", column: 1, name: "m" }, argType: "float64" }],
+    );
+    const moments = mergePartials(["k"], ["int64"], [{ agg: { op: "var", column: 1, name: "v" }, argType: "float64" }]);
+    const concat: Step = { kind: "concat", inputs: [0, 1, 2] };
+    expect(gpuAffinity([concat, plain!])).toBe("require");
+    expect(gpuAffinity([concat, ...withMean])).toBe("require");
+    expect(gpuAffinity([concat, ...moments])).toBe("none");
   });
 });
 

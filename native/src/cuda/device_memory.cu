@@ -169,8 +169,8 @@ DBuf DeviceState::alloc(size_t bytes, const char* what) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (tooLarge)
-    throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": " + what + " needs " + Mb(int64_t(bytes)) + " of device memory at once, more than the " +
-                                       Mb(std::min<int64_t>(limit_, config_.asyncAllocator ? limit_ : int64_t(poolSize_))) +
+    throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": out of device memory allocating " + Mb(int64_t(bytes)) + " for " + what +
+                                       ": more than the whole " + Mb(std::min<int64_t>(limit_, config_.asyncAllocator ? limit_ : int64_t(poolSize_))) +
                                        " limit or pool; use smaller partitions (a smaller blocksize) or raise --device-memory-limit");
   throw BasinError("BASIN_CUDA", DeviceLabel(device_) + ": out of device memory allocating " + Mb(int64_t(bytes)) + " for " + what +
                                      " after spilling cached columns and results to host (" + Mb(used_) + " in use of a " + Mb(limit_) +

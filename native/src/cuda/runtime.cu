@@ -115,7 +115,7 @@ void ThrowCuda(int device, const std::string& op, cudaError_t err) {
   std::string msg = DeviceLabel(device) + ": " + op + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
   if (IsSticky(err))
     throw StickyCudaError("BASIN_CUDA", msg + "; CUDA cannot use this GPU again in this process: its work runs on the CPU from now on (restart Basin to use the GPU)");
-  if (err == cudaErrorMemoryAllocation) throw BasinError("BASIN_CUDA", msg + "; use smaller partitions or a lower --device-memory-limit");
+  if (err == cudaErrorMemoryAllocation) throw BasinError("BASIN_CUDA", msg + "; out of device memory: use smaller partitions or a lower --device-memory-limit");
   throw BasinError("BASIN_CUDA", msg);
 }
 
