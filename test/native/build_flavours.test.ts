@@ -27,6 +27,12 @@ describe("native build flavours", () => {
     expect(info.gpus).toBeGreaterThanOrEqual(0);
   });
 
+  it("defines every Basin function the addon calls (one left undefined would load, then fail when called)", () => {
+    const addon = process.env.BASIN_ADDON ?? join(ROOT, "native/build/Release/basin.node");
+    const undefinedSymbols = execFileSync("nm", ["-D", "-C", "--undefined-only", addon], { encoding: "utf8" });
+    expect(undefinedSymbols.split("\n").filter((line) => line.includes("basin::"))).toEqual([]);
+  });
+
   it("builds and loads on a minimal machine (no CUDA, no lz4/zstd): zero GPUs, spills uncompressed, refuses lz4 naming the package", async () => {
     const out = mkdtempSync(join(tmpdir(), "basin-min-build-"));
     try {
