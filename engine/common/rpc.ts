@@ -176,6 +176,9 @@ export interface GpuMemoryStatus {
   downloads?: number;
   downloadBytes?: number;
   chains?: number;
+  /** Outputs the GPU kept (the store's device tier) since the engine started, and those copied to host for room. */
+  keptOutputs?: number;
+  keptSpills?: number;
   /**
    * nvidia-smi's latest reading of the whole device (every process's work, not only Basin's):
    * percent of its last sample period a kernel ran (null: the board reports [N/A]), device

@@ -20,7 +20,8 @@ export function formatMemoryStats(s: MemoryStats, gpus: GpuStats[] = []): string
             `  gpu ${g.device}   ${formatBytes(g.used)} now (limit ${formatBytes(g.limit)}), ${g.cachedColumns} cached columns; ` +
             `${g.chains} chains in ${(g.chainMicros / 1e6).toFixed(2)} s, up ${formatBytes(g.uploadBytes)} ` +
             `in ${(g.uploadMicros / 1e6).toFixed(2)} s, down ${formatBytes(g.downloadBytes)} in ${(g.downloadMicros / 1e6).toFixed(2)} s, ` +
-            `spilled to host ${g.evictions} columns (${formatBytes(g.evictedBytes)})` +
+            `spilled to host ${g.evictions} columns (${formatBytes(g.evictedBytes)}); ` +
+            `kept ${g.resultTables} outputs on the GPU (${formatBytes(g.resultBytes)}), ${g.resultSpills} copied to host for room` +
             (g.broken ? `; unusable: ${g.broken}` : ""),
         )),
     `  spilled   ${s.spilledCount} tables, ${formatBytes(s.spilledBytes)} in ${s.spillSeconds.toFixed(2)} s; ${formatBytes(s.writtenBytes)} written (${s.compression}), ${s.reusedCount} evictions reused a kept file`,

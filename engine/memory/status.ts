@@ -100,6 +100,8 @@ export function memoryStatus(
               downloads: g.downloads,
               downloadBytes: g.downloadBytes,
               chains: g.chains,
+              keptOutputs: g.resultTables,
+              keptSpills: g.resultSpills,
               ...(r ? { reading: r } : {}),
             };
           }),

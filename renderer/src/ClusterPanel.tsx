@@ -379,6 +379,9 @@ export function ClusterPanel({
                   {g.uploads !== undefined &&
                     ` · ${count(g.uploads)} uploads (${formatBytes(g.uploadBytes ?? 0)}), ${count(g.downloads ?? 0)} downloads (${formatBytes(g.downloadBytes ?? 0)})`}
                   {g.chains !== undefined && ` · ${count(g.chains)} step chains run`}
+                  {(g.keptOutputs ?? 0) > 0 &&
+                    ` · ${count(g.keptOutputs!)} outputs kept on the GPU` +
+                      ((g.keptSpills ?? 0) > 0 ? ` (${count(g.keptSpills!)} copied to host for room)` : "")}
                   {g.broken && ` · unusable, running on the CPU: ${g.broken}`}
                 </div>
               </div>

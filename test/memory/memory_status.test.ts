@@ -71,7 +71,15 @@ describe("cluster status memory with GPUs", () => {
     });
     const s = memoryStatus(base, [gpu(0, 1e6, null), gpu(1, 2e6, "cudaErrorIllegalAddress")]);
     // Transfers and fused chains per GPU, for the dashboard's GPU panel.
-    const transfers = { uploads: 9, uploadBytes: 1e8, downloads: 4, downloadBytes: 1e5, chains: 7 };
+    const transfers = {
+      uploads: 9,
+      uploadBytes: 1e8,
+      downloads: 4,
+      downloadBytes: 1e5,
+      chains: 7,
+      keptOutputs: 2,
+      keptSpills: 0,
+    };
     expect(s.device.bytes).toBe(3e6); // the store's device tier is part of what the GPUs use
     expect(s.gpus).toEqual([
       {
