@@ -38,7 +38,8 @@ describe("out-of-core lowering", () => {
 
   it("splits a group-by into grace-hash buckets under the budget, and not without one", () => {
     const q = frame().groupBy("k").agg(col("v").sum().alias("v"), count().alias("n"));
-    const final = (g: TaskGraph) => tasksWith(g, "aggregate", (s) => s.mode === "final");
+    // The buckets' merges of partial states: full aggregations of them (merge_partials.ts).
+    const final = (g: TaskGraph) => tasksWith(g, "aggregate", (s) => s.mode === "full");
     expect(final(lower(q))).toBe(4);
     expect(final(lower(q, roomy))).toBe(4);
     expect(final(lower(q, small))).toBe(12);
