@@ -37,7 +37,7 @@ class StandInTier : public DeviceTier {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = tables_.find(handle);
       if (device != kStandInDevice || it == tables_.end()) return next ? next->download(device, handle) : nullptr;
-      downloads++;
+      downloads_++;
       if (it->second.mode == Mode::FailOnce) {
         it->second.mode = Mode::Ok;
         throw BasinError("BASIN_CUDA", "GPU " + std::to_string(device) + ": copy to host failed (a test failure)");
@@ -60,13 +60,19 @@ class StandInTier : public DeviceTier {
       return;
     }
     tables_.erase(handle);
-    drops++;
+    drops_++;
+  }
+
+  // Downloads and drops of its own tables so far.
+  std::pair<int64_t, int64_t> counts() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {downloads_, drops_};
   }
 
   DeviceTier* next = nullptr;  // the tier it replaced
-  int64_t downloads = 0, drops = 0;
 
  private:
+  int64_t downloads_ = 0, drops_ = 0;
   struct Held {
     TablePtr table;
     Mode mode = Mode::Ok;
@@ -131,9 +137,10 @@ void RegisterDeviceTier(Napi::Env env, Napi::Object exports) {
   }));
   // deviceTierStandInCounts() -> { downloads, drops } of the stand-in's tables so far.
   exports.Set("deviceTierStandInCounts", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    auto [downloads, drops] = StandIn().counts();
     auto o = Napi::Object::New(info.Env());
-    o.Set("downloads", double(StandIn().downloads));
-    o.Set("drops", double(StandIn().drops));
+    o.Set("downloads", double(downloads));
+    o.Set("drops", double(drops));
     return o;
   }));
 }
