@@ -120,15 +120,9 @@ void RegisterDeviceTier(Napi::Env env, Napi::Object exports) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
       const StandInTier::Mode mode = ModeArg(info[1].As<Napi::String>().Utf8Value());
-      auto shape = std::make_shared<Table>();
-      shape->names = t->names;
-      shape->rows = t->rows;
-      for (const Column& c : t->columns) {
-        Column s;
-        s.type = c.type;
-        s.length = c.length;
-        shape->columns.push_back(std::move(s));
-      }
+      std::vector<DType> types;
+      for (const Column& c : t->columns) types.push_back(c.type);
+      TablePtr shape = ShapeTable(t->names, types, t->rows);
       const int64_t bytes = info[2].IsNumber() ? info[2].As<Napi::Number>().Int64Value() : TableBytes(*t);
       const uint64_t h = Store::Instance().putOnDevice(kStandInDevice, shape, bytes);
       StandIn().hold(h, t, mode);

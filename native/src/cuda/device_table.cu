@@ -125,19 +125,6 @@ Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int
   return DownloadColumn(dev, v.type, n, *GatherOnDevice(dev, v, idx, n, maybeMissing));
 }
 
-TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DType>& types, int64_t rows) {
-  auto t = std::make_shared<Table>();
-  t->names = names;
-  t->rows = rows;
-  for (DType type : types) {
-    Column c;
-    c.type = type;
-    c.length = rows;
-    t->columns.push_back(std::move(c));
-  }
-  return t;
-}
-
 uint64_t KeepOnDevice(DeviceState& dev, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols) {
   Sync(dev, "keeping a result on the GPU");
   int64_t bytes = 0;

@@ -82,9 +82,6 @@ std::shared_ptr<CachedColumn> GatherOnDevice(DeviceState& dev, const ColumnView&
 Column DownloadColumn(DeviceState& dev, DType type, int64_t n, const CachedColumn& c);
 // GatherOnDevice, then downloaded.
 Column GatherDown(DeviceState& dev, const ColumnView& v, const int32_t* idx, int64_t n, bool maybeMissing);
-// A table with `names`, `types` and `rows` but no buffers: what the store keeps of a
-// table of the device tier.
-TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DType>& types, int64_t rows);
 // Puts `cols` (buffers of their own, `shape`'s columns) in the store's device tier on
 // `dev`; returns the handle (one reference, the caller's).
 uint64_t KeepOnDevice(DeviceState& dev, TablePtr shape, std::vector<std::shared_ptr<CachedColumn>> cols);

@@ -374,4 +374,17 @@ TablePtr ConcatTables(const std::vector<TablePtr>& parts) {
   return out;
 }
 
+TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DType>& types, int64_t rows) {
+  auto t = std::make_shared<Table>();
+  t->names = names;
+  t->rows = rows;
+  for (DType type : types) {
+    Column c;
+    c.type = type;
+    c.length = rows;
+    t->columns.push_back(std::move(c));
+  }
+  return t;
+}
+
 }  // namespace basin

@@ -128,6 +128,9 @@ Column Take(const Column& src, const int64_t* idx, int64_t n);
 Column Concat(const std::vector<const Column*>& parts);
 // Rows [offset, offset+len) of a table, copied.
 TablePtr SliceTable(const Table& t, int64_t offset, int64_t len);
+// A table with `names`, `types` and `rows` but no buffers: what the store keeps of a
+// table whose only copy is on a GPU (the device tier).
+TablePtr ShapeTable(const std::vector<std::string>& names, const std::vector<DType>& types, int64_t rows);
 // Concatenates same-schema tables. One of kParallelConcatBytes or more copies its
 // columns on several threads: a table persisted whole for a GPU (gigabytes, one
 // partition) is concatenated while the CPU workers that parsed it wait.
