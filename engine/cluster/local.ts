@@ -7,7 +7,7 @@ import type { Plan } from "../common/plan.js";
 import type { TaskGraph } from "../graph/tasks.js";
 import { withWriteTasks } from "../graph/write_tasks.js";
 import { lowerPlan } from "../lower/lower.js";
-import type { MemoryBudget } from "../lower/out_of_core.js";
+import type { DeviceShare, MemoryBudget } from "../lower/out_of_core.js";
 import { applyMemory, resolveMemory, type MemoryOptions, type MemorySettings } from "../memory/limits.js";
 import { addMemoryStats, addSpill, addStoreStats, memoryStatus, spillCounters } from "../memory/status.js";
 import { native, type GpuStats, type Handle, type MemoryStats, type StoreStats } from "../native/addon.js";
@@ -172,6 +172,12 @@ export class LocalCluster implements Cluster {
     return limit ? Math.floor(limit / 4) : undefined;
   }
 
+  /** Where the GPUs alone compute: how many, and the bytes of a task's partition on one (the lowering's shuffle width). */
+  private get deviceShare(): DeviceShare | undefined {
+    const partBytes = this.devicePartitionBytes;
+    return partBytes === undefined ? undefined : { gpus: this.pool.gpus.length, partBytes };
+  }
+
   /** The smallest memory limit set on this cluster's GPUs (bytes), or 0 when none is set. */
   private smallestDeviceLimit(): number {
     const limits = [...this.gpuSettings.configs.values()].flatMap((c) => (c.memoryLimit ? [c.memoryLimit] : []));
@@ -293,6 +299,7 @@ export class LocalCluster implements Cluster {
       parts: options.parts ?? false,
       groups: options.groups,
       scanWorkers: this.cpuTasks === "reads" ? Math.max(1, this.pool.size) : this.pool.size + this.pool.gpus.length,
+      devices: this.deviceShare,
     });
     let written: number | undefined;
     if (options.writeStep) ({ graph, parts: written } = withWriteTasks(graph, options.writeStep));

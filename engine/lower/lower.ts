@@ -11,7 +11,7 @@ import { fileScanSteps } from "../io/scan_steps.js";
 import { nativeOf, resolvePlan } from "../plan/resolve_plan.js";
 import { parentCounts } from "../plan/shared_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
-import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
+import { append, dep, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
 import { mergePartials } from "./merge_partials.js";
 import { broadcastJoined, hashJoined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
@@ -22,8 +22,10 @@ import {
   aggregateInputBytes,
   wholeFits,
   inMemoryBytes,
+  inMemoryParts,
   scanBlockBytes,
   shufflePlan,
+  type DeviceShare,
   type MemoryBudget,
 } from "./out_of_core.js";
 
@@ -45,6 +47,8 @@ export interface LowerOptions {
    * with fewer partitions than groups each is split into row ranges.
    */
   groups?: number;
+  /** Where the GPUs alone compute: shuffles get as few buckets as fit a device (see inMemoryParts). */
+  devices?: DeviceShare;
   /** The workers that parse files (every worker, or the CPU workers where the GPUs alone compute): CSV scans get a multiple of this many blocks. */
   scanWorkers?: number;
 }
@@ -95,11 +99,12 @@ class GraphBuilder {
     private readonly budget?: MemoryBudget,
     private readonly minScanBlocks = 0,
     private readonly scanWorkers = 0,
+    private readonly devices?: DeviceShare,
   ) {}
 
-  /** Partitions of a shuffle of `bytes`: `inMemory`, or enough for one to fit under the memory limit (grace hash). */
-  shuffleParts(bytes: number, inMemory: number): number {
-    return shufflePlan(bytes, inMemory, this.budget).parts;
+  /** Partitions of a shuffle of `bytes` from `inputs` partitions: inMemoryParts, or enough for one to fit under the memory limit (grace hash). */
+  shuffleParts(bytes: number, inputs: number): number {
+    return shufflePlan(bytes, inMemoryParts(bytes, inputs, this.devices), this.budget).parts;
   }
 
   /** Closes a chain into a task and returns a reference to its outputs. */
@@ -354,8 +359,7 @@ class GraphBuilder {
     const holistic = parts.some((p) => HOLISTIC_AGGS.includes(p.op));
     // Under a memory limit, an input larger than one task may hold is split into as
     // many buckets as it takes for one bucket's states to fit (grace hash).
-    const n =
-      keys.length === 0 ? 1 : this.shuffleParts(aggregateInputBytes(node), Math.min(chains.length, MAX_SHUFFLE_PARTS));
+    const n = keys.length === 0 ? 1 : this.shuffleParts(aggregateInputBytes(node), chains.length);
     const mapped = holistic
       ? chains
       : chains.map((c) => append(c, { kind: "aggregate", keys, aggs, mode: "partial", loc }));
@@ -391,17 +395,18 @@ class GraphBuilder {
       return [{ deps, steps: [concatAll(deps.length), sort, head] }];
     }
     if (chains.length === 1) return [append(chains[0], sort)];
-    // A small input (the usual last step: an aggregation's few rows) is sorted whole by
-    // one task: a range-partitioned sort takes four tasks a partition, more than the sort.
-    if (expectedBytes(node.input) <= SMALL_SORT_BYTES && wholeFits(node.input, this.budget)) {
+    // Under a memory limit, enough ranges for each to be sorted in memory.
+    const n = this.shuffleParts(inMemoryBytes(node.input), chains.length);
+    // A small input (the usual last step: an aggregation's few rows), or one range (all
+    // of it fits one GPU), is sorted whole by one task: a range-partitioned sort takes
+    // four tasks a partition, more than the sort.
+    if (n === 1 || (expectedBytes(node.input) <= SMALL_SORT_BYTES && wholeFits(node.input, this.budget))) {
       const deps = chains.map((c) => dep(this.close(c)));
       return [{ deps, steps: [concatAll(deps.length), sort] }];
     }
     // Sample-based range partitioning: sort each partition, pick boundaries from
     // samples of all of them, split every partition at the boundaries, and sort
     // each range; ranges come out in order.
-    // Under a memory limit, enough ranges for each to be sorted in memory.
-    const n = this.shuffleParts(inMemoryBytes(node.input), Math.min(chains.length, MAX_SHUFFLE_PARTS));
     const samplesPer = Math.max(SAMPLES_PER_PARTITION, Math.ceil((4 * n) / chains.length));
     const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
     const sorted = chains.map((c) => this.close(append(c, sort)));
@@ -444,7 +449,7 @@ class GraphBuilder {
     }
     // Hash-partition both sides by key; bucket r of the left meets bucket r of the right.
     const bytes = inMemoryBytes(node.left) + inMemoryBytes(node.right);
-    const n = this.shuffleParts(bytes, Math.min(Math.max(left.length, right.length), MAX_SHUFFLE_PARTS));
+    const n = this.shuffleParts(bytes, Math.max(left.length, right.length));
     const split = (chains: Chain[], keys: number[]) =>
       chains.map((c) => this.close(n === 1 ? c : append(c, { kind: "hashPartition", keys, parts: n, loc })));
     const lp = split(left, spec.leftKeys);
@@ -469,7 +474,7 @@ class GraphBuilder {
  */
 export function lowerPlan(root: PlanNode, options: LowerOptions = {}): TaskGraph {
   const groups = options.parts ? (options.groups ?? 0) : 0;
-  const b = new GraphBuilder(options.budget, groups, options.scanWorkers);
+  const b = new GraphBuilder(options.budget, groups, options.scanWorkers, options.devices);
   const chains = b.lower(resolvePlan(root));
   if (chains.length === 1 && groups <= 1) return { tasks: b.tasks, output: b.close(chains[0]) };
   const n = chains.length;

@@ -4,7 +4,7 @@
 import type { PlanNode } from "../common/plan.js";
 import type { NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { nativeOf } from "../plan/resolve_plan.js";
-import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
+import { append, dep, type Chain } from "./chain.js";
 import { concatAll, type Step } from "../graph/tasks.js";
 import { inMemoryBytes } from "./out_of_core.js";
 
@@ -12,8 +12,8 @@ import { inMemoryBytes } from "./out_of_core.js";
 export interface ChainBuilder {
   lower(node: PlanNode): Chain[];
   close(chain: Chain): string;
-  /** Partitions of a shuffle of `bytes`: `inMemory`, or more under the memory limit (grace hash). */
-  shuffleParts(bytes: number, inMemory: number): number;
+  /** Partitions of a shuffle of `bytes` from `inputs` partitions (see GraphBuilder.shuffleParts). */
+  shuffleParts(bytes: number, inputs: number): number;
 }
 
 type NodeOf<K extends PlanNode["kind"]> = Extract<PlanNode, { kind: K }>;
@@ -25,7 +25,7 @@ type NodeOf<K extends PlanNode["kind"]> = Extract<PlanNode, { kind: K }>;
  * memory limit.
  */
 function reduceByKey(b: ChainBuilder, input: PlanNode, chains: Chain[], keys: number[], step: Step): Chain[] {
-  const n = keys.length === 0 ? 1 : b.shuffleParts(inMemoryBytes(input), Math.min(chains.length, MAX_SHUFFLE_PARTS));
+  const n = keys.length === 0 ? 1 : b.shuffleParts(inMemoryBytes(input), chains.length);
   const shuffled = chains.map((c) => {
     const reduced = append(c, step);
     return b.close(n === 1 ? reduced : append(reduced, { kind: "hashPartition", keys, parts: n, loc: step.loc }));

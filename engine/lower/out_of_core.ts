@@ -5,12 +5,39 @@
 import type { PlanNode } from "../common/plan.js";
 import { formatBytes } from "../memory/bytes.js";
 import { estimateBytes, expectedBytes } from "../plan/passes/join_strategy.js";
+import { MAX_SHUFFLE_PARTS } from "./chain.js";
 
 /** The memory the lowered tasks run under: the host limit, shared by the workers running tasks at once. */
 export interface MemoryBudget {
   /** Host bytes of tables before they spill (the cluster's memoryLimit). */
   limit: number;
   workers: number;
+}
+
+/** Where the GPUs alone compute (cpuTasks "reads"): how many, and the bytes of input one GPU task may have. */
+export interface DeviceShare {
+  gpus: number;
+  /** A quarter of the smallest device memory limit (persist()'s partitions on a GPU). */
+  partBytes: number;
+}
+
+/**
+ * Buckets of an in-memory shuffle of `bytes` from `inputs` partitions: one per input
+ * partition (at most MAX_SHUFFLE_PARTS), so every worker merges some. Where the GPUs
+ * alone compute, as few as fit a device, and at least one per GPU: a GPU merges one
+ * large bucket faster than many small ones, and with one bucket nothing is
+ * hash-partitioned (on the GPU worker's one CPU thread). An input of unknown size
+ * keeps one bucket per partition.
+ *
+ * @example
+ * inMemoryParts(5e9, 100, { gpus: 1, partBytes: 28e9 }) // 1
+ * inMemoryParts(5e9, 100) // 32
+ */
+export function inMemoryParts(bytes: number, inputs: number, devices?: DeviceShare): number {
+  const most = Math.max(1, Math.min(inputs, MAX_SHUFFLE_PARTS));
+  if (!devices || !Number.isFinite(bytes)) return most;
+  const fit = Math.ceil(bytes / Math.max(1, devices.partBytes));
+  return Math.min(most, Math.max(devices.gpus, fit));
 }
 
 /** A running shuffle task holds about this many times its partition: its pinned inputs, their concatenation and its output. */
