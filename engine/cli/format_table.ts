@@ -5,7 +5,8 @@ export function formatValue(v: Value): string {
   if (v === null) return "null";
   if (v instanceof Date) {
     const iso = v.toISOString();
-    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso.replace("T", " ").replace(/\.000Z$|Z$/, "");
+    // Years past 9999 take more digits ("+012000-01-01"): cut the time off the end, not at 10.
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, -14) : iso.replace("T", " ").replace(/\.000Z$|Z$/, "");
   }
   if (typeof v === "number" && !Number.isInteger(v)) return String(Number(v.toPrecision(10)));
   return String(v);

@@ -18,8 +18,15 @@ export type ByteRange = [number, number];
 
 export interface ArrowLayout {
   schema: ArrowSchema;
+  /** Every dictionary batch, in file order. */
   dictionaries: ByteRange[];
   batches: ByteRange[];
+  /**
+   * The dictionary batches in effect at each record batch, in order: per dictionary,
+   * the last one that replaced it before the batch and the deltas after that (a
+   * stream may replace a dictionary between batches).
+   */
+  batchDictionaries: ByteRange[][];
 }
 
 const FILE_MAGIC = "ARROW1";
@@ -83,10 +90,12 @@ export function arrowLayout(path: string): ArrowLayout {
     if (isFile && st.size < 18) bad(path, "it starts with ARROW1 but is cut short");
     // The file format is a stream between the magic and a footer.
     let end = st.size;
-    const layout: Partial<ArrowLayout> & { dictionaries: ByteRange[]; batches: ByteRange[] } = {
+    const layout: Omit<ArrowLayout, "schema"> & { schema?: ArrowSchema } = {
       dictionaries: [],
       batches: [],
+      batchDictionaries: [],
     };
+    const inEffect = new Map<number, ByteRange[]>(); // dictionary id → its batches now in effect
     // The file format's footer lists where each batch is: it must agree with the walk
     // (readers that follow the footer would read other bytes).
     let footerBlocks: { batches: FileBlock[]; dictionaries: FileBlock[] } | undefined;
@@ -157,9 +166,12 @@ export function arrowLayout(path: string): ArrowLayout {
           dictionaryIds.add(dict.id);
           checkBatch(path, pos, bodyLength, dict.data, 1);
           layout.dictionaries.push(range);
+          if (dict.isDelta) inEffect.get(Number(dict.id))?.push(range);
+          else inEffect.set(Number(dict.id), [range]);
         } else if (msg.isRecordBatch()) {
           checkBatch(path, pos, bodyLength, msg.header(), layout.schema?.fields.length ?? -1);
           layout.batches.push(range);
+          layout.batchDictionaries.push([...inEffect.values()].flat());
         } else if (
           msg.headerType === arrowLib().MessageHeader.Tensor ||
           msg.headerType === arrowLib().MessageHeader.SparseTensor

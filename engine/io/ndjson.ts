@@ -7,6 +7,7 @@ import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import { native, type Handle, type JsColumn } from "../native/addon.js";
 import { readAt } from "./read_at.js";
+import { floorMillis } from "../common/duration.js";
 
 const NEWLINE = 10;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -300,7 +301,7 @@ export function convert(v: unknown, t: DType): number | bigint | boolean | strin
     case "date": {
       if (typeof v !== "string") return undefined;
       const us = parseTimestamp(v);
-      return us === null ? undefined : Math.floor(Number(us / 1000n) / 86_400_000);
+      return us === null ? undefined : Math.floor(Number(floorMillis(us)) / 86_400_000);
     }
     case "timestamp": {
       if (typeof v !== "string") return undefined;

@@ -54,7 +54,12 @@ export function fileScanSteps(
       return jsonBlocks(path, blocksize).map((b) => ({ kind: "scanJson", path, start: b.start, end: b.end, columns }));
     case "arrow": {
       const layout = arrowLayout(path);
-      return layout.batches.map((b) => ({ kind: "scanArrow", path, ranges: [...layout.dictionaries, b], columns }));
+      return layout.batches.map((b, i) => ({
+        kind: "scanArrow",
+        path,
+        ranges: [...layout.batchDictionaries[i]!, b],
+        columns,
+      }));
     }
   }
 }

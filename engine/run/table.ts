@@ -1,6 +1,7 @@
 import type { Field, Schema } from "../common/types.js";
 import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
 import { concatJsColumns, concatJsTables } from "../io/tables.js";
+import { floorMillis } from "../common/duration.js";
 
 /** One cell of a result: int64 is a number when exact, else a bigint; date/timestamp are Dates (UTC). */
 export type Value = number | bigint | string | boolean | Date | null;
@@ -30,7 +31,7 @@ export function cellAt(c: JsColumn, i: number): Value {
       return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
     }
     case "timestamp":
-      return new Date(Number((v as BigInt64Array)[i] / 1000n));
+      return new Date(Number(floorMillis((v as BigInt64Array)[i])));
     case "date":
       return new Date((v as Int32Array)[i] * 86_400_000);
     case "bool":

@@ -2,6 +2,7 @@
 // exact for int64, ISO text for dates and timestamps.
 import type { WireValue } from "../common/rpc.js";
 import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
+import { floorMillis } from "../common/duration.js";
 
 const DAY_MS = 86_400_000;
 
@@ -11,7 +12,7 @@ function int64(b: bigint): WireValue {
 
 /** An ISO timestamp with microseconds when they are not zero. */
 export function isoTimestamp(micros: bigint): string {
-  const ms = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+  const ms = floorMillis(micros);
   const iso = new Date(Number(ms)).toISOString();
   const us = Number(micros - ms * 1000n);
   return us === 0 ? iso : `${iso.slice(0, -1)}${String(us).padStart(3, "0")}Z`;

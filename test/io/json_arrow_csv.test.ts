@@ -5,10 +5,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  Dictionary,
+  Int32,
   RecordBatchFileWriter,
   RecordBatchStreamWriter,
+  Table as ArrowTableOf,
   tableFromArrays,
   tableFromIPC,
+  tableToIPC,
+  Utf8,
+  vectorFromArray,
   type Table as ArrowTable,
 } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,6 +152,19 @@ describe("Arrow IPC", () => {
       await expectDuck(df, "SELECT rid, city, f FROM t ORDER BY rid", name, true);
       await expectDuck(df.filter(col("f").lt(0)).select("city"), "SELECT city FROM t WHERE f < 0", `${name} filtered`);
     }
+  });
+
+  it("readArrow reads each record batch of a stream with the dictionary in effect at it, as apache-arrow does", async () => {
+    // The second batch's dictionary replaces the first's (a stream may do that).
+    const dict = (values: (string | null)[]) =>
+      new ArrowTableOf({ s: vectorFromArray(values, new Dictionary(new Utf8(), new Int32())) });
+    const stream = dict(["a", "b"]).concat(dict(["c", "d", "a"]), dict(["e", null, "b", "b"]));
+    const path = join(out, "replaced.arrows");
+    writeFileSync(path, tableToIPC(stream, "stream"));
+    const expected = tableFromIPC(readFileSync(path)).getChild("s")!.toArray() as (string | null)[];
+    expect(expected).toEqual(["a", "b", "c", "d", "a", "e", null, "b", "b"]);
+    const t = await readArrow(path).compute({ cluster: clusters.four });
+    expect(t.column("s")).toEqual(expected);
   });
 
   it("writeArrow writes what apache-arrow reads back, nulls as nulls, and readArrow reads it again", async () => {
