@@ -17,6 +17,7 @@ import {
   unlink,
   unlinkSync,
   writeSync,
+  type Stats,
   type WriteStream,
 } from "node:fs";
 import { once } from "node:events";
@@ -97,16 +98,43 @@ export function folderFormat(path: string): OutputFormat {
 }
 
 /**
+ * What is at `path`, or undefined when nothing is (or a part of the path is a file,
+ * so nothing can be).
+ *
+ * @example
+ * pathStat("out.csv")?.isDirectory() // false
+ */
+export function pathStat(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a path that is neither a file nor a folder is, for errors. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return "a named pipe (FIFO)";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  if (st.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+/**
  * Fails early (before any work) when `path` cannot be written: a missing or read-only
- * folder, or a folder in the way (unless `folder`: a folder output may replace one).
+ * folder, a folder in the way (unless `folder`: a folder output may replace one), or
+ * a pipe, device or socket (the write goes to a temp file renamed over the path, which
+ * would replace it).
  */
 export function checkWritable(path: string, loc?: SourceLocation, folder = false): void {
   const dir = dirname(resolve(path));
-  const st = statSync(dir, { throwIfNoEntry: false });
+  const st = pathStat(dir);
   if (!st || !st.isDirectory())
     throw new BasinError(
       "BASIN_IO",
-      `cannot write ${path}: the folder ${dirname(path)} does not exist; create it first`,
+      st
+        ? `cannot write ${path}: ${dirname(path)} is a file, not a folder; name a path inside a folder`
+        : `cannot write ${path}: the folder ${dirname(path)} does not exist; create it first`,
       loc,
     );
   try {
@@ -118,8 +146,15 @@ export function checkWritable(path: string, loc?: SourceLocation, folder = false
       loc,
     );
   }
-  if (!folder && statSync(path, { throwIfNoEntry: false })?.isDirectory())
+  const at = pathStat(path);
+  if (!folder && at?.isDirectory())
     throw new BasinError("BASIN_IO", `cannot write ${path}: it is a folder; name a file inside it`, loc);
+  if (at && !at.isDirectory() && !at.isFile())
+    throw new BasinError(
+      "BASIN_IO",
+      `cannot write ${path}: it is ${specialKind(at)}, which the write would replace (Basin writes a temp file and renames it into place); name ${folder ? "a folder" : "a regular file"}`,
+      loc,
+    );
 }
 
 /**

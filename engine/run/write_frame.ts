@@ -15,6 +15,7 @@ import { native, type Handle } from "../native/addon.js";
 import {
   checkParquetOptions,
   checkWritable,
+  pathStat,
   storeChunks,
   tempBeside,
   writeCsvParts,
@@ -39,7 +40,7 @@ export interface WriteParquetFrameOptions extends WriteParquetOptions, ComputeOp
  * isFolderOutput("out/") // true
  */
 export function isFolderOutput(path: string): boolean {
-  return /[/\\]$/.test(path) || (statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false);
+  return /[/\\]$/.test(path) || (pathStat(path)?.isDirectory() ?? false);
 }
 
 /** A written result: what the writer did and what the run took. */

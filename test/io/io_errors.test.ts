@@ -1,7 +1,8 @@
 // Bad files and bad output paths: each a BasinError with the right code, naming the
 // file (and line, column or key where there is one), what to do, and the line of
 // this file that made the call; no partial output is ever left behind.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -235,6 +236,28 @@ describe("writers", () => {
     expect(e.code).toBe("BASIN_IO");
     expect(e.detail).toContain(`${path} is a file; name a folder`);
     expect(readFileSync(path, "utf8")).toBe("mine\n");
+  });
+
+  it("an output path under a file: BASIN_IO saying the file is not a folder, for files and folders of parts", async () => {
+    const file = join(dir, "under.csv");
+    writeFileSync(file, "mine\n");
+    for (const path of [join(file, "x.csv"), join(file, "parts/")]) {
+      const e = await rejected(frame().writeCsv(path));
+      expect(e.code).toBe("BASIN_IO");
+      expect(e.detail).toContain(`${file} is a file, not a folder`);
+      expectHere(e);
+    }
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+  });
+
+  it("an output path that is a named pipe: BASIN_IO before anything runs, the pipe left a pipe", async () => {
+    const fifo = join(dir, "pipe.csv");
+    execFileSync("mkfifo", [fifo]);
+    const e = await rejected(frame().writeCsv(fifo));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(`cannot write ${fifo}: it is a named pipe (FIFO)`);
+    expectHere(e);
+    expect(statSync(fifo).isFIFO()).toBe(true);
   });
 
   it("bad writer options: BASIN_PLAN naming the option", async () => {
