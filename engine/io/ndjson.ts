@@ -336,10 +336,13 @@ export function scanJson(path: string, start: number, end: number, columns: Fiel
         const t = columns[c].type;
         if (typeof v === "object" && t !== "string") throw nestedError(where(i), key);
         // Beyond 2^53 JSON.parse has rounded the number: its digits give the exact value.
+        // A number or nested value read as a string is its text as written (exact digits).
         const x =
           t === "int64" && typeof v === "number" && !Number.isSafeInteger(v)
             ? exactInt(rawValue(text, key))
-            : convert(v, t);
+            : t === "string" && typeof v !== "string"
+              ? rawValue(text, key)
+              : convert(v, t);
         if (x === undefined && t === "int64" && typeof v === "number")
           throw new BasinError(
             "BASIN_PARSE",

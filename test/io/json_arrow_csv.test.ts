@@ -111,6 +111,19 @@ describe("readJson (newline-delimited)", () => {
       `SELECT i FROM read_json('${path}', format = 'newline_delimited', columns = {'s': 'VARCHAR', 'i': 'BIGINT'})`,
       "big integers",
     );
+    // Read as strings, numbers and nested values keep their text (DuckDB's VARCHAR).
+    writeFileSync(path, exact.map((v) => `{"i": ${v}, "o": {"x": [1, ${v}]}}`).join("\n") + "\n");
+    const strings = await readJson(path, { dtypes: { i: "string", o: "string" } }).compute();
+    expect(strings.column("i")).toEqual(exact);
+    expect(strings.column("o")).toEqual(exact.map((v) => `{"x": [1, ${v}]}`));
+    // DuckDB writes numbers again (1.2e18 as 1.2e+18): compared on the integers' digits.
+    await expectDuck(
+      readJson(path, { dtypes: { i: "string", o: "string" } })
+        .select("i")
+        .filter(col("i").str.contains("e", { literal: true }).not()),
+      `SELECT i FROM read_json('${path}', format = 'newline_delimited', columns = {'i': 'VARCHAR', 'o': 'VARCHAR'}) WHERE i NOT LIKE '%e%'`,
+      "big integers as strings",
+    );
     for (const v of ["456E72", "9223372036854775808", "1.5"]) {
       writeFileSync(path, `{"i": 1}\n{"i": ${v}}\n`);
       const e = await rejected(readJson(path, { dtypes: { i: "int64" } }).compute(), "BASIN_PARSE");
