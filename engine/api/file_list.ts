@@ -1,5 +1,5 @@
 import { globSync, isDynamicPattern } from "tinyglobby";
-import { existsSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
@@ -27,7 +27,11 @@ export function expandPaths(
       if (!existsSync(p))
         throw new BasinError("BASIN_IO", `${p}: no such file (looked in ${process.cwd()}); check the path`, loc);
       if (statSync(p).isDirectory())
-        throw new BasinError("BASIN_IO", `${p} is a folder; name the files, e.g. "${p}/*.${ext}"`, loc);
+        throw new BasinError(
+          "BASIN_IO",
+          `${p} is a folder; name the files, e.g. "${p.replace(/[/\\]+$/, "")}/*.${ext}"`,
+          loc,
+        );
       files.push(resolve(p));
       continue;
     }
@@ -37,6 +41,43 @@ export function expandPaths(
     files.push(...found);
   }
   return files;
+}
+
+/** Leading bytes of the compressed formats a text file may turn out to be. */
+const COMPRESSED: readonly { name: string; magic: number[]; tool: string }[] = [
+  { name: "gzip", magic: [0x1f, 0x8b], tool: "gunzip -k" },
+  { name: "zstd", magic: [0x28, 0xb5, 0x2f, 0xfd], tool: "zstd -d" },
+  { name: "bzip2", magic: [0x42, 0x5a, 0x68], tool: "bunzip2 -k" },
+  { name: "xz", magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], tool: "unxz -k" },
+  { name: "zip", magic: [0x50, 0x4b, 0x03, 0x04], tool: "unzip" },
+];
+
+/**
+ * Refuses a compressed file given to a text reader (CSV, NDJSON): its bytes would
+ * otherwise read as invalid UTF-8, or as garbage under another encoding. BASIN_IO
+ * naming the file, the compression and how to decompress it.
+ *
+ * @example
+ * refuseCompressed(files, "readCsv", loc)
+ */
+export function refuseCompressed(files: readonly string[], fn: string, loc: SourceLocation | undefined): void {
+  const head = Buffer.alloc(6);
+  for (const file of files) {
+    let n = 0;
+    const fd = openSync(file, "r");
+    try {
+      n = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+    const c = COMPRESSED.find((k) => k.magic.length <= n && k.magic.every((b, i) => head[i] === b));
+    if (c)
+      throw new BasinError(
+        "BASIN_IO",
+        `${file} is ${c.name}-compressed; ${fn}() reads uncompressed text: decompress it first (${c.tool} ${file})`,
+        loc,
+      );
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import type { CsvSourceOptions } from "../common/plan.js";
 import { DTYPES, isDType, type DType, type Field } from "../common/types.js";
 import { native } from "../native/addon.js";
 import { DataFrame } from "./dataframe.js";
-import { expandPaths } from "./file_list.js";
+import { expandPaths, refuseCompressed } from "./file_list.js";
 import { callerLocation } from "./source_location.js";
 
 export interface ReadCsvOptions {
@@ -11,12 +11,12 @@ export interface ReadCsvOptions {
   blocksize?: number | string;
   /** Types that override inference, by column. */
   dtypes?: Record<string, DType>;
-  /** Columns to read as timestamps. */
-  parseDates?: string[];
+  /** Columns to read as timestamps (one name or a list). */
+  parseDates?: string | string[];
   delimiter?: string;
   header?: boolean;
-  /** Texts read as null (default: the empty field). */
-  nullValues?: string[];
+  /** Texts read as null (default: the empty field); one text or a list. */
+  nullValues?: string | string[];
   /** "error" (default) stops at a malformed line; "skip" drops it and counts it. */
   onBadLines?: "error" | "skip";
   /** Bytes read from the start of the first file to infer types (default 1 MiB). */
@@ -57,38 +57,52 @@ export function parseBlocksize(v: number | string, loc: SourceLocation | undefin
 export function readCsv(paths: string | string[], options: ReadCsvOptions = {}): DataFrame {
   const loc = callerLocation();
   const files = expandPaths(paths, "readCsv", "csv", loc);
+  const plan = (message: string) => new BasinError("BASIN_PLAN", message, loc);
+  const nullValues = typeof options.nullValues === "string" ? [options.nullValues] : (options.nullValues ?? [""]);
+  if (!Array.isArray(nullValues) || nullValues.some((v) => typeof v !== "string"))
+    throw plan(`nullValues must be a text or a list of texts, got ${JSON.stringify(options.nullValues)}`);
   const opts: CsvSourceOptions = {
     delimiter: options.delimiter ?? ",",
     header: options.header ?? true,
-    nullValues: options.nullValues ?? [""],
+    nullValues,
     blocksize: parseBlocksize(options.blocksize ?? "64MiB", loc),
     onBadLines: options.onBadLines ?? "error",
     encoding: options.encoding ?? "utf8",
   };
   if (!ENCODINGS.includes(opts.encoding))
-    throw new BasinError(
-      "BASIN_PLAN",
+    throw plan(
       `encoding must be one of ${ENCODINGS.map((e) => `"${e}"`).join(", ")}, got ${JSON.stringify(opts.encoding)}`,
-      loc,
     );
-  if (opts.delimiter.length !== 1)
-    throw new BasinError("BASIN_PLAN", `delimiter must be one character, got ${JSON.stringify(opts.delimiter)}`, loc);
+  // The scanner splits on one byte: an ASCII character that is not a quote or a line end.
+  if (typeof opts.delimiter !== "string" || !/^[\x00-\x7f]$/.test(opts.delimiter) || '"\r\n'.includes(opts.delimiter))
+    throw plan(
+      `delimiter must be one ASCII character other than a double quote or a line break, got ${JSON.stringify(opts.delimiter)}`,
+    );
+  if (typeof opts.header !== "boolean") throw plan(`header must be true or false, got ${JSON.stringify(opts.header)}`);
   if (opts.onBadLines !== "error" && opts.onBadLines !== "skip")
-    throw new BasinError(
-      "BASIN_PLAN",
-      `onBadLines must be "error" or "skip", got ${JSON.stringify(opts.onBadLines)}`,
-      loc,
-    );
+    throw plan(`onBadLines must be "error" or "skip", got ${JSON.stringify(opts.onBadLines)}`);
+  const sampleBytes = options.sampleBytes ?? 1 << 20;
+  if (!Number.isInteger(sampleBytes) || sampleBytes < 1)
+    throw plan(`sampleBytes must be a positive whole number of bytes, got ${JSON.stringify(options.sampleBytes)}`);
+  const parseDates = typeof options.parseDates === "string" ? [options.parseDates] : (options.parseDates ?? []);
+  if (!Array.isArray(parseDates))
+    throw plan(`parseDates must be a column name or a list of them, got ${JSON.stringify(options.parseDates)}`);
+  if (
+    options.dtypes !== undefined &&
+    (typeof options.dtypes !== "object" || options.dtypes === null || Array.isArray(options.dtypes))
+  )
+    throw plan(`dtypes must map column names to types, like { id: "int64" }; got ${JSON.stringify(options.dtypes)}`);
+  refuseCompressed(files, "readCsv", loc);
   const csv = { delimiter: opts.delimiter, header: opts.header, nullValues: opts.nullValues, encoding: opts.encoding };
   let inferred: { names: string[]; types: DType[] };
   try {
-    inferred = native().csvInfer(files[0], { ...csv, sampleBytes: options.sampleBytes ?? 1 << 20 });
+    inferred = native().csvInfer(files[0], { ...csv, sampleBytes });
     for (const other of files.slice(1)) {
       const names = native().csvInfer(other, { ...csv, sampleBytes: 1 << 16 }).names;
       if (names.join("\u0000") !== inferred.names.join("\u0000"))
         throw new BasinError(
           "BASIN_PARSE",
-          `${other} has columns ${names.join(", ")} but ${files[0]} has ${inferred.names.join(", ")}; every file must have the same header`,
+          `${other} ${names.length === 0 ? "is empty (no header)" : `has columns ${names.join(", ")}`} but ${files[0]} has ${inferred.names.join(", ")}; every file must have the same header`,
         );
     }
   } catch (e) {
@@ -117,7 +131,7 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
       );
     f.type = type;
   };
-  for (const name of options.parseDates ?? []) {
+  for (const name of parseDates) {
     const f = fileSchema.find((x) => x.name === name);
     override(name, f?.type === "date" ? "date" : "timestamp", "parseDates");
   }

@@ -341,7 +341,7 @@ export function scanJson(path: string, start: number, end: number, columns: Fiel
           t === "int64" && typeof v === "number" && !Number.isSafeInteger(v)
             ? exactInt(rawValue(text, key))
             : t === "string" && typeof v !== "string"
-              ? rawValue(text, key)
+              ? minified(rawValue(text, key))
               : convert(v, t);
         if (x === undefined && t === "int64" && typeof v === "number")
           throw new BasinError(
@@ -395,6 +395,20 @@ function rawValue(text: string, key: string): string {
     if (k === key || i >= text.length) return text.slice(start, i).trim();
     i++; // the comma
   }
+}
+
+/** JSON text without the white space between its tokens (DuckDB's text of a nested value). */
+function minified(json: string): string {
+  let out = "";
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (c === '"') {
+      const start = i++;
+      while (i < json.length && json[i] !== '"') i += json[i] === "\\" ? 2 : 1;
+      out += json.slice(start, i + 1);
+    } else if (!" \t\r\n".includes(c)) out += c;
+  }
+  return out;
 }
 
 /** A JSON number literal's exact integer value when it is one int64 holds, else undefined. */

@@ -2,6 +2,7 @@
 // file (and line, column or key where there is one), what to do, and the line of
 // this file that made the call; no partial output is ever left behind.
 import { execFileSync } from "node:child_process";
+import { gzipSync } from "node:zlib";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,8 +13,10 @@ import {
   col,
   fromColumns,
   readArrow,
+  readCsv,
   readJson,
   readParquet,
+  type ReadCsvOptions,
 } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
@@ -148,6 +151,69 @@ describe("readParquet", () => {
     expect(e.detail).toContain("missing.parquet: no such file");
     expectHere(e);
     expect(thrown(() => readParquet(join(dir, "nothing-*.parquet"))).detail).toContain("no file matches");
+  });
+});
+
+describe("readCsv", () => {
+  it("options of the wrong kind: BASIN_PLAN naming the option and what it takes, never BASIN_INTERNAL", () => {
+    const path = join(dir, "small.csv");
+    writeFileSync(path, "a,b\n1,x\n");
+    const bad: [unknown, string][] = [
+      [{ nullValues: [1] }, "nullValues must be a text or a list of texts"],
+      [{ nullValues: 5 }, "nullValues must be a text or a list of texts"],
+      [{ delimiter: '"' }, "delimiter must be one ASCII character other than a double quote or a line break"],
+      [{ delimiter: "\n" }, "delimiter must be one ASCII character"],
+      [{ delimiter: "é" }, "delimiter must be one ASCII character"],
+      [{ delimiter: ";;" }, "delimiter must be one ASCII character"],
+      [{ sampleBytes: "x" }, "sampleBytes must be a positive whole number of bytes"],
+      [{ sampleBytes: -1 }, "sampleBytes must be a positive whole number of bytes"],
+      [{ sampleBytes: 1.5 }, "sampleBytes must be a positive whole number of bytes"],
+      [{ header: "yes" }, "header must be true or false"],
+      [{ dtypes: ["a"] }, "dtypes must map column names to types"],
+    ];
+    for (const [options, message] of bad) {
+      const e = thrown(() => readCsv(path, options as ReadCsvOptions));
+      expect(e.code, JSON.stringify(options)).toBe("BASIN_PLAN");
+      expect(e.detail).toContain(message);
+      expectHere(e);
+    }
+  });
+
+  it("one null text and one date column may be given without a list", async () => {
+    const path = join(dir, "na.csv");
+    writeFileSync(path, "a,d\n1,2024-01-02 03:04:05\nNA,NA\n");
+    const t = await readCsv(path, { nullValues: "NA", parseDates: "d" }).compute();
+    expect(t.schema).toEqual([
+      { name: "a", type: "int64" },
+      { name: "d", type: "timestamp" },
+    ]);
+    expect(t.column("a")).toEqual([1, null]);
+    expect(t.column("d")).toEqual([new Date(Date.UTC(2024, 0, 2, 3, 4, 5)), null]);
+  });
+
+  it("a compressed file: BASIN_IO naming it, its compression and how to decompress it, for CSV and NDJSON", () => {
+    const gz = join(dir, "data.csv.gz");
+    writeFileSync(gz, gzipSync("a,b\n1,2\n"));
+    let e = thrown(() => readCsv(gz));
+    expect(e.code).toBe("BASIN_IO");
+    expect(e.detail).toContain(
+      `${gz} is gzip-compressed; readCsv() reads uncompressed text: decompress it first (gunzip -k ${gz})`,
+    );
+    expectHere(e);
+    const zst = join(dir, "data.ndjson.zst");
+    writeFileSync(zst, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]));
+    e = thrown(() => readJson(zst));
+    expect(e.detail).toContain(`${zst} is zstd-compressed; readJson()`);
+  });
+
+  it("an empty file among others: BASIN_PARSE saying it is empty; a folder with a trailing slash suggests one glob", () => {
+    const folder = join(dir, "mixed-empty");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "a.csv"), "a,b\n1,2\n");
+    writeFileSync(join(folder, "b.csv"), "");
+    const e = thrown(() => readCsv(`${folder}/*.csv`));
+    expect(e.detail).toContain(`${join(folder, "b.csv")} is empty (no header) but ${join(folder, "a.csv")} has a, b`);
+    expect(thrown(() => readCsv(`${folder}/`)).detail).toContain(`e.g. "${folder}/*.csv"`);
   });
 });
 
