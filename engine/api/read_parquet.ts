@@ -33,6 +33,13 @@ export function readParquet(paths: string | string[], options: ReadParquetOption
     (!Array.isArray(wanted) || wanted.length === 0 || wanted.some((c) => typeof c !== "string"))
   )
     throw new BasinError("BASIN_PLAN", "readParquet() columns must be a non-empty list of column names", loc);
+  const twice = wanted?.find((c, i) => wanted.indexOf(c) !== i);
+  if (twice !== undefined)
+    throw new BasinError(
+      "BASIN_PLAN",
+      `readParquet() columns names "${twice}" twice; name each column once (select() or withColumns() can copy one)`,
+      loc,
+    );
   const fileSchema = commonSchema(
     files,
     (file) => {

@@ -145,6 +145,13 @@ describe("readParquet", () => {
     );
   });
 
+  it("a column asked for twice: BASIN_PLAN naming it (its output could not be read back)", () => {
+    const e = thrown(() => readParquet(join(dir, "good.parquet"), { columns: ["id", "s", "id"] }));
+    expect(e.code).toBe("BASIN_PLAN");
+    expect(e.detail).toContain('readParquet() columns names "id" twice');
+    expectHere(e);
+  });
+
   it("a missing file or a glob with no match: BASIN_IO like readCsv", () => {
     const e = thrown(() => readParquet(join(dir, "missing.parquet")));
     expect(e.code).toBe("BASIN_IO");
