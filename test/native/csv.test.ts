@@ -531,6 +531,31 @@ describe("csvScan", () => {
   });
 });
 
+describe("csvScan, an unterminated quote", () => {
+  it("is an error at its line and column, or with skip drops only its line and reads every row after it", () => {
+    const lines = [
+      "a,b",
+      "1,x",
+      '2,"multi',
+      'line ok"',
+      '3,"oops',
+      ...Array.from({ length: 200 }, (_, i) => `${i + 4},y`),
+    ];
+    const path = write(lines.join("\n") + "\n");
+    const types: DType[] = ["int64", "string"];
+    expect(() => scanAll(path, 1 << 20, scanOpts(["a", "b"], types))).toThrow(/:5:3: unterminated quoted field/);
+    for (const blocksize of [1 << 20, 64, 1]) {
+      const got = scanAll(path, blocksize, scanOpts(["a", "b"], types, { onBadLines: "skip" }));
+      expect(got.skipped, `blocksize ${blocksize}`).toBe(1);
+      expect(got.rows).toEqual([
+        [1n, "x"],
+        [2n, "multi\nline ok"],
+        ...Array.from({ length: 200 }, (_, i) => [BigInt(i + 4), "y"]),
+      ]);
+    }
+  });
+});
+
 describe("csvInfer", () => {
   const infer = (content: string, extra: Partial<CsvOptions & { sampleBytes: number }> = {}) =>
     native().csvInfer(write(content), { ...OPTS, sampleBytes: 1 << 20, ...extra });

@@ -983,6 +983,13 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
     if (info.unclosed || info.afterQuote || info.strayCr) {
       if (opts.skipBadLines) {
         skipped++;
+        // An unterminated quote read on to the block's end: only the row up to the
+        // line it opened on is dropped, and the scan goes on after that line (as
+        // DuckDB's ignore_errors does), instead of losing the rest of the file.
+        if (info.unclosed) {
+          const char* nl = static_cast<const char*>(std::memchr(info.unclosed, '\n', size_t(e - info.unclosed)));
+          p = SkipBlank(nl ? nl + 1 : e, e);
+        }
         continue;
       }
       // DuckDB, pandas and Python's csv end the line at a lone '\r': reading it as text
