@@ -10,6 +10,7 @@
 #include "cuda/string_build_kernel.cuh"
 #include "cuda/string_bytes.cuh"
 #include "ops/civil_time.h"
+#include "ops/float_order.h"
 #include "ops/literal_pattern.h"
 
 namespace basin {
@@ -471,7 +472,7 @@ __global__ void EvalKernel(const Program* prog, int64_t n, DType outType, void* 
       }
       case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: {
         Val b = st[--sp], a = st[sp - 1];
-        int c = in.arg ? CompareBytes(a.s, a.i, b.s, b.i) : in.isFloat ? (a.f < b.f ? -1 : a.f > b.f) : (a.i < b.i ? -1 : a.i > b.i);
+        int c = in.arg ? CompareBytes(a.s, a.i, b.s, b.i) : in.isFloat ? CompareDoubles(a.f, b.f) : (a.i < b.i ? -1 : a.i > b.i);
         bool t = in.op == Op::Eq ? c == 0 : in.op == Op::Ne ? c != 0 : in.op == Op::Lt ? c < 0 : in.op == Op::Le ? c <= 0 : in.op == Op::Gt ? c > 0 : c >= 0;
         st[sp - 1] = Val{t ? 1 : 0, 0.0, a.ok && b.ok};
         break;

@@ -2,6 +2,7 @@
 
 #include "io/csv.h"
 #include "ops/expr_fn.h"
+#include "ops/float_order.h"
 
 #include <charconv>
 #include <cmath>
@@ -177,8 +178,7 @@ Column CompareWith(const Operand& l, const Operand& r, int64_t rows, Cmp cmp) {
       int k = l.s(i).compare(r.s(i));
       c = k < 0 ? -1 : k > 0;
     } else if (lt == DType::Float64 || rt == DType::Float64) {
-      double x = l.f64(i), y = r.f64(i);
-      c = x < y ? -1 : x > y;
+      c = CompareDoubles(l.f64(i), r.f64(i));
     } else {
       int64_t x = l.i64(i), y = r.i64(i);
       c = x < y ? -1 : x > y;

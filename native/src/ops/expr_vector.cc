@@ -5,8 +5,10 @@
 // nulls and anything else this does not take.
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "ops/expr_fn.h"
+#include "ops/float_order.h"
 
 namespace basin {
 namespace {
@@ -73,11 +75,22 @@ Column Map(const Operand& l, const Operand& r, int64_t n, DType type, F f) {
   return c;
 }
 
-// As the general loop, where a comparison is -1, 0 or 1 and a NaN is neither below nor
-// above anything (so "equal"): each test written with < and > alone, branch-free.
+// As the general loop, each test written with < and > alone, branch-free, for
+// integers; doubles compare in DuckDB's order (ops/float_order.h: NaN above all).
 template <typename X>
 bool CompareAs(const std::string& op, const Operand& l, const Operand& r, int64_t n, Column* out) {
   auto run = [&](auto test) { *out = Map<X, uint8_t>(l, r, n, DType::Bool, test); };
+  if constexpr (std::is_floating_point_v<X>) {
+    auto by = [&](auto keep) { run([keep](X x, X y) { return uint8_t(keep(CompareDoubles(x, y))); }); };
+    if (op == "eq") by([](int c) { return c == 0; });
+    else if (op == "ne") by([](int c) { return c != 0; });
+    else if (op == "lt") by([](int c) { return c < 0; });
+    else if (op == "le") by([](int c) { return c <= 0; });
+    else if (op == "gt") by([](int c) { return c > 0; });
+    else if (op == "ge") by([](int c) { return c >= 0; });
+    else return false;
+    return true;
+  }
   if (op == "eq") run([](X x, X y) { return uint8_t(!(x < y) & !(x > y)); });
   else if (op == "ne") run([](X x, X y) { return uint8_t((x < y) | (x > y)); });
   else if (op == "lt") run([](X x, X y) { return uint8_t(x < y); });
