@@ -39,7 +39,7 @@ __host__ __device__ inline unsigned long long Identity(Acc k) {
   switch (k) {
     case Acc::MinInt: return (unsigned long long)LLONG_MAX;
     case Acc::MaxInt: return (unsigned long long)LLONG_MIN;
-    case Acc::MinDouble: return 0x7ff0000000000000ULL;  // +inf
+    case Acc::MinDouble: return 0x7ff8000000000000ULL;  // NaN, the top of ops/float_order.h's order
     case Acc::MaxDouble: return 0xfff0000000000000ULL;  // -inf
     default: return 0;
   }

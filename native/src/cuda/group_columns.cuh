@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda/device_table.cuh"
+#include "ops/float_order.h"
 #include "ops/groupby.h"
 
 namespace basin {
@@ -51,7 +52,7 @@ inline int GroupBits(int64_t G) {
 __device__ inline void AtomicMinMax(double* addr, double v, bool isMax) {
   auto* a = reinterpret_cast<unsigned long long*>(addr);
   unsigned long long old = *a;
-  while (isMax ? v > __longlong_as_double((long long)old) : v < __longlong_as_double((long long)old)) {
+  while (ReplacesExtreme(v, __longlong_as_double((long long)old), isMax)) {
     unsigned long long seen = atomicCAS(a, old, (unsigned long long)__double_as_longlong(v));
     if (seen == old) break;
     old = seen;

@@ -11,6 +11,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/few_groups_kernel.cuh"
 #include "cuda/group_columns.cuh"
+#include "ops/quantile.h"
 #include "cuda/group_pick_kernel.cuh"
 #include "cuda/key_compare.cuh"
 
@@ -185,7 +186,7 @@ __global__ void QuantileKernel(const uint64_t* key, const int32_t* ranked, const
   const double rank = q * double(n - 1);
   const int64_t lo = int64_t(floor(rank));
   double v = OrderKeyDouble(key[b[lo]]);
-  if (double(lo) != rank) v = v + (rank - double(lo)) * (OrderKeyDouble(key[b[lo + 1]]) - v);
+  if (double(lo) != rank) v = Interpolate(v, OrderKeyDouble(key[b[lo + 1]]), rank - double(lo));
   out[g] = v;
 }
 
@@ -436,7 +437,7 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
     case AggOp::Max: {
       const bool isMax = a.op == AggOp::Max;
       if (c.type == DType::Float64) {
-        r.acc = Filled<double>(dev, G, isMax ? -INFINITY : INFINITY, "group minima");
+        r.acc = Filled<double>(dev, G, isMax ? -INFINITY : NAN, "group minima");  // ops/float_order.h
         MinMaxKernel<<<Blocks(n), kBlock, 0, s>>>(c, gid, nullptr, r.acc->as<double>(), isMax, n);
       } else {
         r.acc = Filled<long long>(dev, G, isMax ? LLONG_MIN : LLONG_MAX, "group minima");

@@ -13,4 +13,13 @@ BASIN_HD inline int CompareDoubles(double x, double y) {
   return int(x != x) - int(y != y);  // a NaN is above every number; two NaNs are equal
 }
 
+// Whether v takes the place of a running minimum (maximum with isMax) `cur` in that
+// order: a maximum that has seen a NaN stays NaN, a minimum takes every number over
+// a NaN. A running minimum starts at NaN (so a group of NaNs alone keeps it), a
+// maximum at -inf.
+BASIN_HD inline bool ReplacesExtreme(double v, double cur, bool isMax) {
+  const int c = CompareDoubles(v, cur);
+  return isMax ? c > 0 : c < 0;
+}
+
 }  // namespace basin

@@ -5,6 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/float_order.h"
+#include "ops/quantile.h"
 #include "ops/hash.h"
 #include "ops/packed_keys.h"
 
@@ -408,10 +410,17 @@ template <class T, bool IsMax>
 Column MinMaxFixed(const Column& c, const Ctx& x) {
   std::vector<int64_t> cnt = NonNullCounts(c, x);
   const T init = IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-  std::vector<T> acc(size_t(x.groups), std::is_floating_point<T>::value
-                                           ? (IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
-                                           : init);
   const T* v = c.values<T>();
+  if constexpr (std::is_floating_point<T>::value) {
+    // DuckDB's order (ops/float_order.h): a NaN is the largest value.
+    std::vector<T> acc(size_t(x.groups), IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN());
+    ForValid(c, x.n, [&](int64_t i) {
+      T& a = acc[x.gid[i]];
+      if (ReplacesExtreme(v[i], a, IsMax)) a = v[i];
+    });
+    return FixedColumn(c.type, acc, &cnt);
+  }
+  std::vector<T> acc(size_t(x.groups), init);
   ForValid(c, x.n, [&](int64_t i) {
     T& a = acc[x.gid[i]];
     if (IsMax ? (v[i] > a) : (v[i] < a)) a = v[i];
@@ -550,11 +559,19 @@ Column QuantileAgg(const Column& c, const Ctx& x, double q, const char* what) {
     const double rank = q * double(n - 1);
     const int64_t lo = int64_t(std::floor(rank));
     double* at = b + lo;
-    std::nth_element(b, at, e);
-    double v = *at;
+    // NaNs rank above every number (ops/float_order.h): moved to the end, the ranks
+    // among the numbers are found with <, and a rank past them is NaN.
+    double* nans = std::partition(b, e, [](double d) { return d == d; });
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    double v = nan;
+    if (at < nans) {
+      std::nth_element(b, at, nans);
+      v = *at;
+    }
     if (double(lo) != rank) {
-      double hi = *std::min_element(at + 1, e);  // the next rank: the smallest value above
-      v = v + (rank - double(lo)) * (hi - v);
+      // The next rank: the smallest value above.
+      const double hi = at + 1 < nans ? *std::min_element(at + 1, nans) : nan;
+      v = Interpolate(v, hi, rank - double(lo));
     }
     out[g] = v;
   }

@@ -149,14 +149,18 @@ template <typename T> struct WindowSum {
   T value() const { return sum; }
   void reset() { sum = T{}; }
 };
+// Finite values add into a compensated sum of a wider exponent range (x86's 80-bit
+// long double): a window of 1e308 and 1e308 sums to inf as a double, and once one of
+// them leaves the window the sum is finite again (a double running sum stayed inf - inf
+// = NaN from then on). Non-finite values are counted apart.
 template <> struct WindowSum<double> {
-  double sum = 0, comp = 0;
+  long double sum = 0, comp = 0;
   int64_t nan = 0, pinf = 0, ninf = 0;
   void add(double v, int sign) {
     if (std::isnan(v)) nan += sign;
     else if (std::isinf(v)) (v > 0 ? pinf : ninf) += sign;
     else {
-      double y = sign > 0 ? v : -v, t = sum + y;
+      const long double y = sign > 0 ? v : -v, t = sum + y;
       comp += std::fabs(sum) >= std::fabs(y) ? (sum - t) + y : (y - t) + sum;
       sum = t;
     }
@@ -165,7 +169,7 @@ template <> struct WindowSum<double> {
     if (nan > 0 || (pinf > 0 && ninf > 0)) return std::numeric_limits<double>::quiet_NaN();
     if (pinf > 0) return std::numeric_limits<double>::infinity();
     if (ninf > 0) return -std::numeric_limits<double>::infinity();
-    return sum + comp;
+    return double(sum + comp);
   }
   void reset() { *this = WindowSum<double>{}; }
 };
