@@ -100,6 +100,16 @@ describeExprCases("string functions", { id, s, n }, { id: "int64", s: "string", 
             CASE WHEN instr(s, '.') > 0 THEN substr(s, 1, instr(s, '.') - 1) || '!' || substr(s, instr(s, '.') + 1) ELSE s END FROM t`,
   },
   {
+    name: "replace of an empty-matching regex: around whole characters, never between a character's bytes",
+    basin: (t) =>
+      t.select(
+        "id",
+        col("s").str.replace("x*", "-", { all: true }).alias("a"),
+        col("s").str.replace("b*", "-").alias("b"),
+      ),
+    sql: `SELECT id, regexp_replace(s, 'x*', '-', 'g'), regexp_replace(s, 'b*', '-') FROM t`,
+  },
+  {
     name: "slice: 0-based, negative start, to the end, clipped",
     basin: (t) =>
       t.select(

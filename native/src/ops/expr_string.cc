@@ -180,10 +180,25 @@ Column Replace(const Expr& e, const Operand& a, int64_t rows) {
     });
   }
   std::regex re = Compile(pattern);
-  auto flags = all ? std::regex_constants::format_default : std::regex_constants::format_first_only;
   return MapStrings(a, rows, DType::String, [&](std::string_view s, ColumnBuilder& b) {
+    // As std::regex_replace, but as DuckDB (RE2) matches: an empty match inside a
+    // character's UTF-8 bytes (the regex runs on bytes) or right after a match is no
+    // match, so "x*" turns "é" into "-é-" and "x,y" into "-,-y-".
     buf.clear();
-    std::regex_replace(std::back_inserter(buf), s.begin(), s.end(), re, with, flags);
+    size_t done = 0;
+    bool matched = false;
+    using It = std::regex_iterator<std::string_view::const_iterator>;
+    for (It m(s.begin(), s.end(), re), end; m != end; ++m) {
+      const size_t at = size_t(m->position(0));
+      if (m->length(0) == 0 && ((matched && at == done) || (at < s.size() && (uint8_t(s[at]) & 0xC0) == 0x80)))
+        continue;
+      matched = true;
+      buf.append(s.substr(done, at - done));
+      m->format(std::back_inserter(buf), with);
+      done = at + size_t(m->length(0));
+      if (!all) break;
+    }
+    buf.append(s.substr(done));
     b.appendString(buf);
   });
 }
