@@ -24,7 +24,8 @@ const SQL_TYPES: Record<DType, string> = {
 function sqlLiteral(v: InputValue, type: DType): string {
   if (v === null || v === undefined) return "NULL";
   if (type === "string") return `'${String(v).replaceAll("'", "''")}'`;
-  if (typeof v === "number" && !Number.isFinite(v)) return `'${v}'::DOUBLE`; // NaN, ±Infinity
+  if (typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0)))
+    return `'${Object.is(v, -0) ? "-0.0" : v}'::DOUBLE`; // NaN, ±Infinity, -0
   if (v instanceof Date)
     return type === "date" ? `DATE '${v.toISOString().slice(0, 10)}'` : `make_timestamp(${v.getTime() * 1000})`;
   return String(v);

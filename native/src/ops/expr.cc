@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 namespace basin {
 
@@ -393,13 +394,24 @@ std::string FormatTimestamp(int64_t us) {
 }
 
 std::string FormatDouble(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, r.ptr);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
+  // DuckDB's text of a double (Python's repr): the shortest digits that read back to
+  // it, positionally for exponents -4 to 15 ("0.0001", "1000000000000000.0"), else in
+  // scientific notation with a signed two-digit exponent ("1e-05", "1.5e+16").
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[400];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);
+  const size_t e = sci.find('e');
+  const int exp = std::atoi(sci.c_str() + e + 1);
+  if (exp >= -4 && exp < 16) {
+    r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+    std::string s(buf, r.ptr);
+    if (s.find('.') == std::string::npos) s += ".0";
+    return s;
+  }
+  const std::string digits = std::to_string(exp < 0 ? -exp : exp);
+  return sci.substr(0, e) + (exp < 0 ? "e-" : "e+") + (digits.size() < 2 ? "0" : "") + digits;
 }
 
 }  // namespace basin
