@@ -1,6 +1,6 @@
 import { BasinError } from "../common/errors.js";
 import type { Field } from "../common/types.js";
-import { isDType, type DType } from "../common/types.js";
+import { fitsInt64, isDType, type DType } from "../common/types.js";
 import { DataFrame } from "./dataframe.js";
 import { callerLocation } from "./source_location.js";
 
@@ -25,7 +25,8 @@ function inferType(name: string, values: InputValue[], loc: string | undefined):
     else if (typeof v === "bigint") kinds.add("int64");
     else if (typeof v === "number") {
       kinds.add("number");
-      if (!Number.isInteger(v)) fractional = true;
+      // A whole number int64 cannot hold (1e19) makes the column float64, as DuckDB types such a literal.
+      if (!fitsInt64(v)) fractional = true;
     } else kinds.add(typeof v);
   }
   if (kinds.has("int64") && kinds.has("number") && !fractional) kinds.delete("number");
@@ -54,9 +55,17 @@ function toCell(v: InputValue, type: DType, name: string, loc: string | undefine
   };
   switch (type) {
     case "int64":
-      if (typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER))
-        return Number(v);
-      return typeof v === "number" && Number.isInteger(v) ? v : bad();
+      if (typeof v === "bigint") {
+        if (v < -(2n ** 63n) || v >= 2n ** 63n)
+          throw new BasinError(
+            "BASIN_PLAN",
+            `column "${name}": ${v} does not fit in int64; make the column float64`,
+            loc,
+          );
+        // Past 2^53 a number would round: the exact digits travel as text.
+        return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+      }
+      return typeof v === "number" && fitsInt64(v) ? v : bad();
     case "float64":
       return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : bad();
     case "bool":

@@ -24,3 +24,13 @@ export interface Field {
 
 /** An ordered list of fields. */
 export type Schema = readonly Field[];
+
+/**
+ * Whether a JS number is a whole number int64 holds (1e19 is not: a double).
+ *
+ * @example
+ * fitsInt64(2 ** 62) // true
+ */
+export function fitsInt64(v: number): boolean {
+  return Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63;
+}

@@ -12,7 +12,7 @@ import {
   type WindowOp,
 } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
-import { isNumeric, type DType, type Field, type Schema } from "../common/types.js";
+import { fitsInt64, isNumeric, type DType, type Field, type Schema } from "../common/types.js";
 import type { NativeExpr, NativeWindowOp } from "../graph/kernel_args.js";
 import { resolveFn } from "./resolve_fn.js";
 import { coerceLiteral, describe, fail, isNullLit } from "./resolve_base.js";
@@ -43,7 +43,7 @@ export function scannedFields(node: PlanNode & { kind: "scanCsv" | "scanFile" })
 function literalType(value: unknown): DType {
   if (typeof value === "string") return "string";
   if (typeof value === "boolean") return "bool";
-  if (typeof value === "number") return Number.isInteger(value) ? "int64" : "float64";
+  if (typeof value === "number") return fitsInt64(value) ? "int64" : "float64";
   return "int64"; // an untyped null; binary operators retype it to the other side
 }
 

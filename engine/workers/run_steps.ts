@@ -36,7 +36,10 @@ function valuesTable(
       case "timestamp":
         return {
           type: f.type,
-          values: BigInt64Array.from(v, (x) => BigInt(x === null ? 0 : Math.trunc(x as number))),
+          // An int64 past 2^53 comes as its decimal text (from_columns.ts).
+          values: BigInt64Array.from(v, (x) =>
+            typeof x === "string" ? BigInt(x) : BigInt(x === null ? 0 : Math.trunc(x as number)),
+          ),
           validity,
         };
       case "float64":
