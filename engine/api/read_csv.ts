@@ -31,6 +31,12 @@ export interface ReadCsvOptions {
 
 const ENCODINGS = ["utf8", "latin1", "replace"];
 
+/** Column names for a message: at most 12, each cut at 40 characters (a binary "header" can be megabytes). */
+function listed(names: string[]): string {
+  const cut = (n: string) => (n.length > 40 ? `${n.slice(0, 40)}…` : n);
+  return names.slice(0, 12).map(cut).join(", ") + (names.length > 12 ? `, … (${names.length} in all)` : "");
+}
+
 const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
 
 export function parseBlocksize(v: number | string, loc: SourceLocation | undefined): number {
@@ -102,7 +108,7 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
       if (names.join("\u0000") !== inferred.names.join("\u0000"))
         throw new BasinError(
           "BASIN_PARSE",
-          `${other} ${names.length === 0 ? "is empty (no header)" : `has columns ${names.join(", ")}`} but ${files[0]} has ${inferred.names.join(", ")}; every file must have the same header`,
+          `${other} ${names.length === 0 ? "is empty (no header)" : `has columns ${listed(names)}`} but ${files[0]} has ${listed(inferred.names)}; every file must have the same header`,
         );
     }
   } catch (e) {

@@ -323,8 +323,9 @@ export type EngineEvent =
 export interface EngineClient {
   workspace(): Promise<WorkspaceInfo>;
   readFile(path: string): Promise<string>;
+  /** Creates a new file; fails with BASIN_IO when one is already there (nothing is overwritten). */
   writeFile(path: string, text: string): Promise<void>;
-  /** A file's text with its version, for saveFile. */
+  /** A file's text with its version, for saveFile (UTF-8 text up to 16 MB, else BASIN_IO). */
   openFile(path: string): Promise<OpenedFile>;
   /**
    * Writes a file unless it changed on disk since `version` was read (then fails with

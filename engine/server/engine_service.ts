@@ -126,7 +126,7 @@ export class EngineService implements EngineClient {
 
   async writeFile(path: string, text: string): Promise<void> {
     if (typeof text !== "string") throw new BasinError("BASIN_IO", "writeFile needs the file's text");
-    this.workspaceFolder.write(path, text);
+    this.workspaceFolder.create(path, text);
   }
 
   async openFile(path: string): Promise<OpenedFile> {

@@ -120,6 +120,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     if (!hostOk(req)) return refuse(res, 421, "Basin: this server answers only to 127.0.0.1 and localhost");
     const url = new URL(req.url ?? "/", origin);
     if (req.method !== "GET") return refuse(res, 405, "Basin: only GET is served here");
+    if (url.pathname === "/favicon.ico") {
+      res.writeHead(204, { "cache-control": "max-age=86400" });
+      return res.end();
+    }
     const file = assetFile(assets, url.pathname);
     if (!file) {
       if (url.pathname === "/" || url.pathname === "/index.html")
@@ -155,6 +159,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const conn = engine instanceof EngineService ? engine.connection() : undefined;
       sockets.set(ws, conn);
       ws.on("close", () => (sockets.delete(ws), conn?.close()));
+      // A frame the socket refuses (over maxPayload, invalid UTF-8) ends that connection
+      // only (ws closes it; the page reconnects), never the server.
+      ws.on("error", (e) => console.error(`basin serve: a workbench connection was closed: ${e.message}`));
       ws.on("message", (data) => void answer(conn ?? engine, ws, String(data)));
     });
   });

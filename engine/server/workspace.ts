@@ -24,6 +24,8 @@ function versionOf(text: string | undefined): string {
 const SKIPPED = new Set(["node_modules", ".git", "dist"]);
 /** A workspace listing stops here (a home folder opened by mistake must not hang the app). */
 export const MAX_LISTED = 5000;
+/** The largest file the editor opens (Monaco slows past this; data files are read by pipelines). */
+export const MAX_EDITED_BYTES = 16e6;
 
 /**
  * @example
@@ -109,10 +111,46 @@ export class Workspace {
     }
   }
 
-  /** The file's text and version. */
+  /**
+   * The file's text and version, for the editor: only UTF-8 text of up to
+   * MAX_EDITED_BYTES, so that saving it writes back the same bytes (a binary or
+   * Latin-1 file decoded as UTF-8 would be saved with U+FFFD in place of its bytes).
+   * A byte-order mark stays in the text, and so in the saved file.
+   */
   open(rel: string): OpenedFile {
-    const text = this.read(rel);
+    const p = this.path(rel);
+    let bytes: Buffer;
+    try {
+      const size = statSync(p).size;
+      if (size > MAX_EDITED_BYTES)
+        throw new BasinError(
+          "BASIN_IO",
+          `${rel} is ${(size / 1e6).toFixed(0)} MB, too large for the editor (it opens files up to ${MAX_EDITED_BYTES / 1e6} MB); read it in a pipeline instead (readCsv, readParquet, readJson)`,
+        );
+      bytes = readFileSync(p);
+    } catch (e) {
+      throw e instanceof BasinError ? e : new BasinError("BASIN_IO", `${rel}: ${(e as Error).message}`);
+    }
+    let text: string;
+    try {
+      if (bytes.includes(0)) throw new Error("a NUL byte");
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new BasinError(
+        "BASIN_IO",
+        `${rel} is not UTF-8 text (a binary, compressed or Latin-1 file?); the editor opens UTF-8 text only, so that saving never changes a file's bytes: read it in a pipeline instead`,
+      );
+    }
     return { text, version: versionOf(text) };
+  }
+
+  /** Writes a new file; BASIN_IO when something is already at that path (nothing is overwritten). */
+  create(rel: string, text: string): void {
+    if (/[/\\]$/.test(rel))
+      throw new BasinError("BASIN_IO", `${rel} names a folder; give a file name, like ${rel}pipeline.ts`);
+    if (existsSync(this.path(rel)))
+      throw new BasinError("BASIN_IO", `${rel} already exists; open it from the file list, or pick another name`);
+    this.write(rel, text);
   }
 
   /**

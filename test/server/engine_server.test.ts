@@ -1,7 +1,8 @@
 // The workbench's engine server (`basin serve`) over a real WebSocket: token and
 // Origin checks, running pipeline files, paging results by viewport, engine-side
 // sort/filter and column profiles (against DuckDB), cancellation, and clear errors.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster } from "../../engine/api/index.js";
@@ -118,6 +119,54 @@ describe("engine server: access", () => {
     expect(await client.call("readFile", "notes/new.ts")).toBe("export default 1;\n");
     await expect(client.call("readFile", "../../etc/passwd")).rejects.toThrow(/outside the workspace/);
     await expect(client.call("nope")).rejects.toThrow(/unknown engine method "nope"/);
+  });
+});
+
+describe("engine server: hostile frames and files", () => {
+  it("survives a frame over the size limit and one of invalid UTF-8: that connection closes, the server answers the next", async () => {
+    const { WebSocket } = await import("ws");
+    for (const frame of [Buffer.alloc(65 * 1024 * 1024, 0x20), Buffer.from([0xff, 0xfe])]) {
+      const ws = new WebSocket(`ws://127.0.0.1:${server.port}/?token=${server.token}`, { origin });
+      await new Promise<void>((ok, fail) => (ws.once("open", () => ok()), ws.once("error", fail)));
+      const closed = new Promise<number>((ok) => ws.once("close", (code) => ok(code)));
+      ws.send(frame, { binary: false });
+      expect([1007, 1009, 1006]).toContain(await closed);
+    }
+    const again = await RpcClient.connect(`ws://127.0.0.1:${server.port}/?token=${server.token}`, origin);
+    expect((await again.call<{ files: string[] }>("workspace")).files).toContain("trips.ts");
+    again.close();
+    expect((await fetch(`${origin}/favicon.ico`)).status).toBe(204);
+  });
+
+  it("creates a new file but never over an existing one or as a folder name", async () => {
+    writeFileSync(join(dir, "mine.ts"), "export default 42;\n");
+    await expect(client.call("writeFile", "mine.ts", "template")).rejects.toThrow(/mine.ts already exists/);
+    expect(await client.call("readFile", "mine.ts")).toBe("export default 42;\n");
+    await expect(client.call("writeFile", "sub/", "template")).rejects.toThrow(/names a folder/);
+  });
+
+  it("opens only UTF-8 text for editing (a gzip or Latin-1 file is refused, so no save can rewrite its bytes); a BOM stays", async () => {
+    // In a folder of their own: the pipelines here read the workspace's *.csv.
+    mkdirSync(join(dir, "editor"), { recursive: true });
+    writeFileSync(join(dir, "editor/data.csv.gz"), gzipSync("a,b\n1,x\n"));
+    writeFileSync(join(dir, "editor/latin.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    for (const f of ["editor/data.csv.gz", "editor/latin.txt"])
+      await expect(client.call("openFile", f)).rejects.toThrow(
+        new RegExp(`${f.replace(".", "\\.")} is not UTF-8 text`),
+      );
+    writeFileSync(join(dir, "bom.ts"), "\ufeffexport default 1;\n");
+    const opened = await client.call<{ text: string; version: string }>("openFile", "bom.ts");
+    expect(opened.text.charCodeAt(0)).toBe(0xfeff);
+    await client.call("saveFile", "bom.ts", opened.text.replace("1", "2"), opened.version);
+    expect(readFileSync(join(dir, "bom.ts"))[0]).toBe(0xef);
+  });
+
+  it("refuses to open a file too large for the editor, saying how to read it", async () => {
+    mkdirSync(join(dir, "editor"), { recursive: true });
+    writeFileSync(join(dir, "editor/huge.txt"), Buffer.alloc(17e6, 0x61));
+    await expect(client.call("openFile", "editor/huge.txt")).rejects.toThrow(
+      /huge.txt is 17 MB, too large for the editor/,
+    );
   });
 });
 

@@ -214,6 +214,8 @@ export function useWorkspace(
     const path = activeFile;
     const o = path ? opened.current.get(path) : undefined;
     if (!path || !o) return;
+    // Nothing changed since the last save (or the open): no write, so the file's bytes stay as they are.
+    if (o.model.getAlternativeVersionId() === o.savedVersion) return log("info", `${path} has no changes to save`);
     const version = o.model.getAlternativeVersionId();
     const text = o.model.getValue();
     const saved = (v: { version: string }) => {
@@ -246,7 +248,11 @@ export function useWorkspace(
   const newFile = async () => {
     const name = prompt("New pipeline file (path in the workspace):", "pipeline.ts");
     if (!name) return;
-    await client.writeFile(name, NEW_FILE).catch((e: Error) => log("error", e.message));
+    try {
+      await client.writeFile(name, NEW_FILE);
+    } catch (e) {
+      return log("error", (e as Error).message);
+    }
     await refresh();
     await open(name);
   };
