@@ -17,6 +17,7 @@ import { native } from "../native/addon.js";
 import { formatArray } from "./format_array.js";
 import { formatTable, MAX_PRINTED_ROWS } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
+import { STOP_SIGNALS } from "./stop_signals.js";
 
 export interface RunFileOptions {
   output?: string;
@@ -45,8 +46,10 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
   if (!opts.cluster) defaultCluster();
   const bar = new ProgressBar(process.stderr);
   const ac = new AbortController();
+  // Ctrl+C, and a stop from the system or a closed terminal: the run is cancelled, and
+  // its partial output removed, as for any cancellation.
   const onSigint = () => ac.abort("interrupted");
-  process.once("SIGINT", onSigint);
+  for (const sig of STOP_SIGNALS) process.once(sig, onSigint);
   let t0 = performance.now();
   const seconds = () => ((performance.now() - t0) / 1000).toFixed(2);
   const optimize = opts.optimize ? undefined : NO_PUSHDOWN;
@@ -94,7 +97,7 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
     );
   } finally {
     bar.done();
-    process.off("SIGINT", onSigint);
+    for (const sig of STOP_SIGNALS) process.off(sig, onSigint);
   }
 }
 

@@ -12,6 +12,7 @@ import type { SshProfile } from "../cluster/profiles.js";
 import { RemoteEngine } from "../cluster/remote/remote_engine.js";
 import { formatTable, MAX_PRINTED_ROWS, type PrintableTable } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
+import { STOP_SIGNALS } from "./stop_signals.js";
 
 /** A wire cell as the CLI prints local values (timestamps as Dates when exact to the millisecond). */
 function fromWire(type: DType, v: WireValue): Value {
@@ -71,7 +72,7 @@ export async function runRemote(
   const bar = new ProgressBar(process.stderr);
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted");
-  process.once("SIGINT", onSigint);
+  for (const sig of STOP_SIGNALS) process.once(sig, onSigint);
   try {
     process.stderr.write(
       `${engine.engineWas === "reused" ? "using the" : "started a"} Basin engine on ${engine.where} (profile ${profile.name})\n`,
@@ -93,7 +94,7 @@ export async function runRemote(
       for (const r of [run.result, ...run.shown]) await engine.release(r.id).catch(() => {});
     }
   } finally {
-    process.off("SIGINT", onSigint);
+    for (const sig of STOP_SIGNALS) process.off(sig, onSigint);
     engine.close();
   }
 }

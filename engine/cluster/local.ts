@@ -112,6 +112,13 @@ export class LocalCluster implements Cluster {
         "BASIN_PLAN",
         `workers must be a positive integer${gpus.length > 0 ? " or 0 (GPU workers only)" : ""}, got ${n}`,
       );
+    // Each worker is a thread with its own heap: thousands exhaust memory and file handles.
+    const most = Math.max(64, 8 * availableParallelism());
+    if (n > most)
+      throw new BasinError(
+        "BASIN_PLAN",
+        `workers ${n} is more than this machine can run (at most ${most}: 8 per core); the default is one per core`,
+      );
     const cpuTasks = options.cpuTasks ?? "all";
     if (!CPU_TASKS.includes(cpuTasks))
       throw new BasinError(

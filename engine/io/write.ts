@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import {
   accessSync,
   closeSync,
+  existsSync,
   constants,
   createWriteStream,
   linkSync,
@@ -363,10 +364,7 @@ function cancellable(src: ChunkSource, signal: AbortSignal): ChunkSource {
     async *chunks() {
       for await (const chunk of src.chunks()) {
         if (signal.aborted)
-          throw new BasinError(
-            "BASIN_CANCELLED",
-            `the write was cancelled (${String(signal.reason)}); the old file is kept`,
-          );
+          throw new BasinError("BASIN_CANCELLED", `the write was cancelled (${String(signal.reason)})`);
         yield chunk;
       }
     },
@@ -443,6 +441,7 @@ export async function writeThroughTemp(
   removeOrphans(dirname(path), `.${basename(path)}.partial-`);
   removeOrphans(dirname(path), `.${basename(path)}.old-`);
   const tmp = tempBeside(path, "partial");
+  const existed = existsSync(path);
   let old: string | undefined;
   try {
     const bytes = await fill(tmp);
@@ -458,8 +457,16 @@ export async function writeThroughTemp(
     }
     if (old) rmSync(old, { force: true });
     // A run cancelled while it wrote (Ctrl+C) says what became of the file.
-    if (e instanceof BasinError && e.code === "BASIN_CANCELLED" && !e.detail.includes("old file is kept"))
-      throw new BasinError(e.code, `${e.detail}; the old file is kept`, e.location ?? loc);
+    if (
+      e instanceof BasinError &&
+      e.code === "BASIN_CANCELLED" &&
+      !/; (the old file is kept|nothing was written)$/.test(e.detail)
+    )
+      throw new BasinError(
+        e.code,
+        `${e.detail}; ${existed ? "the old file is kept" : "nothing was written"}`,
+        e.location ?? loc,
+      );
     if (e instanceof BasinError) throw e;
     throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message ?? String(e)}`, loc);
   }

@@ -4,7 +4,7 @@
 // file, with unchanged local imports, starts without esbuild.
 import type * as Esbuild from "esbuild";
 import type { Loader, Message, Plugin } from "esbuild";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, relative, resolve } from "node:path";
@@ -72,6 +72,13 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   const file = resolve(path);
   if (source === undefined && !existsSync(file))
     throw new BasinError("BASIN_IO", `${path}: no such pipeline file (looked in ${process.cwd()})`);
+  if (source === undefined && statSync(file).isDirectory())
+    throw new BasinError("BASIN_IO", `${path} is a folder; name a pipeline file in it (a .ts or .js module)`);
+  if (/\.(csv|tsv|txt|parquet|json|ndjson|jsonl|arrow|arrows|feather|npy|gz|zst|xz|bz2|zip)$/i.test(file))
+    throw new BasinError(
+      "BASIN_IO",
+      `${path} is not a pipeline: a pipeline is a TypeScript or JavaScript module (.ts, .js) whose default export is the result; read data files inside one (readCsv("${path}"))`,
+    );
   // Temp pipelines a killed run left (once per process; off the start-up's way: the
   // main thread idles while the workers run the first task).
   if (!orphansRemoved) setImmediate(() => removeOrphans(tmpdir(), PIPELINE_PREFIX));

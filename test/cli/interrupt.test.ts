@@ -34,7 +34,12 @@ interface Interrupted {
  * Runs `basin run <args>`, sends SIGINT `delayMs` after stderr matches `when` (or, for
  * a function, once it returns true, polled every 2 ms), and waits for the exit.
  */
-function interrupt(args: string[], when: RegExp | (() => boolean), delayMs = 0): Promise<Interrupted> {
+function interrupt(
+  args: string[],
+  when: RegExp | (() => boolean),
+  delayMs = 0,
+  signal: NodeJS.Signals = "SIGINT",
+): Promise<Interrupted> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BASIN_BIN, "run", ...args], {
       cwd: dir,
@@ -50,7 +55,7 @@ function interrupt(args: string[], when: RegExp | (() => boolean), delayMs = 0):
       sent = -1;
       setTimeout(() => {
         sent = performance.now();
-        child.kill("SIGINT");
+        child.kill(signal);
       }, delayMs);
     };
     const poll =
@@ -115,6 +120,27 @@ export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array
     expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^error \[BASIN_CANCELLED\]: .*old file is kept/)]);
     expect(readFileSync(join(dir, "out.csv"), "utf8")).toBe("old\n");
     expect(readdirSync(dir).filter((n) => n.includes(".partial-"))).toEqual([]);
+  });
+
+  it("SIGTERM or SIGHUP while a new --output is written cancels like Ctrl+C: nothing written, no temp file", async () => {
+    writeText(
+      dir,
+      "big2.ts",
+      `import { fromColumns } from "basin";
+const n = 3_000_000;
+export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array.from({ length: n }, (_, k) => "row " + k) }, { partitions: 64 });
+`,
+    );
+    for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+      const writing = () =>
+        readdirSync(dir).some((n) => n.startsWith(".fresh.csv.partial-") && statSync(join(dir, n)).size > 1000);
+      const r = await interrupt(["big2.ts", "--output", "fresh.csv"], writing, 0, signal);
+      expect(r.code, r.stderr).toBe(130);
+      expect(errorLines(r.stderr)).toEqual([
+        expect.stringMatching(/^error \[BASIN_CANCELLED\]: .*nothing was written/),
+      ]);
+      expect(readdirSync(dir).filter((n) => n.includes("fresh.csv"))).toEqual([]);
+    }
   });
 
   it("the next run removes what a killed run left: a writer's temp file, a transpiled pipeline", async () => {

@@ -356,3 +356,15 @@ describe("basin serve: a busy port", () => {
     }
   });
 });
+
+describe("basin run: a wrong thing to run", () => {
+  it("a folder, a data file and too many workers: one clear error each, never BASIN_INTERNAL", async () => {
+    let line = expectOneError(await runBasin(["run", "."], { cwd: dir }), "BASIN_IO");
+    expect(line).toContain(". is a folder; name a pipeline file in it");
+    line = expectOneError(await runBasin(["run", "good.csv"], { cwd: dir }), "BASIN_IO");
+    expect(line).toContain("good.csv is not a pipeline: a pipeline is a TypeScript or JavaScript module");
+    writeText(dir, "tiny.ts", 'import { fromColumns } from "basin";\nexport default fromColumns({ a: [1] });\n');
+    line = expectOneError(await runBasin(["run", "tiny.ts", "--workers", "100000"], { cwd: dir }), "BASIN_PLAN");
+    expect(line).toMatch(/workers 100000 is more than this machine can run \(at most \d+: 8 per core\)/);
+  });
+});
