@@ -237,18 +237,40 @@ async function writeFolder(
     const files = readdirSync(tmp).filter((n) => PART_NAME.test(n));
     let bytes = 0;
     for (const f of files) bytes += statSync(join(tmp, f)).size;
-    if (existing) {
-      // The old folder steps aside, the new one takes its name, then the old one goes.
-      const old = tempBeside(dir, "old");
-      renameSync(dir, old);
-      renameSync(tmp, dir);
-      rmSync(old, { recursive: true, force: true });
-    } else renameSync(tmp, dir);
+    putFolderInPlace(tmp, dir, loc);
     return { path, rows, bytes, files: files.length };
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
+}
+
+/**
+ * Renames the finished folder `tmp` to `dir`. A folder already there (an earlier
+ * output, or another run's write to the same folder that finished first) steps aside
+ * and is removed after: the last write to finish wins, whole.
+ */
+function putFolderInPlace(tmp: string, dir: string, loc: SourceLocation | undefined): void {
+  const olds: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      renameSync(tmp, dir);
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if ((code !== "ENOTEMPTY" && code !== "EEXIST") || attempt >= 8)
+        throw new BasinError("BASIN_IO", `cannot put the folder ${dir} in place: ${(e as Error).message}`, loc);
+    }
+    const old = tempBeside(dir, "old");
+    try {
+      renameSync(dir, old);
+      olds.push(old);
+    } catch (e) {
+      // Gone meanwhile (another write moved it aside): try again.
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+  for (const old of olds) rmSync(old, { recursive: true, force: true });
 }
 
 /**

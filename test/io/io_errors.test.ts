@@ -333,6 +333,26 @@ describe("writers", () => {
     expect(statSync(fifo).isFIFO()).toBe(true);
   });
 
+  it("two writes to one folder at once: both finish, and the folder holds one of them whole", async () => {
+    const path = join(dir, "both/");
+    const a = fromColumns({ v: Array.from({ length: 3000 }, (_, i) => i) }, { partitions: 3 });
+    const b = fromColumns({ v: Array.from({ length: 200 }, (_, i) => -i) }, { partitions: 5 });
+    await Promise.all([a.writeCsv(path), b.writeCsv(path), a.writeCsv(path)]);
+    const parts = readdirSync(path).sort();
+    const values = parts.flatMap((f) =>
+      readFileSync(join(path, f), "utf8")
+        .split("\n")
+        .slice(1)
+        .filter((l) => l !== "")
+        .map(Number),
+    );
+    const wrote = (n: number, sign: number) => Array.from({ length: n }, (_, i) => sign * i + 0);
+    expect(parts.length === 3 ? values : values.map((v) => v + 0)).toEqual(
+      parts.length === 3 ? wrote(3000, 1) : wrote(200, -1),
+    );
+    expect(readdirSync(dir).filter((n) => n.startsWith(".both"))).toEqual([]);
+  });
+
   it("bad writer options: BASIN_PLAN naming the option", async () => {
     const bad = { compression: "lz77" } as unknown as { compression: "zstd" };
     expect((await rejected(frame().writeParquet(join(dir, "x.parquet"), bad))).detail).toContain(
