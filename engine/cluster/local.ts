@@ -128,7 +128,7 @@ export class LocalCluster implements Cluster {
     if (cpuTasks === "reads" && gpus.length === 0)
       throw new BasinError(
         "BASIN_PLAN",
-        'cpuTasks "reads" leaves every task but file reads to GPU workers, and this cluster has none; give gpus or leave cpuTasks out',
+        'cpuTasks "reads" (--cpu-tasks reads) leaves every task but file reads to GPU workers, and this cluster has none (no GPU is visible, or gpus is "none"); give GPUs (--gpus) or leave cpuTasks out',
       );
     this.cpuTasks = cpuTasks;
     const processes = options.workerProcesses ?? process.env.BASIN_WORKER_PROCESSES ?? "none";

@@ -59,10 +59,27 @@ export function planPipelineResults(path: string, source?: string, signal?: Abor
         r.ok ? resolve({ plan: r.plan, array: r.array, shown: r.shown }) : reject(BasinError.fromJSON(r.error)),
       ),
     );
-    worker.once("error", (e) => settle(() => reject(BasinError.from(e))));
+    worker.once("error", (e) =>
+      settle(() =>
+        reject(
+          (e as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY"
+            ? new BasinError(
+                "BASIN_PIPELINE",
+                `${path}: the pipeline's own code ran out of JavaScript memory while the file was evaluated; build large data with the readers or fromColumns in parts, not in JS arrays, or give Node more heap (--max-old-space-size)`,
+              )
+            : BasinError.from(e),
+        ),
+      ),
+    );
+    // Only the pipeline's own code ends the thread before it answers: process.exit().
     worker.once("exit", (code) =>
       settle(() =>
-        reject(new BasinError("BASIN_INTERNAL", `the pipeline driver exited (code ${code}) without a plan`)),
+        reject(
+          new BasinError(
+            "BASIN_PIPELINE",
+            `${path}: the pipeline's code ended its evaluation (process.exit(${code})) before its default export was ready; remove the process.exit call`,
+          ),
+        ),
       ),
     );
   });

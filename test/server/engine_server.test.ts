@@ -284,6 +284,13 @@ describe("engine server: errors and cancellation", () => {
     expect(e.type === "runFailed" && e.error.message).toContain("TypeError: t.fliter is not a function");
   });
 
+  it("reports a pipeline that calls process.exit as BASIN_PIPELINE saying so, and the next run works", async () => {
+    const e = await runToEnd("trips.ts", `process.exit(3);\nexport default 1;\n`);
+    expect(e.type === "runFailed" && e.error.code).toBe("BASIN_PIPELINE");
+    expect(e.type === "runFailed" && e.error.message).toContain("ended its evaluation (process.exit(3))");
+    expect((await finished("trips.ts")).rows).toBeGreaterThan(0);
+  });
+
   it("cancels a run whose pipeline file never finishes evaluating", async () => {
     const { runId } = await client.call<{ runId: string }>("run", "loops.ts");
     await new Promise((r) => setTimeout(r, 300));
