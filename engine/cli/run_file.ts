@@ -47,9 +47,16 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
   const bar = new ProgressBar(process.stderr);
   const ac = new AbortController();
   // Ctrl+C, and a stop from the system or a closed terminal: the run is cancelled, and
-  // its partial output removed, as for any cancellation.
+  // its partial output removed, as for any cancellation. Only once the pipeline's code
+  // has run (it runs on this thread): until then a signal ends the process at once, even
+  // when that code never returns (a handler would wait for it forever).
   const onSigint = () => ac.abort("interrupted");
-  for (const sig of STOP_SIGNALS) process.once(sig, onSigint);
+  let listening = false;
+  const listen = () => {
+    if (listening) return;
+    listening = true;
+    for (const sig of STOP_SIGNALS) process.once(sig, onSigint);
+  };
   let t0 = performance.now();
   const seconds = () => ((performance.now() - t0) / 1000).toFixed(2);
   const optimize = opts.optimize ? undefined : NO_PUSHDOWN;
@@ -64,6 +71,7 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
         signal: ac.signal,
         onProgress: (e) => bar.update(e),
         before(next, name) {
+          listen();
           if (name === undefined && next.kind === "array" && opts.output && !npy)
             throw new BasinError(
               "BASIN_PLAN",
@@ -82,6 +90,7 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
         },
       },
       async (r) => {
+        listen();
         bar.done();
         // The default export goes to --output when there is one; shown frames are printed after it.
         if (r.name !== undefined) process.stdout.write(`\n${r.name}:\n`);
@@ -97,7 +106,7 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
     );
   } finally {
     bar.done();
-    for (const sig of STOP_SIGNALS) process.off(sig, onSigint);
+    if (listening) for (const sig of STOP_SIGNALS) process.off(sig, onSigint);
   }
 }
 

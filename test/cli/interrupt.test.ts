@@ -25,6 +25,7 @@ afterAll(() => removeDir(dir));
 
 interface Interrupted {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stderr: string;
   /** ms from SIGINT to exit */
   exitMs: number;
@@ -68,10 +69,10 @@ function interrupt(
       stderr += d.toString();
       if (!sent && typeof when !== "function" && when.test(stderr)) fire();
     });
-    child.on("exit", (code) => {
+    child.on("exit", (code, sig) => {
       clearTimeout(guard);
       clearInterval(poll);
-      resolve({ code, stderr, exitMs: performance.now() - sent });
+      resolve({ code, signal: sig, stderr, exitMs: performance.now() - sent });
     });
   });
 }
@@ -141,6 +142,13 @@ export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array
       ]);
       expect(readdirSync(dir).filter((n) => n.includes("fresh.csv"))).toEqual([]);
     }
+  });
+
+  it("SIGINT while the pipeline's own top-level code loops forever ends the process at once", async () => {
+    writeText(dir, "spin.ts", `console.error("spinning");\nwhile (Date.now() > 0) {}\nexport default 1;\n`);
+    const r = await interrupt(["spin.ts"], /spinning/, 200);
+    expect(r.signal, r.stderr).toBe("SIGINT");
+    expect(r.exitMs).toBeLessThan(2000);
   });
 
   it("the next run removes what a killed run left: a writer's temp file, a transpiled pipeline", async () => {
