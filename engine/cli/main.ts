@@ -164,6 +164,19 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(HELP);
       return command === undefined && !values.help ? 2 : 0;
     }
+    // A flag another command takes would be ignored here: say so instead.
+    const only: Record<string, readonly string[]> = {
+      output: ["run"],
+      explain: ["run"],
+      "no-optimize": ["run"],
+      stats: ["run"],
+      port: ["serve"],
+      json: ["info"],
+    };
+    for (const [flag, commands] of Object.entries(only))
+      if (values[flag as keyof typeof values] !== undefined && !commands.includes(command))
+        throw new UsageError(`--${flag} applies to basin ${commands.join(", ")} only, not basin ${command}`);
+    if (values.output === "") throw new UsageError("--output needs a file or folder path");
     configureDefaultCluster({
       workers: workersOption(values.workers),
       memoryLimit: sizeOption("--memory-limit", values["memory-limit"]),

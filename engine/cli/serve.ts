@@ -1,5 +1,6 @@
 // `basin serve [folder]`: the workbench in a browser, until Ctrl+C.
 import { existsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { BasinError } from "../common/errors.js";
 import { serve, type RunningServer } from "../server/http_server.js";
 import type { Cluster } from "../cluster/cluster.js";
@@ -64,8 +65,12 @@ export async function serveCommand(
     return serveRemote(remote, port);
   }
   folder ??= ".";
-  if (!existsSync(folder) || !statSync(folder).isDirectory())
-    throw new BasinError("BASIN_IO", `${folder}: no such folder to open as the workspace`);
+  if (!existsSync(folder)) throw new BasinError("BASIN_IO", `${folder}: no such folder to open as the workspace`);
+  if (!statSync(folder).isDirectory())
+    throw new BasinError(
+      "BASIN_IO",
+      `${folder} is a file; basin serve opens a folder as the workspace (basin serve ${dirname(folder) || "."}), where you can open the file`,
+    );
   const dask: Cluster | undefined =
     cluster === undefined
       ? undefined

@@ -35,7 +35,7 @@ describe("basin serve", () => {
     }
   });
 
-  it("refuses a folder that does not exist and a bad port", async () => {
+  it("refuses a folder that does not exist, a file, a bad port, and flags of other commands", async () => {
     const dir = makeTempDir();
     try {
       const missing = await runBasin(["serve", "nope"], { cwd: dir });
@@ -44,6 +44,17 @@ describe("basin serve", () => {
       const port = await runBasin(["serve", ".", "--port", "http"], { cwd: dir });
       expect(port.code).toBe(2);
       expect(port.stderr).toContain('--port needs a port number, got "http"');
+      writeText(dir, "p.ts", "export default 1;\n");
+      const file = await runBasin(["serve", "p.ts"], { cwd: dir });
+      expect(file.code).toBe(1);
+      expect(file.stderr).toContain("p.ts is a file; basin serve opens a folder as the workspace (basin serve .)");
+      // A flag of another command is refused, not ignored.
+      const flag = await runBasin(["demo", "--output", "x.csv"], { cwd: dir });
+      expect(flag.code).toBe(2);
+      expect(flag.stderr).toContain("--output applies to basin run only, not basin demo");
+      const empty = await runBasin(["run", "p.ts", "--output", ""], { cwd: dir });
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain("--output needs a file or folder path");
     } finally {
       removeDir(dir);
     }
