@@ -44,16 +44,32 @@ function syntaxError(m: Message, file: string): BasinError {
   return new BasinError("BASIN_SYNTAX", `${m.text} (fix the pipeline file and run again)`, at);
 }
 
+/** "file:line:col" of `name` in the pipeline's import statements, when it is there. */
+function importLocation(text: string, name: string, file: string): string | undefined {
+  for (const m of text.matchAll(/\bimport\s*(?:type\s+)?\{[^}]*\}/g)) {
+    const k = m[0].search(new RegExp(`\\b${name.replace(/[$]/g, "\\$")}\\b`));
+    if (k < 0) continue;
+    const before = text.slice(0, m.index + k).split("\n");
+    return `${shown(file)}:${before.length}:${before[before.length - 1]!.length + 1}`;
+  }
+  return undefined;
+}
+
 /**
  * What the pipeline's own code threw while it was evaluated, as the user's mistake
  * (BASIN_PIPELINE at its line), not an engine failure; Basin's own errors pass as they are.
  */
-function pipelineError(e: unknown, file: string): BasinError {
+function pipelineError(e: unknown, file: string, text?: string): BasinError {
   if (e instanceof BasinError) return e;
   const err = e instanceof Error ? e : new Error(String(e));
-  // A missing named import fails when the module links, before any line runs.
+  // A missing named import fails when the module links, before any line runs: it has
+  // no stack, so the import is found in the text.
   const message = err.message.replaceAll(API_URL, "basin");
-  const at = stackLocation(err.stack ?? "") ?? shown(file);
+  const missing = /does not provide an export named '([\w$]+)'/.exec(message)?.[1];
+  const at =
+    stackLocation(err.stack ?? "") ??
+    (missing && text ? importLocation(text, missing, file) : undefined) ??
+    shown(file);
   return new BasinError(
     "BASIN_PIPELINE",
     `${err.name}: ${message} (thrown by the pipeline's own code; fix it and run again)`,
@@ -98,9 +114,9 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   if (!module) {
     const { code, inputs } = await (compiled ?? compile(file, text));
     module = cachePipeline(key, code, inputs) ?? undefined;
-    if (!module) return importTemp(code, file);
+    if (!module) return importTemp(code, file, text);
   }
-  return defaultExport(await importModule(`${pathToFileURL(module).href}?${++imports}`, file), file);
+  return defaultExport(await importModule(`${pathToFileURL(module).href}?${++imports}`, file, text), file);
 }
 
 const LOADERS: Record<string, Loader> = { ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "jsx", ".tsx": "tsx" };
@@ -146,22 +162,22 @@ async function compile(file: string, text: string): Promise<{ code: string; inpu
  * Node applies its source map, so locations name the user's own file and line), named
  * with the pid: one left by a killed run is removed by the next process (above).
  */
-async function importTemp(code: string, file: string): Promise<unknown> {
+async function importTemp(code: string, file: string, text: string): Promise<unknown> {
   const tmp = mkdtempSync(join(tmpdir(), `${PIPELINE_PREFIX}${process.pid}-`));
   const out = join(tmp, "pipeline.mjs");
   try {
     writeFileSync(out, code);
-    return defaultExport(await importModule(pathToFileURL(out).href, file), file);
+    return defaultExport(await importModule(pathToFileURL(out).href, file, text), file);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-async function importModule(url: string, file: string): Promise<{ default?: unknown }> {
+async function importModule(url: string, file: string, text: string): Promise<{ default?: unknown }> {
   try {
     return (await import(url)) as { default?: unknown };
   } catch (e) {
-    throw pipelineError(e, file);
+    throw pipelineError(e, file, text);
   }
 }
 

@@ -331,11 +331,12 @@ export default readCsv("good.csv");
     expect(th).toContain(`thrower.ts:${at(thrower, "throw new").split(":")[0]}:`);
     expect(th).toContain("Error: need ten columns");
 
-    const missing = `import { readCsvv } from "basin";
-export default readCsvv("good.csv");
+    const missing = `import { col,
+  readCsvv } from "basin";
+export default readCsvv("good.csv").filter(col("v").gt(0));
 `;
     const m = expectOneError(await run("missing_import.ts", missing), "BASIN_PIPELINE");
-    expect(m).toContain("missing_import.ts");
+    expect(m).toContain(`missing_import.ts:${at(missing, "readCsvv }")}:`);
     expect(m).toContain("does not provide an export named 'readCsvv'");
     expect(m).toContain("'basin'");
   });
