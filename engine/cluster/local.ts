@@ -40,6 +40,9 @@ export const IDLE_RELEASE_MS = 10_000;
  * process-wide store while this cluster runs a graph; gpus and the device options
  * (engine/cluster/gpus.ts) start one GPU worker per GPU besides the CPU workers.
  */
+/** The progress group of a run waiting for the runs submitted before it. */
+export const WAITING_GROUP = "waiting for the run before it to finish";
+
 export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
   /** CPU worker threads (default: one per core; 0 is allowed when there are GPU workers). */
   workers?: number;
@@ -79,6 +82,8 @@ export class LocalCluster implements Cluster {
   readonly label = "local";
   readonly pool: WorkerPool;
   private current?: GraphRun;
+  /** Runs submitted and not started yet. */
+  private waiting = 0;
   private idleTimer?: ReturnType<typeof setTimeout>;
   private queue: Promise<unknown> = Promise.resolve();
   private tasksByKey = new Map<string, TaskGraph["tasks"][number]>();
@@ -364,7 +369,14 @@ export class LocalCluster implements Cluster {
    * With `persisted`, worker processes keep their copies of the result (see HeldTables.take).
    */
   run(graph: TaskGraph, options: RunOptions = {}, persisted = false): Promise<RunResult> {
+    // Runs go one at a time: one submitted behind another (a second workbench tab, a
+    // second pipeline) says so in its progress instead of showing nothing.
+    const behind = this.current !== undefined || this.waiting > 0;
+    if (behind) options.onProgress?.({ group: WAITING_GROUP, done: 0, total: 1 });
+    this.waiting++;
     const go = async (): Promise<RunResult> => {
+      this.waiting--;
+      if (behind) options.onProgress?.({ group: WAITING_GROUP, done: 1, total: 1 });
       this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
       applyMemory(this.memory);
       applyGpus(this.gpuSettings, this.gpusInProcess);
