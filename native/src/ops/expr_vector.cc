@@ -81,13 +81,12 @@ template <typename X>
 bool CompareAs(const std::string& op, const Operand& l, const Operand& r, int64_t n, Column* out) {
   auto run = [&](auto test) { *out = Map<X, uint8_t>(l, r, n, DType::Bool, test); };
   if constexpr (std::is_floating_point_v<X>) {
-    auto by = [&](auto keep) { run([keep](X x, X y) { return uint8_t(keep(CompareDoubles(x, y))); }); };
-    if (op == "eq") by([](int c) { return c == 0; });
-    else if (op == "ne") by([](int c) { return c != 0; });
-    else if (op == "lt") by([](int c) { return c < 0; });
-    else if (op == "le") by([](int c) { return c <= 0; });
-    else if (op == "gt") by([](int c) { return c > 0; });
-    else if (op == "ge") by([](int c) { return c >= 0; });
+    if (op == "eq") run([](X x, X y) { return uint8_t(DoubleEqual(x, y)); });
+    else if (op == "ne") run([](X x, X y) { return uint8_t(!DoubleEqual(x, y)); });
+    else if (op == "lt") run([](X x, X y) { return uint8_t(DoubleBelow(x, y)); });
+    else if (op == "le") run([](X x, X y) { return uint8_t(!DoubleAbove(x, y)); });
+    else if (op == "gt") run([](X x, X y) { return uint8_t(DoubleAbove(x, y)); });
+    else if (op == "ge") run([](X x, X y) { return uint8_t(!DoubleBelow(x, y)); });
     else return false;
     return true;
   }

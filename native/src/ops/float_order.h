@@ -6,12 +6,14 @@
 
 namespace basin {
 
+// x below, above, equal to y in that order, each without a branch (vectorised loops
+// stay vectorised): a NaN is above every number, and two NaNs are equal.
+BASIN_HD inline bool DoubleBelow(double x, double y) { return (x < y) | ((x == x) & (y != y)); }
+BASIN_HD inline bool DoubleAbove(double x, double y) { return (x > y) | ((x != x) & (y == y)); }
+BASIN_HD inline bool DoubleEqual(double x, double y) { return (x == y) | ((x != x) & (y != y)); }
+
 // -1, 0 or 1 as x is below, equal to or above y in that order.
-BASIN_HD inline int CompareDoubles(double x, double y) {
-  if (x < y) return -1;
-  if (x > y) return 1;
-  return int(x != x) - int(y != y);  // a NaN is above every number; two NaNs are equal
-}
+BASIN_HD inline int CompareDoubles(double x, double y) { return int(DoubleAbove(x, y)) - int(DoubleBelow(x, y)); }
 
 // Whether v takes the place of a running minimum (maximum with isMax) `cur` in that
 // order: a maximum that has seen a NaN stays NaN, a minimum takes every number over
