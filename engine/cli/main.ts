@@ -192,6 +192,12 @@ export async function main(argv: string[]): Promise<number> {
       workerProcesses: choiceOption("--worker-processes", WORKER_PROCESSES, values["worker-processes"]),
       cpuTasks: choiceOption("--cpu-tasks", CPU_TASKS, values["cpu-tasks"]),
     });
+    // Asked for every GPU where there is none: the run goes on, on the CPU, and says so.
+    if (values.gpus === "all" && native().gpuInfo().devices.length === 0) {
+      const info = native().gpuInfo();
+      const why = info.compiled ? info.note || "no CUDA device is visible" : "this Basin was built without CUDA";
+      process.stderr.write(`basin: --gpus all: no GPU here (${why}); running on the CPU\n`);
+    }
     switch (command) {
       case "run": {
         if (rest.length !== 1) throw new UsageError("basin run needs exactly one pipeline file");

@@ -5,6 +5,7 @@ import { tableFromIPC, Type } from "apache-arrow";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { native } from "../../engine/native/addon.js";
 import {
   alignmentProblems,
   csvField,
@@ -381,5 +382,14 @@ export default trips.agg(count().alias("rows"));
     expect(readFileSync(out, "utf8")).toBe(`rows\n${ROWS}\n`);
     expect(w.stdout).toContain("big v:");
     expect(errorLines(w.stderr)).toEqual([]);
+  });
+});
+
+describe("basin run --gpus all", () => {
+  it("runs, and says it runs on the CPU when no GPU is visible (nothing is said where one is)", async () => {
+    const r = await runBasin(["run", "pipeline.ts", "--gpus", "all"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const noGpu = native().gpuInfo().devices.length === 0;
+    expect(/--gpus all: no GPU here \(.+\); running on the CPU/.test(r.stderr)).toBe(noGpu);
   });
 });
