@@ -194,7 +194,9 @@ describe("basin run", () => {
     expect(bad.stderr).toContain('--cpu-tasks needs one of all, reads, got "some"');
     const noGpu = await runBasin(["run", "pipeline.ts", "--gpus", "none", "--cpu-tasks", "reads"], { cwd: dir });
     expect(noGpu.code).not.toBe(0);
-    expect(noGpu.stderr).toContain('cpuTasks "reads" leaves every task but file reads to GPU workers');
+    expect(noGpu.stderr).toContain(
+      'cpuTasks "reads" (--cpu-tasks reads) leaves every task but file reads to GPU workers',
+    );
   });
 
   it("--output out.csv writes a CSV that DuckDB reads back to the same rows", async () => {

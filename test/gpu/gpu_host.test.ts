@@ -251,7 +251,7 @@ describe("gpu host logic: options and errors without a GPU", () => {
     expect(thrown(() => new LocalCluster({ workers: 1, gpus: "none", cpuTasks: "reads" }))).toMatchObject({
       code: "BASIN_PLAN",
       message: expect.stringContaining(
-        'cpuTasks "reads" leaves every task but file reads to GPU workers, and this cluster has none',
+        'cpuTasks "reads" (--cpu-tasks reads) leaves every task but file reads to GPU workers, and this cluster has none',
       ),
     });
     expect(thrown(() => new LocalCluster({ workers: 1, cpuTasks: "gpu" as never }))).toMatchObject({
