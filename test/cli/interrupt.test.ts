@@ -77,6 +77,16 @@ function interrupt(
   });
 }
 
+/** A pipeline whose 64 partitions take a while to write. */
+const BIG = `import { fromColumns } from "basin";
+const n = 3_000_000;
+export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array.from({ length: n }, (_, k) => "row " + k) }, { partitions: 64 });
+`;
+
+/** Whether the temp file of an output being written holds some rows (the partitions are written as they are made). */
+const writing = (out: string) => () =>
+  readdirSync(dir).some((n) => n.startsWith(`.${out}.partial-`) && statSync(join(dir, n)).size > 1000);
+
 const leftovers = () => [
   ...readdirSync(tmp).filter((n) => n.startsWith("basin-pipeline-")),
   ...(existsSync(join(tmp, "basin")) ? readdirSync(join(tmp, "basin")) : []),
@@ -104,19 +114,9 @@ export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) =>
   });
 
   it("SIGINT while --output is written keeps the old file and leaves no temp file", async () => {
-    writeText(
-      dir,
-      "big.ts",
-      `import { fromColumns } from "basin";
-const n = 3_000_000;
-export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array.from({ length: n }, (_, k) => "row " + k) }, { partitions: 64 });
-`,
-    );
+    writeText(dir, "big.ts", BIG);
     writeFileSync(join(dir, "out.csv"), "old\n");
-    // The partitions are written as they are made: interrupted once the temp file holds some.
-    const writing = () =>
-      readdirSync(dir).some((n) => n.startsWith(".out.csv.partial-") && statSync(join(dir, n)).size > 1000);
-    const r = await interrupt(["big.ts", "--output", "out.csv"], writing);
+    const r = await interrupt(["big.ts", "--output", "out.csv"], writing("out.csv"));
     expect(r.code, r.stderr).toBe(130);
     expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^error \[BASIN_CANCELLED\]: .*old file is kept/)]);
     expect(readFileSync(join(dir, "out.csv"), "utf8")).toBe("old\n");
@@ -124,18 +124,9 @@ export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array
   });
 
   it("SIGTERM or SIGHUP while a new --output is written cancels like Ctrl+C: nothing written, no temp file", async () => {
-    writeText(
-      dir,
-      "big2.ts",
-      `import { fromColumns } from "basin";
-const n = 3_000_000;
-export default fromColumns({ i: Array.from({ length: n }, (_, k) => k), s: Array.from({ length: n }, (_, k) => "row " + k) }, { partitions: 64 });
-`,
-    );
+    writeText(dir, "big2.ts", BIG);
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
-      const writing = () =>
-        readdirSync(dir).some((n) => n.startsWith(".fresh.csv.partial-") && statSync(join(dir, n)).size > 1000);
-      const r = await interrupt(["big2.ts", "--output", "fresh.csv"], writing, 0, signal);
+      const r = await interrupt(["big2.ts", "--output", "fresh.csv"], writing("fresh.csv"), 0, signal);
       expect(r.code, r.stderr).toBe(130);
       expect(errorLines(r.stderr)).toEqual([
         expect.stringMatching(/^error \[BASIN_CANCELLED\]: .*nothing was written/),
