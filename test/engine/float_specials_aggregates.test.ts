@@ -26,7 +26,8 @@ for (const [k, values] of groups)
   }
 const id = g.map((_, i) => i);
 // Rolling windows over huge values: 1e308 + 1e308 overflows to inf, then leaves.
-const big = [1e308, 1e308, 1, 2, 3, -1e308, -1e308, 5, NAN, 6, 7, INF, 8, 9];
+// A small value beside a huge one that leaves (1e40, 0.1) must come back whole.
+const big = [1e308, 1e308, 1, 2, 3, -1e308, -1e308, 5, NAN, 6, 7, INF, 8, 9, 1e40, 1e20, 0.1, 0.2, 0.3, 1e30, 1e15, 0.1];
 const cols = { id, g, x, r: id.map((i) => big[i % big.length]!) };
 const types = { id: "int64", g: "int64", x: "float64", r: "float64" } as const;
 

@@ -1,6 +1,7 @@
 #include "ops/window.h"
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -141,37 +142,44 @@ template <typename T> Column Diff(const Column& c, const Layout& L, const std::v
   return out.finish(c.type);
 }
 
-// A running sum that values enter and leave: exact for ints (wrapping), compensated
-// (Neumaier) for floats, with NaN and infinities counted apart so that they can leave.
+// A sum over a sliding window: values enter at its end (sign 1) and the oldest leaves
+// (sign -1). Exact for ints (wrapping). Doubles are never subtracted, which loses a
+// small value beside a huge one that then leaves (1e40, 0.1: 0.1 came back as 0) and
+// turns a window that held 1e308 + 1e308 = inf into inf - inf = NaN for good: the
+// window is a queue of two stacks, the older values kept as sums of each one and all
+// older than it in the window, the newer ones as a running sum, so the window's sum
+// adds at most two sums of values that are all in it (amortised O(1) a value).
 template <typename T> struct WindowSum {
   T sum{};
   void add(T v, int sign) { sum = sign > 0 ? Add(sum, v) : Sub(sum, v); }
   T value() const { return sum; }
   void reset() { sum = T{}; }
 };
-// Finite values add into a compensated sum of a wider exponent range (x86's 80-bit
-// long double): a window of 1e308 and 1e308 sums to inf as a double, and once one of
-// them leaves the window the sum is finite again (a double running sum stayed inf - inf
-// = NaN from then on). Non-finite values are counted apart.
 template <> struct WindowSum<double> {
-  long double sum = 0, comp = 0;
-  int64_t nan = 0, pinf = 0, ninf = 0;
+  std::vector<double> older;  // older.back(): the sum of the older values, the oldest included
+  std::vector<double> newer;  // values in order of arrival
+  double newerSum = 0;
   void add(double v, int sign) {
-    if (std::isnan(v)) nan += sign;
-    else if (std::isinf(v)) (v > 0 ? pinf : ninf) += sign;
-    else {
-      const long double y = sign > 0 ? v : -v, t = sum + y;
-      comp += std::fabs(sum) >= std::fabs(y) ? (sum - t) + y : (y - t) + sum;
-      sum = t;
+    if (sign > 0) {
+      newer.push_back(v);
+      newerSum += v;
+      return;
     }
+    if (older.empty()) {
+      // The newer values become the older ones: sums from the newest down to the oldest.
+      double sum = 0;
+      for (size_t i = newer.size(); i-- > 0;) older.push_back(sum += newer[i]);
+      newer.clear();
+      newerSum = 0;
+    }
+    if (!older.empty()) older.pop_back();
   }
-  double value() const {
-    if (nan > 0 || (pinf > 0 && ninf > 0)) return std::numeric_limits<double>::quiet_NaN();
-    if (pinf > 0) return std::numeric_limits<double>::infinity();
-    if (ninf > 0) return -std::numeric_limits<double>::infinity();
-    return double(sum + comp);
+  double value() const { return (older.empty() ? 0.0 : older.back()) + newerSum; }
+  void reset() {
+    older.clear();
+    newer.clear();
+    newerSum = 0;
   }
-  void reset() { *this = WindowSum<double>{}; }
 };
 
 // Rolling sum or mean in O(rows): values enter at the window's end and leave at its start.
