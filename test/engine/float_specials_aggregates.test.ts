@@ -2,7 +2,8 @@
 // is the largest value (so a max that sees one is NaN, a min skips it unless the group
 // holds nothing else, and medians and quantiles rank it last), and a rolling sum whose
 // window overflows to inf comes back once the huge value leaves it.
-import { col } from "../../engine/api/index.js";
+import { describe, expect, it } from "vitest";
+import { col, fromColumns } from "../../engine/api/index.js";
 import { describeExprCases } from "../helpers/expr_cases.js";
 
 const NAN = Number.NaN;
@@ -27,7 +28,30 @@ for (const [k, values] of groups)
 const id = g.map((_, i) => i);
 // Rolling windows over huge values: 1e308 + 1e308 overflows to inf, then leaves.
 // A small value beside a huge one that leaves (1e40, 0.1) must come back whole.
-const big = [1e308, 1e308, 1, 2, 3, -1e308, -1e308, 5, NAN, 6, 7, INF, 8, 9, 1e40, 1e20, 0.1, 0.2, 0.3, 1e30, 1e15, 0.1];
+const big = [
+  1e308,
+  1e308,
+  1,
+  2,
+  3,
+  -1e308,
+  -1e308,
+  5,
+  NAN,
+  6,
+  7,
+  INF,
+  8,
+  9,
+  1e40,
+  1e20,
+  0.1,
+  0.2,
+  0.3,
+  1e30,
+  1e15,
+  0.1,
+];
 const cols = { id, g, x, r: id.map((i) => big[i % big.length]!) };
 const types = { id: "int64", g: "int64", x: "float64", r: "float64" } as const;
 
@@ -70,3 +94,17 @@ describeExprCases("aggregates and rolling sums over NaN, infinities and huge dou
       FROM t WINDOW w2 AS (ORDER BY id ROWS 1 PRECEDING), w3 AS (ORDER BY id ROWS 2 PRECEDING)`,
   },
 ]);
+
+describe("std and var over NaN and infinities", () => {
+  it("are NaN, as NumPy gives (DuckDB raises), never 0; grouped and over the whole frame alike", async () => {
+    const df = fromColumns(
+      { g: [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3], x: [1, 2, NAN, 4, 1, 2, INF, 4, 1, 2, 4] },
+      { partitions: [3, 0, 5, 3] },
+    );
+    const whole = await df.agg(col("x").std().alias("s"), col("x").var().alias("v")).compute();
+    expect([whole.column("s")[0], whole.column("v")[0]]).toEqual([NAN, NAN]);
+    const t = await df.groupBy("g").agg(col("x").std().alias("s"), col("x").var().alias("v")).sort("g").compute();
+    expect(t.column("s").slice(0, 2)).toEqual([NAN, NAN]);
+    expect(t.column("v")[2]).toBeCloseTo(7 / 3, 12);
+  });
+});

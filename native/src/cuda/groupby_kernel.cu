@@ -479,7 +479,7 @@ void AppendGpuAgg(Table& out, DTable& t, const Grouped& g, const AggSpec& a, Agg
         if (!m.n[size_t(i)]) continue;
         const double k = double(m.n[size_t(i)]);
         m.mean[size_t(i)] += d[size_t(i)] / k;
-        m.m2[size_t(i)] = std::max(0.0, m.m2[size_t(i)] - d[size_t(i)] * d[size_t(i)] / k);
+        m.m2[size_t(i)] = NonNegative(m.m2[size_t(i)] - d[size_t(i)] * d[size_t(i)] / k);
       }
       AppendMoments(out, a, m, emitState);
       return;

@@ -24,4 +24,8 @@ BASIN_HD inline bool ReplacesExtreme(double v, double cur, bool isMax) {
   return isMax ? c > 0 : c < 0;
 }
 
+// A sum of squared deviations that rounding made negative is 0; a NaN (the data held
+// NaN or an infinity) stays NaN: std::max(0.0, NaN) is 0, which made std of [1, NaN] 0.
+BASIN_HD inline double NonNegative(double v) { return v < 0 ? 0.0 : v; }
+
 }  // namespace basin

@@ -501,7 +501,7 @@ Moments ComputeMoments(const Column& c, const Ctx& x, const char* what) {
     if (!m.n[g]) continue;
     double n = double(m.n[g]);
     m.mean[g] += s1[g] / n;
-    m.m2[g] = std::max(0.0, m.m2[g] - s1[g] * s1[g] / n);
+    m.m2[g] = NonNegative(m.m2[g] - s1[g] * s1[g] / n);
   }
   return m;
 }
@@ -867,7 +867,7 @@ void AppendMoments(Table& out, const AggSpec& a, const Moments& m, bool emitStat
   for (size_t g = 0; g < G; g++) {
     if (m.n[g] < 2) continue;
     ok[g] = 1;
-    double var = std::max(0.0, m.m2[g]) / double(m.n[g] - 1);
+    double var = NonNegative(m.m2[g]) / double(m.n[g] - 1);
     v[g] = a.op == AggOp::Var ? var : std::sqrt(var);
   }
   add(a.name, DoubleColumn(v, &ok));
@@ -882,8 +882,8 @@ CoMoments FinishCoMoments(ShiftedSums s) {
     const double n = double(m.n[g]);
     m.mx[g] = s.kx[g] + s.sx[g] / n;
     m.my[g] = s.ky[g] + s.sy[g] / n;
-    m.m2x[g] = std::max(0.0, s.m2x[g] - s.sx[g] * s.sx[g] / n);
-    m.m2y[g] = std::max(0.0, s.m2y[g] - s.sy[g] * s.sy[g] / n);
+    m.m2x[g] = NonNegative(s.m2x[g] - s.sx[g] * s.sx[g] / n);
+    m.m2y[g] = NonNegative(s.m2y[g] - s.sy[g] * s.sy[g] / n);
     m.cxy[g] = s.cxy[g] - s.sx[g] * s.sy[g] / n;
   }
   return m;
