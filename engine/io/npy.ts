@@ -11,6 +11,16 @@ export interface NpyArray {
 }
 
 const DESCR: Record<ArrayDType, string> = { float64: "<f8", float32: "<f4", int64: "<i8", int32: "<i4", bool: "|b1" };
+/** Integer element types read as int32. */
+const NARROW: Record<
+  string,
+  Uint8ArrayConstructor | Int8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor
+> = {
+  "|u1": Uint8Array,
+  "|i1": Int8Array,
+  "<i2": Int16Array,
+  "<u2": Uint16Array,
+};
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
 /**
@@ -60,12 +70,23 @@ export function decodeNpy(bytes: Uint8Array, name: string): NpyArray {
     .map((s) => s.trim())
     .filter((s) => s !== "")
     .map(Number);
-  const dtype = (Object.keys(DESCR) as ArrayDType[]).find(
-    (k) => DESCR[k] === descr || (k === "bool" && descr === "|u1"),
-  );
-  if (!dtype) throw bad(`element type ${descr} is not one of ${Object.values(DESCR).join(", ")} (little-endian)`);
   const n = shape.reduce((a, b) => a * b, 1);
   const offset = start + hlen;
+  // Narrow integers (an image's uint8) widen to int32, every value kept.
+  const narrow = NARROW[descr];
+  if (narrow) {
+    if (bytes.length - offset < n * narrow.BYTES_PER_ELEMENT)
+      throw bad(
+        `it holds ${bytes.length - offset} data bytes, shape (${shape.join(", ")}) needs ${n * narrow.BYTES_PER_ELEMENT}`,
+      );
+    const raw = new Uint8Array(bytes.subarray(offset, offset + n * narrow.BYTES_PER_ELEMENT)).buffer;
+    return { data: Int32Array.from(new narrow(raw)), shape, dtype: "int32" };
+  }
+  const dtype = (Object.keys(DESCR) as ArrayDType[]).find((k) => DESCR[k] === descr);
+  if (!dtype)
+    throw bad(
+      `element type ${descr} is not one of ${[...Object.values(DESCR), ...Object.keys(NARROW)].join(", ")} (little-endian)`,
+    );
   const width = { float64: 8, float32: 4, int64: 8, int32: 4, bool: 1 }[dtype];
   if (bytes.length - offset < n * width)
     throw bad(`it holds ${bytes.length - offset} data bytes, shape (${shape.join(", ")}) needs ${n * width}`);

@@ -168,10 +168,14 @@ class ArrayLowering {
         for (const idx of gridIndices(node.chunks)) {
           const shape = idx.map((i, d) => node.chunks[d][i]);
           const deps = [input.dep(idx)];
-          const carry = idx[axis] > 0;
+          // The running sums come from the nearest chunk before this one that has any
+          // (an empty chunk has no last slice to carry).
+          let from = idx[axis] - 1;
+          while (from >= 0 && node.chunks[axis][from] === 0) from--;
+          const carry = from >= 0;
           let prevShape: number[] | undefined;
           if (carry) {
-            const prev = idx.map((x, d) => (d === axis ? x - 1 : x));
+            const prev = idx.map((x, d) => (d === axis ? from : x));
             deps.push(out.get(prev.join(","))!);
             prevShape = prev.map((i, d) => node.chunks[d][i]);
           }

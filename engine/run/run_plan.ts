@@ -1,6 +1,7 @@
 // One way to run a plan: every collection (frame, array, bag, delayed calls) builds
 // a plan and hands it here; this lowers it where that is Basin's job, runs it on the
 // cluster (engine/cluster/cluster.ts) and takes the result into JS memory.
+import { BasinError } from "../common/errors.js";
 import type { ArrayDType, ArrayNode } from "../common/array_plan.js";
 import { sizeOf } from "../common/array_plan.js";
 import type { BagNode, JsonValue } from "../common/bag.js";
@@ -139,7 +140,16 @@ export function toTyped(values: Float64Array, dtype: ArrayDType): ArrayData {
     case "bool":
       return Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0));
     case "int64":
-      return BigInt64Array.from(values, (v) => BigInt(v));
+      return BigInt64Array.from(values, (v) => {
+        // An int64 result that is not a whole number int64 holds (NaN from astype, a
+        // negative power, an overflow past 2^63): an error, not a wrapped number.
+        if (!Number.isInteger(v) || v < -(2 ** 63) || v >= 2 ** 63)
+          throw new BasinError(
+            "BASIN_CAST",
+            `an int64 array result holds ${v}, which int64 cannot hold; compute in float64 (astype("float64")) or keep the values in range`,
+          );
+        return BigInt(v);
+      });
   }
 }
 

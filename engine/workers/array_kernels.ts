@@ -200,8 +200,15 @@ export function combine(
             nb = p[i];
           const n = na + nb;
           if (nb === 0) continue;
+          // Nothing before (an empty chunk's mean is 0/0): this partial's count, mean and m2 as they are.
+          if (na === 0) {
+            acc[i] = nb;
+            acc[m + i] = p[m + i];
+            acc[2 * m + i] = p[2 * m + i];
+            continue;
+          }
           const delta = p[m + i] - acc[m + i];
-          acc[2 * m + i] += p[2 * m + i] + (na === 0 ? 0 : (delta * delta * na * nb) / n);
+          acc[2 * m + i] += p[2 * m + i] + (delta * delta * na * nb) / n;
           acc[m + i] += (delta * nb) / n;
           acc[i] = n;
         }

@@ -146,6 +146,28 @@ function dtypeOf(data: TypedInput): ArrayDType {
 }
 
 /**
+ * The values as `dtype` holds them, in place (NumPy's astype): bool is "not 0" (200 is
+ * true), integers drop the fraction, float32 rounds; a value an integer type cannot
+ * hold (NaN, ±inf) is BASIN_PLAN.
+ */
+function asDType(values: Float64Array, dtype: ArrayDType, loc: SourceLocation | undefined): void {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (dtype === "bool") values[i] = v !== 0 ? 1 : 0;
+    else if (dtype === "float32") values[i] = Math.fround(v);
+    else if (dtype === "int64" || dtype === "int32") {
+      if (!Number.isFinite(v))
+        throw new BasinError(
+          "BASIN_PLAN",
+          `element ${i} is ${v}, which ${dtype} cannot hold; give dtype "float64"`,
+          loc,
+        );
+      values[i] = Math.trunc(v);
+    }
+  }
+}
+
+/**
  * An array of the caller's values, C order.
  *
  * @example
@@ -165,6 +187,7 @@ export function fromTypedArray(data: TypedInput, o: CreateOptions & { shape?: nu
     data instanceof BigInt64Array
       ? Float64Array.from(data, (v) => Number(v))
       : Float64Array.from(data as globalThis.ArrayLike<number>);
+  asDType(values, dtype, loc);
   return new NDArray({ kind: "data", values, shape, chunks: normalizeChunks(shape, o.chunks, loc), dtype, loc });
 }
 
