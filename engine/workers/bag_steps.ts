@@ -199,7 +199,7 @@ function runOp(items: JsonValue[], op: BagOp): JsonValue[] {
     case "foldCombine":
       return foldPairs(items as [JsonValue, JsonValue][], reducer(op.combine, "foldBy combine", loc), op.initial);
     case "pairs": {
-      const key = keyFn(op.key, "key", loc);
+      const key = keyFn(op.key, "groupBy or distinct", loc);
       return items.map((x) => [key(x), x]);
     }
     case "groupPairs": {
