@@ -7,6 +7,7 @@
 // a median and a mean/std aggregate, their distinct count left to countDistinct (asked
 // for last: seconds for 1e7 different values). Everything is exact.
 import { col, count, type Expr } from "../api/expr.js";
+import { when } from "../api/when.js";
 import { DataFrame } from "../api/dataframe.js";
 import { computeStored, type ComputeOptions } from "../run/stored.js";
 import type { Bins2d, Bins2dView, ColumnProfile, WireValue } from "../common/rpc.js";
@@ -57,7 +58,8 @@ function temporalWire(v: number, type: DType): string {
  * floor (y − (y mod 1)): fmod made histograms of 1e7 rows twice as slow.
  */
 function binOf(name: string, lo: number, width: number): Expr {
-  return col(name).cast("float64").sub(lo).div(width).cast("int64");
+  // NaN and ±inf have no bin (null, left out): a strict cast failed the whole profile.
+  return col(name).cast("float64").sub(lo).div(width).cast("int64", { strict: false });
 }
 
 /** What binOf computes, in JS (for bins made from value counts): round half to even. */
@@ -99,6 +101,11 @@ export async function profileBasics(
       const x = c.cast("float64");
       aggs.push(x.min().alias(alias(i, "lo")), x.max().alias(alias(i, "hi")));
     }
+    if (f.type === "float64") {
+      // The histogram spans the finite values: NaN is the largest double, ±inf the ends.
+      const finite = when(c.ge(-Number.MAX_VALUE).and(c.le(Number.MAX_VALUE))).then(c);
+      aggs.push(finite.min().alias(alias(i, "lo")), finite.max().alias(alias(i, "hi")));
+    }
   });
   const row = await oneRow(df.agg(...aggs), compute);
   const rows = Number(row.get("__rows"));
@@ -110,7 +117,7 @@ export async function profileBasics(
       b.lo = num(get("min"));
       b.hi = num(get("max"));
     }
-    if (temporal(f.type)) {
+    if (temporal(f.type) || f.type === "float64") {
       b.lo = num(get("lo"));
       b.hi = num(get("hi"));
     }
@@ -210,11 +217,17 @@ async function fromValueCounts(
  * and last reach half a bin beyond the data): HISTOGRAM_BINS of them, or one per value
  * for integers of a narrow range.
  */
+/** (hi − lo) / parts, finite even where hi − lo overflows (-1e308 … 1e308). */
+function partWidth(lo: number, hi: number, parts: number): number {
+  const w = (hi - lo) / parts;
+  return Number.isFinite(w) ? w : hi / parts - lo / parts;
+}
+
 function binning(field: Field, lo: number, hi: number): { edges: number[]; bins: number; width: number } {
   const span = hi - lo;
   const perValue = field.type !== "float64" && span + 1 <= HISTOGRAM_BINS;
   const bins = perValue ? span + 1 : span > 0 ? HISTOGRAM_BINS : 1;
-  const width = perValue || span === 0 ? 1 : span / (bins - 1);
+  const width = perValue || span === 0 ? 1 : partWidth(lo, hi, bins - 1);
   return { edges: Array.from({ length: bins + 1 }, (_, i) => lo + (i - 0.5) * width), bins, width };
 }
 
@@ -341,7 +354,7 @@ export async function bins2d(
       return { lo, hi, width, centre, bin: binOf(name, centre, width), inside: v.ge(range[0]).and(v.le(range[1])) };
     }
     // Cells centred on lo … hi: the first and the last reach half a cell beyond the data.
-    const width = hi > lo && bins > 1 ? (hi - lo) / (bins - 1) : Math.max(1, hi - lo);
+    const width = hi > lo && bins > 1 ? partWidth(lo, hi, bins - 1) : Math.max(1, hi - lo);
     return { lo, hi, width, centre: lo, bin: binOf(name, lo, width), inside: undefined };
   };
   const ax = axis(x, xBins, view?.x),

@@ -190,3 +190,25 @@ describe("dashboard: history and task stream", () => {
     else expect(s.gpu!.workers).toBe(cluster.gpus.length);
   });
 });
+
+describe("explorer: NaN and infinities", () => {
+  it("profiles a float column holding NaN and ±inf (histogram over the finite values), and bins it in a scatter", async () => {
+    writeFileSync(
+      join(dir, "specials.ts"),
+      `import { fromColumns } from "basin";\nexport default fromColumns({ i: [1, 2, 3, 4, 5, 6, 7], x: [1.5, Number.NaN, 2, Infinity, -Infinity, null, 2.5] }, { partitions: 3 });\n`,
+    );
+    const { runId } = await client.call<{ runId: string }>("run", "specials.ts");
+    const e = await client.waitFor((x) => (x.type === "runFinished" || x.type === "runFailed") && x.runId === runId);
+    if (e.type !== "runFinished") throw new Error(`run failed: ${JSON.stringify(e)}`);
+    try {
+      const p = await client.call<ColumnProfile>("profile", e.result.id, "x");
+      expect(p.nulls).toBe(1);
+      expect(p.histogram!.counts.reduce((a, b) => a + b, 0)).toBe(3); // 1.5, 2, 2.5
+      expect(p.histogram!.edges.every((v) => Number.isFinite(v))).toBe(true);
+      const b = await client.call<Bins2d>("bins2d", e.result.id, "i", "x", 4, 4);
+      expect(b.counted).toBe(3);
+    } finally {
+      await client.call("release", e.result.id);
+    }
+  });
+});

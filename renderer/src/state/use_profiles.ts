@@ -41,8 +41,10 @@ export function useProfiles(client: EngineClient, result: ResultInfo | undefined
           done.push(prof);
           setByColumn((p) => ({ ...p, [f.name]: prof }));
         } catch {
+          // This column has no profile; the others still get theirs (a released result
+          // fails each at once, and a newer run marks this loop stale).
           if (!stale) setByColumn((p) => ({ ...p, [f.name]: undefined }));
-          return; // the result was released (a newer run): stop quietly
+          continue;
         }
       }
       const left = done.filter((p) => p.distinct === undefined).map((p) => p.column);
