@@ -4,6 +4,8 @@ import type { Table, Value } from "../run/table.js";
 export function formatValue(v: Value): string {
   if (v === null) return "null";
   if (v instanceof Date) {
+    // Past JS Date's ±275,760 years (an int64 timestamp can be): said, not thrown.
+    if (Number.isNaN(v.getTime())) return "(beyond JS dates)";
     const iso = v.toISOString();
     // Years past 9999 take more digits ("+012000-01-01"): cut the time off the end, not at 10.
     return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, -14) : iso.replace("T", " ").replace(/\.000Z$|Z$/, "");

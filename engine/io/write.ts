@@ -36,6 +36,7 @@ import { emptyTable } from "./tables.js";
 import type { Step } from "../graph/tasks.js";
 import { PARQUET_CODECS, parquetProps } from "./write_part.js";
 import { mergeParquetFooters } from "./parquet_merge.js";
+import { dateText, timestampParts } from "../common/civil_text.js";
 
 export type OutputFormat = "csv" | "parquet" | "arrow";
 
@@ -218,18 +219,9 @@ export function jsChunks(t: JsTable): ChunkSource {
 
 // ---- CSV ----
 
-const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-
-function dateText(days: number): string {
-  return new Date(days * 86_400_000).toISOString().slice(0, 10);
-}
-
 function timestampText(us: bigint): string {
-  const secs = us >= 0n ? us / 1_000_000n : -((-us + 999_999n) / 1_000_000n);
-  const frac = Number(us - secs * 1_000_000n);
-  const d = new Date(Number(secs) * 1000);
-  const base = `${d.toISOString().slice(0, 10)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  return frac === 0 ? base : `${base}.${pad(frac, 6)}`;
+  const { date, time, micros } = timestampParts(us);
+  return micros === 0 ? `${date} ${time}` : `${date} ${time}.${String(micros).padStart(6, "0")}`;
 }
 
 /** One chunk as CSV lines (RFC 4180 quoting; null is an empty field, the empty string is ""). */

@@ -14,11 +14,11 @@ import type { Bins2d, Bins2dView, ColumnProfile, WireValue } from "../common/rpc
 import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import { native } from "../native/addon.js";
+import { dateText } from "../common/civil_text.js";
 import { isoTimestamp, toWire } from "./wire.js";
 
 const HISTOGRAM_BINS = 20;
 const TOP_VALUES = 10;
-const DAY_MS = 86_400_000;
 /** Integer and date columns spanning fewer values than this are profiled from their values' counts. */
 const VALUE_COUNT_SPAN = 100_000;
 
@@ -47,9 +47,7 @@ function num(v: WireValue): number | null {
 
 /** A date (days) or timestamp (µs) held as float64, in wire form. */
 function temporalWire(v: number, type: DType): string {
-  return type === "date"
-    ? new Date(Math.round(v) * DAY_MS).toISOString().slice(0, 10)
-    : isoTimestamp(BigInt(Math.round(v)));
+  return type === "date" ? dateText(Math.round(v)) : isoTimestamp(BigInt(Math.round(v)));
 }
 
 /**

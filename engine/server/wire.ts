@@ -2,20 +2,17 @@
 // exact for int64, ISO text for dates and timestamps.
 import type { WireValue } from "../common/rpc.js";
 import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
-import { floorMillis } from "../common/duration.js";
-
-const DAY_MS = 86_400_000;
+import { dateText, timestampParts } from "../common/civil_text.js";
 
 function int64(b: bigint): WireValue {
   return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b.toString();
 }
 
-/** An ISO timestamp with microseconds when they are not zero. */
+/** An ISO timestamp ("…T…Z", milliseconds, and microseconds when there are any), for any int64 microseconds. */
 export function isoTimestamp(micros: bigint): string {
-  const ms = floorMillis(micros);
-  const iso = new Date(Number(ms)).toISOString();
-  const us = Number(micros - ms * 1000n);
-  return us === 0 ? iso : `${iso.slice(0, -1)}${String(us).padStart(3, "0")}Z`;
+  const { date, time, micros: us } = timestampParts(micros);
+  const frac = String(us).padStart(6, "0");
+  return `${date}T${time}.${us % 1000 === 0 ? frac.slice(0, 3) : frac}Z`;
 }
 
 function column(c: JsColumn, rows: number): WireValue[] {
@@ -39,7 +36,7 @@ function column(c: JsColumn, rows: number): WireValue[] {
         out[i] = (c.values as Uint8Array)[i] !== 0;
         break;
       case "date":
-        out[i] = new Date((c.values as Int32Array)[i] * DAY_MS).toISOString().slice(0, 10);
+        out[i] = dateText((c.values as Int32Array)[i]);
         break;
       case "timestamp":
         out[i] = isoTimestamp((c.values as BigInt64Array)[i]);

@@ -2,6 +2,7 @@
 // columns, rows and raw table as the native concatenation of those partitions (the oracle).
 import { describe, expect, it } from "vitest";
 import { formatValue } from "../../engine/cli/format_table.js";
+import { dateText } from "../../engine/common/civil_text.js";
 import { Table } from "../../engine/run/table.js";
 import { isoTimestamp } from "../../engine/server/wire.js";
 import { native } from "../../engine/native/addon.js";
@@ -70,5 +71,28 @@ describe("result cells of dates and timestamps", () => {
   it("print dates past the year 9999 whole", () => {
     expect(formatValue(new Date(Date.UTC(12000, 0, 1)))).toBe("+012000-01-01");
     expect(formatValue(new Date(Date.UTC(2024, 1, 29)))).toBe("2024-02-29");
+  });
+});
+
+describe("dates and timestamps of any year, as text", () => {
+  it("print years past 9999 and before 1 whole, and days past JS Date's range, without Date", () => {
+    // Against JS Date over years -300 … 12000 (every 997th day), then past its range.
+    for (let day = -829_000; day < 3_665_000; day += 997) {
+      const iso = new Date(day * 86_400_000).toISOString().slice(0, -14);
+      const year = Number(iso.slice(0, -6));
+      const js = `${year < 0 ? "-" : ""}${String(Math.abs(year)).padStart(4, "0")}${iso.slice(-6)}`;
+      expect(dateText(day), `day ${day}`).toBe(js);
+    }
+    expect(dateText(0)).toBe("1970-01-01");
+    expect(dateText(2_932_897)).toBe("10000-01-01");
+    expect(dateText(2_147_483_647)).toBe("5881580-07-11");
+    expect(isoTimestamp(253_402_300_800_000_000n)).toBe("10000-01-01T00:00:00.000Z");
+    expect(isoTimestamp(9_223_372_036_854_775_807n)).toBe("294247-01-10T04:00:54.775807Z");
+    const far = new Table({
+      rows: 1,
+      names: ["d"],
+      columns: [{ type: "timestamp", values: BigInt64Array.from([9_223_372_036_854_775_807n]), validity: null }],
+    });
+    expect(formatValue(far.column("d")[0]!)).toBe("(beyond JS dates)");
   });
 });
