@@ -19,7 +19,10 @@ export function formatBytes(n: number): string {
 export function formatCell(v: WireValue | undefined): string {
   if (v === undefined) return "";
   if (v === null) return "null";
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(12)));
+  // 15 significant digits hide float noise (0.1 + 0.2); past 1e15 every digit shows
+  // (a fraction there is a float's own, and rounding made 1712345678901234.5 look like another integer).
+  if (typeof v === "number")
+    return Number.isInteger(v) || Math.abs(v) >= 1e15 ? String(v) : String(Number(v.toPrecision(15)));
   return String(v);
 }
 

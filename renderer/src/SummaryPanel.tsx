@@ -9,12 +9,18 @@ import type { ProfileState } from "./state/use_profiles.js";
 
 const count = (n: number) => n.toLocaleString("en-US");
 
-/** A statistic for the card: numbers to 6 significant digits, the rest as cells. */
+/** A computed statistic (mean, median, std) for the card: 6 significant digits, never padded with zeros that look exact. */
 function stat(v: WireValue | undefined): string {
   if (v === undefined) return "…";
-  if (typeof v === "number" && !Number.isInteger(v)) return Number(v.toPrecision(6)).toLocaleString("en-US");
-  if (typeof v === "number") return v.toLocaleString("en-US");
+  if (typeof v === "number" && !Number.isInteger(v))
+    return Math.abs(v) >= 1e6 ? v.toPrecision(6) : Number(v.toPrecision(6)).toLocaleString("en-US");
+  if (typeof v === "number") return Math.abs(v) < 1e15 ? v.toLocaleString("en-US") : String(v);
   return formatCell(v);
+}
+
+/** A value of the column itself (min, max): as the grid shows it, every digit. */
+function exact(v: WireValue | undefined): string {
+  return v === undefined ? "…" : formatCell(v);
 }
 
 /** A histogram's bars, or the top values' bars, as a small SVG with a tooltip per bar. */
@@ -76,8 +82,8 @@ function Card(props: {
     ? [
         ["missing", `${count(p.nulls)} (${nullPct < 0.1 && p.nulls > 0 ? "<0.1" : nullPct.toFixed(1)}%)`],
         ["distinct", p.distinct !== undefined ? count(p.distinct) : props.counting ? "counting…" : "…"],
-        ["min", stat(p.min)],
-        ["max", stat(p.max)],
+        ["min", exact(p.min)],
+        ["max", exact(p.max)],
         ...(p.mean !== undefined ? ([["mean", stat(p.mean)]] as [string, string][]) : []),
         ...(p.median !== undefined ? ([["median", stat(p.median)]] as [string, string][]) : []),
         ...(p.std !== undefined ? ([["std", stat(p.std)]] as [string, string][]) : []),

@@ -213,6 +213,10 @@ describe("persisted layout", () => {
 describe("cell text", () => {
   it("formats numbers, nulls, sizes, durations and TSV for the clipboard", () => {
     expect(formatCell(0.1 + 0.2)).toBe("0.3");
+    // No rounding a value into what looks like another number.
+    expect(formatCell(1234567890123.45)).toBe("1234567890123.45");
+    expect(formatCell(123456789.12345679)).toBe("123456789.123457");
+    expect(formatCell(1712345678901234.5)).toBe("1712345678901234.5");
     expect(formatCell(null)).toBe("null");
     expect(formatCell(undefined)).toBe("");
     expect(formatCell("9007199254740993")).toBe("9007199254740993");
