@@ -274,6 +274,16 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
     case "compare":
       if (f.value === null || f.value === undefined)
         fail(`a comparison filter on "${f.column}" needs a value; use isNull / notNull for nulls`);
+      // An int64 past 2^53, as its digits: equality on the column's text is exact.
+      if (field.type === "int64" && typeof f.value === "string") {
+        if (!/^-?\d+$/.test(f.value)) fail(`"${f.value}" is not an integer for the int64 column "${f.column}"`);
+        const text = BigInt(f.value).toString();
+        if (f.op === "eq") return c.cast("string").eq(text);
+        if (f.op === "ne") return c.cast("string").ne(text);
+        fail(
+          `"${f.column}": < and > with an integer past 2^53 (${f.value}) are not exact here; use = or !=, or filter in the pipeline`,
+        );
+      }
       switch (f.op) {
         case "eq":
           return c.eq(f.value);

@@ -11,6 +11,8 @@ function value(text: string, type: DType): WireValue {
   if (type === "int64" || type === "float64") {
     const n = Number(t);
     if (t === "" || !Number.isFinite(n)) throw new Error(`"${t}" is not a number`);
+    // An int64 past 2^53 would round as a JS number: its digits go as text.
+    if (type === "int64" && /^-?\d+$/.test(t) && !Number.isSafeInteger(n)) return t;
     return n;
   }
   if (type === "bool") {

@@ -85,6 +85,9 @@ describe("scroll scaling", () => {
 describe("filter row syntax", () => {
   it("reads ranges, strict and loose comparisons, !=, between, text matches and null / not null per type", () => {
     expect(parseFilter("fare", "float64", "5..10")).toEqual({ column: "fare", kind: "range", min: 5, max: 10 });
+    // An int64 past 2^53 keeps its digits (as text); a smaller one is a number.
+    expect(parseFilter("big", "int64", "= 9007199254740993")).toMatchObject({ value: "9007199254740993" });
+    expect(parseFilter("big", "int64", "= 42")).toMatchObject({ value: 42 });
     expect(parseFilter("fare", "float64", " 5.. ")).toEqual({ column: "fare", kind: "range", min: 5 });
     expect(parseFilter("fare", "float64", "..-2.5")).toEqual({ column: "fare", kind: "range", max: -2.5 });
     expect(parseFilter("fare", "float64", "between 5 and 10")).toEqual({

@@ -351,6 +351,25 @@ describe("what the workbench's issue 20 fixes need of the server", () => {
     await client.call("release", info.id);
   });
 
+  it("filters an int64 column on a value past 2^53 exactly (=, !=), and says < is not exact there", async () => {
+    const info = await finished(
+      "trips.ts",
+      `import { fromColumns } from "basin";\nexport default fromColumns({ id: [1, 2, 3], big: [9007199254740992n, 9007199254740993n, 9223372036854775807n] });\n`,
+    );
+    const ids = async (filter: object) => {
+      const v = await client.call<ResultInfo>("view", info.id, [{ column: "id", descending: false }], [filter]);
+      const rows = await allRows(v.id, v.rows);
+      await client.call("release", v.id);
+      return rows.map((r) => r[0]);
+    };
+    expect(await ids({ column: "big", kind: "compare", op: "eq", value: "9007199254740993" })).toEqual([2]);
+    expect(await ids({ column: "big", kind: "compare", op: "ne", value: "9007199254740993" })).toEqual([1, 3]);
+    await expect(
+      client.call("view", info.id, [], [{ column: "big", kind: "compare", op: "lt", value: "9007199254740993" }]),
+    ).rejects.toThrow(/are not exact here; use = or !=/);
+    await client.call("release", info.id);
+  });
+
   it("samples a result uniformly: the asked number of distinct real rows, in order, from all of it", async () => {
     const info = await finished("trips.ts");
     const s = await client.call<{ values: unknown[][]; total: number; columns: string[] }>("sample", info.id, 100, [
