@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { formatValue } from "../../engine/cli/format_table.js";
 import { dateText } from "../../engine/common/civil_text.js";
+import { timestampMicros } from "../../engine/plan/resolve_base.js";
 import { Table } from "../../engine/run/table.js";
 import { isoTimestamp } from "../../engine/server/wire.js";
 import { native } from "../../engine/native/addon.js";
@@ -94,5 +95,18 @@ describe("dates and timestamps of any year, as text", () => {
       columns: [{ type: "timestamp", values: BigInt64Array.from([9_223_372_036_854_775_807n]), validity: null }],
     });
     expect(formatValue(far.column("d")[0]!)).toBe("(beyond JS dates)");
+  });
+});
+
+describe("timestamp literals", () => {
+  it("keep microseconds, offsets and years before 100", () => {
+    expect(timestampMicros("1969-12-31T23:59:59.999999Z")).toBe(-1);
+    expect(timestampMicros("1970-01-01 00:00:00.000001")).toBe(1);
+    expect(timestampMicros("1970-01-01T01:00:00+01:00")).toBe(0);
+    expect(timestampMicros("2024-02-29")).toBe(Date.UTC(2024, 1, 29) * 1000);
+    expect(timestampMicros("0044-03-15")).toBe(-703_383 * 86_400_000_000);
+    expect(timestampMicros("2024-02-30")).toBeUndefined();
+    expect(timestampMicros("2024-01-01T24:00:00")).toBeUndefined();
+    expect(timestampMicros("yesterday")).toBeUndefined();
   });
 });
