@@ -46,7 +46,24 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
 
   useEffect(() => {
     const el = host.current;
-    if (!el || !result || !yCol) return;
+    if (!el || !result) return;
+    // Whatever this draw ends in (a chart, a note, an error), the last chart goes first:
+    // a note under a chart it does not describe misleads.
+    const clear = () => {
+      plot.current?.destroy();
+      plot.current = undefined;
+      el.plot = undefined;
+      el.plotData = undefined;
+      el.querySelector(".bin-readout")?.remove();
+      el.bins = undefined;
+    };
+    if (!yCol) {
+      clear();
+      setNote(
+        "nothing to plot: the result has no number, date or boolean column (strings can be counted with valueCounts())",
+      );
+      return;
+    }
     let live = true;
     void (async () => {
       let data: PlotData;
@@ -73,13 +90,18 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
         const p = await client.profile(result.id, yCol);
         if (!live) return;
         const h = p.histogram;
-        if (!h) return setNote(`${yCol} has no histogram (no values, or not numeric)`);
+        if (!h) {
+          clear();
+          return setNote(`${yCol} has no histogram (no values, or not numeric)`);
+        }
+        const yType = type(yCol);
         data = {
-          xs: h.edges.slice(0, -1),
+          // Each bar at its bin's centre, on the column's own axis (dates as dates).
+          xs: h.edges.slice(0, -1).map((e, i) => (e + h.edges[i + 1]!) / 2),
           ys: h.counts,
           xTitle: yCol,
           yTitle: "count",
-          xType: "float64",
+          xType: yType === "date" || yType === "timestamp" ? yType : "float64",
           note: `histogram of ${yCol}: all ${p.rows.toLocaleString("en-US")} rows`,
         };
       } else {
@@ -93,9 +115,7 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
         });
       }
       setNote(data.note);
-      plot.current?.destroy();
-      el.querySelector(".bin-readout")?.remove();
-      el.bins = undefined;
+      clear();
       const cats = data.categories;
       const xValues = (_u: uPlot, splits: number[]) =>
         splits.map((v) =>
@@ -117,6 +137,14 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
             time: false,
             ...(cats ? { range: [-0.5, Math.max(0.5, cats.length - 0.5)] as uPlot.Range.MinMax } : {}),
           },
+          // Bars count from 0: a y axis starting at the lowest bar makes it look empty.
+          ...(bars
+            ? {
+                y: {
+                  range: (_u: uPlot, _min: number, max: number) => [0, Math.max(1, max * 1.05)] as uPlot.Range.MinMax,
+                },
+              }
+            : {}),
         },
         axes: [
           {
@@ -155,7 +183,11 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
       plot.current = u;
       el.plot = u;
       el.plotData = data;
-    })().catch((e: Error) => live && setNote(e.message));
+    })().catch((e: Error) => {
+      if (!live) return;
+      clear();
+      setNote(e.message);
+    });
     return () => {
       live = false;
     };

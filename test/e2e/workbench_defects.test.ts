@@ -47,6 +47,8 @@ const PLOTS = `import { fromColumns, show } from "basin";
 const x = Array.from({ length: ${PLOT_N} }, (_, i) => ${PLOT_N} - 1 - i);
 export default fromColumns({ x, y: x.map((v) => v * 1000 + (v % 7)) }, { partitions: 4 });
 show(fromColumns({ city: ["Zürich", "NYC", "Lagos"], trips: [5, 9, 2] }), "by city");
+show(fromColumns({ name: ["a", "b"], nothing: [null, null] }, { types: { nothing: "float64" } }), "all null");
+show(fromColumns({ s: ["a", "b"] }), "words");
 `;
 
 const TYPO = `import { fromColumns, col } from "basin";
@@ -319,7 +321,7 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
       plot: {
         data: number[][];
         axes: { label?: string; _size: number; _values: string[] | null; font: string[] }[];
-        scales: { x: { min: number; max: number } };
+        scales: { x: { min: number; max: number }; y: { min: number; max: number } };
         bbox: { left: number; top: number; width: number; height: number };
         cursor: { idx: number | null; left: number };
         posToVal(pos: number, scale: string): number;
@@ -412,6 +414,28 @@ describe("issue 20: the workbench's defects", { timeout: 180_000 }, () => {
     expect(bars.ys).toEqual([5, 9, 2]);
     expect(bars.ticks).toEqual(["Zürich", "NYC", "Lagos"]);
     await shots("plot-bar-categories");
+
+    // A histogram's bars sit at their bins' centres and count from 0.
+    await page.selectOption('[aria-label="plot kind"]', "histogram");
+    await expect.poll(() => page.textContent('[data-testid="plot-note"]'), POLL).toContain("histogram of trips");
+    const hist = await page.$eval(".plot-host", (el) => {
+      const h = el as Host;
+      return { xs: Array.from(h.plot.data[0] as number[]), yMin: h.plot.scales.y.min };
+    });
+    expect(hist.xs).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(hist.yMin).toBe(0);
+
+    // Nothing to draw: the note says why, and the last chart is gone.
+    await page.click('[data-panel="results"]');
+    await page.click('[data-result-tab="all null"]');
+    await page.click('[data-panel="plot"]');
+    await page.selectOption('[aria-label="plot kind"]', "histogram");
+    await expect.poll(() => page.textContent('[data-testid="plot-note"]'), POLL).toContain("nothing has no histogram");
+    expect(await page.locator(".plot-host canvas").count()).toBe(0);
+    await page.click('[data-panel="results"]');
+    await page.click('[data-result-tab="words"]');
+    await page.click('[data-panel="plot"]');
+    await expect.poll(() => page.textContent('[data-testid="plot-note"]'), POLL).toContain("nothing to plot");
   });
 
   it("6. errors point at the line: a misspelt method, a failed strict cast, TypeScript's own errors; a fixed problem goes away", async () => {
