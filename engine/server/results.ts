@@ -22,7 +22,8 @@ import { checkWritable, type WriteSummary } from "../io/write.js";
 import { writeStored } from "../run/write_frame.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import type { Field } from "../common/types.js";
-import { native, type Handle } from "../native/addon.js";
+import { decodeStrings, native, type Handle, type JsStrings } from "../native/addon.js";
+import type { NativeExpr } from "../graph/kernel_args.js";
 import { toWire } from "./wire.js";
 import { bins2d, countDistinct, profileBasics, profileColumn, type ColumnBasics } from "./profile.js";
 
@@ -257,6 +258,37 @@ export class ResultStore {
   }
 }
 
+/**
+ * Text lowercased by the engine's own str.lower, which the column is lowercased with
+ * (JS's toLowerCase maps letters the engine leaves, so "Ǆemal" matched nothing).
+ */
+function engineLower(text: string): string {
+  const addon = native();
+  const input = addon.tableFromJs({
+    rows: 1,
+    names: ["t"],
+    columns: [{ type: "string", values: [text], validity: null }],
+  });
+  try {
+    const lower: NativeExpr = {
+      kind: "fn",
+      name: "str.lower",
+      args: [{ kind: "col", index: 0, type: "string" }],
+      options: {},
+      type: "string",
+    };
+    const out = addon.evalExprs(input, [lower], ["t"]);
+    try {
+      const c = addon.tableToJs(out).columns[0]!;
+      return decodeStrings(c.values as JsStrings, c.validity)[0] ?? text;
+    } finally {
+      addon.release(out);
+    }
+  } finally {
+    addon.release(input);
+  }
+}
+
 function filterExpr(df: DataFrame, f: ResultFilter): Expr {
   const field = df.schema.find((x) => x.name === f.column) ?? fail(`no column "${f.column}" to filter on`);
   const c = col(f.column);
@@ -305,7 +337,7 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
     case "contains":
     case "startsWith": {
       if (field.type !== "string") fail(`"${f.column}" is ${field.type}; a text filter needs a string column`);
-      const text = f.ignoreCase ? f.text.toLowerCase() : f.text;
+      const text = f.ignoreCase ? engineLower(f.text) : f.text;
       const s = f.ignoreCase ? c.str.lower() : c;
       return f.kind === "contains" ? s.str.contains(text, { literal: true }) : s.str.startsWith(text);
     }

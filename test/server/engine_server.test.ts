@@ -370,6 +370,34 @@ describe("what the workbench's issue 20 fixes need of the server", () => {
     await client.call("release", info.id);
   });
 
+  it("a case-insensitive text filter finds every exact substring, letters the engine does not lowercase included", async () => {
+    const words = ["Ǆemal x", "ＡＢＣ def", "İstanbul", "ᏣᎳᎩ", "Zürich"];
+    const info = await finished(
+      "trips.ts",
+      `import { fromColumns } from "basin";\nexport default fromColumns({ s: ${JSON.stringify(words)} });\n`,
+    );
+    for (const [i, needle] of [
+      [0, "Ǆemal"],
+      [1, "ＡＢＣ"],
+      [2, "İstanbul"],
+      [3, "ᏣᎳᎩ"],
+      [4, "ZÜRICH"],
+    ] as const) {
+      const v = await client.call<ResultInfo>(
+        "view",
+        info.id,
+        [],
+        [{ column: "s", kind: "contains", text: needle, ignoreCase: true }],
+      );
+      expect(
+        (await allRows(v.id, v.rows)).map((r) => r[0]),
+        needle,
+      ).toEqual([words[i]]);
+      await client.call("release", v.id);
+    }
+    await client.call("release", info.id);
+  });
+
   it("samples a result uniformly: the asked number of distinct real rows, in order, from all of it", async () => {
     const info = await finished("trips.ts");
     const s = await client.call<{ values: unknown[][]; total: number; columns: string[] }>("sample", info.id, 100, [
