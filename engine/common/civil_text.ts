@@ -49,3 +49,14 @@ export function timestampParts(us: bigint): { date: string; time: string; micros
     micros: Number(rem % 1_000_000n),
   };
 }
+
+/**
+ * Milliseconds of a timestamp in microseconds, rounded down (toward the past), as a
+ * Date holds them: truncating would move 1969-12-31 23:59:59.999999 to 1970.
+ *
+ * @example
+ * floorMillis(-1n) // -1n
+ */
+export function floorMillis(micros: bigint): bigint {
+  return micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+}

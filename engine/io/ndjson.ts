@@ -7,7 +7,7 @@ import { BasinError } from "../common/errors.js";
 import type { DType, Field } from "../common/types.js";
 import { native, type Handle, type JsColumn } from "../native/addon.js";
 import { readAt } from "./read_at.js";
-import { floorMillis } from "../common/duration.js";
+import { floorMillis } from "../common/civil_text.js";
 
 const NEWLINE = 10;
 const utf8 = new TextDecoder("utf-8", { fatal: true });

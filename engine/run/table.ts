@@ -1,7 +1,7 @@
 import type { Field, Schema } from "../common/types.js";
 import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
 import { concatJsColumns, concatJsTables } from "../io/tables.js";
-import { floorMillis } from "../common/duration.js";
+import { floorMillis } from "../common/civil_text.js";
 
 /** One cell of a result: int64 is a number when exact, else a bigint; date/timestamp are Dates (UTC). */
 export type Value = number | bigint | string | boolean | Date | null;
