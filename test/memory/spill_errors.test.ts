@@ -143,6 +143,38 @@ describe("spill errors", () => {
     }
   });
 
+  it("a join where one key fills most of one side (skew, nothing multiplies) completes past the limit, not BASIN_OOM", async () => {
+    const cluster = new LocalCluster({ workers: 1, memoryLimit: "20MB", localDirectory: join(root, "skew") });
+    try {
+      // 1.3 million right rows, all but 1,000 on key 7, join 1.5 million unique left keys: both sides
+      // are hash-partitioned, the smaller (skewed) side is the hash table, and the task with key 7
+      // makes 1.3 million rows (about 45 MB), more than the limit, but no more rows than its inputs.
+      const n = 1_300_000;
+      const right = fromColumns({
+        k: Array.from({ length: n }, (_, i) => (i < 1000 ? 1000 + i : 7)),
+        rv: Array.from({ length: n }, (_, i) => i % 1000),
+      });
+      const m = 1_500_000;
+      const left = fromColumns({
+        k: Array.from({ length: m }, (_, i) => i),
+        lv: Array.from({ length: m }, (_, i) => 2 * i),
+      });
+      const result = await left
+        .join(right, { on: "k" })
+        .agg(col("rv").sum().alias("s"), col("lv").sum().alias("l"), col("k").count().alias("n"))
+        .compute({ cluster });
+      let s = 0;
+      let l = 0;
+      for (let i = 0; i < n; i++) {
+        s += i % 1000;
+        l += 2 * (i < 1000 ? 1000 + i : 7);
+      }
+      expect(result.toRows()).toEqual([{ s, l, n }]);
+    } finally {
+      await cluster.close();
+    }
+  });
+
   it("cannot make a spill folder in a file: BASIN_SPILL naming it", async () => {
     const file = join(root, "a-file");
     writeFileSync(file, "x");

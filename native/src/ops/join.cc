@@ -336,16 +336,20 @@ using Pairs = JoinPairs;
 // What a join's output may take: one task's output is made whole in memory and cannot
 // be spilled while it is being made, so a join that multiplies rows past the memory
 // limit fails with BASIN_OOM as soon as its pairs show it, not after the machine is full.
+// A join that does not multiply (its output no longer than its two inputs together) never
+// fails here, however large: its inputs were already held whole, and one key repeated in
+// millions of rows on one side (skew) lands in a single task.
 struct OutputBudget {
   int64_t limit = -1;      // bytes; -1: no limit
   double bytesPerRow = 0;  // the output row's estimated size, plus its pair of row numbers
+  size_t inputRows = 0;    // left rows plus right rows: no join without multiplying makes more
   size_t nextCheck = size_t(1) << 20;
 
   void check(size_t rows) {
     if (rows < nextCheck) return;
     nextCheck = rows + (size_t(1) << 20);
     const double bytes = double(rows) * bytesPerRow;
-    if (limit < 0 || bytes <= double(limit)) return;
+    if (limit < 0 || bytes <= double(limit) || rows <= inputRows) return;
     throw BasinError("BASIN_OOM", "this join's output passed " + std::to_string(rows) + " rows (about " +
                                       std::to_string(int64_t(bytes / 1e6)) + " MB), more than the memory limit of " +
                                       std::to_string(limit / 1000000) +
@@ -626,8 +630,8 @@ TablePtr JoinWith(const Table& left, const Table& right, const JoinSpec& spec, c
   CheckJoin(left, right, spec);
   const size_t K = spec.leftKeys.size();
   Pairs p;
-  OutputBudget budget{Store::Instance().memoryStats().hostLimit, OutputRowBytes(left, right, spec)};
   const int64_t nl = left.rows, nr = right.rows;
+  OutputBudget budget{Store::Instance().memoryStats().hostLimit, OutputRowBytes(left, right, spec), size_t(nl + nr)};
   if (K == 1) {
     const Column& lc = left.columns[size_t(spec.leftKeys[0])];
     const int rk = spec.rightKeys[0];
