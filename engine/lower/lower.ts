@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import { HOLISTIC_AGGS } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
-import type { NativeAgg, NativeExpr, SortKey } from "../graph/kernel_args.js";
+import type { NativeAgg, NativeExpr } from "../graph/kernel_args.js";
 import { csvBlocks } from "./csv_blocks.js";
 import { fileScanSteps } from "../io/scan_steps.js";
 import { nativeOf, resolvePlan } from "../plan/resolve_plan.js";
@@ -13,6 +13,7 @@ import { parentCounts } from "../plan/shared_plan.js";
 import { concatAll, type Dep, type Step, type Task, type TaskGraph } from "../graph/tasks.js";
 import { append, dep, type Chain } from "./chain.js";
 import { lowerWindow } from "./window.js";
+import { rangeSort } from "./range_sort.js";
 import { mergePartials } from "./merge_partials.js";
 import { broadcastJoined, hashJoined, keyedWithin, NOT_KEYED, ONE_PARTITION, projected, type Keyed } from "./keyed.js";
 import { lowerBag } from "./lower_bag.js";
@@ -28,9 +29,6 @@ import {
   type DeviceShare,
   type MemoryBudget,
 } from "./out_of_core.js";
-
-/** Boundary rows each partition offers when choosing the ranges of a sort. */
-export const SAMPLES_PER_PARTITION = 32;
 
 /** Inputs expected below this many bytes are sorted whole, by one task. */
 const SMALL_SORT_BYTES = 16 * 1024 * 1024;
@@ -404,29 +402,7 @@ class GraphBuilder {
       const deps = chains.map((c) => dep(this.close(c)));
       return [{ deps, steps: [concatAll(deps.length), sort] }];
     }
-    // Sample-based range partitioning: sort each partition, pick boundaries from
-    // samples of all of them, split every partition at the boundaries, and sort
-    // each range; ranges come out in order.
-    const samplesPer = Math.max(SAMPLES_PER_PARTITION, Math.ceil((4 * n) / chains.length));
-    const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
-    const sorted = chains.map((c) => this.close(append(c, sort)));
-    const samples = sorted.map((key) =>
-      this.close({ deps: [dep(key)], steps: [concatAll(1), { kind: "sortBoundaries", keys, parts: samplesPer, loc }] }),
-    );
-    const bounds = this.close({
-      deps: samples.map(dep),
-      steps: [concatAll(samples.length), { kind: "sortBoundaries", keys: keyOnly, parts: n, loc }],
-    });
-    const split = sorted.map((key) =>
-      this.close({
-        deps: [dep(key), dep(bounds)],
-        steps: [concatAll(1), { kind: "rangePartition", keys, bounds: 1, parts: n, loc }],
-      }),
-    );
-    return Array.from({ length: n }, (_, r) => ({
-      deps: split.map((key) => ({ key, index: r })),
-      steps: [concatAll(split.length), sort],
-    }));
+    return rangeSort(this, chains, keys, n, loc);
   }
 
   private join(node: Extract<PlanNode, { kind: "join" }>): Chain[] {

@@ -22,8 +22,9 @@ Tier TierFromName(const char* name) {
   throw BasinError("BASIN_INTERNAL", std::string("unknown memory tier '") + name + "'");
 }
 
-// Adds (sign 1) or takes away (-1) an item's bytes: on its tier, and on disk for a kept file.
+// Adds (sign 1) or takes away (-1) an item and its bytes: on its tier, and on disk for a kept file.
 void SpillPolicy::account(const Item& it, int64_t sign) {
+  counts_[int(it.tier)] += sign;
   bytes_[int(it.tier)] += sign * it.bytes;
   if (it.copy && it.tier != Tier::Disk) bytes_[int(Tier::Disk)] += sign * it.bytes;
 }
@@ -98,12 +99,6 @@ Tier SpillPolicy::tier(uint64_t id) const {
 int64_t SpillPolicy::pins(uint64_t id) const {
   auto it = items_.find(id);
   return it == items_.end() ? 0 : it->second.pins;
-}
-
-int64_t SpillPolicy::count(Tier t) const {
-  int64_t n = 0;
-  for (auto& kv : items_) n += kv.second.tier == t;
-  return n;
 }
 
 bool SpillPolicy::over(Tier t, int64_t used, int64_t need) const {

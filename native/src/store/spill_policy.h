@@ -64,7 +64,7 @@ class SpillPolicy {
   int64_t pins(uint64_t id) const;
   // Bytes on tier t; the disk's include the files kept by tables read back.
   int64_t bytes(Tier t) const { return bytes_[int(t)]; }
-  int64_t count(Tier t) const;  // tables living on tier t
+  int64_t count(Tier t) const { return counts_[int(t)]; }  // tables living on tier t
 
   // Whether `used + need` bytes exceed tier t's limit; `used` is what the tier
   // measurably holds (for the host: every live buffer, kernels' scratch included).
@@ -91,6 +91,7 @@ class SpillPolicy {
   uint64_t clock_ = 0;
   int64_t limits_[kTierCount] = {kUnlimited, kUnlimited, kUnlimited};
   int64_t bytes_[kTierCount] = {0, 0, 0};
+  int64_t counts_[kTierCount] = {0, 0, 0};  // memoryStats() reads them after every task: kept, not counted
   double target_ = 0.8;
 };
 
