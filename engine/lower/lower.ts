@@ -402,7 +402,9 @@ class GraphBuilder {
       const deps = chains.map((c) => dep(this.close(c)));
       return [{ deps, steps: [concatAll(deps.length), sort] }];
     }
-    return rangeSort(this, chains, keys, n, loc);
+    // Out of core, equal keys may span ranges (ordered by frame position): a skewed key cannot fill one range.
+    const outOfCore = shufflePlan(inMemoryBytes(node.input), 1, this.budget).outOfCore;
+    return rangeSort(this, chains, keys, n, loc, outOfCore ? node.input.schema : undefined);
   }
 
   private join(node: Extract<PlanNode, { kind: "join" }>): Chain[] {

@@ -9,10 +9,16 @@
 // most of it creating spill files), so past ONE_ROUND_PIECES the split takes two
 // rounds: √n coarse ranges first, then each coarse range's pieces, in groups of about
 // one range's bytes, into its share of the fine ranges: about 2·P·√n pieces.
+//
+// Out of core, rows are ordered by their frame position among equal keys (a hidden
+// last key), so the boundaries can fall inside a run of equal keys: a key held by
+// most rows (skew) spreads over many ranges instead of filling one range far past
+// the memory limit. The order is the same: the sort is stable.
 import type { SourceLocation } from "../common/errors.js";
-import type { SortKey } from "../graph/kernel_args.js";
+import type { Field } from "../common/types.js";
+import type { NativeExpr, SortKey } from "../graph/kernel_args.js";
 import { concatAll, type Dep, type Step } from "../graph/tasks.js";
-import { append, dep, type Chain } from "./chain.js";
+import { append, dep, withPosition, type Chain } from "./chain.js";
 import type { TaskCloser } from "./lower_bag.js";
 
 /** Boundary rows each partition offers when choosing the ranges of a sort. */
@@ -22,20 +28,38 @@ export const SAMPLES_PER_PARTITION = 32;
 export const ONE_ROUND_PIECES = 32_768;
 
 /**
- * The `n` ranges of a sort of `chains` by `keys`, in order, as open chains (each
- * ends in the range's sort).
+ * The `n` ranges of a sort of `input` by `byKeys`, in order, as open chains (each
+ * ends in the range's sort). With `positioned` (the input's fields), equal keys are
+ * ordered by a hidden frame position, dropped at the end, so that no run of equal
+ * keys has to stay in one range.
  *
  * @example
  * const ranges = rangeSort(builder, chains, keys, 48, node.loc); // 48 sorted ranges
  */
 export function rangeSort(
   b: TaskCloser,
-  chains: Chain[],
-  keys: SortKey[],
+  input: Chain[],
+  byKeys: SortKey[],
   n: number,
   loc: SourceLocation | undefined,
+  positioned?: Field[],
 ): Chain[] {
+  const width = positioned?.length ?? 0;
+  const chains = positioned ? input.map((c, p) => withPosition(c, p, "__sort_position", loc)) : input;
+  const keys = positioned ? [...byKeys, { column: width, descending: false, nullsFirst: false }] : byKeys;
   const sort: Step = { kind: "sort", keys, loc };
+  // The last step of a range: its sort, and without the position.
+  const last: Step[] = positioned
+    ? [
+        sort,
+        {
+          kind: "project",
+          exprs: positioned.map((f, index): NativeExpr => ({ kind: "col", index, type: f.type })),
+          names: positioned.map((f) => f.name),
+          loc,
+        },
+      ]
+    : [sort];
   // Samples and boundaries hold the key columns only, in key order.
   const keyOnly: SortKey[] = keys.map((k, i) => ({ ...k, column: i }));
   const P = chains.length;
@@ -59,7 +83,7 @@ export function rangeSort(
   const ranges = (pieces: string[], parts: number): Chain[] =>
     Array.from({ length: parts }, (_, r) => ({
       deps: pieces.map((key) => ({ key, index: r })),
-      steps: [concatAll(pieces.length), sort],
+      steps: [concatAll(pieces.length), ...last],
     }));
 
   const coarse = Math.ceil(Math.sqrt(n));

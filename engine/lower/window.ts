@@ -14,7 +14,7 @@
 import type { NativeExpr, NativeWindow, SortKey } from "../graph/kernel_args.js";
 import type { PlanNode } from "../common/plan.js";
 import { nativeOf } from "../plan/resolve_plan.js";
-import { append, dep, MAX_SHUFFLE_PARTS, type Chain } from "./chain.js";
+import { append, dep, MAX_SHUFFLE_PARTS, PARTITION_STRIDE, withPosition, type Chain } from "./chain.js";
 import { concatAll, type Dep, type Step } from "../graph/tasks.js";
 
 type WindowNode = Extract<PlanNode, { kind: "window" }>;
@@ -36,9 +36,6 @@ function lookback(s: NativeWindow): number {
 function lookahead(s: NativeWindow): number {
   return s.op === "shift" || s.op === "diff" ? Math.max(0, -s.n) : 0;
 }
-
-/** A row index leaves room for 2^32 rows per partition (exact in a double up to 2^21 partitions). */
-const PARTITION_STRIDE = 2 ** 32;
 
 /**
  * The chains of a window node: its input's rows, in order, with the window columns appended.
@@ -113,7 +110,7 @@ export function lowerWindow(node: WindowNode, g: WindowGraph): Chain[] {
   const rowKey: SortKey[] = [{ column: width, descending: false, nullsFirst: false }];
   const mapped = chains.map((c, p) =>
     g.close(
-      append(append(c, { kind: "rowIndex", start: p * PARTITION_STRIDE, name: "__row", loc }), {
+      append(withPosition(c, p, "__row", loc), {
         kind: "hashPartition",
         keys,
         parts: n,

@@ -1,7 +1,8 @@
 // The range-partitioned sort (engine/lower/range_sort.ts): many partitions into many
 // ranges (a small memory limit) split in two rounds, coarse ranges then fine ones,
-// instead of one piece per partition and range; the answer is DuckDB's, every row in
-// order, ties in frame order (the sort is stable).
+// instead of one piece per partition and range; out of core, equal keys are ordered
+// by frame position, so a key most rows share spreads over many ranges. The answer
+// is DuckDB's, every row in order, ties in frame order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromColumns, type DataFrame } from "../../engine/api/index.js";
 import { LocalCluster } from "../../engine/cluster/local.js";
@@ -64,11 +65,13 @@ afterAll(async () => {
   await cluster.close();
 });
 
+/** The graph's rows, and the row count of each output part (with `parts` lowering). */
 async function run(g: TaskGraph) {
   const { refs } = await cluster.runGraph(g, "a test");
   const addon = native();
   try {
-    return tableRows(new Table(refs.map((h) => addon.tableToJs(h))));
+    const parts = refs.map((h) => addon.tableToJs(h));
+    return Object.assign(tableRows(new Table(parts)), { partRows: parts.map((p) => new Table([p]).numRows) });
   } finally {
     for (const h of refs) addon.release(h);
   }
@@ -99,5 +102,23 @@ describe("range-partitioned sort", () => {
     expect(rangePartitions(g), "one split per partition").toBe(SIZES.length);
     const expected = await duck.rows("SELECT i, s, v FROM f ORDER BY v NULLS FIRST, i");
     expectSameRows(await run(g), expected, "one-round sort", true);
+  });
+
+  it("spreads a key most rows share over many ranges out of core, ties in frame order", async () => {
+    // 90% of the rows have k = 7; the rest, and nulls, around it.
+    const k = (r: number) => (r % 10 !== 0 ? 7 : r % 20 === 0 ? null : r % 13);
+    const df = fromColumns(
+      { i: Array.from({ length: N }, (_, r) => r), k: Array.from({ length: N }, (_, r) => k(r)) },
+      { partitions: SIZES },
+    ).sort("k", { descending: true });
+    const ranges = 40;
+    const g = lowerPlan(optimize(df.toPlan().root), { budget: budgetFor(df, ranges), parts: true });
+    const rows = await run(g);
+    const expected =
+      await duck.rows(`SELECT r AS i, CASE WHEN r % 10 <> 0 THEN 7 WHEN r % 20 = 0 THEN NULL ELSE r % 13 END AS k
+      FROM range(${N}) t(r) ORDER BY k DESC NULLS LAST, i`);
+    expectSameRows(rows, expected, "skewed sort", true);
+    expect(rows.partRows.length).toBeGreaterThanOrEqual(ranges);
+    expect(Math.max(...rows.partRows), "no range holds the key's 90% of the rows").toBeLessThan((3 * N) / ranges);
   });
 });
