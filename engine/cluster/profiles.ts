@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { BasinError } from "../common/errors.js";
+import { checkSchedulerAddress } from "./dask/scheduler_address.js";
 import { checkRunnerSpec, type RunnerSpec } from "./runner/runner_script.js";
 import { checkJobSpec, walltimeSeconds, type SlurmJobSpec } from "./slurm/batch_script.js";
 
@@ -108,8 +109,11 @@ function check(p: Profile): Profile {
       "BASIN_PLAN",
       `ssh profile "${p.name}": "jump" must name another ssh profile (the jump host), got ${JSON.stringify(p.jump)}`,
     );
-  if (p.kind === "dask" && !/^(tcp|tls|ucx):\/\/\S+$/.test(p.scheduler))
-    throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
+  if (p.kind === "dask") {
+    if (typeof p.scheduler !== "string")
+      throw new BasinError("BASIN_PLAN", `dask profile "${p.name}" needs a scheduler address such as tcp://host:8786`);
+    checkSchedulerAddress(p.scheduler, `dask profile "${p.name}": `);
+  }
   if (p.kind === "slurm") checkSlurm(p);
   if (p.kind === "runner") {
     checkRunnerSpec(p);

@@ -43,3 +43,24 @@ def encode_frame(df, schema):
         "names": [f["name"] for f in schema],
         "columns": [encode_column(df.iloc[:, i], f["type"]) for i, f in enumerate(schema)],
     }
+
+
+# A result goes out in parts of at most this many rows, and a part whose JSON passes
+# PART_BYTES is halved: one line of a whole large result passed the longest string the
+# engine's JavaScript can hold (about 512 MB) and held every value as a Python object.
+PART_ROWS = 65536
+PART_BYTES = 64 << 20
+
+
+def frame_parts(df, schema, dumps):
+    """The frame as JSON lines (`dumps` of each part's table), in row order; at least one part."""
+    start, n, step = 0, len(df), PART_ROWS
+    while True:
+        line = dumps(encode_frame(df.iloc[start:start + step], schema))
+        if len(line) > PART_BYTES and step > 1:
+            step = max(1, step // 2)
+            continue
+        yield line
+        start += step
+        if start >= n:
+            return

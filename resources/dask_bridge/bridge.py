@@ -1,10 +1,11 @@
 """The Basin <-> Dask bridge: one process per Dask connection, driven by the engine
 (engine/cluster/dask.ts) with newline-delimited JSON on stdin/stdout.
 
-    python3 bridge.py --scheduler tcp://127.0.0.1:8786 [--timeout 10] [--no-direct]
+    python3 bridge.py --scheduler tcp://127.0.0.1:8786 [--timeout 10] [--no-direct] [--name LABEL]
 
 Requests: {"id", "op": "connect" | "run" | "status" | "retire" | "cancel" | "close", ...}.
 Replies:  {"id", "ok": true, ...} or {"id", "ok": false, "error": {code, message, location}}.
+A run's result comes first, as lines {"id", "part": table} in row order, then its reply.
 Needs only the standard library, dask, distributed and pandas (the cluster's Python).
 """
 import argparse
@@ -35,8 +36,15 @@ MODULES = (basin_types, basin_exprs, basin_parquet, basin_plan, basin_wire)
 out_lock = threading.Lock()
 
 
+def dumps(msg):
+    return json.dumps(msg, allow_nan=False, separators=(",", ":"))
+
+
 def send(msg):
-    line = json.dumps(msg, allow_nan=False, separators=(",", ":"))
+    send_line(dumps(msg))
+
+
+def send_line(line):
     with out_lock:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
@@ -48,6 +56,10 @@ class Bridge:
         self.client = None
         self.lock = threading.Lock()
         self.futures = {}
+        # Runs the engine asked to cancel: a cancel may come before its run has a future
+        # (still connecting), and a run's CancelledError is the user's only when listed here.
+        self.cancelled = set()
+        self.runs_lock = threading.Lock()
 
     def connect(self):
         with self.lock:
@@ -61,12 +73,17 @@ class Bridge:
                 for module in MODULES:
                     self.client.upload_file(module.__file__)
             except (OSError, TimeoutError) as e:
+                waited = f" within {self.args.timeout:g} s" if isinstance(e, TimeoutError) or "Timed out" in str(e) else ""
                 raise BridgeError(
                     "BASIN_IO",
-                    f"cannot reach the Dask scheduler at {self.args.scheduler} within {self.args.timeout:g} s ({e}); "
+                    f"cannot reach the Dask scheduler at {self.where()}{waited} ({e}); "
                     "check the address, that the scheduler is running (dask scheduler), and any tunnel or firewall on the way",
                 )
             return self.client
+
+    def where(self):
+        """The scheduler as the user named it (a tunnelled one: its address on its host, not the tunnel's)."""
+        return self.args.name or self.args.scheduler
 
     def handle(self, req):
         op = req.get("op")
@@ -80,7 +97,9 @@ class Bridge:
         if op == "retire":
             return self.retire(req)
         if op == "cancel":
-            fut = self.futures.get(req.get("target"))
+            with self.runs_lock:
+                self.cancelled.add(req.get("target"))
+                fut = self.futures.get(req.get("target"))
             if fut is not None:
                 self.client.cancel(fut)
             return {}
@@ -91,17 +110,35 @@ class Bridge:
         basin_plan.check(plan)  # before anything is submitted
         ddf = basin_plan.translate(plan["root"])
         client = self.connect()
-        fut = client.compute(ddf)
-        self.futures[req["id"]] = fut
+        rid = req["id"]
+        with self.runs_lock:
+            if rid in self.cancelled:
+                raise BridgeError("BASIN_CANCELLED", "the run was cancelled")
+            fut = client.compute(ddf)
+            self.futures[rid] = fut
         try:
             df = fut.result()
         except (CancelledError, distributed.client.CancelledError):
-            raise BridgeError("BASIN_CANCELLED", "the run was cancelled")
+            if rid in self.cancelled:
+                raise BridgeError("BASIN_CANCELLED", "the run was cancelled")
+            # Nobody asked: the scheduler went away (stopped, killed, its job ended) and took the run with it.
+            raise BridgeError(
+                "BASIN_IO",
+                f"lost the Dask scheduler at {self.where()} during the run (it stopped, or the connection to it "
+                "dropped); nothing was written; check that the scheduler is running and run the pipeline again",
+            )
         finally:
-            self.futures.pop(req["id"], None)
+            with self.runs_lock:
+                self.futures.pop(rid, None)
+                self.cancelled.discard(rid)
         schema = plan["root"]["schema"]
         df = basin_types.conform_frame(df, schema)
-        return {"table": basin_wire.encode_frame(df, schema)}
+        head = '{"id":' + dumps(rid) + ',"part":'
+        parts = 0
+        for table in basin_wire.frame_parts(df, schema, dumps):
+            send_line(head + table + "}")
+            parts += 1
+        return {"parts": parts}
 
     def status(self):
         info = self.connect().scheduler_info()
@@ -147,6 +184,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--scheduler", required=True)
     p.add_argument("--timeout", type=float, default=10)
+    p.add_argument("--name", default="", help="the scheduler as errors name it (default: --scheduler)")
     p.add_argument("--no-direct", action="store_true", help="fetch results through the scheduler (tunnelled clusters)")
     args = p.parse_args()
     bridge = Bridge(args)

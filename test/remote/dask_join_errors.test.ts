@@ -115,10 +115,18 @@ describe("Dask failures", () => {
     }
   });
 
-  it("a bad address is refused at once", () => {
-    expect(() => new DaskCluster("127.0.0.1:8786")).toThrow(
-      /not a Dask scheduler address; write it as tcp:\/\/host:8786/,
-    );
+  it("a bad address is refused at once: no scheme, no port, a path after it, tls:// or ucx://", () => {
+    for (const bad of ["127.0.0.1:8786", "tcp://127.0.0.1", "tcp://127.0.0.1:8786/extra", "tcp://h:99999"])
+      expect(() => new DaskCluster(bad), bad).toThrow(
+        expect.objectContaining({
+          code: "BASIN_PLAN",
+          message: expect.stringContaining("not a Dask scheduler address; write it as tcp://host:port"),
+        }),
+      );
+    for (const scheme of ["tls", "ucx"])
+      expect(() => new DaskCluster(`${scheme}://127.0.0.1:8786`)).toThrow(/over tcp:\/\/ only/);
+    for (const good of ["tcp://127.0.0.1:8786", "tcp://node-01.cluster:8786", "tcp://[::1]:8786"])
+      expect(() => new DaskCluster(good)).not.toThrow();
   });
 
   it("a worker killed mid-run: Dask recomputes and the result is still right", async () => {

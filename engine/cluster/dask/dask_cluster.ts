@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BasinError, type SerializedError } from "../../common/errors.js";
+import { checkSchedulerAddress } from "./scheduler_address.js";
 import type { Plan } from "../../common/plan.js";
 import type { ClusterStatus } from "../../common/rpc.js";
 import type { TaskGraph } from "../../graph/tasks.js";
@@ -93,15 +94,17 @@ export class DaskCluster implements Cluster {
   readonly address: string;
   private readonly options: DaskClusterOptions;
   private proc?: ChildProcessWithoutNullStreams;
-  private pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: BasinError) => void }>();
+  private pending = new Map<
+    number,
+    { resolve: (r: Reply) => void; reject: (e: BasinError) => void; onPart?: (t: WireTable) => void }
+  >();
   private nextId = 1;
   private stderrTail = "";
   private exited?: BasinError;
   private failed?: BasinError;
 
   constructor(address: string, options: DaskClusterOptions = {}) {
-    if (!/^(tcp|tls|ucx|inproc):\/\/\S+$/.test(address))
-      throw new BasinError("BASIN_PLAN", `"${address}" is not a Dask scheduler address; write it as tcp://host:8786`);
+    checkSchedulerAddress(address);
     this.address = address;
     this.options = { ...options };
   }
@@ -185,11 +188,17 @@ export class DaskCluster implements Cluster {
     const onAbort = () => void this.request({ op: "cancel", target: id }).catch(() => {});
     options.signal?.throwIfAborted();
     options.signal?.addEventListener("abort", onAbort, { once: true });
+    // The result arrives in parts (row ranges, in order), each put in the store as it comes.
+    const parts: Handle[] = [];
+    const addon = native();
     try {
-      const r = await this.request({ op: "run", plan: wire });
-      return native().tableFromJs(decodeWireTable(r.table as WireTable));
+      await this.request({ op: "run", plan: wire }, (t) => parts.push(addon.tableFromJs(decodeWireTable(t))));
+      if (parts.length === 1) return parts.pop()!;
+      if (parts.length === 0) throw new BasinError("BASIN_INTERNAL", "the Dask bridge sent no result");
+      return addon.concat(parts);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
+      for (const h of parts) addon.release(h);
     }
   }
 
@@ -245,9 +254,13 @@ export class DaskCluster implements Cluster {
     if (this.proc) return this.proc;
     const args = [bridgeScript(), "--scheduler", this.address, "--timeout", String(this.options.connectTimeout ?? 10)];
     if (this.options.viaScheduler) args.push("--no-direct");
+    if (this.options.label) args.push("--name", this.options.label);
     const python = this.options.python ?? defaultPython();
     const proc = spawn(python, args, { stdio: ["pipe", "pipe", "pipe"] });
     this.proc = proc;
+    // A Python that exits at once (a wrapper script that fails) closes its stdin under our
+    // first request: the exit handler below reports it, with what it printed.
+    proc.stdin.on("error", () => {});
     this.exited = undefined;
     proc.stderr.setEncoding("utf8");
     proc.stderr.on("data", (s: string) => (this.stderrTail = (this.stderrTail + s).slice(-4000)));
@@ -277,6 +290,15 @@ export class DaskCluster implements Cluster {
     if (reply.id === null) return; // hello
     const p = this.pending.get(reply.id);
     if (!p) return;
+    if (reply.part !== undefined) {
+      try {
+        p.onPart?.(reply.part as WireTable);
+      } catch (e) {
+        this.pending.delete(reply.id);
+        p.reject(BasinError.from(e));
+      }
+      return;
+    }
     this.pending.delete(reply.id);
     if (reply.ok) p.resolve(reply);
     else
@@ -287,12 +309,13 @@ export class DaskCluster implements Cluster {
       );
   }
 
-  private request(body: Record<string, unknown>): Promise<Reply> {
+  /** Sends a request; `onPart` takes the parts of a run's result, which come before its reply. */
+  private request(body: Record<string, unknown>, onPart?: (t: WireTable) => void): Promise<Reply> {
     if (this.failed) return Promise.reject(this.failed);
     const proc = this.start();
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onPart });
       proc.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
     });
   }

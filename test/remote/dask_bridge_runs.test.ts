@@ -1,0 +1,103 @@
+// The engine ↔ Dask bridge around a run: a result comes back in parts (a large one
+// used to be one JSON line past the longest string JavaScript holds), a cancel that
+// arrives while the bridge is still connecting stops the run, a scheduler that dies
+// mid-run is reported as lost (BASIN_IO naming it, not as the user's cancel), and a
+// Python that exits at once is reported with what it printed, not as a crash.
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BasinError, col, count, DaskCluster, fromColumns, lit } from "../../engine/api/index.js";
+import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { makeTempDir, removeDir } from "../helpers/cli.js";
+import { daskFixture, PYTHON, startDask } from "./dask_procs.js";
+
+const fx = daskFixture(2);
+const dir = makeTempDir("basin-bridge-runs-");
+afterAll(() => removeDir(dir));
+
+/** Work that keeps two Dask workers busy for a few seconds: regex replacements over 1.6M strings. */
+function slowFrame() {
+  const n = 100_000;
+  return fromColumns(
+    { s: Array.from({ length: n }, (_, i) => `abcabd-${i % 1000}-éé-abcabcabc-${i}`) },
+    { partitions: 4 },
+  )
+    .withColumns({ j: lit(1) })
+    .join(fromColumns({ j: Array(16).fill(1), r: Array.from({ length: 16 }, (_, i) => i) }), { on: "j" })
+    .withColumns({ t: col("s").str.replace("(a|b|c)+", "$1-", { all: true }) })
+    .groupBy("r")
+    .agg(count().alias("n"), col("t").max().alias("m"));
+}
+
+describe("Dask bridge runs", () => {
+  it("a result of many parts (more rows than one part holds) arrives whole, in order", async () => {
+    const n = 200_000;
+    const df = fromColumns(
+      {
+        id: Array.from({ length: n }, (_, i) => i),
+        s: Array.from({ length: n }, (_, i) => (i % 11 === 0 ? null : `東京-${i}`)),
+        f: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : i / 7)),
+      },
+      { partitions: [0, 1, n - 2, 1] },
+    ).filter(col("id").mod(5).ne(3));
+    const local = await df.compute({ cluster: fx.local });
+    const dask = await df.compute({ cluster: fx.dask });
+    expect(dask.numRows).toBe(160_000);
+    expectSameRows(tableRows(dask), tableRows(local), "four parts of 65,536 rows at most", true);
+  });
+
+  it("a cancel sent while the bridge is still connecting stops the run before anything is submitted", async () => {
+    const fresh = new DaskCluster(fx.procs.address, { python: PYTHON });
+    try {
+      const abort = new AbortController();
+      const running = fromColumns({ a: [1, 2, 3] })
+        .agg(col("a").sum().alias("s"))
+        .compute({ cluster: fresh, signal: abort.signal });
+      setTimeout(() => abort.abort(), 20); // the bridge is still importing pandas and dask
+      const err = (await running.catch((e: unknown) => e)) as BasinError;
+      expect(err).toMatchObject({ code: "BASIN_CANCELLED" });
+      expect((await fresh.status()).processing).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a scheduler killed mid-run is BASIN_IO naming it, not a cancel", async () => {
+    const own = await startDask(1);
+    const cluster = new DaskCluster(own.address, { python: PYTHON, connectTimeout: 3 });
+    try {
+      await cluster.connect();
+      const running = slowFrame()
+        .compute({ cluster })
+        .catch((e: unknown) => e);
+      // Kill it once the worker runs the job (bounded: 20 s).
+      for (let i = 0; i < 400 && (await cluster.status()).processing === 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      own.scheduler.kill("SIGKILL");
+      const err = (await running) as BasinError;
+      expect(err).toBeInstanceOf(BasinError);
+      expect(err.code, err.message).toBe("BASIN_IO");
+      expect(err.message).toContain(`lost the Dask scheduler at ${own.address} during the run`);
+    } finally {
+      await cluster.close();
+      await own.stop();
+    }
+  });
+
+  it("a Python that exits at once is BASIN_WORKER with what it printed, and the process lives on", async () => {
+    const script = join(dir, "no-env.sh");
+    writeFileSync(script, '#!/bin/sh\necho "conda: environment rapids not found" >&2\nexit 2\n');
+    chmodSync(script, 0o755);
+    const broken = new DaskCluster(fx.procs.address, { python: script });
+    try {
+      const err = (await fromColumns({ a: [1] })
+        .compute({ cluster: broken })
+        .catch((e: unknown) => e)) as BasinError;
+      expect(err).toMatchObject({ code: "BASIN_WORKER" });
+      expect(err.message).toContain("conda: environment rapids not found");
+      expect(err.message).toContain("exited (code 2)");
+    } finally {
+      await broken.close();
+    }
+  });
+});
