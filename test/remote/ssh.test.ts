@@ -2,6 +2,7 @@
 // (unknown and wrong keys refused, with the fingerprint), commands, a Dask scheduler
 // reached through the tunnel, a dropped connection reported, and profiles saved
 // without secrets.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +65,27 @@ describe("SSH sessions", () => {
   it("refuses a key the host does not authorize", async () => {
     const err = await refused(SshSession.connect({ ...profile, keyPath: join(sshd.dir, "other_key") }));
     expect(err.message).toMatch(/cannot connect to .*127\.0\.0\.1.*check the key/);
+  });
+
+  it("a passphrase-protected key, a .pub file or no key and no agent: BASIN_IO saying what to do", async () => {
+    const locked = join(sshd.dir, "locked_key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "secret words", "-f", locked]);
+    const encrypted = await refused(SshSession.connect({ ...profile, keyPath: locked }));
+    expect(encrypted).toMatchObject({ code: "BASIN_IO" });
+    expect(encrypted.message).toContain(`the SSH key ${locked} is protected by a passphrase`);
+    expect(encrypted.message).toContain(`ssh-add ${locked}`);
+    const pub = await refused(SshSession.connect({ ...profile, keyPath: `${sshd.clientKey}.pub` }));
+    expect(pub).toMatchObject({ code: "BASIN_IO" });
+    expect(pub.message).toContain(`is not a private SSH key`);
+    expect(pub.message).toContain(`(${sshd.clientKey}, without .pub)`);
+    const agent = process.env.SSH_AUTH_SOCK;
+    delete process.env.SSH_AUTH_SOCK;
+    try {
+      const none = await refused(SshSession.connect({ ...profile, keyPath: undefined }));
+      expect(none.message).toContain("no keyPath and no ssh-agent is running here");
+    } finally {
+      if (agent !== undefined) process.env.SSH_AUTH_SOCK = agent;
+    }
   });
 
   it("a dropped connection fails the command in flight with a clear error; a new session works", async () => {

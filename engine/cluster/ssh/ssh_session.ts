@@ -73,9 +73,11 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
         return;
       }
       const hint =
-        e.level === "client-authentication"
-          ? `; check the key (${hop.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys`
-          : "";
+        e.level !== "client-authentication"
+          ? ""
+          : !hop.keyPath && !process.env.SSH_AUTH_SOCK
+            ? `; the profile has no keyPath and no ssh-agent is running here (SSH_AUTH_SOCK is not set): give the profile a keyPath, or start an agent and ssh-add the key`
+            : `; check the key (${hop.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys`;
       reject(new BasinError("BASIN_IO", `${role}cannot connect to ${sshAddress(hop)}: ${e.message}${hint}`));
     });
     let privateKey: Buffer | undefined;
@@ -88,19 +90,45 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
         return;
       }
     }
-    client.connect({
-      ...(sock ? { sock } : { host: hop.host, port }),
-      username: hop.user,
-      privateKey,
-      agent: privateKey ? undefined : process.env.SSH_AUTH_SOCK,
-      readyTimeout: Math.max(1, timeoutMs),
-      ...KEEPALIVE,
-      hostVerifier: (key: Buffer) => {
-        verdict = checkHostKey(knownHosts, hop.host, port, key);
-        return verdict.ok;
-      },
-    });
+    const unusable = (e: unknown) => {
+      settled = true;
+      client.destroy();
+      reject(keyError(role, hop.keyPath ?? "", e));
+    };
+    // ssh2 refuses a key it cannot use by throwing here, before any connection.
+    try {
+      client.connect({
+        ...(sock ? { sock } : { host: hop.host, port }),
+        username: hop.user,
+        privateKey,
+        agent: privateKey ? undefined : process.env.SSH_AUTH_SOCK,
+        readyTimeout: Math.max(1, timeoutMs),
+        ...KEEPALIVE,
+        hostVerifier: (key: Buffer) => {
+          verdict = checkHostKey(knownHosts, hop.host, port, key);
+          return verdict.ok;
+        },
+      });
+    } catch (e) {
+      unusable(e);
+    }
   });
+}
+
+/** Why the key at `keyPath` cannot be used, and what to do (a BASIN_IO error: the user's key, not Basin). */
+function keyError(role: string, keyPath: string, e: unknown): BasinError {
+  const why = e instanceof Error ? e.message : String(e);
+  if (/passphrase/i.test(why))
+    return new BasinError(
+      "BASIN_IO",
+      `${role}the SSH key ${keyPath} is protected by a passphrase, which Basin does not ask for; load it into the ssh-agent (ssh-add ${keyPath}) and remove "keyPath" from the profile, so that the agent is used`,
+    );
+  if (/private key/i.test(why))
+    return new BasinError(
+      "BASIN_IO",
+      `${role}${keyPath} is not a private SSH key (${why}); point keyPath at the private key${keyPath.endsWith(".pub") ? ` (${keyPath.slice(0, -4)}, without .pub)` : ""}`,
+    );
+  return new BasinError("BASIN_IO", `${role}cannot use the SSH key ${keyPath}: ${why}`);
 }
 
 /** A channel from the jump host `via` to `to`'s host and port, within `timeoutMs`. */
