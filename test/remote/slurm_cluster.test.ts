@@ -5,7 +5,7 @@
 // close() leaves squeue empty; and each way of failing to start
 // (job pending forever, job failing, sbatch refusing, sbatch missing) says what and why.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { col, count, fromColumns, LocalCluster } from "../../engine/api/index.js";
 import { LocalRunner } from "../../engine/cluster/slurm/command_runner.js";
@@ -219,12 +219,15 @@ describe("a SLURM cluster that cannot start says what failed and what to do", ()
     }
   });
 
-  it("a job that fails before its scheduler starts: gives its state and the tail of its log", async () => {
+  it("a job that fails before its scheduler starts: gives its state and the tail of its log, which is kept", async () => {
     const c = cluster({ spec: spec({ python: "/opt/no-such/python3" }) });
-    await expect(c.start()).rejects.toThrow(
-      /SLURM job \d+ \(the Dask scheduler of profile "t"\) ended \(FAILED.*\) before its scheduler started; its log \S+basin-t-\d+\.log ends with:\n[^]*\/opt\/no-such\/python3[^]*Fix the profile \(python, modules, conda\)/,
+    const err = (await c.start().catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /SLURM job \d+ \(the Dask scheduler of profile "t"\) ended \(FAILED.*\) before its scheduler started; its log \S+basin-t-\d+\.log \(kept\) ends with:\n[^]*\/opt\/no-such\/python3[^]*Fix the profile \(python, modules, conda\)/,
     );
     expect(slurm.queue()).toEqual([]);
+    const log = /its log (\S+\.log) \(kept\)/.exec(err.message)![1]!;
+    expect(readFileSync(log, "utf8")).toContain("/opt/no-such/python3");
   });
 
   it("sbatch refusing the job: passes on SLURM's reason and names the fields to check", async () => {

@@ -88,6 +88,8 @@ export class SlurmCluster extends StartedDask {
   /** Every job ever submitted and not yet seen ended: what close() cancels. */
   private readonly submitted = new Set<string>();
   private folder?: string;
+  /** An error named a job log in the folder: it stays when the cluster closes. */
+  private logNamed = false;
   private timer?: ReturnType<typeof setTimeout>;
   private ticking?: Promise<void>;
   private closing?: Promise<void>;
@@ -214,7 +216,8 @@ export class SlurmCluster extends StartedDask {
       }
       this.submitted.clear();
       this.jobs.clear();
-      if (this.folder) await this.runner.remove(this.folder);
+      // A folder whose log an error named stays, for the user to read the rest of it.
+      if (this.folder && !this.logNamed) await this.runner.remove(this.folder);
     } finally {
       this.forgetExit?.();
     }
@@ -240,12 +243,16 @@ export class SlurmCluster extends StartedDask {
     return id;
   }
 
-  /** The last lines of a job's log, for messages. */
-  private async logTail(id: string): Promise<string> {
+  /**
+   * The last lines of a job's log, for messages. A failure's log is `kept`: the job
+   * folder then stays when the cluster closes, for the user to read the rest.
+   */
+  private async logTail(id: string, keep = true): Promise<string> {
     const path = `${await this.directory()}/basin-${this.spec.name}-${id}.log`;
     const text = await this.runner.readFile(path);
     if (!text?.trim()) return `its log ${path} is empty or missing`;
-    return `its log ${path} ends with:\n${text.trimEnd().split("\n").slice(-12).join("\n")}`;
+    if (keep) this.logNamed = true;
+    return `its log ${path}${keep ? " (kept)" : ""} ends with:\n${text.trimEnd().split("\n").slice(-12).join("\n")}`;
   }
 
   private timeoutMs(): number {
@@ -372,7 +379,7 @@ export class SlurmCluster extends StartedDask {
         jobId: job.id,
         state,
         replaced: adaptive,
-        message: `${why}${retired}${next}. ${await this.logTail(job.id)}`,
+        message: `${why}${retired}${next}. ${await this.logTail(job.id, false)}`,
       });
     }
     if (!adaptive || this.closing) return;
