@@ -43,6 +43,7 @@ usage:
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
                                 the workbench in a browser (prints its URL); runs on Dask with --cluster;
                                 with an ssh profile that has no scheduler, the host's Basin engine and workspace
+  basin stop <profile>          stop the Basin engine that runs and workbenches of an ssh profile left on its host
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
   basin help
@@ -240,6 +241,23 @@ export async function main(argv: string[]): Promise<number> {
           throw new UsageError(`--port needs a port number, got "${values.port}"`);
         const { serveCommand } = await import("./serve.js");
         await serveCommand(rest[0], port, values.cluster, remoteEngineProfile(values.cluster));
+        return 0;
+      }
+      case "stop": {
+        if (rest.length !== 1) throw new UsageError("basin stop takes the name of an ssh profile");
+        const profile = remoteEngineProfile(rest[0]);
+        if (!profile)
+          throw new BasinError(
+            "BASIN_PLAN",
+            `profile "${rest[0]}" is not an ssh profile without a scheduler: only those run a Basin engine on their host`,
+          );
+        const { RemoteEngine } = await import("../cluster/remote/remote_engine.js");
+        const { sshAddress } = await import("../cluster/ssh/ssh_session.js");
+        const where = `${sshAddress(profile)} (profile ${profile.name})`;
+        const stopped = await RemoteEngine.stopOnHost(profile);
+        process.stderr.write(
+          stopped ? `stopped the Basin engine on ${where}\n` : `no Basin engine was running on ${where}\n`,
+        );
         return 0;
       }
       case "demo":

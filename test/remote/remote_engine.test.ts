@@ -320,4 +320,29 @@ describe("the workbench on the remote engine's workspace", () => {
       removeDir(local);
     }
   }, 60_000);
+
+  it("basin stop PROFILE stops the engine sessions left on the host; with none running it says so", async () => {
+    const local = makeTempDir("basin-remote-stop-");
+    try {
+      const config = join(local, "config");
+      mkdirSync(config);
+      saveProfile(profile, join(config, "profiles.json"));
+      const engine = await RemoteEngine.connect(profile, { reconnect: false });
+      engine.close(); // the engine on the host keeps running
+      const where = `${profile.user}@127.0.0.1:${sshd.port} (profile box)`;
+      const stop = () =>
+        runBasin(["stop", "box"], { cwd: local, env: { BASIN_CONFIG_DIR: config }, timeoutMs: 30_000 });
+      const first = await stop();
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain(`stopped the Basin engine on ${where}`);
+      const again = await stop();
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`no Basin engine was running on ${where}`);
+      const notSsh = await runBasin(["stop", "nope"], { cwd: local, env: { BASIN_CONFIG_DIR: config } });
+      expect(notSsh.code).toBe(1);
+      expect(notSsh.stderr).toMatch(/nope/);
+    } finally {
+      removeDir(local);
+    }
+  }, 60_000);
 });

@@ -72,11 +72,11 @@ kill "$(cat "$state.pid")" 2>/dev/null; rm -f "$state.pid" "$state.log"; exit 6
 `;
 }
 
-/** Stops the engine serving `workspace` on the host, if any. */
+/** Stops the engine serving `workspace` on the host, if any; prints "stopped" when there was one. */
 function stopScript(workspace: string | undefined): string {
   return `
 ${stateFiles(workspace, "exit 0")}
-pid=$(cat "$state.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+pid=$(cat "$state.pid" 2>/dev/null) && kill "$pid" 2>/dev/null && echo stopped
 i=0; while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 rm -f "$state.url" "$state.pid" "$state.log"
 `;
@@ -213,12 +213,27 @@ export class RemoteEngine extends RpcClient {
 
   /** Stops the engine on the host (the next connect starts a fresh one), then closes. */
   async stopRemote(): Promise<void> {
-    const ssh = this.ssh ?? (await SshSession.connect(this.sshProfile, { timeoutMs: this.options.timeoutMs }));
     try {
-      await ssh.exec(stopScript(this.sshProfile.workspace));
+      await RemoteEngine.stopOnHost(this.sshProfile, this.options, this.ssh);
     } finally {
-      if (ssh !== this.ssh) ssh.close();
       this.close();
+    }
+  }
+
+  /**
+   * Stops the engine that sessions of `profile` left running on its host (they keep it
+   * for the next one); resolves to whether one was running.
+   *
+   * @example
+   * await RemoteEngine.stopOnHost(findProfile("gpu-box") as SshProfile) // true
+   */
+  static async stopOnHost(profile: SshProfile, options: RemoteEngineOptions = {}, via?: SshSession): Promise<boolean> {
+    const ssh = via ?? (await SshSession.connect(profile, { timeoutMs: options.timeoutMs }));
+    try {
+      const r = await ssh.exec(stopScript(profile.workspace));
+      return r.stdout.includes("stopped");
+    } finally {
+      if (ssh !== via) ssh.close();
     }
   }
 
