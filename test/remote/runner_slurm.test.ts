@@ -131,6 +131,7 @@ describe("a runner in one SLURM allocation", () => {
         const done = exited(child);
         child.kill("SIGTERM");
         expect(await done, err()).toEqual({ code: null, signal: "SIGTERM" });
+        expect(err()).toContain("basin: stopped by SIGTERM; cancelled the cluster job it had started");
         await until(
           "squeue is empty",
           15_000,

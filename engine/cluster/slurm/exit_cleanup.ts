@@ -21,9 +21,14 @@ function onSignal(signal: NodeJS.Signals): void {
   // Someone else (basin serve, basin run) handles this signal and closes the cluster
   // itself: cancel now all the same, and let them end the process.
   const others = process.listenerCount(signal) > 1;
+  const jobs = live.size;
   void Promise.allSettled([...live].map((c) => c.cancel())).then(() => {
     if (others) return;
     uninstall();
+    // Ended by the signal, as the shell expects: say why first, and that nothing runs on.
+    process.stderr.write(
+      `basin: ${signal === "SIGINT" ? "interrupted" : `stopped by ${signal}`}; cancelled the cluster job${jobs === 1 ? "" : "s"} it had started\n`,
+    );
     process.kill(process.pid, signal); // the default action, now that no listener is left
   });
 }
