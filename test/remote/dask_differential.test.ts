@@ -197,3 +197,105 @@ describe("persist() on Dask", () => {
     }
   });
 });
+
+// Scalar semantics the Dask bridge re-implements in Python (resources/dask_bridge/basin_text.py,
+// basin_exprs.py): regexes (ECMAScript on UTF-8 bytes), case mapping, strict parsing,
+// non-finite math and exact timestamps must give the local engine's answers.
+const STRS = [
+  "ABC",
+  "a\n",
+  "٣",
+  "x.y\r",
+  "Straße",
+  "Արամ",
+  " 3",
+  "3.5",
+  "1e3",
+  "-0",
+  "inf",
+  "nan",
+  "TRUE",
+  "tRuE",
+  "2024-02-29",
+  "2024-02-30",
+  "03/04/2024",
+  "2024-03-01T12:00:00.1234567Z",
+  "2024-03-01 23:59:59",
+  "é",
+  "",
+  null,
+  "abxd",
+  "ÿßµ",
+  "ĲĳŉſΣςйЁ",
+  "a b",
+  "9223372036854775808",
+  "+5",
+  "ABCABC",
+  ".5",
+];
+const NUMS = [
+  0,
+  -1,
+  2.5,
+  -2.5,
+  0.5,
+  -0.5,
+  0.49999999999999994,
+  1e308,
+  -8,
+  1000,
+  null,
+  1e-320,
+  1.005,
+  2.675,
+  -0.25,
+  1e16,
+  3,
+  7,
+  -3,
+  0.1,
+  2,
+  4,
+  9,
+  16,
+  25,
+  100,
+  1e-5,
+  -1e-5,
+  8,
+  12,
+];
+const TS = STRS.map((_, i) =>
+  i % 7 === 3 ? null : new Date(Date.UTC(2024, 2, 1, 12, 34, 56, 789) + i * 86_400_123 - (i % 2) * 1e12),
+);
+const scalars = (): DataFrame =>
+  fromColumns(
+    { i: STRS.map((_, i) => i), s: STRS, f: NUMS, ts: TS },
+    { partitions: [0, 3, 0, STRS.length - 4, 1], types: { i: "int64", s: "string", f: "float64", ts: "timestamp" } },
+  );
+
+const scalarCases: Case[] = [
+  {
+    name: "timestamp columns and literals keep every microsecond",
+    basin: (t) =>
+      t
+        .filter(col("ts").ne("2024-03-02 12:34:56.912"))
+        .select(
+          "i",
+          col("ts").cast("string").alias("a"),
+          col("ts").eq("2024-03-01 12:34:56.789").alias("b"),
+          col("ts").cast("int64").alias("c"),
+          col("ts").fillNull("2023-11-14 22:13:20.123").cast("string").alias("d"),
+        ),
+  },
+];
+
+describe("Dask: the local engine's scalar semantics", () => {
+  it.each(scalarCases)("$name", async (c) => {
+    const frame = c.basin(scalars());
+    const expected = await frame.compute({ cluster: fx.local });
+    const actual = await frame.compute({ cluster: fx.dask });
+    expect(actual.schema).toEqual(expected.schema);
+    expectSameRows(tableRows(actual), tableRows(expected), c.name, c.ordered);
+  });
+});
