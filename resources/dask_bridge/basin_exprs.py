@@ -100,6 +100,28 @@ def masked(values, mask, t, index):
     return out.mask(np.asarray(mask, dtype=bool)) if t not in ("date", "timestamp") else out.where(~np.asarray(mask, dtype=bool))
 
 
+def libm(f, *arrays):
+    """`f` (Python's math function, which is the C library's, as the native kernels call) on
+    every element: numpy's own vectorised log/exp/pow can differ in the last bit."""
+    def one(*xs):
+        try:
+            return f(*xs)
+        except (ValueError, OverflowError):  # a domain or range error: not a finite number
+            return math.nan
+    return np.frompyfunc(one, len(arrays), 1)(*arrays).astype(np.float64) if len(arrays[0]) else np.zeros(0)
+
+
+def finite(values, nulls, index):
+    """A float64 series from math results: null where an input was null or the result is not finite."""
+    return masked(np.where(nulls, 0.0, values), nulls | ~np.isfinite(values), "float64", index)
+
+
+def c_round(y):
+    """C's round(): to the nearest integer, halves away from zero (exact, unlike floor(y + 0.5))."""
+    t = np.trunc(y)
+    return np.where(np.abs(y - t) >= 0.5, t + np.sign(y), t)
+
+
 def floats(s):
     return s.astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
 
@@ -299,19 +321,22 @@ def fn(e, args, df):
             if t == "int64":
                 return a
             d = o.get("decimals", 0)
+            # DuckDB's formula, as native RoundDouble: std::round (half away from zero) of x
+            # scaled; x itself (decimals >= 0) or 0 (decimals < 0) where that is not finite.
             m = 10.0 ** abs(d)
-            r = np.sign(f) * np.floor(np.abs(f) * m + 0.5) / m if d >= 0 else np.sign(f) * np.floor(np.abs(f) / m + 0.5) * m
+            r = c_round(f * m) / m if d >= 0 else c_round(f / m) * m
+            r = np.where(np.isfinite(r), r, f if d >= 0 else 0.0)
             return masked(np.where(nulls, 0, r), nulls, "float64", a.index)
+        # native/src/ops/expr_math.cc: a result that is not a finite number is null.
         if name == "sqrt":
-            return masked(np.sqrt(f), nulls, "float64", a.index)
+            return finite(np.sqrt(f), nulls, a.index)
         if name == "exp":
-            return masked(np.exp(f), nulls, "float64", a.index)
+            return finite(libm(math.exp, f), nulls, a.index)
         if name == "log":
             base = o.get("base")
-            r = np.log(f) if base is None else np.log(f) / math.log(base)
-            return masked(r, nulls, "float64", a.index)
+            r = libm(math.log, f) if base is None else libm(math.log10, f) if base == 10 else libm(math.log2, f) if base == 2 else libm(math.log, f) / math.log(base)
+            return finite(r, nulls, a.index)
         if name == "pow":
             b = args[1]
-            both = nulls | b.isna().to_numpy()
-            return masked(np.power(f, floats(b)), both, "float64", a.index)
+            return finite(libm(math.pow, f, floats(b)), nulls | b.isna().to_numpy(), a.index)
     raise BridgeError("BASIN_INTERNAL", f"function {name}() is not translated")

@@ -276,6 +276,25 @@ const scalars = (): DataFrame =>
 
 const scalarCases: Case[] = [
   {
+    name: "math results that are not finite are null, with the C library's values",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("f").sqrt().alias("a"),
+        col("f").log().alias("b"),
+        col("f").log(10).alias("c"),
+        col("f").log(2).alias("d"),
+        col("f").log(3).alias("e"),
+        col("f").pow(-1).alias("g"),
+        col("f").pow(col("f")).alias("h"),
+        col("f").exp().alias("j"),
+        col("f").round().alias("k"),
+        col("f").round(2).alias("l"),
+        col("f").round(-1).alias("m"),
+        col("f").cast("string").alias("n"),
+      ),
+  },
+  {
     name: "timestamp columns and literals keep every microsecond",
     basin: (t) =>
       t
