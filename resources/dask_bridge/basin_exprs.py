@@ -6,11 +6,11 @@ The plan's expressions arrive already type-checked by engine/plan/resolve.ts (li
 coerced, every node typed), so this file only computes.
 """
 import math
-import re
 
 import numpy as np
 import pandas as pd
 
+import basin_text
 from basin_types import DAY_NS, PANDAS_DTYPES, BridgeError, from_plan_values, null_series
 
 # Functions the bridge computes; any other `fn` fails before the plan is submitted.
@@ -268,21 +268,18 @@ def fn(e, args, df):
     a = args[0] if args else None
     if name == "str.len":
         return a.str.len().astype("Int64")
-    if name == "str.lower":
-        return a.str.lower()
-    if name == "str.upper":
-        return a.str.upper()
+    if name in ("str.lower", "str.upper"):
+        return basin_text.case_map(a, name == "str.upper")
     if name == "str.strip":
         return a.str.strip()
     if name == "str.contains":
-        return a.str.contains(o["pattern"], regex=not o.get("literal", False)).astype("boolean")
+        return basin_text.contains(a, o["pattern"], o.get("literal", False))
     if name == "str.startsWith":
         return a.str.startswith(o["pattern"]).astype("boolean")
     if name == "str.endsWith":
         return a.str.endswith(o["pattern"]).astype("boolean")
     if name == "str.replace":
-        pat = o["pattern"] if not o.get("literal") else re.escape(o["pattern"])
-        return a.str.replace(pat, o["with"].replace("\\", "\\\\") if o.get("literal") else o["with"], n=-1 if o.get("all") else 1, regex=True)
+        return basin_text.replace(a, o["pattern"], o["with"], o.get("literal", False), o.get("all", False))
     if name == "str.slice":
         start, length = o["start"], o.get("length")
         def piece(v):

@@ -276,6 +276,48 @@ const scalars = (): DataFrame =>
 
 const scalarCases: Case[] = [
   {
+    name: "regex replacements use ECMAScript's $1, $&, $$, $` and $' (not Python's)",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.replace("(B)(C)?", "<$1|$2|$&|$$|$0|$10|$9|${1}|$`|$'|$x|$>", { all: true }).alias("a"),
+        col("s").str.replace("(B)", "[$1]").alias("b"),
+        col("s").str.replace("x*", "-", { all: true }).alias("c"),
+        col("s").str.replace("a*?", "-", { all: true }).alias("d"),
+        col("s").str.replace("(a)|(b)", "[$1$2]", { all: true }).alias("e"),
+        col("s").str.replace("a", "\\$1\\").alias("g"),
+        col("s").str.replace("a", "$1", { literal: true, all: true }).alias("h"),
+        col("s").str.replace("", "+", { literal: true }).alias("j"),
+      ),
+  },
+  {
+    name: "regexes match as ECMAScript on UTF-8 bytes ($ only at the end, ASCII \\d \\w \\s, . is one byte)",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.contains("^a$").alias("a"),
+        col("s").str.contains("\\d").alias("b"),
+        col("s").str.contains("^.$").alias("c"),
+        col("s").str.contains("^\\w+$").alias("d"),
+        col("s").str.contains("\\s").alias("e"),
+        col("s").str.contains("y.$").alias("g"),
+        col("s").str.contains("[é]").alias("h"),
+        col("s").str.contains("^\\D\\W?\\S*$").alias("j"),
+        col("s").str.replace(".", "_", { all: true }).alias("k"),
+        col("s").str.contains(".", { literal: true }).alias("l"),
+      ),
+  },
+  {
+    name: "upper/lower map only the local engine's letters, one character to one",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.upper().alias("a"),
+        col("s").str.lower().alias("b"),
+        col("s").str.upper().str.len().alias("c"),
+      ),
+  },
+  {
     name: "math results that are not finite are null, with the C library's values",
     basin: (t) =>
       t.select(
