@@ -175,10 +175,11 @@ def cast_error(text, to, label):
 
 
 def format_double(v):
+    """Native FormatDouble (DuckDB's text): Python's repr, and nan / inf / -inf."""
     if math.isnan(v):
-        return "NaN"
+        return "nan"
     if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
+        return "inf" if v > 0 else "-inf"
     s = repr(float(v))
     return s if ("." in s or "e" in s) else s + ".0"
 
@@ -191,11 +192,16 @@ def format_timestamp(ts):
     return s
 
 
-def parse_failures(src, parsed, to, strict, label):
-    """Values that were not null but did not parse: an error when strict."""
-    bad = src.notna() & parsed.isna()
+def parse_strings(s, to, strict, label):
+    """Strings parsed as the local engine parses them (basin_text.parse_column): a value
+    that does not parse is an error when strict, else null."""
+    try:
+        parsed, bad = basin_text.parse_column(s, to)
+    except basin_text.OutOfRange as e:
+        where = f" in {label}" if label else ""
+        raise BridgeError("BASIN_CAST", f'cannot cast "{e.args[0]}" to {to}{where}: it lies {basin_text.RANGE_NOTE}; filter such values out first, or run this pipeline on the local cluster')
     if strict and bad.any():
-        cast_error(src[bad].iloc[0], to, label)
+        cast_error(s.iloc[int(np.argmax(bad))], to, label)
     return parsed
 
 
@@ -220,12 +226,9 @@ def cast(s, frm, to, strict=True, label=""):
         else:
             vals = [None if m else str(v) for v, m in zip(ints(s), nulls)]
         return pd.Series(pd.array(vals, dtype="string"), index=idx)
+    if frm == "string" and to != "string":
+        return parse_strings(s, to, strict, label)
     if to == "int64":
-        if frm == "string":
-            txt = s.str.strip()
-            ok = txt.str.fullmatch(r"[+-]?\d+").fillna(False)
-            parsed = pd.Series(pd.array([int(v) if good else None for v, good in zip(txt, ok)], dtype="Int64"), index=idx)
-            return parse_failures(s, parsed, to, strict, label)
         if frm == "float64":
             f = floats(s)
             bad = ~nulls & (~np.isfinite(f) | (np.abs(np.nan_to_num(f)) > 9.2e18))
@@ -239,21 +242,10 @@ def cast(s, frm, to, strict=True, label=""):
         if frm == "timestamp":
             return masked(epoch_ns(s.fillna(pd.Timestamp(0))) // 1000, nulls, "int64", idx)
     if to == "float64":
-        if frm == "string":
-            parsed = pd.to_numeric(s.astype("object"), errors="coerce")
-            return parse_failures(s, pd.Series(parsed, index=idx).astype("Float64"), to, strict, label)
         return cast(s, frm, "int64").astype("Float64") if frm in ("date", "timestamp") else s.astype("Float64")
     if to == "bool":
-        if frm == "string":
-            low = s.str.lower()
-            parsed = pd.Series(pd.array([None if v is pd.NA or v is None else (True if v in ("true", "1") else False if v in ("false", "0") else None) for v in low], dtype="boolean"), index=idx)
-            return parse_failures(s, parsed, to, strict, label)
         return (s != 0).astype("boolean").mask(s.isna())
     if to in ("date", "timestamp"):
-        if frm == "string":
-            parsed = pd.Series(pd.to_datetime(s.astype("object"), errors="coerce"), index=idx)
-            parsed = parse_failures(s, parsed, to, strict, label)
-            return parsed.dt.floor("D") if to == "date" else parsed
         if frm == "timestamp":  # to date
             return s.dt.floor("D")
         if frm == "date":

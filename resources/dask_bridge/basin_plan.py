@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 import basin_parquet
+import basin_text
 from basin_exprs import evaluate, unsupported_fn
 from basin_types import BridgeError, conform, conform_frame, empty_frame, from_plan_values
 
@@ -154,15 +155,26 @@ def read_csv_file(path, opts, file_schema, read, loc):
         raise BridgeError("BASIN_PARSE", f"{path}: byte {e.start + 1} is not valid UTF-8; if the file is Latin-1 pass encoding: \"latin1\", or encoding: \"replace\"", loc)
     except (pd.errors.ParserError, ValueError) as e:
         raise BridgeError("BASIN_PARSE", f"{path}: {e}", loc)
-    from basin_exprs import cast
-    out = {}
+    # Values parse as the local reader parses them (native/src/io/csv.cc): strictly, no
+    # spaces, ISO dates only; a value that does not parse fails the read, or drops its
+    # row with onBadLines: "skip".
+    out, dropped = {}, np.zeros(len(raw), dtype=bool)
     for f in read:
         s = raw[f["name"]].astype("string")
+        if f["type"] == "string":
+            out[f["name"]] = s
+            continue
         try:
-            out[f["name"]] = s if f["type"] == "string" else cast(s, "string", f["type"], True, f'column "{f["name"]}"')
-        except BridgeError as e:
-            raise BridgeError("BASIN_PARSE", f"{path}: {e.message}", loc)
-    return pd.DataFrame(out, columns=[f["name"] for f in read]).reset_index(drop=True)
+            out[f["name"]], bad = basin_text.parse_column(s, f["type"], csv=True)
+        except basin_text.OutOfRange as e:
+            raise BridgeError("BASIN_IO", f'{path}: column "{f["name"]}" holds a {f["type"]} {basin_text.RANGE_NOTE} ("{e.args[0]}", data row {e.args[1] + 1}); filter those rows out of the file, read the column as a string (dtypes: {{ {f["name"]}: "string" }}), or run this pipeline on the local cluster', loc)
+        if bad.any():
+            if opts.get("onBadLines") != "skip":
+                i = int(np.argmax(bad))
+                raise BridgeError("BASIN_PARSE", f'{path}: data row {i + 1}: cannot parse "{s.iloc[i][:40]}" as {f["type"]} in column "{f["name"]}" (pass dtypes: {{ {f["name"]}: "string" }} to read it as text, or fix the value)', loc)
+            dropped |= bad
+    frame = pd.DataFrame(out, columns=[f["name"] for f in read])
+    return (frame[~dropped] if dropped.any() else frame).reset_index(drop=True)
 
 
 # --- row operations ------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Text semantics of the local engine, in Python: its regular expressions (std::regex
 ECMAScript matched on UTF-8 bytes, native/src/ops/expr_string.cc), its case mapping
-(native/src/ops/case_map.h), so that the Dask bridge gives the local engine's answers.
+(native/src/ops/case_map.h) and its strict parsers for numbers, dates and timestamps
+(native/src/io/csv.cc), so that the Dask bridge gives the local engine's answers.
 """
 import re
 
@@ -241,3 +242,142 @@ def case_map(series, upper):
     table = UPPER if upper else LOWER
     vals = [None if v is pd.NA else v.translate(table) for v in series]
     return pd.Series(pd.array(vals, dtype="string"), index=series.index)
+
+
+# --- strict parsers (native/src/io/csv.cc: ParseInt64, ParseFloat64, ParseDate, ParseTimestamp) ----
+
+INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+FLOAT_RE = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan(?:\([0-9A-Za-z_]*\))?)", re.ASCII | re.IGNORECASE)
+DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", re.ASCII)
+TS_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z?)?", re.ASCII)
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+_DIM = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def parse_int(v):
+    if not INT_RE.fullmatch(v):
+        return None
+    x = int(v)
+    return x if I64_MIN <= x <= I64_MAX else None
+
+
+def parse_float(v):
+    if not FLOAT_RE.fullmatch(v) or v[:2] in ("+-", "++"):
+        return None
+    low = v.lower()
+    if "nan" in low:
+        return float("-nan") if low.startswith("-") else float("nan")
+    return float(v)
+
+
+def days_from_civil(y, m, d):
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m - 3 if m > 2 else m + 9) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _ymd(y, m, d):
+    y, m, d = int(y), int(m), int(d)
+    if m < 1 or m > 12 or d < 1:
+        return None
+    dim = 29 if m == 2 and ((y % 4 == 0 and y % 100 != 0) or y % 400 == 0) else _DIM[m - 1]
+    return None if d > dim else days_from_civil(y, m, d)
+
+
+def parse_date(v):
+    """Epoch days of "YYYY-MM-DD", or None."""
+    m = DATE_RE.fullmatch(v)
+    return _ymd(*m.groups()) if m else None
+
+
+def parse_timestamp(v):
+    """Epoch microseconds of "YYYY-MM-DD[( |T)hh:mm:ss[.f…]][Z]", or None."""
+    m = TS_RE.fullmatch(v)
+    if not m:
+        return None
+    days = _ymd(*m.group(1, 2, 3))
+    if days is None:
+        return None
+    if m.group(4) is None:
+        return days * 86_400_000_000
+    hh, mm, ss = int(m.group(4)), int(m.group(5)), int(m.group(6))
+    if hh > 23 or mm > 59 or ss > 59:
+        return None
+    frac = int((m.group(7) or "")[:6].ljust(6, "0"))
+    return days * 86_400_000_000 + (hh * 3600 + mm * 60 + ss) * 1_000_000 + frac
+
+
+def parse_bool(v, csv):
+    """The CSV reader takes true/false in any case and 1/0; casts take true, TRUE, True, 1 (and the false ones)."""
+    if csv:
+        low = v.lower() if len(v) <= 5 else ""
+        return True if low in ("true", "1") else False if low in ("false", "0") else None
+    return True if v in ("true", "TRUE", "True", "1") else False if v in ("false", "FALSE", "False", "0") else None
+
+
+NS_MIN, NS_MAX = -(2**63) + 1, 2**63 - 1  # -2**63 is NaT
+
+
+class OutOfRange(Exception):
+    """A date or timestamp pandas' nanosecond columns cannot hold; args: (text, index)."""
+
+
+def parse_column(series, to, csv=False):
+    """(values, bad) for a string series: the parsed values in the pandas dtype of Basin
+    type `to`, and the positions of non-null values that did not parse (null there).
+    Raises OutOfRange for a date/timestamp that parses but lies outside pandas' range."""
+    texts = series.to_numpy(dtype=object, na_value=None)
+    n = len(texts)
+    nulls = np.array([v is None for v in texts], dtype=bool)
+    bad = np.zeros(n, dtype=bool)
+    if to == "float64":
+        data = np.zeros(n, dtype=np.float64)
+        for i, v in enumerate(texts):
+            if v is not None:
+                x = parse_float(v)
+                if x is None:
+                    bad[i] = True
+                else:
+                    data[i] = x
+        return pd.Series(pd.arrays.FloatingArray(data, nulls | bad), index=series.index), bad
+    if to == "int64":
+        data = np.zeros(n, dtype=np.int64)
+        for i, v in enumerate(texts):
+            if v is not None:
+                x = parse_int(v)
+                if x is None:
+                    bad[i] = True
+                else:
+                    data[i] = x
+        return pd.Series(pd.arrays.IntegerArray(data, nulls | bad), index=series.index), bad
+    if to == "bool":
+        data = np.zeros(n, dtype=bool)
+        for i, v in enumerate(texts):
+            if v is not None:
+                x = parse_bool(v, csv)
+                if x is None:
+                    bad[i] = True
+                else:
+                    data[i] = x
+        return pd.Series(pd.arrays.BooleanArray(data, nulls | bad), index=series.index), bad
+    if to in ("date", "timestamp"):
+        data = np.full(n, NS_MIN - 1, dtype=np.int64)  # NaT
+        unit = 86_400_000_000_000 if to == "date" else 1000
+        for i, v in enumerate(texts):
+            if v is not None:
+                x = parse_date(v) if to == "date" else parse_timestamp(v)
+                if x is None:
+                    bad[i] = True
+                    continue
+                x *= unit
+                if x < NS_MIN or x > NS_MAX:
+                    raise OutOfRange(v, i)
+                data[i] = x
+        return pd.Series(data.view("datetime64[ns]"), index=series.index), bad
+    raise ValueError(to)
+
+
+RANGE_NOTE = "outside 1677-09-22 … 2262-04-11, which the Dask bridge cannot hold (pandas keeps nanoseconds)"

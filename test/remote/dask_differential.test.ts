@@ -1,8 +1,11 @@
 // The engine's differential cases on a real Dask cluster (a scheduler and two worker
 // processes started here): the Dask backend must give the local engine's answers,
 // with the same types, nulls and, where Basin defines one, the same order.
-import { beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BasinError, col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { daskFixture } from "./dask_procs.js";
@@ -318,6 +321,19 @@ const scalarCases: Case[] = [
       ),
   },
   {
+    name: "strings cast to numbers, booleans, dates and timestamps parse strictly",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").cast("int64", { strict: false }).alias("a"),
+        col("s").cast("float64", { strict: false }).alias("b"),
+        col("s").cast("float64", { strict: false }).cast("string").alias("c"),
+        col("s").cast("bool", { strict: false }).alias("d"),
+        col("s").cast("date", { strict: false }).alias("e"),
+        col("s").cast("timestamp", { strict: false }).cast("string").alias("g"),
+      ),
+  },
+  {
     name: "math results that are not finite are null, with the C library's values",
     basin: (t) =>
       t.select(
@@ -358,5 +374,55 @@ describe("Dask: the local engine's scalar semantics", () => {
     const actual = await frame.compute({ cluster: fx.dask });
     expect(actual.schema).toEqual(expected.schema);
     expectSameRows(tableRows(actual), tableRows(expected), c.name, c.ordered);
+  });
+});
+
+describe("Dask: CSV values parse as the local reader parses them", () => {
+  let csvDir: string;
+  beforeAll(() => {
+    csvDir = mkdtempSync(join(tmpdir(), "basin-dask-csv-"));
+    writeFileSync(join(csvDir, "padded.csv"), "id,n\n1,3\n2, 4\n3,\n4,5\n");
+    writeFileSync(join(csvDir, "dates.csv"), "id,t\n1,2024-03-01T12:00:00\n2,03/04/2024\n3,2024-03-01 00:00:01\n");
+    writeFileSync(join(csvDir, "range.csv"), "id,d\n1,2024-02-29\n2,2300-01-01\n3,1600-06-15\n");
+  });
+  afterAll(() => rmSync(csvDir, { recursive: true, force: true }));
+
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as BasinError,
+    );
+
+  it("a padded int value fails both (and onBadLines: skip drops its row on both)", async () => {
+    const strict = readCsv(join(csvDir, "padded.csv"), { dtypes: { n: "int64" } });
+    const local = await failure(strict.compute({ cluster: fx.local }));
+    const dask = await failure(strict.compute({ cluster: fx.dask }));
+    expect(local?.code).toBe("BASIN_PARSE");
+    expect(dask?.code).toBe("BASIN_PARSE");
+    expect(dask?.message).toMatch(/cannot parse " 4" as int64 in column "n"/);
+    const skip = readCsv(join(csvDir, "padded.csv"), { dtypes: { n: "int64" }, onBadLines: "skip" });
+    expectSameRows(
+      tableRows(await skip.compute({ cluster: fx.dask })),
+      tableRows(await skip.compute({ cluster: fx.local })),
+      "skip",
+    );
+  });
+
+  it('a timestamp spelt "03/04/2024" fails both, never read month-first', async () => {
+    const frame = readCsv(join(csvDir, "dates.csv"), { parseDates: ["t"] });
+    const local = await failure(frame.compute({ cluster: fx.local }));
+    const dask = await failure(frame.compute({ cluster: fx.dask }));
+    expect(local?.code).toBe("BASIN_PARSE");
+    expect(dask?.code).toBe("BASIN_PARSE");
+    expect(dask?.message).toMatch(/cannot parse "03\/04\/2024" as timestamp in column "t"/);
+  });
+
+  it("dates pandas cannot hold fail on Dask naming that range, not as a cast error", async () => {
+    const frame = readCsv(join(csvDir, "range.csv"), { dtypes: { d: "date" } });
+    expect((await frame.compute({ cluster: fx.local })).numRows).toBe(3);
+    const dask = await failure(frame.compute({ cluster: fx.dask }));
+    expect(dask?.code).toBe("BASIN_IO");
+    expect(dask?.message).toMatch(/column "d" holds a date outside 1677-09-22 … 2262-04-11.*"2300-01-01"/);
+    expect(dask?.message).not.toMatch(/cannot cast/);
   });
 });
