@@ -94,7 +94,11 @@ def null_mask(*series):
 
 
 def masked(values, mask, t, index):
-    """A nullable series of type `t` from plain numpy values and a null mask."""
+    """A nullable series of type `t` from plain numpy values and a null mask (a float NaN
+    the mask leaves is a value, as in the local engine, not a null)."""
+    if t == "float64":
+        data = np.asarray(values, dtype=np.float64)
+        return pd.Series(pd.arrays.FloatingArray(data.copy(), np.asarray(mask, dtype=bool) | np.zeros(len(data), dtype=bool)), index=index)
     arr = pd.array(values, dtype=PANDAS_DTYPES[t]) if t not in ("date", "timestamp") else values
     out = pd.Series(arr, index=index)
     return out.mask(np.asarray(mask, dtype=bool)) if t not in ("date", "timestamp") else out.where(~np.asarray(mask, dtype=bool))
@@ -147,6 +151,13 @@ def binary(e, left, right):
         if lt != rt:  # int64 vs float64
             left, right = left.astype("Float64"), right.astype("Float64")
         nulls = null_mask(left, right)
+        if "float64" in (lt, rt):
+            # float_order.h: NaN equals NaN and is above every number.
+            x, y = floats(left), floats(right)
+            xn, yn = np.isnan(x), np.isnan(y)
+            with np.errstate(all="ignore"):
+                c = np.where(xn & yn, 0, np.where(xn, 1, np.where(yn, -1, (x > y).astype(np.int64) - (x < y).astype(np.int64))))
+            return pd.Series(pd.arrays.BooleanArray(COMPARE[op](c, 0), nulls.to_numpy(dtype=bool)), index=left.index)
         res = COMPARE[op](left, right).astype("object")
         return pd.Series(pd.array(res.where(~nulls, None).tolist(), dtype="boolean"), index=left.index)
     left, right = as_type(left, t), as_type(right, t)

@@ -1,7 +1,7 @@
 // The engine's differential cases on a real Dask cluster (a scheduler and two worker
 // processes started here): the Dask backend must give the local engine's answers,
 // with the same types, nulls and, where Basin defines one, the same order.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -386,6 +386,59 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
     writeFileSync(join(csvDir, "range.csv"), "id,d\n1,2024-02-29\n2,2300-01-01\n3,1600-06-15\n");
   });
   afterAll(() => rmSync(csvDir, { recursive: true, force: true }));
+
+  it("NaN in a float column is a value, as locally: aggregations, comparisons and order", async () => {
+    const nanDir = join(csvDir, "nan");
+    mkdirSync(nanDir);
+    writeFileSync(join(nanDir, "p1.csv"), "x,g\nNaN,a\n1,a\n,a\n2,b\n");
+    writeFileSync(join(nanDir, "p2.csv"), "x,g\n");
+    writeFileSync(join(nanDir, "p3.csv"), "x,g\nnan,b\n5,b\n3,c\ninf,c\n-inf,c\n7,d\nNaN,e\n,e\n4,\n-0.5,a\n");
+    const t = readCsv(join(nanDir, "*.csv"), { dtypes: { x: "float64" } });
+    const aggs = [
+      col("x").max().alias("mx"),
+      col("x").min().alias("mn"),
+      col("x").sum().alias("s"),
+      col("x").mean().alias("m"),
+      col("x").count().alias("c"),
+    ];
+    const frames: [string, DataFrame, boolean][] = [
+      ["partial aggregations", t.groupBy("g").agg(...aggs), false],
+      [
+        "aggregations",
+        t
+          .groupBy("g")
+          .agg(
+            ...aggs,
+            col("x").median().alias("md"),
+            col("x").quantile(0.25).alias("q"),
+            col("x").nUnique().alias("nu"),
+            col("x").first().alias("f"),
+            col("x").last().alias("l"),
+            col("x").std().alias("sd"),
+          ),
+        false,
+      ],
+      ["reductions", t.select(...aggs, col("x").median().alias("md"), col("x").nUnique().alias("nu")), false],
+      [
+        "comparisons",
+        t.select(
+          "g",
+          "x",
+          col("x").eq(col("x")).alias("a"),
+          col("x").gt(100).alias("b"),
+          col("x").le(1).alias("c"),
+          col("x").div(2).alias("d"),
+        ),
+        false,
+      ],
+      ["sort", t.sort(["x", "g"], { descending: [true, false], nullsFirst: [true, false] }), true],
+    ];
+    for (const [label, frame, ordered] of frames) {
+      const expected = await frame.compute({ cluster: fx.local });
+      const actual = await frame.compute({ cluster: fx.dask });
+      expectSameRows(tableRows(actual), tableRows(expected), label, ordered);
+    }
+  });
 
   const failure = (p: Promise<unknown>) =>
     p.then(
