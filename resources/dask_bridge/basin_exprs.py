@@ -6,11 +6,11 @@ The plan's expressions arrive already type-checked by engine/plan/resolve.ts (li
 coerced, every node typed), so this file only computes.
 """
 import math
-import re
 
 import numpy as np
 import pandas as pd
 
+import basin_text
 from basin_types import DAY_NS, PANDAS_DTYPES, BridgeError, from_plan_values, null_series
 
 # Functions the bridge computes; any other `fn` fails before the plan is submitted.
@@ -94,10 +94,36 @@ def null_mask(*series):
 
 
 def masked(values, mask, t, index):
-    """A nullable series of type `t` from plain numpy values and a null mask."""
+    """A nullable series of type `t` from plain numpy values and a null mask (a float NaN
+    the mask leaves is a value, as in the local engine, not a null)."""
+    if t == "float64":
+        data = np.asarray(values, dtype=np.float64)
+        return pd.Series(pd.arrays.FloatingArray(data.copy(), np.asarray(mask, dtype=bool) | np.zeros(len(data), dtype=bool)), index=index)
     arr = pd.array(values, dtype=PANDAS_DTYPES[t]) if t not in ("date", "timestamp") else values
     out = pd.Series(arr, index=index)
     return out.mask(np.asarray(mask, dtype=bool)) if t not in ("date", "timestamp") else out.where(~np.asarray(mask, dtype=bool))
+
+
+def libm(f, *arrays):
+    """`f` (Python's math function, which is the C library's, as the native kernels call) on
+    every element: numpy's own vectorised log/exp/pow can differ in the last bit."""
+    def one(*xs):
+        try:
+            return f(*xs)
+        except (ValueError, OverflowError):  # a domain or range error: not a finite number
+            return math.nan
+    return np.frompyfunc(one, len(arrays), 1)(*arrays).astype(np.float64) if len(arrays[0]) else np.zeros(0)
+
+
+def finite(values, nulls, index):
+    """A float64 series from math results: null where an input was null or the result is not finite."""
+    return masked(np.where(nulls, 0.0, values), nulls | ~np.isfinite(values), "float64", index)
+
+
+def c_round(y):
+    """C's round(): to the nearest integer, halves away from zero (exact, unlike floor(y + 0.5))."""
+    t = np.trunc(y)
+    return np.where(np.abs(y - t) >= 0.5, t + np.sign(y), t)
 
 
 def floats(s):
@@ -125,6 +151,13 @@ def binary(e, left, right):
         if lt != rt:  # int64 vs float64
             left, right = left.astype("Float64"), right.astype("Float64")
         nulls = null_mask(left, right)
+        if "float64" in (lt, rt):
+            # float_order.h: NaN equals NaN and is above every number.
+            x, y = floats(left), floats(right)
+            xn, yn = np.isnan(x), np.isnan(y)
+            with np.errstate(all="ignore"):
+                c = np.where(xn & yn, 0, np.where(xn, 1, np.where(yn, -1, (x > y).astype(np.int64) - (x < y).astype(np.int64))))
+            return pd.Series(pd.arrays.BooleanArray(COMPARE[op](c, 0), nulls.to_numpy(dtype=bool)), index=left.index)
         res = COMPARE[op](left, right).astype("object")
         return pd.Series(pd.array(res.where(~nulls, None).tolist(), dtype="boolean"), index=left.index)
     left, right = as_type(left, t), as_type(right, t)
@@ -153,10 +186,11 @@ def cast_error(text, to, label):
 
 
 def format_double(v):
+    """Native FormatDouble (DuckDB's text): Python's repr, and nan / inf / -inf."""
     if math.isnan(v):
-        return "NaN"
+        return "nan"
     if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
+        return "inf" if v > 0 else "-inf"
     s = repr(float(v))
     return s if ("." in s or "e" in s) else s + ".0"
 
@@ -169,11 +203,16 @@ def format_timestamp(ts):
     return s
 
 
-def parse_failures(src, parsed, to, strict, label):
-    """Values that were not null but did not parse: an error when strict."""
-    bad = src.notna() & parsed.isna()
+def parse_strings(s, to, strict, label):
+    """Strings parsed as the local engine parses them (basin_text.parse_column): a value
+    that does not parse is an error when strict, else null."""
+    try:
+        parsed, bad = basin_text.parse_column(s, to)
+    except basin_text.OutOfRange as e:
+        where = f" in {label}" if label else ""
+        raise BridgeError("BASIN_CAST", f'cannot cast "{e.args[0]}" to {to}{where}: it lies {basin_text.RANGE_NOTE}; filter such values out first, or run this pipeline on the local cluster')
     if strict and bad.any():
-        cast_error(src[bad].iloc[0], to, label)
+        cast_error(s.iloc[int(np.argmax(bad))], to, label)
     return parsed
 
 
@@ -198,12 +237,9 @@ def cast(s, frm, to, strict=True, label=""):
         else:
             vals = [None if m else str(v) for v, m in zip(ints(s), nulls)]
         return pd.Series(pd.array(vals, dtype="string"), index=idx)
+    if frm == "string" and to != "string":
+        return parse_strings(s, to, strict, label)
     if to == "int64":
-        if frm == "string":
-            txt = s.str.strip()
-            ok = txt.str.fullmatch(r"[+-]?\d+").fillna(False)
-            parsed = pd.Series(pd.array([int(v) if good else None for v, good in zip(txt, ok)], dtype="Int64"), index=idx)
-            return parse_failures(s, parsed, to, strict, label)
         if frm == "float64":
             f = floats(s)
             bad = ~nulls & (~np.isfinite(f) | (np.abs(np.nan_to_num(f)) > 9.2e18))
@@ -217,21 +253,10 @@ def cast(s, frm, to, strict=True, label=""):
         if frm == "timestamp":
             return masked(epoch_ns(s.fillna(pd.Timestamp(0))) // 1000, nulls, "int64", idx)
     if to == "float64":
-        if frm == "string":
-            parsed = pd.to_numeric(s.astype("object"), errors="coerce")
-            return parse_failures(s, pd.Series(parsed, index=idx).astype("Float64"), to, strict, label)
         return cast(s, frm, "int64").astype("Float64") if frm in ("date", "timestamp") else s.astype("Float64")
     if to == "bool":
-        if frm == "string":
-            low = s.str.lower()
-            parsed = pd.Series(pd.array([None if v is pd.NA or v is None else (True if v in ("true", "1") else False if v in ("false", "0") else None) for v in low], dtype="boolean"), index=idx)
-            return parse_failures(s, parsed, to, strict, label)
         return (s != 0).astype("boolean").mask(s.isna())
     if to in ("date", "timestamp"):
-        if frm == "string":
-            parsed = pd.Series(pd.to_datetime(s.astype("object"), errors="coerce"), index=idx)
-            parsed = parse_failures(s, parsed, to, strict, label)
-            return parsed.dt.floor("D") if to == "date" else parsed
         if frm == "timestamp":  # to date
             return s.dt.floor("D")
         if frm == "date":
@@ -246,21 +271,18 @@ def fn(e, args, df):
     a = args[0] if args else None
     if name == "str.len":
         return a.str.len().astype("Int64")
-    if name == "str.lower":
-        return a.str.lower()
-    if name == "str.upper":
-        return a.str.upper()
+    if name in ("str.lower", "str.upper"):
+        return basin_text.case_map(a, name == "str.upper")
     if name == "str.strip":
         return a.str.strip()
     if name == "str.contains":
-        return a.str.contains(o["pattern"], regex=not o.get("literal", False)).astype("boolean")
+        return basin_text.contains(a, o["pattern"], o.get("literal", False))
     if name == "str.startsWith":
         return a.str.startswith(o["pattern"]).astype("boolean")
     if name == "str.endsWith":
         return a.str.endswith(o["pattern"]).astype("boolean")
     if name == "str.replace":
-        pat = o["pattern"] if not o.get("literal") else re.escape(o["pattern"])
-        return a.str.replace(pat, o["with"].replace("\\", "\\\\") if o.get("literal") else o["with"], n=-1 if o.get("all") else 1, regex=True)
+        return basin_text.replace(a, o["pattern"], o["with"], o.get("literal", False), o.get("all", False))
     if name == "str.slice":
         start, length = o["start"], o.get("length")
         def piece(v):
@@ -299,19 +321,22 @@ def fn(e, args, df):
             if t == "int64":
                 return a
             d = o.get("decimals", 0)
+            # DuckDB's formula, as native RoundDouble: std::round (half away from zero) of x
+            # scaled; x itself (decimals >= 0) or 0 (decimals < 0) where that is not finite.
             m = 10.0 ** abs(d)
-            r = np.sign(f) * np.floor(np.abs(f) * m + 0.5) / m if d >= 0 else np.sign(f) * np.floor(np.abs(f) / m + 0.5) * m
+            r = c_round(f * m) / m if d >= 0 else c_round(f / m) * m
+            r = np.where(np.isfinite(r), r, f if d >= 0 else 0.0)
             return masked(np.where(nulls, 0, r), nulls, "float64", a.index)
+        # native/src/ops/expr_math.cc: a result that is not a finite number is null.
         if name == "sqrt":
-            return masked(np.sqrt(f), nulls, "float64", a.index)
+            return finite(np.sqrt(f), nulls, a.index)
         if name == "exp":
-            return masked(np.exp(f), nulls, "float64", a.index)
+            return finite(libm(math.exp, f), nulls, a.index)
         if name == "log":
             base = o.get("base")
-            r = np.log(f) if base is None else np.log(f) / math.log(base)
-            return masked(r, nulls, "float64", a.index)
+            r = libm(math.log, f) if base is None else libm(math.log10, f) if base == 10 else libm(math.log2, f) if base == 2 else libm(math.log, f) / math.log(base)
+            return finite(r, nulls, a.index)
         if name == "pow":
             b = args[1]
-            both = nulls | b.isna().to_numpy()
-            return masked(np.power(f, floats(b)), both, "float64", a.index)
+            return finite(libm(math.pow, f, floats(b)), nulls | b.isna().to_numpy(), a.index)
     raise BridgeError("BASIN_INTERNAL", f"function {name}() is not translated")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 import basin_parquet
+import basin_text
 from basin_exprs import evaluate, unsupported_fn
 from basin_types import BridgeError, conform, conform_frame, empty_frame, from_plan_values
 
@@ -154,15 +155,26 @@ def read_csv_file(path, opts, file_schema, read, loc):
         raise BridgeError("BASIN_PARSE", f"{path}: byte {e.start + 1} is not valid UTF-8; if the file is Latin-1 pass encoding: \"latin1\", or encoding: \"replace\"", loc)
     except (pd.errors.ParserError, ValueError) as e:
         raise BridgeError("BASIN_PARSE", f"{path}: {e}", loc)
-    from basin_exprs import cast
-    out = {}
+    # Values parse as the local reader parses them (native/src/io/csv.cc): strictly, no
+    # spaces, ISO dates only; a value that does not parse fails the read, or drops its
+    # row with onBadLines: "skip".
+    out, dropped = {}, np.zeros(len(raw), dtype=bool)
     for f in read:
         s = raw[f["name"]].astype("string")
+        if f["type"] == "string":
+            out[f["name"]] = s
+            continue
         try:
-            out[f["name"]] = s if f["type"] == "string" else cast(s, "string", f["type"], True, f'column "{f["name"]}"')
-        except BridgeError as e:
-            raise BridgeError("BASIN_PARSE", f"{path}: {e.message}", loc)
-    return pd.DataFrame(out, columns=[f["name"] for f in read]).reset_index(drop=True)
+            out[f["name"]], bad = basin_text.parse_column(s, f["type"], csv=True)
+        except basin_text.OutOfRange as e:
+            raise BridgeError("BASIN_IO", f'{path}: column "{f["name"]}" holds a {f["type"]} {basin_text.RANGE_NOTE} ("{e.args[0]}", data row {e.args[1] + 1}); filter those rows out of the file, read the column as a string (dtypes: {{ {f["name"]}: "string" }}), or run this pipeline on the local cluster', loc)
+        if bad.any():
+            if opts.get("onBadLines") != "skip":
+                i = int(np.argmax(bad))
+                raise BridgeError("BASIN_PARSE", f'{path}: data row {i + 1}: cannot parse "{s.iloc[i][:40]}" as {f["type"]} in column "{f["name"]}" (pass dtypes: {{ {f["name"]}: "string" }} to read it as text, or fix the value)', loc)
+            dropped |= bad
+    frame = pd.DataFrame(out, columns=[f["name"] for f in read])
+    return (frame[~dropped] if dropped.any() else frame).reset_index(drop=True)
 
 
 # --- row operations ------------------------------------------------------------------
@@ -188,7 +200,10 @@ def sort_frame(df, keys, limit):
         col = df.iloc[:, k["index"]]
         nulls = col.isna().to_numpy()
         by[f"n{i}"] = np.where(nulls, 0 if k["nullsFirst"] else 1, 1 if k["nullsFirst"] else 0)
-        rank = col.rank(method="dense").to_numpy(dtype="float64", na_value=0.0)
+        nan = nan_values(col)
+        rank = col.mask(nan).rank(method="dense").to_numpy(dtype="float64", na_value=0.0) if nan is not None else col.rank(method="dense").to_numpy(dtype="float64", na_value=0.0)
+        if nan is not None and nan.any():  # NaN orders above every number (float_order.h)
+            rank[nan] = np.nanmax(rank, initial=0.0) + 1
         by[f"v{i}"] = np.nan_to_num(-rank if k["descending"] else rank)
     order = np.lexsort([by[c] for c in reversed(list(by))])
     out = df.iloc[order].reset_index(drop=True)
@@ -238,16 +253,46 @@ def corr(frame):
 
 
 def as_float(s, nulls):
-    """A Float64 result whose NaNs (pandas' "no value") are nulls where `nulls`."""
+    """A Float64 result, null where `nulls` (too few values); a NaN elsewhere (inf - inf) is a value."""
     v = s.to_numpy(dtype="float64", na_value=np.nan)
-    return pd.Series(pd.array(np.where(nulls, 0.0, v), dtype="Float64"), index=s.index).mask(nulls)
+    return pd.Series(pd.arrays.FloatingArray(np.where(nulls, 0.0, v), np.asarray(nulls, dtype=bool)), index=s.index)
 
 
-def one_agg(a, i, g, whole):
+def nan_agg(op, v, q):
+    """One group's aggregation over float64 values `v` (nulls dropped) that hold a NaN: the
+    local engine's NaN is a value, equal to itself and above every number (float_order.h).
+    Also median/quantile over infinities."""
+    if op == "count":
+        return len(v)
+    if op == "nunique":
+        return len(np.unique(v[~np.isnan(v)])) + 1
+    if op in ("first", "last"):
+        return v[0] if op == "first" else v[-1]
+    if op == "min":
+        rest = v[~np.isnan(v)]
+        return rest.min() if len(rest) else np.nan
+    if op in ("median", "quantile"):
+        srt = np.sort(v)  # NaN last
+        h = (0.5 if op == "median" else q) * (len(srt) - 1)
+        lo = int(np.floor(h))
+        f = h - lo
+        return srt[lo] if f == 0 else srt[lo] * (1 - f) + srt[lo + 1] * f  # quantile.h's Interpolate
+    if op in ("std", "var") and len(v) < 2:
+        return None
+    return np.nan  # sum, mean, max, std, var
+
+
+def one_agg(a, i, g, whole, nan_aware=True):
     """One aggregation per group, vectorized by pandas (`g` groups `whole`, or is None for one group)."""
     op = a["op"]
     if op == "count" and not a.get("arg"):
         return g.size() if g is not None else pd.Series([len(whole)])
+    nan = nan_values(whole[f"a{i}"]) if op != "corr" and nan_aware else None
+    odd = nan is not None and (nan.any() or (op in ("median", "quantile") and np.isinf(whole[f"a{i}"].to_numpy(dtype="float64", na_value=0.0)).any()))
+    if odd:
+        r = nan_agg_groups(a, i, g, whole, nan)
+        if r is not None:
+            return r
     s = g[f"a{i}"] if g is not None else whole[f"a{i}"]
     single = g is None
     n = s.count()
@@ -272,6 +317,31 @@ def one_agg(a, i, g, whole):
     return r
 
 
+def nan_agg_groups(a, i, g, whole, nan):
+    """one_agg for a float64 input holding NaN (or an infinity, for median and quantile, which
+    interpolate as quantile.h does): nan_agg on the groups that hold one, pandas on the others."""
+    op = a["op"]
+    src = whole[f"a{i}"]
+    plain = one_agg(a, i, g, whole.assign(**{f"a{i}": src.mask(nan)}), nan_aware=False)
+    if op == "count":
+        return None
+    keys = pd.Series(0, index=whole.index) if g is None else None
+    groups = (keys.groupby(keys).indices if g is None else g.indices)
+    res = [None if x is pd.NA or x is None else x for x in plain.astype("object")]
+    vals = src.to_numpy(dtype="float64", na_value=np.nan)
+    valid = src.notna().to_numpy()
+    for pos, (key, rows) in enumerate(groups.items()):
+        rows = np.sort(rows)
+        v = vals[rows][valid[rows]]
+        if np.isnan(v).any() or (op in ("median", "quantile") and np.isinf(v).any()):
+            res[pos if g is None else plain.index.get_loc(key)] = nan_agg(op, v, a.get("q"))
+    if op == "nunique":
+        return pd.Series(pd.array(res, dtype="Int64"), index=plain.index)
+    mask = np.array([x is None for x in res], dtype=bool)
+    data = np.array([np.nan if x is None else float(x) for x in res], dtype=np.float64)
+    return pd.Series(pd.arrays.FloatingArray(data, mask), index=plain.index)
+
+
 PARTIAL_AGGS = {"sum", "count", "min", "max", "mean"}
 
 
@@ -289,9 +359,31 @@ def key_frame(g, nkeys):
     return frame, index
 
 
+def nan_values(s):
+    """Where a Float64 series holds NaN as a value (not a null)."""
+    return np.isnan(s.to_numpy(dtype="float64", na_value=0.0)) if str(s.dtype) == "Float64" else None
+
+
+def with_nan(r, flag):
+    """`r` as Float64, NaN (a value, not a null) where `flag`."""
+    data = r.astype("object").where(r.notna(), np.nan).to_numpy(dtype="float64")
+    data[flag] = np.nan
+    return pd.Series(pd.arrays.FloatingArray(data, r.isna().to_numpy() & ~flag), index=r.index)
+
+
 def partial_states(df, nkeys, aggs):
     """Each group's states in this partition: k0.., then per aggregation n{i} (values that are not null,
-    or rows for count()) and v{i} (sum, min or max; the sum for mean)."""
+    or rows for count()), v{i} (sum, min or max; the sum for mean) over the values that are not NaN,
+    and for a float64 input x{i}, how many values are NaN (the local engine's NaN is a value above every
+    number: it makes a sum, mean and max NaN, and a min only when there is nothing else)."""
+    nan_cols = {}
+    for i, a in enumerate(aggs):
+        nan = nan_values(df[f"a{i}"]) if a.get("arg") and a["op"] != "count" else None
+        if nan is not None:
+            nan_cols[f"x{i}"] = nan.astype("int64")
+            nan_cols[f"a{i}"] = df[f"a{i}"].mask(nan)
+    if nan_cols:
+        df = df.assign(**nan_cols)
     g = grouping(df, nkeys)
     if g is not None:
         frame, index = key_frame(g, nkeys)
@@ -309,6 +401,11 @@ def partial_states(df, nkeys, aggs):
         if g is None:
             n = pd.Series([n])
             v = None if v is None else pd.Series([v], dtype=df[f"a{i}"].dtype)
+        if f"x{i}" in df.columns:
+            x = g[f"x{i}"].sum() if g is not None else pd.Series([int(df[f"x{i}"].sum())])
+            x = x.reindex(index).to_numpy(dtype="int64") if g is not None else x.to_numpy(dtype="int64")
+            frame[f"x{i}"] = x
+            n = n + (pd.Series(x, index=index) if g is not None else pd.Series(x))
         frame[f"n{i}"] = n.reindex(index).to_numpy(dtype="int64") if g is not None else n.to_numpy(dtype="int64")
         if v is not None:
             frame[f"v{i}"] = (v.reindex(index) if g is not None else v).reset_index(drop=True)
@@ -341,7 +438,12 @@ def combine_states(df, nkeys, aggs, schema):
         if op == "mean":
             with np.errstate(all="ignore"):
                 v = r.astype("object").where(r.notna(), np.nan).to_numpy(dtype="float64") / np.maximum(counts, 1)
-            r = pd.Series(pd.array(np.where(counts > 0, v, 0.0), dtype="Float64")).mask(counts == 0)
+            r = pd.Series(pd.arrays.FloatingArray(np.where(counts > 0, v, 0.0), counts == 0))  # inf - inf stays NaN
+        if f"x{i}" in df.columns and op != "count":
+            x = part(f"x{i}").sum()
+            x = (x.reindex(index) if g is not None else pd.Series([x])).to_numpy(dtype="int64")
+            flag = x > 0 if op != "min" else (x > 0) & (x == counts)
+            r = with_nan(r.reset_index(drop=True), flag)
         cols.append(r.reset_index(drop=True))
     return agg_frame(cols, schema)
 

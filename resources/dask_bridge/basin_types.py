@@ -17,6 +17,7 @@ PANDAS_DTYPES = {
 }
 
 DAY_NS = 86_400 * 1_000_000_000
+NAT = -(2**63)  # numpy's NaT as int64
 
 
 class BridgeError(Exception):
@@ -52,12 +53,17 @@ def null_series(t, n, index=None):
 
 def from_plan_values(values, t, index=None):
     """A column from plan JSON values (dates as epoch days, timestamps as epoch microseconds)."""
-    if t == "date":
-        ns = [None if v is None else int(v) * DAY_NS for v in values]
-        return pd.Series(pd.to_datetime(pd.array(ns, dtype="Int64").to_numpy(dtype="float64", na_value=np.nan), unit="ns"), index=index)
-    if t == "timestamp":
-        ns = [None if v is None else int(v) * 1000 for v in values]
-        return pd.Series(pd.to_datetime(pd.array(ns, dtype="Int64").to_numpy(dtype="float64", na_value=np.nan), unit="ns"), index=index)
+    if t in ("date", "timestamp"):
+        # Exact int64 nanoseconds (a float64 on the way would round microseconds off).
+        unit = DAY_NS if t == "date" else 1000
+        ns = np.full(len(values), NAT, dtype=np.int64)
+        for i, v in enumerate(values):
+            if v is not None:
+                x = int(v) * unit
+                if not NAT < x < 2**63:
+                    raise BridgeError("BASIN_PLAN", f"a {t} in this pipeline's data or literals lies outside 1677-09-22 … 2262-04-11, which the Dask bridge cannot hold (pandas keeps nanoseconds); run this pipeline on the local cluster")
+                ns[i] = x
+        return pd.Series(ns.view("datetime64[ns]"), index=index)
     return pd.Series(pd.array(list(values), dtype=PANDAS_DTYPES[t]), index=index)
 
 

@@ -25,13 +25,14 @@ import pandas as pd  # noqa: E402
 import basin_exprs  # noqa: E402
 import basin_parquet  # noqa: E402
 import basin_plan  # noqa: E402
+import basin_text  # noqa: E402
 import basin_types  # noqa: E402
 import basin_wire  # noqa: E402
 from basin_types import BridgeError  # noqa: E402
 
 # The workers need not have the bridge installed: its modules are uploaded on connect
 # (as a worker plugin, so workers that join later get them too).
-MODULES = (basin_types, basin_exprs, basin_parquet, basin_plan, basin_wire)
+MODULES = (basin_types, basin_text, basin_exprs, basin_parquet, basin_plan, basin_wire)
 
 out_lock = threading.Lock()
 

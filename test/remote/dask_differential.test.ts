@@ -1,8 +1,11 @@
 // The engine's differential cases on a real Dask cluster (a scheduler and two worker
 // processes started here): the Dask backend must give the local engine's answers,
 // with the same types, nulls and, where Basin defines one, the same order.
-import { beforeAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BasinError, col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { daskFixture } from "./dask_procs.js";
@@ -195,5 +198,284 @@ describe("persist() on Dask", () => {
     } finally {
       sized.unpersist();
     }
+  });
+});
+
+// Scalar semantics the Dask bridge re-implements in Python (resources/dask_bridge/basin_text.py,
+// basin_exprs.py): regexes (ECMAScript on UTF-8 bytes), case mapping, strict parsing,
+// non-finite math and exact timestamps must give the local engine's answers.
+const STRS = [
+  "ABC",
+  "a\n",
+  "٣",
+  "x.y\r",
+  "Straße",
+  "Արամ",
+  " 3",
+  "3.5",
+  "1e3",
+  "-0",
+  "inf",
+  "nan",
+  "TRUE",
+  "tRuE",
+  "2024-02-29",
+  "2024-02-30",
+  "03/04/2024",
+  "2024-03-01T12:00:00.1234567Z",
+  "2024-03-01 23:59:59",
+  "é",
+  "",
+  null,
+  "abxd",
+  "ÿßµ",
+  "ĲĳŉſΣςйЁ",
+  "a b",
+  "9223372036854775808",
+  "+5",
+  "ABCABC",
+  ".5",
+];
+const NUMS = [
+  0,
+  -1,
+  2.5,
+  -2.5,
+  0.5,
+  -0.5,
+  0.49999999999999994,
+  1e308,
+  -8,
+  1000,
+  null,
+  1e-320,
+  1.005,
+  2.675,
+  -0.25,
+  1e16,
+  3,
+  7,
+  -3,
+  0.1,
+  2,
+  4,
+  9,
+  16,
+  25,
+  100,
+  1e-5,
+  -1e-5,
+  8,
+  12,
+];
+const TS = STRS.map((_, i) =>
+  i % 7 === 3 ? null : new Date(Date.UTC(2024, 2, 1, 12, 34, 56, 789) + i * 86_400_123 - (i % 2) * 1e12),
+);
+const scalars = (): DataFrame =>
+  fromColumns(
+    { i: STRS.map((_, i) => i), s: STRS, f: NUMS, ts: TS },
+    { partitions: [0, 3, 0, STRS.length - 4, 1], types: { i: "int64", s: "string", f: "float64", ts: "timestamp" } },
+  );
+
+const scalarCases: Case[] = [
+  {
+    name: "regex replacements use ECMAScript's $1, $&, $$, $` and $' (not Python's)",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.replace("(B)(C)?", "<$1|$2|$&|$$|$0|$10|$9|${1}|$`|$'|$x|$>", { all: true }).alias("a"),
+        col("s").str.replace("(B)", "[$1]").alias("b"),
+        col("s").str.replace("x*", "-", { all: true }).alias("c"),
+        col("s").str.replace("a*?", "-", { all: true }).alias("d"),
+        col("s").str.replace("(a)|(b)", "[$1$2]", { all: true }).alias("e"),
+        col("s").str.replace("a", "\\$1\\").alias("g"),
+        col("s").str.replace("a", "$1", { literal: true, all: true }).alias("h"),
+        col("s").str.replace("", "+", { literal: true }).alias("j"),
+      ),
+  },
+  {
+    name: "regexes match as ECMAScript on UTF-8 bytes ($ only at the end, ASCII \\d \\w \\s, . is one byte)",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.contains("^a$").alias("a"),
+        col("s").str.contains("\\d").alias("b"),
+        col("s").str.contains("^.$").alias("c"),
+        col("s").str.contains("^\\w+$").alias("d"),
+        col("s").str.contains("\\s").alias("e"),
+        col("s").str.contains("y.$").alias("g"),
+        col("s").str.contains("[é]").alias("h"),
+        col("s").str.contains("^\\D\\W?\\S*$").alias("j"),
+        col("s").str.replace(".", "_", { all: true }).alias("k"),
+        col("s").str.contains(".", { literal: true }).alias("l"),
+      ),
+  },
+  {
+    name: "upper/lower map only the local engine's letters, one character to one",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.upper().alias("a"),
+        col("s").str.lower().alias("b"),
+        col("s").str.upper().str.len().alias("c"),
+      ),
+  },
+  {
+    name: "strings cast to numbers, booleans, dates and timestamps parse strictly",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").cast("int64", { strict: false }).alias("a"),
+        col("s").cast("float64", { strict: false }).alias("b"),
+        col("s").cast("float64", { strict: false }).cast("string").alias("c"),
+        col("s").cast("bool", { strict: false }).alias("d"),
+        col("s").cast("date", { strict: false }).alias("e"),
+        col("s").cast("timestamp", { strict: false }).cast("string").alias("g"),
+      ),
+  },
+  {
+    name: "math results that are not finite are null, with the C library's values",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("f").sqrt().alias("a"),
+        col("f").log().alias("b"),
+        col("f").log(10).alias("c"),
+        col("f").log(2).alias("d"),
+        col("f").log(3).alias("e"),
+        col("f").pow(-1).alias("g"),
+        col("f").pow(col("f")).alias("h"),
+        col("f").exp().alias("j"),
+        col("f").round().alias("k"),
+        col("f").round(2).alias("l"),
+        col("f").round(-1).alias("m"),
+        col("f").cast("string").alias("n"),
+      ),
+  },
+  {
+    name: "timestamp columns and literals keep every microsecond",
+    basin: (t) =>
+      t
+        .filter(col("ts").ne("2024-03-02 12:34:56.912"))
+        .select(
+          "i",
+          col("ts").cast("string").alias("a"),
+          col("ts").eq("2024-03-01 12:34:56.789").alias("b"),
+          col("ts").cast("int64").alias("c"),
+          col("ts").fillNull("2023-11-14 22:13:20.123").cast("string").alias("d"),
+        ),
+  },
+];
+
+describe("Dask: the local engine's scalar semantics", () => {
+  it.each(scalarCases)("$name", async (c) => {
+    const frame = c.basin(scalars());
+    const expected = await frame.compute({ cluster: fx.local });
+    const actual = await frame.compute({ cluster: fx.dask });
+    expect(actual.schema).toEqual(expected.schema);
+    expectSameRows(tableRows(actual), tableRows(expected), c.name, c.ordered);
+  });
+});
+
+describe("Dask: CSV values parse as the local reader parses them", () => {
+  let csvDir: string;
+  beforeAll(() => {
+    csvDir = mkdtempSync(join(tmpdir(), "basin-dask-csv-"));
+    writeFileSync(join(csvDir, "padded.csv"), "id,n\n1,3\n2, 4\n3,\n4,5\n");
+    writeFileSync(join(csvDir, "dates.csv"), "id,t\n1,2024-03-01T12:00:00\n2,03/04/2024\n3,2024-03-01 00:00:01\n");
+    writeFileSync(join(csvDir, "range.csv"), "id,d\n1,2024-02-29\n2,2300-01-01\n3,1600-06-15\n");
+  });
+  afterAll(() => rmSync(csvDir, { recursive: true, force: true }));
+
+  it("NaN in a float column is a value, as locally: aggregations, comparisons and order", async () => {
+    const nanDir = join(csvDir, "nan");
+    mkdirSync(nanDir);
+    writeFileSync(join(nanDir, "p1.csv"), "x,g\nNaN,a\n1,a\n,a\n2,b\n");
+    writeFileSync(join(nanDir, "p2.csv"), "x,g\n");
+    writeFileSync(join(nanDir, "p3.csv"), "x,g\nnan,b\n5,b\n3,c\ninf,c\n-inf,c\n7,d\nNaN,e\n,e\n4,\n-0.5,a\n");
+    const t = readCsv(join(nanDir, "*.csv"), { dtypes: { x: "float64" } });
+    const aggs = [
+      col("x").max().alias("mx"),
+      col("x").min().alias("mn"),
+      col("x").sum().alias("s"),
+      col("x").mean().alias("m"),
+      col("x").count().alias("c"),
+    ];
+    const frames: [string, DataFrame, boolean][] = [
+      ["partial aggregations", t.groupBy("g").agg(...aggs), false],
+      [
+        "aggregations",
+        t
+          .groupBy("g")
+          .agg(
+            ...aggs,
+            col("x").median().alias("md"),
+            col("x").quantile(0.25).alias("q"),
+            col("x").nUnique().alias("nu"),
+            col("x").first().alias("f"),
+            col("x").last().alias("l"),
+            col("x").std().alias("sd"),
+          ),
+        false,
+      ],
+      ["reductions", t.select(...aggs, col("x").median().alias("md"), col("x").nUnique().alias("nu")), false],
+      [
+        "comparisons",
+        t.select(
+          "g",
+          "x",
+          col("x").eq(col("x")).alias("a"),
+          col("x").gt(100).alias("b"),
+          col("x").le(1).alias("c"),
+          col("x").div(2).alias("d"),
+        ),
+        false,
+      ],
+      ["sort", t.sort(["x", "g"], { descending: [true, false], nullsFirst: [true, false] }), true],
+    ];
+    for (const [label, frame, ordered] of frames) {
+      const expected = await frame.compute({ cluster: fx.local });
+      const actual = await frame.compute({ cluster: fx.dask });
+      expectSameRows(tableRows(actual), tableRows(expected), label, ordered);
+    }
+  });
+
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as BasinError,
+    );
+
+  it("a padded int value fails both (and onBadLines: skip drops its row on both)", async () => {
+    const strict = readCsv(join(csvDir, "padded.csv"), { dtypes: { n: "int64" } });
+    const local = await failure(strict.compute({ cluster: fx.local }));
+    const dask = await failure(strict.compute({ cluster: fx.dask }));
+    expect(local?.code).toBe("BASIN_PARSE");
+    expect(dask?.code).toBe("BASIN_PARSE");
+    expect(dask?.message).toMatch(/cannot parse " 4" as int64 in column "n"/);
+    const skip = readCsv(join(csvDir, "padded.csv"), { dtypes: { n: "int64" }, onBadLines: "skip" });
+    expectSameRows(
+      tableRows(await skip.compute({ cluster: fx.dask })),
+      tableRows(await skip.compute({ cluster: fx.local })),
+      "skip",
+    );
+  });
+
+  it('a timestamp spelt "03/04/2024" fails both, never read month-first', async () => {
+    const frame = readCsv(join(csvDir, "dates.csv"), { parseDates: ["t"] });
+    const local = await failure(frame.compute({ cluster: fx.local }));
+    const dask = await failure(frame.compute({ cluster: fx.dask }));
+    expect(local?.code).toBe("BASIN_PARSE");
+    expect(dask?.code).toBe("BASIN_PARSE");
+    expect(dask?.message).toMatch(/cannot parse "03\/04\/2024" as timestamp in column "t"/);
+  });
+
+  it("dates pandas cannot hold fail on Dask naming that range, not as a cast error", async () => {
+    const frame = readCsv(join(csvDir, "range.csv"), { dtypes: { d: "date" } });
+    expect((await frame.compute({ cluster: fx.local })).numRows).toBe(3);
+    const dask = await failure(frame.compute({ cluster: fx.dask }));
+    expect(dask?.code).toBe("BASIN_IO");
+    expect(dask?.message).toMatch(/column "d" holds a date outside 1677-09-22 … 2262-04-11.*"2300-01-01"/);
+    expect(dask?.message).not.toMatch(/cannot cast/);
   });
 });
