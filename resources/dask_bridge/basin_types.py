@@ -64,6 +64,12 @@ def from_plan_values(values, t, index=None):
                     raise BridgeError("BASIN_PLAN", f"a {t} in this pipeline's data or literals lies outside 1677-09-22 … 2262-04-11, which the Dask bridge cannot hold (pandas keeps nanoseconds); run this pipeline on the local cluster")
                 ns[i] = x
         return pd.Series(ns.view("datetime64[ns]"), index=index)
+    if t == "float64":
+        # NaN, ±inf and -0.0 come as JSON's NaN / Infinity tokens and -0.0 (json.loads reads
+        # them): values, not nulls, which pd.array would make of NaN.
+        mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+        data = np.fromiter((0.0 if v is None else float(v) for v in values), dtype=np.float64, count=len(values))
+        return pd.Series(pd.arrays.FloatingArray(data, mask), index=index)
     return pd.Series(pd.array(list(values), dtype=PANDAS_DTYPES[t]), index=index)
 
 

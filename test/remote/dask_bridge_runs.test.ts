@@ -30,19 +30,25 @@ function slowFrame() {
 }
 
 describe("Dask bridge runs", () => {
-  it("a result of many parts (more rows than one part holds) arrives whole, in order", async () => {
+  it("a result of many parts (more rows than one part holds) arrives whole, in order; NaN and ±inf stay values", async () => {
     const n = 200_000;
     const df = fromColumns(
       {
         id: Array.from({ length: n }, (_, i) => i),
         s: Array.from({ length: n }, (_, i) => (i % 11 === 0 ? null : `東京-${i}`)),
-        f: Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : i / 7)),
+        f: Array.from({ length: n }, (_, i) =>
+          i % 13 === 0 ? null : i % 17 === 0 ? Number.NaN : i % 19 === 0 ? -Infinity : i / 7,
+        ),
       },
       { partitions: [0, 1, n - 2, 1] },
-    ).filter(col("id").mod(5).ne(3));
+    )
+      .filter(col("id").mod(5).ne(3))
+      .withColumns({ g: col("f").mul(2) });
     const local = await df.compute({ cluster: fx.local });
     const dask = await df.compute({ cluster: fx.dask });
     expect(dask.numRows).toBe(160_000);
+    expect(dask.column("f").filter((v) => Number.isNaN(v)).length).toBeGreaterThan(8000);
+    expect(dask.column("g").filter((v) => v === -Infinity).length).toBeGreaterThan(7000);
     expectSameRows(tableRows(dask), tableRows(local), "four parts of 65,536 rows at most", true);
   });
 

@@ -18,7 +18,7 @@ import { optimize } from "../../plan/optimizer.js";
 import type { OptimizeOptions } from "../../plan/passes/pass.js";
 import type { Cluster, ClusterRunOptions, FrameRunOptions, StoredParts } from "../cluster.js";
 import { bridgePlan } from "./bridge_plan.js";
-import { decodeWireTable, type WireTable } from "./wire.js";
+import { bridgeJson, decodeWireTable, type WireTable } from "./wire.js";
 
 export interface DaskClusterOptions {
   /** The Python with dask, distributed and pandas (default: BASIN_PYTHON, else /usr/bin/python3 where it exists, else python3). */
@@ -316,7 +316,7 @@ export class DaskCluster implements Cluster {
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onPart });
-      proc.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
+      proc.stdin.write(`${bridgeJson({ id, ...body })}\n`);
     });
   }
 }
