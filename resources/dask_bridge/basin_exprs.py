@@ -286,8 +286,13 @@ def fn(e, args, df):
     if name == "str.slice":
         start, length = o["start"], o.get("length")
         def piece(v):
-            s0 = start if start >= 0 else max(len(v) + start, 0)
-            return v[s0:] if length is None else v[s0:s0 + length]
+            # ops/expr_string.cc Slice: the window [start, start + length) (a negative start
+            # counts from the end), clipped to the string, after the length is added.
+            n = len(v)
+            lo = start if start >= 0 else n + start
+            hi = n if length is None else lo + length
+            lo = max(0, min(lo, n))
+            return v[lo:max(lo, min(hi, n))]
         return pd.Series(pd.array([None if v is pd.NA else piece(v) for v in a], dtype="string"), index=a.index)
     if name == "concatStr":
         out = args[0]

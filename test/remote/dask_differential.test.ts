@@ -321,6 +321,18 @@ const scalarCases: Case[] = [
       ),
   },
   {
+    name: "str.slice clips its window to the string, a negative start counting from the end",
+    basin: (t) =>
+      t.select(
+        "i",
+        col("s").str.slice(-5, 3).alias("a"),
+        col("s").str.slice(-2).alias("b"),
+        col("s").str.slice(1, 2).alias("c"),
+        col("s").str.slice(40, 2).alias("d"),
+        col("s").str.slice(-100).alias("e"),
+      ),
+  },
+  {
     name: "strings cast to numbers, booleans, dates and timestamps parse strictly",
     basin: (t) =>
       t.select(
