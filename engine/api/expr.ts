@@ -488,10 +488,12 @@ export function col(name: string): Expr {
 }
 
 /**
- * A literal value; `type` fixes the type of a null or a number.
+ * A literal value. `type` fixes the type of a null or a number (a date or timestamp
+ * number is days or microseconds since 1970), parses a date or timestamp string
+ * (YYYY-MM-DD[ HH:MM[:SS[.ffffff]]], microseconds kept), and casts anything else.
  *
  * @example
- * df.withColumns({ one: lit(1) })
+ * df.withColumns({ one: lit(1), since: lit("2024-03-01 08:00:00.5", "timestamp") })
  */
 export function lit(value: Scalar, type?: DType): Expr {
   const node = toNode(value);

@@ -61,7 +61,7 @@ export function resolveExpr(e: ExprNode, schema: Schema, loc?: SourceLocation): 
       return { kind: "col", index, type: schema[index].type };
     }
     case "lit":
-      return { kind: "lit", value: e.value, type: e.type ?? literalType(e.value) };
+      return typedLiteral(e, at);
     case "alias":
       return resolveExpr(e.arg, schema, at);
     case "agg":
@@ -250,4 +250,26 @@ export function resolveWindow(e: ExprNode, schema: Schema, loc?: SourceLocation)
     return { op: "cumSum", arg: notNull, over, type: "int64" };
   }
   return { op: e.op, arg, over, type: e.op === "rollingMean" ? "float64" : arg.type };
+}
+
+/**
+ * A literal, in the type lit(value, type) gives it: a null or number takes the type as it
+ * is (a date or timestamp number is days or microseconds since 1970), a date or
+ * timestamp string is parsed here, and any other pairing becomes a strict cast (so
+ * `lit("12", "int64")` is 12, not the bytes of "12" read as a number).
+ */
+function typedLiteral(e: Extract<ExprNode, { kind: "lit" }>, at: SourceLocation | undefined): NativeExpr {
+  const own = literalType(e.value);
+  const to = e.type ?? own;
+  const written = `lit(${JSON.stringify(e.value)}, "${to}")`;
+  if (e.value === null || to === own) return { kind: "lit", value: e.value, type: to };
+  if (typeof e.value === "number" && to !== "string" && to !== "bool") {
+    if (to === "float64") return { kind: "lit", value: e.value, type: to };
+    if (!Number.isInteger(e.value) || !fitsInt64(e.value))
+      fail(`${written}: ${e.value} is not a whole number an ${to} can hold`, at);
+    return { kind: "lit", value: e.value, type: to };
+  }
+  if (typeof e.value === "string" && (to === "date" || to === "timestamp"))
+    return coerceLiteral({ kind: "lit", value: e.value, type: "string" }, to, at);
+  return { kind: "cast", arg: { kind: "lit", value: e.value, type: own }, type: to, label: written };
 }

@@ -1,6 +1,7 @@
 // when/then/otherwise, between, isIn, math functions and non-strict casts against
 // DuckDB, on data with nulls, negatives, zeros and halves (rounding).
-import { col, lit, when } from "../../engine/api/index.js";
+import { describe, expect, it } from "vitest";
+import { col, fromColumns, lit, when } from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { WORDS } from "../helpers/data.js";
 import { describeExprCases } from "../helpers/expr_cases.js";
@@ -81,6 +82,23 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
     sql: `SELECT id, ${["=", "<>", "<", "<=", ">", ">="]
       .map((o) => `f ${o} 2.5, 3 ${o} v, v ${o} f, DATE '1970-01-05' ${o} d, s ${o} 'm', 'Zürich' ${o} s, s ${o} raw`)
       .join(", ")} FROM t`,
+  },
+  {
+    name: "typed literals: date and timestamp text parsed (µs kept), text and numbers cast, nulls typed",
+    basin: (t) =>
+      t.select(
+        "id",
+        lit("2024-03-01 12:34:56.789123", "timestamp").alias("a"),
+        lit("2024-02-29", "date").alias("b"),
+        col("d").lt(lit("1970-02-01", "date")).alias("c"),
+        lit("12", "int64").add(col("v")).alias("e"),
+        lit(3, "float64").div(2).alias("g"),
+        lit(5, "string").alias("h"),
+        lit(null, "date").alias("i"),
+        lit(19_000, "date").alias("j"),
+      ),
+    sql: `SELECT id, TIMESTAMP '2024-03-01 12:34:56.789123', DATE '2024-02-29', d < DATE '1970-02-01', 12 + v, 1.5,
+      '5', NULL::DATE, DATE '1970-01-01' + 19000 FROM t`,
   },
   {
     name: "between is inclusive, with SQL nulls",
@@ -195,3 +213,36 @@ describeExprCases("conditionals, membership, math and casts", cols, types, [
     sql: "SELECT id, 1024.0 AS a, -4.0 AS b, v + 4.0 AS c FROM t",
   },
 ]);
+
+describe("typed literals that cannot have their type", () => {
+  it("a date or timestamp that is no date, or a fraction as an int64, is BASIN_PLAN at the literal's line", async () => {
+    const cases: [() => unknown, RegExp][] = [
+      [() => lit("2024-13-01", "date"), /"2024-13-01" is not a valid date \(write it as YYYY-MM-DD/],
+      [() => lit("noon", "timestamp"), /"noon" is not a valid timestamp/],
+      [() => lit(1.5, "int64"), /lit\(1\.5, "int64"\): 1\.5 is not a whole number an int64 can hold/],
+      [() => lit(2 ** 64, "int64"), /lit\(\d+, "int64"\): \d+ is not a whole number/],
+    ];
+    for (const [make, message] of cases) {
+      // withColumns() resolves its expressions at once: an async function makes its throw a rejection.
+      const run = async () =>
+        fromColumns({ a: [1] })
+          .withColumns({ z: make() as ReturnType<typeof lit> })
+          .compute();
+      await expect(run()).rejects.toMatchObject({
+        code: "BASIN_PLAN",
+        message: expect.stringMatching(new RegExp(`expressions_misc\\.test\\.ts:\\d+:\\d+: ${message.source}`)),
+      });
+    }
+  });
+
+  it("text that is no number, as an int64, is BASIN_CAST naming the literal", async () => {
+    await expect(
+      fromColumns({ a: [1] })
+        .withColumns({ z: lit("abc", "int64") })
+        .compute(),
+    ).rejects.toMatchObject({
+      code: "BASIN_CAST",
+      message: expect.stringContaining('cannot cast "abc" to int64 in lit("abc", "int64")'),
+    });
+  });
+});
