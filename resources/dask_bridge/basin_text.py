@@ -333,35 +333,25 @@ def parse_column(series, to, csv=False):
     n = len(texts)
     nulls = np.array([v is None for v in texts], dtype=bool)
     bad = np.zeros(n, dtype=bool)
+
+    def each(parse, dtype):
+        """The parsed values (0 where null or bad), marking the bad ones."""
+        data = np.zeros(n, dtype=dtype)
+        for i, v in enumerate(texts):
+            if v is not None:
+                x = parse(v)
+                if x is None:
+                    bad[i] = True
+                else:
+                    data[i] = x
+        return data
+
     if to == "float64":
-        data = np.zeros(n, dtype=np.float64)
-        for i, v in enumerate(texts):
-            if v is not None:
-                x = parse_float(v)
-                if x is None:
-                    bad[i] = True
-                else:
-                    data[i] = x
-        return pd.Series(pd.arrays.FloatingArray(data, nulls | bad), index=series.index), bad
+        return pd.Series(pd.arrays.FloatingArray(each(parse_float, np.float64), nulls | bad), index=series.index), bad
     if to == "int64":
-        data = np.zeros(n, dtype=np.int64)
-        for i, v in enumerate(texts):
-            if v is not None:
-                x = parse_int(v)
-                if x is None:
-                    bad[i] = True
-                else:
-                    data[i] = x
-        return pd.Series(pd.arrays.IntegerArray(data, nulls | bad), index=series.index), bad
+        return pd.Series(pd.arrays.IntegerArray(each(parse_int, np.int64), nulls | bad), index=series.index), bad
     if to == "bool":
-        data = np.zeros(n, dtype=bool)
-        for i, v in enumerate(texts):
-            if v is not None:
-                x = parse_bool(v, csv)
-                if x is None:
-                    bad[i] = True
-                else:
-                    data[i] = x
+        data = each(lambda v: parse_bool(v, csv), bool)
         return pd.Series(pd.arrays.BooleanArray(data, nulls | bad), index=series.index), bad
     if to in ("date", "timestamp"):
         data = np.full(n, NS_MIN - 1, dtype=np.int64)  # NaT

@@ -11,10 +11,9 @@ import { LocalCluster } from "../../engine/cluster/local.js";
 import type { TaskGraph } from "../../engine/graph/tasks.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
 import { inMemoryParts, type DeviceShare } from "../../engine/lower/out_of_core.js";
-import { native } from "../../engine/native/addon.js";
 import { optimize } from "../../engine/plan/optimizer.js";
-import { Table } from "../../engine/run/table.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { graphRows } from "../helpers/graph_rows.js";
+import { Duck, expectSameRows } from "../helpers/oracle.js";
 
 const N = 6000;
 /** k: 0..96 and nulls; s: unicode keys; v with nulls; f floats. 6 partitions, one of them empty, one of one row. */
@@ -60,16 +59,7 @@ afterAll(async () => {
   await cluster.close();
 });
 
-/** Runs a lowered graph on the CPU workers and returns its rows. */
-async function run(g: TaskGraph) {
-  const { refs } = await cluster.runGraph(g, "a test");
-  const addon = native();
-  try {
-    return tableRows(new Table(refs.map((h) => addon.tableToJs(h))));
-  } finally {
-    for (const h of refs) addon.release(h);
-  }
-}
+const run = (g: TaskGraph) => graphRows(cluster, g);
 
 describe("shuffle width where the GPUs alone compute", () => {
   it("is one bucket per input partition without a device share, as few as fit a device with one", () => {

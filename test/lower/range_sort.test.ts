@@ -10,10 +10,9 @@ import type { TaskGraph } from "../../engine/graph/tasks.js";
 import { lowerPlan } from "../../engine/lower/lower.js";
 import { inMemoryBytes, partBytes, type MemoryBudget } from "../../engine/lower/out_of_core.js";
 import { ONE_ROUND_PIECES } from "../../engine/lower/range_sort.js";
-import { native } from "../../engine/native/addon.js";
 import { optimize } from "../../engine/plan/optimizer.js";
-import { Table } from "../../engine/run/table.js";
-import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
+import { graphRows } from "../helpers/graph_rows.js";
+import { Duck, expectSameRows } from "../helpers/oracle.js";
 
 /** 300 partitions: empty ones, one-row ones and 227-row ones. */
 const SIZES: number[] = Array.from({ length: 300 }, (_, p) => (p % 50 === 0 ? 0 : p % 37 === 0 ? 1 : 227));
@@ -65,17 +64,7 @@ afterAll(async () => {
   await cluster.close();
 });
 
-/** The graph's rows, and the row count of each output part (with `parts` lowering). */
-async function run(g: TaskGraph) {
-  const { refs } = await cluster.runGraph(g, "a test");
-  const addon = native();
-  try {
-    const parts = refs.map((h) => addon.tableToJs(h));
-    return Object.assign(tableRows(new Table(parts)), { partRows: parts.map((p) => new Table([p]).numRows) });
-  } finally {
-    for (const h of refs) addon.release(h);
-  }
-}
+const run = (g: TaskGraph) => graphRows(cluster, g);
 
 describe("range-partitioned sort", () => {
   it("splits many partitions into many ranges in two rounds, in DuckDB's order with ties in frame order", async () => {
