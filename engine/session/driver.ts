@@ -12,6 +12,11 @@ export interface DriverRequest {
 
 export type DriverReply = ({ ok: true } & PipelinePlans) | { ok: false; error: SerializedError };
 
+/** The driver thread's first message: the engine's modules are loaded. */
+export interface DriverLoaded {
+  loaded: true;
+}
+
 /**
  * Evaluates a pipeline file (or unsaved `source` for it) off the main thread and
  * resolves to its plan; aborting stops the evaluation at once.
@@ -42,11 +47,15 @@ export function planPipelineResults(path: string, source?: string, signal?: Abor
       workerData: { path, source } satisfies DriverRequest,
     });
     let settled = false;
+    // Node leaks the open files of modules a thread is still loading when it is
+    // terminated (about 4 a run cancelled early, until nothing can run: EMFILE): a thread
+    // that has not loaded the engine yet is terminated once it has.
+    let loaded = false;
     const settle = (f: () => void) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener("abort", onAbort);
-      void worker.terminate();
+      if (loaded) void worker.terminate();
       f();
     };
     const onAbort = () =>
@@ -54,11 +63,16 @@ export function planPipelineResults(path: string, source?: string, signal?: Abor
         reject(new BasinError("BASIN_CANCELLED", "the run was cancelled while the pipeline file was evaluated")),
       );
     signal?.addEventListener("abort", onAbort);
-    worker.once("message", (r: DriverReply) =>
+    worker.on("message", (r: DriverReply | DriverLoaded) => {
+      if ("loaded" in r) {
+        loaded = true;
+        if (settled) void worker.terminate(); // cancelled while it loaded
+        return;
+      }
       settle(() =>
         r.ok ? resolve({ plan: r.plan, array: r.array, shown: r.shown }) : reject(BasinError.fromJSON(r.error)),
-      ),
-    );
+      );
+    });
     worker.once("error", (e) =>
       settle(() =>
         reject(

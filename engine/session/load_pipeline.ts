@@ -22,7 +22,8 @@ let orphansRemoved = false;
 let imports = 0;
 
 /** The engine's public module, as the pipeline's `"basin"` import resolves to it. */
-const API_URL = new URL("../api/index.js", import.meta.url).href;
+/** The engine's API module, as pipelines import it ("basin"). */
+export const API_URL = new URL("../api/index.js", import.meta.url).href;
 
 const resolveBasin: Plugin = {
   name: "basin",

@@ -1,7 +1,7 @@
 // The workbench's engine server (`basin serve`) over a real WebSocket: token and
 // Origin checks, running pipeline files, paging results by viewport, engine-side
 // sort/filter and column profiles (against DuckDB), cancellation, and clear errors.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -297,6 +297,23 @@ describe("engine server: errors and cancellation", () => {
     await client.call("cancel", runId);
     const e = await client.waitFor((x) => x.type === "runFailed" && x.runId === runId, 5000);
     expect(e.type === "runFailed" && e.error.code).toBe("BASIN_CANCELLED");
+  });
+
+  it("runs cancelled while their pipeline file starts to load leave no open files behind (40 Run/Stop)", async () => {
+    const fds = () => readdirSync("/proc/self/fd").length;
+    // One run first: what stays open for the server's life (esbuild's service) is open before counting.
+    await finished("trips.ts");
+    const before = fds();
+    for (let i = 0; i < 40; i++) {
+      const { runId } = await client.call<{ runId: string }>("run", "trips.ts");
+      await new Promise((r) => setTimeout(r, 5 + ((i * 7) % 120))); // across the engine's load, 5–125 ms
+      await client.call("cancel", runId);
+      await client.waitFor((x) => (x.type === "runFailed" || x.type === "runFinished") && x.runId === runId, 10_000);
+    }
+    // Threads terminated once loaded close their files; wait for them (bounded).
+    for (let i = 0; i < 100 && fds() > before + 8; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(fds(), "open files after 40 early cancels").toBeLessThanOrEqual(before + 8);
+    expect((await finished("trips.ts")).rows).toBeGreaterThan(0);
   });
 
   it("cancels a run whose tasks never finish: it answers at once, the workers are freed, the next run works", async () => {
