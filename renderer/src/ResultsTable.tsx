@@ -14,7 +14,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type Key
 import type { EngineClient, ResultInfo, ResultSort, WireValue } from "../../engine/common/rpc.js";
 import { formatCell, toTsv } from "../common/format.js";
 import { PageCache } from "../common/page_cache.js";
-import { scrollHeightFor, scrollRatio } from "../common/virtual_scale.js";
+import { revealTop, scrollHeightFor, scrollRatio } from "../common/virtual_scale.js";
 import { copyText } from "./clipboard.js";
 import { ProfileBadge } from "./ProfileBadge.js";
 import { useProfiles, type ProfileState } from "./state/use_profiles.js";
@@ -105,7 +105,10 @@ export function ResultsTable(props: ResultsTableProps) {
   const virtualHeight = result.rows * ROW_HEIGHT + headHeight + ROW_HEIGHT;
   const heightRef = useRef(virtualHeight);
   heightRef.current = virtualHeight;
-  const ratio = (el: HTMLElement) => scrollRatio(heightRef.current, el.scrollHeight, el.clientHeight);
+  // Of the content's own height, not el.scrollHeight: rows drawn at the bottom can reach past
+  // the content and make that grow (Ctrl+End then stopped 216 px short of the last row).
+  const ratio = (el: HTMLElement) =>
+    scrollRatio(heightRef.current, scrollHeightFor(heightRef.current), el.clientHeight);
 
   const virtualizer = useVirtualizer({
     count: result.rows,
@@ -118,7 +121,8 @@ export function ResultsTable(props: ResultsTableProps) {
     observeElementOffset: (instance, cb) => {
       const el = instance.scrollElement;
       if (!el) return;
-      const handler = () => cb(el.scrollTop * ratio(el), true);
+      const handler = () =>
+        cb(Math.min(el.scrollTop * ratio(el), Math.max(0, heightRef.current - el.clientHeight)), true);
       handler();
       el.addEventListener("scroll", handler, { passive: true });
       return () => el.removeEventListener("scroll", handler);
@@ -187,7 +191,13 @@ export function ResultsTable(props: ResultsTableProps) {
   const reveal = (row: number, col: number) => {
     const el = scroller.current;
     if (!el) return;
-    virtualizer.scrollToIndex(row, { align: "auto" });
+    const top = revealTop(headHeight + row * ROW_HEIGHT, ROW_HEIGHT, {
+      scrollTop: el.scrollTop,
+      clientHeight: el.clientHeight,
+      ratio: ratio(el),
+      head: headHeight,
+    });
+    if (top !== undefined) el.scrollTop = top;
     const left = numWidth + widths.slice(0, col).reduce((a, b) => a + b, 0);
     const right = left + (widths[col] ?? 0);
     if (left - numWidth < el.scrollLeft) el.scrollLeft = left - numWidth;

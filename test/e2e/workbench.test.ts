@@ -218,6 +218,20 @@ describe("workbench in the browser", { timeout: 120_000 }, () => {
     const scroller = await page.locator(".results-scroller").boundingBox();
     expect(box!.y + box!.height).toBeLessThanOrEqual(scroller!.y + scroller!.height + 1);
     await shot("results-10m-last-row");
+    // The keyboard reaches every row too: Ctrl+Home, Ctrl+End, then one up from the last row.
+    await page
+      .locator(`[data-row="${BIG_ROWS - 1}"] .td`)
+      .nth(1)
+      .click();
+    await page.keyboard.press("Control+Home");
+    await expect.poll(() => page.locator('[data-row="0"]').count(), POLL).toBe(1);
+    await page.keyboard.press("Control+End");
+    await expect.poll(() => last.count(), POLL).toBe(1);
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(() => page.locator(`[data-row="${BIG_ROWS - 2}"]`).count(), POLL).toBe(1);
+    const above = await page.locator(`[data-row="${BIG_ROWS - 2}"]`).boundingBox();
+    const head = await page.locator(".results-head").boundingBox();
+    expect(above!.y, "below the sticky header").toBeGreaterThanOrEqual(head!.y + head!.height - 1);
   });
 
   it("sorts by a column and filters in the engine", async () => {

@@ -8,7 +8,7 @@ import { formatBytes, formatCell, formatMs, toTsv } from "../../renderer/common/
 import { DEFAULT_LAYOUT, parseLayout } from "../../renderer/common/layout.js";
 import { parseLocation, workspaceFileOf } from "../../renderer/common/location.js";
 import { blocksFor, PageCache } from "../../renderer/common/page_cache.js";
-import { MAX_SCROLL_PX, scrollHeightFor, scrollRatio } from "../../renderer/common/virtual_scale.js";
+import { MAX_SCROLL_PX, revealTop, scrollHeightFor, scrollRatio } from "../../renderer/common/virtual_scale.js";
 import { describeArray, heatmapRgba } from "../../renderer/common/array_display.js";
 
 describe("viewport → page blocks", () => {
@@ -79,6 +79,26 @@ describe("scroll scaling", () => {
     const r = scrollRatio(virtual, real, 600);
     expect((real - 600) * r).toBeCloseTo(virtual - 600, 3); // the real bottom is the virtual bottom
     expect(r).toBeGreaterThan(29);
+  });
+
+  it("reveals any row, the last of 10 million included, inside the viewport below the header", () => {
+    const head = 78,
+      row = 24,
+      view = 600;
+    const virtual = 10_000_000 * row + head + row;
+    const ratio = scrollRatio(virtual, scrollHeightFor(virtual), view);
+    for (const target of [0, 1, 333_334, 5_000_000, 9_999_998, 9_999_999]) {
+      for (const from of [0, 3_000_000, MAX_SCROLL_PX - view]) {
+        const top = head + target * row;
+        const to = revealTop(top, row, { scrollTop: from, clientHeight: view, ratio, head }) ?? from;
+        const offset = to * ratio;
+        expect(top - head, `row ${target} from ${from}: below the header`).toBeGreaterThanOrEqual(offset);
+        expect(top + row, `row ${target} from ${from}: above the bottom`).toBeLessThanOrEqual(offset + view);
+        expect(to).toBeLessThanOrEqual(MAX_SCROLL_PX - view);
+      }
+    }
+    // In view already: no scroll.
+    expect(revealTop(head + 3 * row, row, { scrollTop: 0, clientHeight: view, ratio: 1, head })).toBeUndefined();
   });
 });
 
