@@ -1,6 +1,7 @@
 // The engine side of the workbench contract (engine/common/rpc.ts): runs
 // pipeline files of a workspace on a cluster, keeps their results for paging, and
 // reports progress as events. Transports (WebSocket, Electron) wrap one of these.
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, extname } from "node:path";
 import type { Cluster } from "../cluster/cluster.js";
@@ -145,9 +146,9 @@ export class EngineService implements EngineClient {
     return state;
   }
 
-  /** @internal EngineConnection's side of attach/detach. */
-  attachSession(sessionId: string): SessionState {
-    return this.sessions.attach(sessionId);
+  /** @internal EngineConnection's side of attach/detach (`replaces` false: a connection's own session, see Sessions.attach). */
+  attachSession(sessionId: string, replaces = true): SessionState {
+    return this.sessions.attach(sessionId, replaces);
   }
 
   /** @internal */
@@ -390,6 +391,20 @@ export class EngineConnection implements EngineClient {
     return state;
   }
 
+  /**
+   * The session what this connection makes belongs to: the one attached to, else one
+   * of its own (a script of the RPC contract that never attaches), whose results are
+   * kept, run after run, until a grace period after the connection closes.
+   */
+  private owner(): string {
+    if (this.session === undefined) {
+      const id = `connection-${randomUUID()}`;
+      this.engine.attachSession(id, false);
+      this.session = id;
+    }
+    return this.session;
+  }
+
   /** The page went away (or reloads). */
   close(): void {
     if (this.session !== undefined) this.engine.detachSession(this.session);
@@ -412,13 +427,13 @@ export class EngineConnection implements EngineClient {
     return this.engine.saveFile(path, text, version);
   }
   preview(path: string, rows?: number): Promise<ResultInfo> {
-    return this.engine.previewFor(this.session, path, rows);
+    return this.engine.previewFor(this.owner(), path, rows);
   }
   sample(resultId: string, n: number, columns: string[]): Promise<ResultSample> {
     return this.engine.sample(resultId, n, columns);
   }
   run(path: string, source?: string): Promise<{ runId: string }> {
-    return this.engine.runFor(this.session, path, source);
+    return this.engine.runFor(this.owner(), path, source);
   }
   cancel(runId: string): Promise<void> {
     return this.engine.cancel(runId);
@@ -427,7 +442,7 @@ export class EngineConnection implements EngineClient {
     return this.engine.page(resultId, offset, limit, columns);
   }
   view(resultId: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
-    return this.engine.viewFor(this.session, resultId, sort, filters);
+    return this.engine.viewFor(this.owner(), resultId, sort, filters);
   }
   profile(resultId: string, column: string): Promise<ColumnProfile> {
     return this.engine.profile(resultId, column);

@@ -31,6 +31,8 @@ interface Session {
   results: ResultInfo[];
   run?: RunRecord;
   timer?: ReturnType<typeof setTimeout>;
+  /** A page's: a run's results replace the last run's. A script's (a connection that never attached) keeps them all until it goes. */
+  replaces: boolean;
 }
 
 /** What ending a session does in the engine. */
@@ -54,13 +56,16 @@ export class Sessions {
     private readonly graceMs = DEFAULT_SESSION_GRACE_MS,
   ) {}
 
-  /** A connection attaches: the session (made on first use) and what it holds. */
-  attach(id: string): SessionState {
+  /**
+   * A connection attaches: the session (made on first use) and what it holds. A
+   * connection's own session (`replaces` false) keeps every run's results until it ends.
+   */
+  attach(id: string, replaces = true): SessionState {
     if (typeof id !== "string" || !/^[\w-]{8,100}$/.test(id))
       throw new BasinError("BASIN_PLAN", "attach needs a session id of 8 to 100 letters, digits, _ or -");
     let s = this.sessions.get(id);
     if (!s) {
-      s = { id, connections: 0, owned: new Set(), results: [] };
+      s = { id, connections: 0, owned: new Set(), results: [], replaces };
       this.sessions.set(id, s);
     }
     clearTimeout(s.timer);
@@ -132,7 +137,7 @@ export class Sessions {
     if (s.run?.runId !== runId) return true; // a newer run started meanwhile: these go when the page releases them
     const earlier = s.results;
     s.results = results;
-    for (const r of earlier) if (s.owned.has(r.id)) this.ends.release(r.id);
+    if (s.replaces) for (const r of earlier) if (s.owned.has(r.id)) this.ends.release(r.id);
     Object.assign(s.run, { status: "done", elapsedMs, tasks });
     return true;
   }

@@ -135,3 +135,24 @@ it(`${RUNS} runs with random cancels, reloads and bad pipelines leave an empty s
   expect(after, "RSS back within 10% of where it started").toBeLessThan(before * 1.1);
   client = await connect(); // for afterAll
 }, 180_000);
+
+it("a client that never attaches owns its runs' results too: they are released a grace period after it closes", async () => {
+  const script = await RpcClient.connect(
+    `ws://127.0.0.1:${server.port}/?token=${server.token}`,
+    `http://127.0.0.1:${server.port}`,
+  );
+  const before = client.events.length;
+  for (let i = 0; i < 5; i++) {
+    const { runId } = await script.call<{ runId: string }>("run", "good.ts");
+    const e = await script.waitFor(ended(runId), 15_000);
+    expect(e.type).toBe("runFinished");
+  }
+  expect(native().storeStats().handles, "its results are kept while it is connected").toBeGreaterThan(0);
+  expect(
+    client.events.slice(before).filter((e) => e.type === "runFinished"),
+    "another page does not see its runs",
+  ).toEqual([]);
+  script.close();
+  await new Promise((r) => setTimeout(r, 600));
+  expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+}, 60_000);
