@@ -119,14 +119,16 @@ export class ResultStore {
 
   /** A new result: the rows of `id` that pass every filter, stably sorted. */
   async view(id: string, sort: ResultSort[], filters: ResultFilter[]): Promise<ResultInfo> {
-    let df = this.frame(id);
-    for (const f of filters) df = df.filter(filterExpr(df, f));
-    if (sort.length > 0)
-      df = df.sort(
-        sort.map((s) => s.column),
-        { descending: sort.map((s) => s.descending) },
-      );
-    return this.keepFrame(df, id, { kind: this.get(id).info.kind });
+    return this.using(id, (frame, info) => {
+      let df = frame;
+      for (const f of filters) df = df.filter(filterExpr(df, f));
+      if (sort.length > 0)
+        df = df.sort(
+          sort.map((s) => s.column),
+          { descending: sort.map((s) => s.descending) },
+        );
+      return this.keepFrame(df, id, { kind: info.kind });
+    });
   }
 
   /** Computes a frame and keeps its parts as a result. */
@@ -144,13 +146,22 @@ export class ResultStore {
    * when the result has no more), in the result's order: what a plot of a large result draws.
    */
   async sample(id: string, n: number, columns: string[]): Promise<ResultSample> {
-    const { info } = this.get(id);
+    return this.using(id, (frame, info) => this.sampleOf(id, frame, info, n, columns));
+  }
+
+  private async sampleOf(
+    id: string,
+    frame: DataFrame,
+    info: ResultInfo,
+    n: number,
+    columns: string[],
+  ): Promise<ResultSample> {
     if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_ROWS)
       fail(`sample size must be an integer in 1..${MAX_SAMPLE_ROWS}, got ${n}`);
     if (!Array.isArray(columns) || columns.length === 0) fail("sample needs at least one column");
     for (const c of columns) if (!info.schema.some((f) => f.name === c)) fail(`result ${id} has no column "${c}"`);
     const distinct = [...new Set(columns)];
-    let df = this.frame(id).select(...distinct);
+    let df = frame.select(...distinct);
     if (info.rows > n) df = df.sample({ n }, { seed: 1 });
     const { ref } = await computeStored(df.toPlan(), this.compute);
     try {
@@ -173,23 +184,26 @@ export class ResultStore {
    * pass for them all plus each column's own plans.
    */
   async profile(id: string, column: string): Promise<ColumnProfile> {
-    const df = this.frame(id);
-    const field = df.schema.find((f) => f.name === column) ?? fail(`result ${id} has no column "${column}"`);
-    return profileColumn(df, field, (await this.basicsOf(id, df)).get(column)!, this.compute);
+    return this.using(id, async (df) => {
+      const field = df.schema.find((f) => f.name === column) ?? fail(`result ${id} has no column "${column}"`);
+      return profileColumn(df, field, (await this.basicsOf(id, df)).get(column)!, this.compute);
+    });
   }
 
   /** Distinct non-null values of a column (exact). */
   async countDistinct(id: string, column: string): Promise<number> {
-    const df = this.frame(id);
-    if (!df.schema.some((f) => f.name === column)) fail(`result ${id} has no column "${column}"`);
-    return countDistinct(df, column, this.compute);
+    return this.using(id, (df) => {
+      if (!df.schema.some((f) => f.name === column)) fail(`result ${id} has no column "${column}"`);
+      return countDistinct(df, column, this.compute);
+    });
   }
 
   /** A 2-D histogram of two columns over every row, made on the workers. */
   async bins2d(id: string, x: string, y: string, xBins: number, yBins: number, view?: Bins2dView): Promise<Bins2d> {
-    const df = this.frame(id);
-    const b = await bins2d(df, { x, y, xBins, yBins, view }, await this.basicsOf(id, df), this.compute);
-    return { resultId: id, ...b };
+    return this.using(id, async (df) => {
+      const b = await bins2d(df, { x, y, xBins, yBins, view }, await this.basicsOf(id, df), this.compute);
+      return { resultId: id, ...b };
+    });
   }
 
   /** The one aggregate over all of a result's columns, made once and shared by its profiles. */
@@ -247,14 +261,25 @@ export class ResultStore {
     );
   }
 
-  private frame(id: string): DataFrame {
+  /**
+   * Runs `use` over result `id` as a frame, its parts retained meanwhile: a release
+   * (a new run replacing the result) while a view, profile or plot computes over it
+   * failed that with "retain of unknown handle".
+   */
+  private async using<T>(id: string, use: (df: DataFrame, info: ResultInfo) => Promise<T>): Promise<T> {
     const { info, refs } = this.get(id);
-    return new DataFrame({
-      kind: "stored",
-      handles: refs,
-      bytes: info.rows * info.schema.length * 8,
-      schema: info.schema,
-    });
+    for (const h of refs) native().retain(h);
+    try {
+      const df = new DataFrame({
+        kind: "stored",
+        handles: refs,
+        bytes: info.rows * info.schema.length * 8,
+        schema: info.schema,
+      });
+      return await use(df, info);
+    } finally {
+      for (const h of refs) native().release(h);
+    }
   }
 }
 

@@ -256,6 +256,28 @@ describe("engine server: runs and results", () => {
     expect([day.min, day.max]).toEqual([dmin, dmax]);
     await client.call("release", info.id);
   });
+
+  it("a result released while a view, profile, sample or count is computed over it: they finish, never BASIN_HANDLE", async () => {
+    for (let i = 0; i < 6; i++) {
+      const info = await finished("trips.ts");
+      const calls = [
+        client.call("view", info.id, [{ column: "city", descending: i % 2 === 0 }], []),
+        client.call("profile", info.id, ["v", "city", "f"][i % 3]),
+        client.call("sample", info.id, 100, ["v", "f"]),
+        client.call("countDistinct", info.id, "city"),
+        client.call("bins2d", info.id, "v", "f", 8, 8),
+      ];
+      // Released right behind them, while they compute.
+      await client.call("release", info.id);
+      for (const c of await Promise.allSettled(calls)) {
+        if (c.status === "fulfilled") continue;
+        expect(String((c.reason as Error).message)).not.toMatch(/BASIN_HANDLE|unknown handle/);
+      }
+      for (const c of await Promise.allSettled(calls))
+        if (c.status === "fulfilled" && (c.value as ResultInfo)?.id?.startsWith?.("result-"))
+          await client.call("release", (c.value as ResultInfo).id);
+    }
+  });
 });
 
 describe("engine server: errors and cancellation", () => {
