@@ -42,7 +42,9 @@ usage:
                                                   file reads (the rest on the GPUs alone; default all)
   basin serve [folder] [--port N] [--cluster tcp://host:8786|PROFILE]
                                 the workbench in a browser (prints its URL); runs on Dask with --cluster;
-                                with an ssh profile that has no scheduler, the host's Basin engine and workspace
+                                with an ssh profile that has no scheduler, the host's Basin engine and workspace;
+                                its local cluster takes run's --workers, --memory-limit, --spill-limit,
+                                --local-directory, --spill-compression and --gpus/--device-* flags
   basin stop <profile>          stop the Basin engine that runs and workbenches of an ssh profile left on its host
   basin demo [--workers N]      generate taxi-like sample data and run examples/taxi.ts
   basin info [--json]           cores, memory, GPUs, native build flavour
