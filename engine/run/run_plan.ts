@@ -1,6 +1,7 @@
 // One way to run a plan: every collection (frame, array, bag, delayed calls) builds
 // a plan and hands it here; this lowers it where that is Basin's job, runs it on the
 // cluster (engine/cluster/cluster.ts) and takes the result into JS memory.
+import { totalmem } from "node:os";
 import { BasinError } from "../common/errors.js";
 import type { ArrayDType, ArrayNode } from "../common/array_plan.js";
 import { sizeOf } from "../common/array_plan.js";
@@ -11,6 +12,7 @@ import type { TaskGraph } from "../graph/tasks.js";
 import { lowerTagged } from "../lower/lower.js";
 import { lowerArray } from "../lower/lower_array.js";
 import { bagGraph } from "../lower/lower_bag.js";
+import { formatBytes } from "../memory/bytes.js";
 import { withResident } from "../memory/resident.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
 import { optimize } from "../plan/optimizer.js";
@@ -153,8 +155,28 @@ export function toTyped(values: Float64Array, dtype: ArrayDType): ArrayData {
   }
 }
 
+/**
+ * Refuses, before anything runs, an array result that JavaScript memory cannot take:
+ * compute() brings every element over, so one larger than the memory limit (or the
+ * machine, without one) would only fill memory and disk on its way (zeros([2e5, 2e5]):
+ * 320 GB).
+ */
+function checkArrayResult(node: ArrayNode): void {
+  if (node.kind === "mask") return; // its length is known only once computed: at most its input's
+  const elements = sizeOf(node.shape);
+  const limit = native().memoryStats().hostLimit;
+  const room = limit > 0 ? limit : totalmem();
+  if (elements * 8 <= room) return;
+  throw new BasinError(
+    "BASIN_OOM",
+    `an array result of shape [${node.shape.join(", ")}] holds ${elements.toExponential(2)} elements (${formatBytes(elements * 8)}), more than ${limit > 0 ? `the memory limit (${formatBytes(limit)})` : `this machine's memory (${formatBytes(room)})`} can bring into JavaScript; reduce it first (sum, mean, a slice) or compute less of it`,
+    node.loc,
+  );
+}
+
 /** Lowers, runs and fetches an array plan. */
 async function runArray(node: ArrayNode, options: ComputeOptions): Promise<ArrayResult> {
+  checkArrayResult(node);
   const values = await runGraph(
     lowerArray(node),
     "arrays",

@@ -165,4 +165,21 @@ describe("array errors", () => {
     expect(bad.detail).toContain("bad.npy");
     expect(bad.location).toMatch(new RegExp(`^${THIS}:${lineOf('array.readNpy(join(dir, "bad.npy"))')}:`));
   });
+
+  it("an array result larger than memory is BASIN_OOM before anything runs; reducing it is fine", async () => {
+    const huge = array.zeros([200_000, 200_000]);
+    const t0 = performance.now();
+    const e = (await huge.compute().catch((err: unknown) => err)) as BasinError;
+    expect(e.code).toBe("BASIN_OOM");
+    expect(e.detail).toContain("shape [200000, 200000] holds 4.00e+10 elements");
+    expect(e.detail).toContain("reduce it first");
+    expect(e.location).toMatch(new RegExp(`^${THIS}:\\d+:\\d+$`));
+    expect(performance.now() - t0, "refused up front").toBeLessThan(1000);
+    expect(
+      await array
+        .zeros([2_000, 50_000], { chunks: [1_000, 50_000] })
+        .sum()
+        .compute(),
+    ).toMatchObject({ data: new Float64Array([0]) });
+  });
 });
