@@ -9,12 +9,14 @@ import { addSpill, spillCounters } from "../memory/status.js";
 import { native, type GpuFault } from "../native/addon.js";
 import type { ProcessReply, ProcessRequest, ResultMessage, WorkerStats } from "./protocol.js";
 import { runTask } from "./run_task.js";
+import { guardExit } from "./user_exit.js";
 
 if (!process.send) throw new Error("workers/worker_process.js must run as a forked process");
+const exit = guardExit();
 /** Answers the engine; an engine gone meanwhile (its channel broke) ends this worker quietly. */
 function send(msg: ProcessReply): void {
   process.send!(msg, undefined, undefined, (err) => {
-    if (err) process.exit(0);
+    if (err) exit(0);
   });
 }
 const gpuArg = process.argv[2];
@@ -57,7 +59,7 @@ process.on("message", (msg: ProcessRequest) => {
       for (const h of msg.task.transient ?? []) addon.release(h);
       send({ type: "result", result } satisfies ProcessReply);
       // A CUDA error may leave the GPU's context in doubt: this process makes way for a fresh one.
-      if (gpu !== undefined && !result.ok && result.error.code === "BASIN_CUDA") process.exit(1);
+      if (gpu !== undefined && !result.ok && result.error.code === "BASIN_CUDA") exit(1);
       break;
     }
     case "configure":
@@ -104,4 +106,4 @@ process.on("message", (msg: ProcessRequest) => {
   }
 });
 // The engine going away (its IPC channel closes) ends this worker too.
-process.on("disconnect", () => process.exit(0));
+process.on("disconnect", () => exit(0));

@@ -88,6 +88,17 @@ describe("bag errors", () => {
     expect(e.detail).toMatch(/^map function "parse" threw TypeError: Cannot read properties of undefined/);
   });
 
+  it("a function that calls process.exit fails the run at once, saying so at the pipeline line; the workers live on", async () => {
+    const b = items().map((x) => (x.a > 1 ? globalThis.process.exit(3) : x)); // @exits
+    const t0 = performance.now();
+    const e = await rejected(b.compute({ cluster }));
+    expect(e.code).toBe("BASIN_FUNCTION");
+    expect(e.location).toBe(loc("exits", "map("));
+    expect(e.detail).toContain("called process.exit(3), which would end the worker running it");
+    expect(performance.now() - t0, "no worker restarts and retries").toBeLessThan(3000);
+    expect((await items().compute({ cluster })).length).toBeGreaterThan(0);
+  });
+
   it("results that are not JSON, flatMap without an array, pluck of a missing field", async () => {
     expect(
       (
