@@ -1,5 +1,5 @@
 import { globSync, isDynamicPattern } from "tinyglobby";
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import { BasinError, type SourceLocation } from "../common/errors.js";
 import type { Field } from "../common/types.js";
@@ -26,21 +26,36 @@ export function expandPaths(
     if (!isDynamicPattern(p)) {
       if (!existsSync(p))
         throw new BasinError("BASIN_IO", `${p}: no such file (looked in ${process.cwd()}); check the path`, loc);
-      if (statSync(p).isDirectory())
+      const st = statSync(p);
+      if (st.isDirectory())
         throw new BasinError(
           "BASIN_IO",
           `${p} is a folder; name the files, e.g. "${p.replace(/[/\\]+$/, "")}/*.${ext}"`,
           loc,
         );
-      files.push(resolve(p));
+      files.push(resolve(refuseSpecial(p, st, fn, loc)));
       continue;
     }
     const found = globSync(p, { absolute: true, onlyFiles: true }).sort();
     if (found.length === 0)
       throw new BasinError("BASIN_IO", `no file matches "${p}" (looked in ${process.cwd()}); check the pattern`, loc);
-    files.push(...found);
+    for (const f of found) files.push(refuseSpecial(f, statSync(f), fn, loc));
   }
   return files;
+}
+
+/**
+ * The path, unless it names a pipe, socket or device: those have no size and may never
+ * end, so reading one would block the pipeline's evaluation for good (and a cancel
+ * leaves the read behind).
+ */
+function refuseSpecial(p: string, st: Stats, fn: string, loc: SourceLocation | undefined): string {
+  if (st.isFile()) return p;
+  throw new BasinError(
+    "BASIN_IO",
+    `${p} is not a regular file (a ${st.isFIFO() ? "named pipe" : st.isSocket() ? "socket" : "device"}); ${fn}() reads files: save the data to a file first`,
+    loc,
+  );
 }
 
 /** Leading bytes of the compressed formats a text file may turn out to be. */

@@ -1,5 +1,6 @@
 // Bad input through the real `basin` command: each mistake gives ONE clear error,
 // a non-zero exit code, and names where it is (pipeline file:line:col, data file:line).
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +66,22 @@ export default trips.filter(col("v").gt(0));
     const line = expectOneError(await run("noglob.ts", src), "BASIN_IO");
     expect(line).toContain('"nothing-*.csv"');
     expect(line).toContain(`noglob.ts:${at(src, 'readCsv("nothing')}: `);
+  });
+
+  it("(a) a named pipe or a device: BASIN_IO at once, not a read that never ends", async () => {
+    execFileSync("mkfifo", [join(dir, "pipe.csv")]);
+    for (const [name, path] of [
+      ["pipe", "pipe.csv"],
+      ["device", "/dev/zero"],
+    ] as const) {
+      const src = `import { readCsv } from "basin";\nexport default readCsv("${path}");\n`;
+      const line = expectOneError(await run(`${name}.ts`, src), "BASIN_IO");
+      expect(line).toContain(`${path} is not a regular file (a ${name === "pipe" ? "named pipe" : "device"})`);
+      expect(line).toContain(`${name}.ts:${at(src, "readCsv(")}: `);
+    }
+    // A glob passes over it: globs match regular files only.
+    const src = `import { readCsv } from "basin";\nexport default readCsv("pip*.csv");\n`;
+    expect(expectOneError(await run("glob.ts", src), "BASIN_IO")).toContain('no file matches "pip*.csv"');
   });
 
   it("(b) a row with the wrong number of fields: BASIN_PARSE naming data file:line", async () => {
