@@ -10,7 +10,8 @@ import type { AggMode, CsvScanOptions, JoinSpec, NativeAgg, NativeExpr, NativeWi
 export type Step = (
   | { kind: "scanCsv"; path: string; start: number; end: number; options: CsvScanOptions }
   /** Row groups of a Parquet file; `columns` by name, in output order. */
-  | { kind: "scanParquet"; path: string; rowGroups: number[]; columns: Field[] }
+  /** `rows`: only rows [start, end) of its one row group (a row group larger than a task may hold, in slices). */
+  | { kind: "scanParquet"; path: string; rowGroups: number[]; columns: Field[]; rows?: [number, number] }
   /** Lines in bytes [start, end) of a newline-delimited JSON file. */
   | { kind: "scanJson"; path: string; start: number; end: number; columns: Field[] }
   /** A record batch of an Arrow IPC file: the byte ranges of its dictionary and batch messages. */

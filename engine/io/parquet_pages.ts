@@ -4,6 +4,7 @@
 // must hold the chunk's number of values. The native decoder (io/parquet_decode.cc)
 // then checks each body as it decodes it; for parquet-wasm, which trusts them, the
 // bodies are checked beforehand (damagedChunk).
+import { readSync } from "node:fs";
 import { native, type NativeParquetPage } from "../native/addon.js";
 import { misshapen, PAGE_HEADER } from "./parquet_thrift.js";
 import { decodeStructAt, fieldBool, fieldInt, fieldBig, fieldStruct, ThriftError, type TStruct } from "./thrift.js";
@@ -136,4 +137,33 @@ export function damagedChunk(bytes: Uint8Array, meta: TStruct, column?: PageColu
     if (p.type === DICTIONARY_PAGE) dictionary = p.values;
   }
   return null;
+}
+
+/**
+ * Values in the first data page of the column chunk at [start, start + length) of the
+ * open file `fd` (after its dictionary page, if any), read from the page headers alone;
+ * undefined when they do not decode. Writers make pages of about equal size: this tells
+ * whether a slice of the row group can decode less than all of the chunk (DuckDB
+ * writes one page per chunk; Arrow, Spark and Basin pages of 1 MB or 131,072 rows).
+ *
+ * @example
+ * firstDataPageValues(fd, chunk.start, chunk.length) // 131072
+ */
+export function firstDataPageValues(fd: number, start: number, length: number): number | undefined {
+  const end = start + length;
+  for (let at = start, pages = 0; at < end && pages < 4; pages++) {
+    const head = new Uint8Array(Math.min(4096, end - at));
+    readSync(fd, head, 0, head.length, at);
+    let header: TStruct, size: number;
+    try {
+      [header, size] = decodeStructAt(head, 0);
+    } catch {
+      return undefined;
+    }
+    const type = fieldInt(header, 1);
+    if (type === DATA_PAGE) return fieldInt(fieldStruct(header, 5) ?? new Map(), 1);
+    if (type === DATA_PAGE_V2) return fieldInt(fieldStruct(header, 8) ?? new Map(), 1);
+    at += size + Math.max(0, fieldInt(header, 3) ?? 0);
+  }
+  return undefined;
 }

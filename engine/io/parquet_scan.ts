@@ -28,6 +28,7 @@ export interface ScanSelect {
  * Row groups `rowGroups` of a Parquet file as one table with `columns`; with a
  * `predicate` (over those columns), only the rows it holds for. The addon tests a
  * string column's conditions on its dictionary entries and gathers only kept strings.
+ * With `rows`, only rows [start, end) of its one row group (see sliceOfGroup).
  *
  * @example
  * const h = scanParquet("trips.parquet", [0, 1], [{ name: "fare", type: "float64" }]);
@@ -38,6 +39,7 @@ export function scanParquet(
   columns: Field[],
   predicate?: NativeExpr,
   select?: ScanSelect,
+  rows?: [number, number],
 ): Handle {
   const footer = readParquetFooter(path);
   const index = columns.map((c) => {
@@ -60,11 +62,43 @@ export function scanParquet(
     const empty = addon.tableFromJs(emptyTable(columns));
     return select ? selected(empty, select, columns) : empty;
   }
-  const decoded = decodeNatively(footer, rowGroups, index, predicate, select);
-  if (decoded !== null) return decoded;
-  let all = decodeWithArrow(footer, rowGroups, index, columns);
+  const decoded = rows
+    ? sliceOfGroup(footer, rowGroups, index, rows)
+    : decodeNatively(footer, rowGroups, index, predicate, select);
+  if (decoded !== null && !rows) return decoded;
+  let all = decoded ?? decodeWithArrow(footer, rowGroups, index, columns);
+  if (rows && decoded === null) all = replaced(all, addon.slice(all, rows[0], rows[1] - rows[0]));
   if (predicate) all = replaced(all, addon.filter(all, predicate));
   return select ? selected(all, select, columns) : all;
+}
+
+/**
+ * Rows [start, end) of the one row group in `groups`, decoding of each column only the
+ * data pages those rows lie on (and its dictionary): a row group larger than a task may
+ * hold is read in slices, each holding about its share. Columns are read one at a
+ * time, their pages' rows cut to the slice, and set side by side. Null when a column
+ * needs parquet-wasm (which decodes the whole row group).
+ */
+function sliceOfGroup(
+  footer: ParquetFooter,
+  groups: number[],
+  index: number[],
+  [start, end]: [number, number],
+): Handle | null {
+  if (groups.length !== 1)
+    throw new BasinError("BASIN_INTERNAL", `a Parquet scan of rows ${start}..${end} names ${groups.length} row groups`);
+  const addon = native();
+  const parts: Handle[] = [];
+  try {
+    for (const i of index) {
+      const whole = decodeNatively(footer, groups, [i], undefined, undefined, [start, end]);
+      if (whole === null) return null;
+      parts.push(whole);
+    }
+    return addon.beside(parts);
+  } finally {
+    for (const h of parts) addon.release(h);
+  }
 }
 
 /** `next`, after letting go of `h`. */
@@ -154,18 +188,23 @@ function inflated(
 /** This thread's column chunks, read again by every scan (the addon copies what it decodes). */
 const chunks = new ReadArena();
 
-/** The columns decoded by the addon, or null when one of them needs parquet-wasm. */
+/**
+ * The columns decoded by the addon, or null when one of them needs parquet-wasm. With
+ * `rows` (one column of one row group): only its data pages overlapping those rows, cut to them.
+ */
 function decodeNatively(
   footer: ParquetFooter,
   groups: number[],
   index: number[],
   predicate: NativeExpr | undefined,
   select: ScanSelect | undefined,
+  rows?: [number, number],
 ): Handle | null {
   const addon = native();
   const schema = fieldStructs(footer.meta, 2);
   const rgs = fieldStructs(footer.meta, 4);
   const specs: Parameters<typeof addon.parquetDecode>[0]["columns"] = [];
+  const cut: PageCut = { first: 0, rows: 0 };
   const fd = openSync(footer.path, "r");
   chunks.reset();
   try {
@@ -192,7 +231,7 @@ function decodeNatively(
             `${footer.path} is not a readable Parquet file: column "${col.name}", row group ${g}: ${chunk}; check that the file is Parquet and was written completely`,
           );
         if (!chunk.every((p) => decodable(p, physical))) return null;
-        for (const p of chunk)
+        for (const p of rows ? pagesOfRows(chunk, rows, cut) : chunk)
           pages.push({ ...(INFLATE[stored] ? inflated(p, INFLATE[stored], footer.path) : p), group: g });
       }
       specs.push({
@@ -210,14 +249,51 @@ function decodeNatively(
   } finally {
     closeSync(fd);
   }
-  const rows = groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0);
-  return addon.parquetDecode({
+  const decoded = addon.parquetDecode({
     path: footer.path,
-    rows,
+    rows: rows ? cut.rows : groups.reduce((n, g) => n + footer.rowGroups[g].rows, 0),
     columns: specs,
     ...(predicate ? { predicate } : {}),
     ...(select ? { outputs: select.index, outputNames: select.names } : {}),
   });
+  if (!rows) return decoded;
+  try {
+    return addon.slice(decoded, rows[0] - cut.first, rows[1] - rows[0]);
+  } finally {
+    addon.release(decoded);
+  }
+}
+
+/** Where the data pages a slice decodes begin (a row of the group), and how many rows they hold. */
+interface PageCut {
+  first: number;
+  rows: number;
+}
+
+/**
+ * The pages of a flat column chunk that rows [start, end) need: its dictionary and the
+ * data pages they lie on (a data page holds one value, or null, a row); `cut` learns
+ * where those pages begin and how many rows they hold.
+ */
+function pagesOfRows(chunk: ChunkPage[], [start, end]: [number, number], cut: PageCut): ChunkPage[] {
+  const out: ChunkPage[] = [];
+  cut.first = -1;
+  cut.rows = 0;
+  let at = 0;
+  for (const p of chunk) {
+    if (p.type === 2) {
+      out.push(p);
+      continue;
+    }
+    if (p.type !== 0 && p.type !== 3) continue; // index pages
+    const from = at;
+    at += p.values;
+    if (at <= start || from >= end) continue;
+    if (cut.first < 0) cut.first = from;
+    cut.rows += p.values;
+    out.push(p);
+  }
+  return out;
 }
 
 /** The columns through parquet-wasm (a cut file of just those chunks) and Arrow. */

@@ -281,12 +281,15 @@ class GraphBuilder {
           columns,
           scanBlockBytes(node.options.blocksize, this.budget, MIN_BLOCK),
           node.rowGroups?.kept[i],
+          this.budget !== undefined,
         ),
       );
     } catch (e) {
       throw BasinError.from(e, node.loc);
     }
-    this.keys.set(node, node.rowGroups?.clustered?.map((c) => [c]) ?? NOT_KEYED);
+    // Row groups clustered by a column hold each of its values whole; slices of one do not.
+    const sliced = scans.some((s) => s.kind === "scanParquet" && s.rows !== undefined);
+    this.keys.set(node, (!sliced && node.rowGroups?.clustered?.map((c) => [c])) || NOT_KEYED);
     const chains = scans.map((scan): Chain => ({
       deps: [],
       steps: predicate

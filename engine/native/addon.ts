@@ -311,6 +311,8 @@ export interface NativeAddon {
   tableFromJs(t: JsTable): Handle;
   concat(hs: Handle[]): Handle;
   slice(h: Handle, offset: number, length: number): Handle;
+  /** The columns of tables of equal row counts side by side (shared, not copied); the inputs stay theirs. */
+  beside(hs: Handle[]): Handle;
 
   /** Sets memory limits and the spill folder, process-wide. */
   configureMemory(c: MemoryConfig): void;

@@ -149,7 +149,7 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
             then?.kind === "project" && then.exprs.every((e) => e.kind === "col")
               ? { index: then.exprs.map((e) => (e.kind === "col" ? e.index : -1)), names: then.names }
               : undefined;
-          replace([scanParquet(step.path, step.rowGroups, step.columns, fused, select)]);
+          replace([scanParquet(step.path, step.rowGroups, step.columns, fused, select, step.rows)]);
           at += (fused ? 1 : 0) + (select ? 1 : 0);
           break;
         }

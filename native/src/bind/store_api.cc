@@ -377,6 +377,23 @@ void RegisterStore(Napi::Env env, Napi::Object exports) {
       return PutTable(info.Env(), ConcatTables(parts));
     });
   }));
+  // The columns of tables of equal row counts side by side, in order (shared, not copied).
+  exports.Set("beside", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    return Guard(info, [&]() -> Napi::Value {
+      auto a = info[0].As<Napi::Array>();
+      auto out = std::make_shared<Table>();
+      for (uint32_t i = 0; i < a.Length(); i++) {
+        TablePtr t = TableArg(a.Get(i));
+        if (i == 0) out->rows = t->rows;
+        else if (t->rows != out->rows)
+          throw BasinError("BASIN_INTERNAL", "beside: tables of " + std::to_string(out->rows) + " and " +
+                                                 std::to_string(t->rows) + " rows");
+        out->names.insert(out->names.end(), t->names.begin(), t->names.end());
+        out->columns.insert(out->columns.end(), t->columns.begin(), t->columns.end());
+      }
+      return PutTable(info.Env(), out);
+    });
+  }));
   exports.Set("slice", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     return Guard(info, [&]() -> Napi::Value {
       TablePtr t = TableArg(info[0]);
