@@ -73,8 +73,8 @@ export function rangeSort(
     ),
     steps: [concatAll(P)],
   });
-  const boundaries = (input: Dep, parts: number): string =>
-    b.close({ deps: [input], steps: [concatAll(1), { kind: "sortBoundaries", keys: keyOnly, parts, loc }] });
+  const boundaries = (from: Dep, parts: number): string =>
+    b.close({ deps: [from], steps: [concatAll(1), { kind: "sortBoundaries", keys: keyOnly, parts, loc }] });
   const split = (deps: Dep[], bounds: string, parts: number, onKeys = keys): string =>
     b.close({
       deps: [...deps, dep(bounds)],

@@ -72,7 +72,8 @@ function scrollTo(p: Page, row: number): Promise<number> {
       new Promise<number>((resolve, reject) => {
         const el = document.querySelector(".results-host .results-scroller") as HTMLElement;
         const virtual = rows * 24 + 66 + 24; // rows, the sticky header, the end padding (ResultsTable)
-        const ratio = (virtual - el.clientHeight) / Math.max(1, el.scrollHeight - el.clientHeight);
+        // The grid's scale (renderer/common/virtual_scale.ts): its content is at most 8,000,000 px.
+        const ratio = (virtual - el.clientHeight) / Math.max(1, Math.min(virtual, 8_000_000) - el.clientHeight);
         const t0 = performance.now();
         el.scrollTop = (66 + row * 24) / Math.max(1, ratio);
         const check = () => {
