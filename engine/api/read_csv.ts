@@ -100,16 +100,24 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
     throw plan(`dtypes must map column names to types, like { id: "int64" }; got ${JSON.stringify(options.dtypes)}`);
   refuseCompressed(files, "readCsv", loc);
   const csv = { delimiter: opts.delimiter, header: opts.header, nullValues: opts.nullValues, encoding: opts.encoding };
-  let inferred: { names: string[]; types: DType[] };
+  let inferred: { names: string[]; types: DType[]; seen: boolean[] };
   try {
     inferred = native().csvInfer(files[0], { ...csv, sampleBytes });
     for (const other of files.slice(1)) {
-      const names = native().csvInfer(other, { ...csv, sampleBytes: 1 << 16 }).names;
-      if (names.join("\u0000") !== inferred.names.join("\u0000"))
+      const next = native().csvInfer(other, { ...csv, sampleBytes: 1 << 16 });
+      if (next.names.join("\u0000") !== inferred.names.join("\u0000"))
         throw new BasinError(
           "BASIN_PARSE",
-          `${other} ${names.length === 0 ? "is empty (no header)" : `has columns ${listed(names)}`} but ${files[0]} has ${listed(inferred.names)}; every file must have the same header`,
+          `${other} ${next.names.length === 0 ? "is empty (no header)" : `has columns ${listed(next.names)}`} but ${files[0]} has ${listed(inferred.names)}; every file must have the same header`,
         );
+      // A column the first file holds no value of (a header-only part of a written
+      // folder, or all nulls) takes its type from the first file that does.
+      next.seen.forEach((seen, i) => {
+        if (seen && !inferred.seen[i]) {
+          inferred.types[i] = next.types[i];
+          inferred.seen[i] = true;
+        }
+      });
     }
   } catch (e) {
     throw BasinError.from(e, loc);

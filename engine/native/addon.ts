@@ -357,7 +357,11 @@ export interface NativeAddon {
   /** Splits a file into blocks of about `blocksize` bytes that start on row boundaries (quotes respected). */
   csvSplit(path: string, blocksize: number, opts: CsvOptions): CsvBlock[];
   /** Reads the header and infers column types over a sample of the file's start. */
-  csvInfer(path: string, opts: CsvOptions & { sampleBytes: number }): { names: string[]; types: DType[] };
+  /** The header and the types the first `sampleBytes` suggest; `seen`: whether the sample held a value of the column (else its type is a guess). */
+  csvInfer(
+    path: string,
+    opts: CsvOptions & { sampleBytes: number },
+  ): { names: string[]; types: DType[]; seen: boolean[] };
   /** Why a Parquet page body contradicts its header (see native/src/io/parquet_pages.h), or null. */
   parquetPageDamage(
     body: Uint8Array,

@@ -1,7 +1,7 @@
 // NDJSON and Arrow IPC reading, CSV and Arrow writing, against DuckDB and
 // apache-arrow: the same rows (nulls, unicode, dates, timestamps) with 1 and 4
 // workers, many partitions, empty results.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -18,7 +18,7 @@ import {
   type Table as ArrowTable,
 } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { col, count, readArrow, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
+import { col, count, readArrow, readCsv, readJson, readParquet, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 import { expectOnBoth, twoClusters } from "../helpers/clusters.js";
@@ -225,5 +225,16 @@ describe("writeCsv", () => {
     const s = await readParquet(`${out}/t.parquet`).filter(col("rid").lt(0)).select("rid", "city").writeCsv(path);
     expect(s.rows).toBe(0);
     expect(readFileSync(path, "utf8")).toBe("rid,city\n");
+  });
+
+  it("a folder of CSV parts whose first part is only a header reads back with the rows' types", async () => {
+    const parts = join(out, "parts.csv");
+    mkdirSync(parts);
+    writeFileSync(join(parts, "part-00000.csv"), "rid,f,day,note\n");
+    writeFileSync(join(parts, "part-00001.csv"), "rid,f,day,note\n1,2.5,,\n2,,2024-01-02,\n");
+    writeFileSync(join(parts, "part-00002.csv"), "rid,f,day,note\n3,1e3,2024-01-03,x\n");
+    const t = await readCsv(`${parts}/*.csv`, { parseDates: ["day"] }).compute();
+    expect(t.schema.map((f) => f.type)).toEqual(["int64", "float64", "date", "string"]);
+    expect(t.toRows().map((r) => r.f)).toEqual([2.5, null, 1000]);
   });
 });

@@ -62,13 +62,16 @@ Napi::Value Infer(const Napi::CallbackInfo& info) {
     CsvSchema s = CsvInfer(path, opts, sampleBytes);
     auto names = Napi::Array::New(env, s.names.size());
     auto types = Napi::Array::New(env, s.types.size());
+    auto seen = Napi::Array::New(env, s.types.size());
     for (size_t i = 0; i < s.names.size(); i++) {
       names.Set(uint32_t(i), Napi::String::New(env, s.names[i]));
       types.Set(uint32_t(i), Napi::String::New(env, DTypeName(s.types[i])));
+      seen.Set(uint32_t(i), Napi::Boolean::New(env, i < s.seen.size() && s.seen[i]));
     }
     auto out = Napi::Object::New(env);
     out.Set("names", names);
     out.Set("types", types);
+    out.Set("seen", seen);
     return out;
   });
 }

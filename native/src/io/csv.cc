@@ -846,6 +846,7 @@ CsvSchema CsvInfer(const std::string& path, const CsvOptions& opts, int64_t samp
     else if (m & kCTs) t = DType::Timestamp;
     schema.types.push_back(t);
   }
+  schema.seen = seen;
   return schema;
 }
 

@@ -28,6 +28,8 @@ struct CsvBlock {
 struct CsvSchema {
   std::vector<std::string> names;
   std::vector<DType> types;
+  // Whether the sample held a value (not null) of the column: a type without one is a guess.
+  std::vector<bool> seen;
 };
 
 struct CsvScanOptions : CsvOptions {
