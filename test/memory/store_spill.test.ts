@@ -134,10 +134,35 @@ describe("store disk tier", () => {
     expect(native().memoryStats()).toMatchObject({ diskBytes: 0, diskTables: 0 });
   });
 
+  it("counts the disk by its files' own (compressed) sizes, which a spill limit bounds", () => {
+    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillCompression: "lz4" }));
+    const tables = [sample(50_000), sample(50_000)].map((t) => native().tableFromJs(t));
+    try {
+      const inMemory = native().storeStats().bytes;
+      native().memorySpill(1e12);
+      const files = readdirSync(dir()).reduce((n, f) => n + statSync(join(dir(), f)).size, 0);
+      const stats = native().memoryStats();
+      expect(stats.diskTables).toBe(2);
+      expect(stats.diskBytes, "the files' sizes").toBe(files);
+      expect(files, "lz4 files are smaller than the tables").toBeLessThan(inMemory);
+    } finally {
+      for (const h of tables) native().release(h);
+    }
+    expect(native().memoryStats().diskBytes).toBe(0);
+  });
+
   it("removes the files kept by tables in memory before failing for lack of disk (spillLimit)", () => {
     const [a, b] = [native().tableFromJs(sample(5000)), native().tableFromJs(sample(5000))];
     const tableBytes = native().storeStats().bytes / 2;
-    applyMemory(resolveMemory({ memoryLimit: "1TB", localDirectory: base, spillLimit: Math.floor(tableBytes * 1.5) }));
+    // Uncompressed: a file about as large as its table, so the disk holds one of them, not two.
+    applyMemory(
+      resolveMemory({
+        memoryLimit: "1TB",
+        localDirectory: base,
+        spillLimit: Math.floor(tableBytes * 1.5),
+        spillCompression: "none",
+      }),
+    );
     try {
       native().pin(b);
       native().memorySpill(1e12); // a goes to disk

@@ -22,11 +22,12 @@ Tier TierFromName(const char* name) {
   throw BasinError("BASIN_INTERNAL", std::string("unknown memory tier '") + name + "'");
 }
 
-// Adds (sign 1) or takes away (-1) an item and its bytes: on its tier, and on disk for a kept file.
+// Adds (sign 1) or takes away (-1) an item and its bytes: on its tier, and on disk for a
+// kept file. The disk counts a file's own (compressed) size: a spill limit is disk space.
 void SpillPolicy::account(const Item& it, int64_t sign) {
   counts_[int(it.tier)] += sign;
-  bytes_[int(it.tier)] += sign * it.bytes;
-  if (it.copy && it.tier != Tier::Disk) bytes_[int(Tier::Disk)] += sign * it.bytes;
+  if (it.tier != Tier::Disk) bytes_[int(it.tier)] += sign * it.bytes;
+  if (it.tier == Tier::Disk || it.copy) bytes_[int(Tier::Disk)] += sign * it.fileBytes();
 }
 
 void SpillPolicy::add(uint64_t id, int64_t bytes, Tier t) {
@@ -65,11 +66,12 @@ void SpillPolicy::unpin(uint64_t id) {
   if (it != items_.end() && it->second.pins > 0) it->second.pins--;
 }
 
-void SpillPolicy::moved(uint64_t id, Tier to, bool keepCopy) {
+void SpillPolicy::moved(uint64_t id, Tier to, bool keepCopy, int64_t written) {
   auto it = items_.find(id);
   if (it == items_.end()) return;
   Item& item = it->second;
   account(item, -1);
+  if (to == Tier::Disk && !item.copy) item.file = written;  // a new file (a kept one keeps its size)
   // Off disk with its file kept, or still holding a kept file: the copy stays valid
   // (tables never change); on disk the file is the table itself.
   item.copy = to != Tier::Disk && ((item.tier == Tier::Disk && keepCopy) || item.copy);

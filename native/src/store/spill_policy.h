@@ -56,13 +56,14 @@ class SpillPolicy {
   void unpin(uint64_t id);
   // A move (or an unspill) was carried out. Read back from disk with `keepCopy`, the
   // table keeps its file (counted on the disk tier) so that evicting it again writes nothing.
-  void moved(uint64_t id, Tier to, bool keepCopy = false);
+  // A move to disk that wrote a file says its size (`written`; -1: the table's bytes).
+  void moved(uint64_t id, Tier to, bool keepCopy = false, int64_t written = -1);
   void dropCopy(uint64_t id);                    // its kept file was removed
   bool hasCopy(uint64_t id) const;
   bool has(uint64_t id) const { return items_.count(id) > 0; }
   Tier tier(uint64_t id) const;
   int64_t pins(uint64_t id) const;
-  // Bytes on tier t; the disk's include the files kept by tables read back.
+  // Bytes on tier t; the disk's are its files' sizes, those kept by tables read back included.
   int64_t bytes(Tier t) const { return bytes_[int(t)]; }
   int64_t count(Tier t) const { return counts_[int(t)]; }  // tables living on tier t
 
@@ -82,8 +83,10 @@ class SpillPolicy {
     int64_t bytes;
     Tier tier;
     int64_t pins;
-    uint64_t stamp;  // larger = used more recently
-    bool copy;       // off disk, but its spill file is kept
+    uint64_t stamp;     // larger = used more recently
+    bool copy;          // off disk, but its spill file is kept
+    int64_t file = -1;  // its spill file's size (-1: not known, counted as `bytes`)
+    int64_t fileBytes() const { return file >= 0 ? file : bytes; }
   };
   void account(const Item& it, int64_t sign);
   SpillPlan pick(Tier t, int64_t excess, int64_t stillOverBy, const std::function<bool(uint64_t)>& busy) const;

@@ -455,7 +455,7 @@ void Store::carryOut(const SpillPlan& plan, std::unique_lock<std::mutex>& lock) 
           drop = std::move(e.table);
           e.state = State::Disk;
           e.file = job.path;
-          policy_.moved(job.id, Tier::Disk);
+          policy_.moved(job.id, Tier::Disk, false, job.reuse ? -1 : written);
           spilledCount_++;
           spilledBytes_ += job.bytes;
           spillSeconds_ += secs;
