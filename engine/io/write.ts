@@ -413,9 +413,9 @@ function linkAside(path: string): string | undefined {
 
 /**
  * Writes a file at `path` through a temporary file beside it: `fill` writes the temp
- * file (named, not yet created) and returns the bytes it wrote; the temp file is then
- * renamed over `path`, or removed when `fill` fails, so `path` holds the old file or
- * the whole new one. A link at `path` keeps pointing at the file it names.
+ * file (named, not yet created); the temp file is then renamed over `path`, or removed
+ * when `fill` fails, so `path` holds the old file or the whole new one. A link at
+ * `path` keeps pointing at the file it names. Resolves to the file's size.
  *
  * @example
  * await writeThroughTemp("out.csv", loc, async (tmp) => { writeFileSync(tmp, text, { flag: "wx" }); return text.length; });
@@ -423,7 +423,7 @@ function linkAside(path: string): string | undefined {
 export async function writeThroughTemp(
   path: string,
   loc: SourceLocation | undefined,
-  fill: (tmp: string) => Promise<number>,
+  fill: (tmp: string) => Promise<unknown>,
 ): Promise<number> {
   // Onto a link: the file it points to is replaced, and the link stays.
   path = linkTarget(path);
@@ -436,7 +436,10 @@ export async function writeThroughTemp(
   const existed = existsSync(path);
   let old: string | undefined;
   try {
-    const bytes = await fill(tmp);
+    await fill(tmp);
+    // What is on disk: a sink's own count includes what joining its parts dropped
+    // (each CSV part's header, each Parquet part's magic, each Arrow part's schema).
+    const bytes = statSync(tmp).size;
     old = linkAside(path);
     renameSync(tmp, path);
     if (old) removeLater(old);

@@ -3,7 +3,7 @@
 // per partition, progress and cancellation, read back by DuckDB (and apache-arrow)
 // against the rows DuckDB made: nulls, unicode, quotes and line breaks, dates, µs
 // timestamps, -0, NaN and infinities.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,7 +55,7 @@ describe("writeCsv by the workers", () => {
   it("DuckDB reads back every row in order, over several partitions on 4 workers: nulls, quotes, line breaks, unicode, -0, NaN, infinities, dates, µs timestamps", async () => {
     const path = join(dir, "all.csv");
     const summary = await frame().writeCsv(path, { cluster: clusters.four });
-    expect(summary).toMatchObject({ path, rows: ROWS });
+    expect(summary).toMatchObject({ path, rows: ROWS, bytes: statSync(path).size });
     expect(readFileSync(path, "utf8").split("\n")[0]).toBe(COLS.replaceAll(" ", ""));
     expectSameRows(await readCsvBack(path), await expected(), "csv", true);
     // Empty strings stay "" and nulls stay empty fields.
@@ -116,7 +116,7 @@ describe("writeParquet by the workers (native encoder, footers merged)", () => {
     async (compression) => {
       const path = join(dir, `all-${compression}.parquet`);
       const s = await frame().writeParquet(path, { cluster: clusters.four, compression, rowGroupSize: 700 });
-      expect(s).toMatchObject({ path, rows: ROWS });
+      expect(s).toMatchObject({ path, rows: ROWS, bytes: statSync(path).size });
       const back = await duck.rows(`SELECT ${COLS} FROM read_parquet('${path}')`);
       expectSameRows(back, await expected(), `parquet ${compression}`, true);
       expect(await duck.rows(`SELECT count(*) FROM read_parquet('${path}') WHERE signbit(f) AND f = 0`)).toEqual(
@@ -188,7 +188,7 @@ describe("writeArrow (one file, streamed from the store)", () => {
   it("one Arrow IPC file that apache-arrow reads back, in order: nulls, unicode, -0, NaN, infinities, dates, µs timestamps", async () => {
     const path = join(dir, "all.arrow");
     const s = await frame().writeArrow(path, { cluster: clusters.four });
-    expect(s).toMatchObject({ path, rows: ROWS });
+    expect(s).toMatchObject({ path, rows: ROWS, bytes: statSync(path).size });
     const t = tableFromIPC(readFileSync(path));
     const rows = arrowRows(t, COLS.split(", "));
     const want = await duck.rows(`SELECT i, f, s, d, epoch_us(ts), b FROM e ORDER BY i`);
