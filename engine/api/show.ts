@@ -29,7 +29,7 @@ export function show(frame: DataFrame, name?: string): DataFrame {
   if (!(frame instanceof DataFrame))
     throw new BasinError(
       "BASIN_PLAN",
-      `show() needs a DataFrame as its first argument, got ${frame === null ? "null" : typeof frame}`,
+      `show() needs a DataFrame as its first argument, got ${describeValue(frame)}; a bag or an array shows as the pipeline's default export (a bag becomes a frame with bag.toDataFrame(types))`,
       loc,
     );
   if (name !== undefined && (typeof name !== "string" || name.trim() === ""))
@@ -52,4 +52,11 @@ export function show(frame: DataFrame, name?: string): DataFrame {
 /** The frames shown so far, emptying the list (the driver takes them once per pipeline). */
 export function takeShown(): ShownFrame[] {
   return shown.splice(0);
+}
+
+/** What a value is, for the message: the class of an object (a Bag, an NDArray), else its type. */
+function describeValue(v: unknown): string {
+  if (v === null) return "null";
+  const name = typeof v === "object" ? (v as object).constructor?.name : undefined;
+  return name && name !== "Object" ? `a ${name}` : typeof v;
 }

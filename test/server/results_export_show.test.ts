@@ -34,6 +34,10 @@ beforeAll(async () => {
     join(dir, "not_frame.ts"),
     `import { show } from "basin";\nimport { fromColumns } from "basin";\n\nshow(42 as never, "n");\nexport default fromColumns({ x: [1] });\n`,
   );
+  writeFileSync(
+    join(dir, "bag_shown.ts"),
+    `import { bag, show } from "basin";\n\nshow(bag.fromItems([1, 2]) as never, "b");\nexport default 1;\n`,
+  );
   duck = await Duck.open();
   await duck.run(`CREATE TABLE t AS SELECT * FROM read_csv('${dir}/*.csv', header=true, columns=${TRIPS_SQL_COLUMNS})`);
 });
@@ -162,6 +166,12 @@ describe.each([1, 4])("named results and export on %i worker(s)", (workers) => {
       code: "BASIN_PLAN",
       message: expect.stringMatching(/show\(\) needs a DataFrame as its first argument, got number/),
       location: expect.stringMatching(/not_frame\.ts:4:\d+$/),
+    });
+    const bagShown = await runToEnd("bag_shown.ts");
+    expect(bagShown.type === "runFailed" && bagShown.error).toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining("got a Bag; a bag or an array shows as the pipeline's default export"),
+      location: expect.stringMatching(/bag_shown\.ts:3:\d+$/),
     });
   });
 });
