@@ -84,7 +84,7 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
             );
           if (opts.explain && next.kind === "frame")
             process.stderr.write(
-              `${name === undefined ? "" : `${name}:\n`}${explainPlan(next.plan.root, { optimize })}\n\n`,
+              `${name === undefined ? "" : `the plan of ${name}:\n`}${explainPlan(next.plan.root, { optimize })}\n\n`,
             );
           t0 = performance.now();
         },

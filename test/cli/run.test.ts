@@ -384,6 +384,13 @@ export default trips.agg(count().alias("rows"));
     expect(readFileSync(out, "utf8")).toBe(`rows\n${ROWS}\n`);
     expect(w.stdout).toContain("big v:");
     expect(errorLines(w.stderr)).toEqual([]);
+
+    // --explain: each shown frame's plan (on stderr) is titled apart from its result's name (on stdout).
+    const e = await runBasin(["run", "shown.ts", "--explain"], { cwd: dir });
+    expect(e.code, e.stderr).toBe(0);
+    expect(e.stderr).toContain("the plan of big v:\n");
+    expect(e.stderr).not.toMatch(/^big v:$/m);
+    expect(e.stdout.match(/^big v:$/gm)).toHaveLength(1);
   });
 });
 
