@@ -21,11 +21,9 @@ export type ExprLike = Expr | Scalar;
 
 function toNode(v: ExprLike): ExprNode {
   if (v instanceof Expr) return v.node;
-  if (v === null || typeof v === "number" || typeof v === "string" || typeof v === "boolean") {
-    if (typeof v === "number" && !Number.isFinite(v))
-      throw new BasinError("BASIN_PLAN", `literal ${v} is not a finite number`, callerLocation());
+  // NaN and ±Infinity are float64 values like any other (NaN equals NaN and sorts above every number).
+  if (v === null || typeof v === "number" || typeof v === "string" || typeof v === "boolean")
     return { kind: "lit", value: v };
-  }
   throw new BasinError(
     "BASIN_PLAN",
     `expected an expression or a number/string/bool/null, got ${typeof v}`,

@@ -32,8 +32,15 @@ export function shareSubplans(root: PlanNode): PlanNode {
       if (!identity.has(node)) identity.set(node, identities++);
       own = `${node.kind}#${identity.get(node)}`;
     } else {
+      // NaN, ±Infinity and -0 keep their own keys (JSON makes null of the first three, 0 of -0).
       own = JSON.stringify(rebuilt, (k, v: unknown) =>
-        k === "loc" || k === "predicateLoc" ? undefined : childSet.has(v) ? `#${ids.get(v as PlanNode)}` : v,
+        k === "loc" || k === "predicateLoc"
+          ? undefined
+          : childSet.has(v)
+            ? `#${ids.get(v as PlanNode)}`
+            : typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0))
+              ? `#number:${Object.is(v, -0) ? "-0" : v}`
+              : v,
       );
     }
     let canonical = byKey.get(own);

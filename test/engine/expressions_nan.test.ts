@@ -1,7 +1,8 @@
 // Comparisons of doubles with NaN, ±inf and -0 against DuckDB: NaN equals NaN and is
 // above every other value (the order Basin's sort uses too), so `x > 1` and `x != 0`
 // hold for a NaN, and `x = 0` does not; -0 equals 0. Filters, between and when/then
-// read the same comparisons. Doubles become text as DuckDB writes them.
+// read the same comparisons, and NaN / ±Infinity literals are values too. Doubles become
+// text as DuckDB writes them.
 import { col, lit, when } from "../../engine/api/index.js";
 import { describeExprCases } from "../helpers/expr_cases.js";
 
@@ -74,5 +75,25 @@ describeExprCases("comparisons with NaN, infinities and -0", cols, types, [
             .alias("w"),
         ),
     sql: "SELECT id, a BETWEEN -1 AND 1, CASE WHEN a > b THEN 1 ELSE 0 END FROM t WHERE a > 0 OR b = a",
+  },
+  {
+    name: "NaN and ±Infinity literals are values: compared, filtered on and written",
+    basin: (t) =>
+      t
+        .filter(
+          col("a")
+            .eq(Number.NaN)
+            .or(col("a").eq(lit(Number.NEGATIVE_INFINITY)))
+            .or(col("a").isNull()),
+        )
+        .select(
+          "id",
+          col("a").eq(Number.NaN).alias("isnan"),
+          col("b").lt(Number.POSITIVE_INFINITY).alias("below"),
+          lit(Number.NaN).alias("n"),
+          lit(Number.POSITIVE_INFINITY).alias("p"),
+        ),
+    sql: `SELECT id, a = 'NaN'::DOUBLE, b < 'Infinity'::DOUBLE, 'NaN'::DOUBLE, 'Infinity'::DOUBLE FROM t
+          WHERE a = 'NaN'::DOUBLE OR a = '-Infinity'::DOUBLE OR a IS NULL`,
   },
 ]);

@@ -90,6 +90,19 @@ describe("a frame used twice", () => {
     expect(text).toContain("(shared subplan [1] above, computed once)");
   });
 
+  it("subtrees that differ only in a NaN, an infinity or -0 against a null or 0 stay apart", () => {
+    for (const [x, y] of [
+      [Number.NaN, null],
+      [Number.POSITIVE_INFINITY, null],
+      [-0, 0],
+    ] as const) {
+      const a = readCsv(file).filter(col("price").ne(x));
+      const b = readCsv(file).filter(col("price").ne(y));
+      const df = a.join(b.select("part", col("price").alias("p2")), { on: "part" });
+      expect(nodes(optimize(df.node), "scanCsv").size, `${x} against ${y}`).toBe(2);
+    }
+  });
+
   it("keeps the result's columns when the shared frame carries more than the root reads", async () => {
     const lines = readCsv(file);
     const df = lines.select("part").join(lines.groupBy("part").agg(col("price").max().alias("top")), { on: "part" });
