@@ -9,7 +9,8 @@ import { native, type NativeParquetPage } from "../native/addon.js";
 import { misshapen, PAGE_HEADER } from "./parquet_thrift.js";
 import { decodeStructAt, fieldBool, fieldInt, fieldBig, fieldStruct, ThriftError, type TStruct } from "./thrift.js";
 
-const DATA_PAGE = 0,
+/** parquet.thrift PageType values (1, INDEX_PAGE, holds no values). */
+export const DATA_PAGE = 0,
   DICTIONARY_PAGE = 2,
   DATA_PAGE_V2 = 3;
 const UNCOMPRESSED = 0,

@@ -14,7 +14,7 @@ import { batchToJs } from "./arrow_convert.js";
 import { arrowLib, parquetLib } from "./arrow_lib.js";
 import { emptyTable, tablesToHandle } from "./tables.js";
 import { cutParquet, readParquetFooter, type ParquetFooter } from "./parquet_footer.js";
-import { chunkPages, type ChunkPage } from "./parquet_pages.js";
+import { chunkPages, DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE, type ChunkPage } from "./parquet_pages.js";
 import { ReadArena } from "./read_at.js";
 import { fieldInt, fieldStruct, fieldStructs } from "./thrift.js";
 
@@ -135,8 +135,8 @@ const BOOLEAN = 0,
 
 /** The pages' encodings the addon decodes for a column of this physical type. */
 function decodable(p: ChunkPage, physical: number): boolean {
-  if (p.type === 2) return p.encoding === PLAIN || p.encoding === PLAIN_DICTIONARY;
-  if (p.type !== 0 && p.type !== 3) return true; // index pages are skipped
+  if (p.type === DICTIONARY_PAGE) return p.encoding === PLAIN || p.encoding === PLAIN_DICTIONARY;
+  if (p.type !== DATA_PAGE && p.type !== DATA_PAGE_V2) return true; // index pages are skipped
   switch (p.encoding) {
     case PLAIN:
     case PLAIN_DICTIONARY:
@@ -281,11 +281,11 @@ function pagesOfRows(chunk: ChunkPage[], [start, end]: [number, number], cut: Pa
   cut.rows = 0;
   let at = 0;
   for (const p of chunk) {
-    if (p.type === 2) {
+    if (p.type === DICTIONARY_PAGE) {
       out.push(p);
       continue;
     }
-    if (p.type !== 0 && p.type !== 3) continue; // index pages
+    if (p.type !== DATA_PAGE && p.type !== DATA_PAGE_V2) continue; // index pages
     const from = at;
     at += p.values;
     if (at <= start || from >= end) continue;

@@ -397,7 +397,8 @@ class GraphBuilder {
     }
     if (chains.length === 1) return [append(chains[0], sort)];
     // Under a memory limit, enough ranges for each to be sorted in memory.
-    const n = this.shuffleParts(inMemoryBytes(node.input), chains.length);
+    const bytes = inMemoryBytes(node.input);
+    const n = this.shuffleParts(bytes, chains.length);
     // A small input (the usual last step: an aggregation's few rows), or one range (all
     // of it fits one GPU), is sorted whole by one task: a range-partitioned sort takes
     // four tasks a partition, more than the sort.
@@ -406,7 +407,7 @@ class GraphBuilder {
       return [{ deps, steps: [concatAll(deps.length), sort] }];
     }
     // Out of core, equal keys may span ranges (ordered by frame position): a skewed key cannot fill one range.
-    const outOfCore = shufflePlan(inMemoryBytes(node.input), 1, this.budget).outOfCore;
+    const outOfCore = shufflePlan(bytes, 1, this.budget).outOfCore;
     return rangeSort(this, chains, keys, n, loc, outOfCore ? node.input.schema : undefined);
   }
 
