@@ -1,5 +1,6 @@
 // The local cluster: a pool of CPU worker threads in this process, sharing the
-// native store. Runs execute one after another, each on every worker.
+// native store. Runs share the workers: each has its own scheduler state, and the
+// workers take their tasks in turn (worker_turns.ts).
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
 import type { ClusterStatus, GpuMemoryStatus } from "../common/rpc.js";
@@ -23,6 +24,7 @@ import { runTask } from "../workers/run_task.js";
 import { applyGpus, holdGpus, releaseGpus, resolveGpus, type GpuOptions, type GpuSettings } from "./gpus.js";
 import type { ResultMessage, TaskMessage } from "../workers/protocol.js";
 import { TaskStreamLog, taskKind } from "./task_stream.js";
+import { WorkerTurns, type Turn } from "./worker_turns.js";
 import { deviceHomes } from "./device_home.js";
 import { GpuMonitor, onPath, type GpuMonitorOptions } from "./gpu_monitor.js";
 
@@ -40,9 +42,6 @@ export const IDLE_RELEASE_MS = 10_000;
  * process-wide store while this cluster runs a graph; gpus and the device options
  * (engine/cluster/gpus.ts) start one GPU worker per GPU besides the CPU workers.
  */
-/** The progress group of a run waiting for the runs submitted before it. */
-export const WAITING_GROUP = "waiting for the run before it to finish";
-
 export interface LocalClusterOptions extends MemoryOptions, GpuOptions {
   /** CPU worker threads (default: one per core; 0 is allowed when there are GPU workers). */
   workers?: number;
@@ -81,12 +80,15 @@ export class LocalCluster implements Cluster {
   readonly kind = "local";
   readonly label = "local";
   readonly pool: WorkerPool;
-  private current?: GraphRun;
-  /** Runs submitted and not started yet. */
-  private waiting = 0;
+  /** Runs under way (started, not yet settled: a task of theirs may still run), with their tasks by key. */
+  private readonly runs = new Map<GraphRun, Map<string, TaskGraph["tasks"][number]>>();
+  /** Runs submitted and not settled, started or not: idle() waits for them. */
+  private readonly outstanding = new Set<Promise<void>>();
+  /** The settings every run applies, applied once while runs overlap. */
+  private configured?: Promise<void>;
+  /** Which run's task each worker runs, and those waiting for it. */
+  private readonly turns = new WorkerTurns<GraphRun>((worker, turn) => this.startTask(worker, turn));
   private idleTimer?: ReturnType<typeof setTimeout>;
-  private queue: Promise<unknown> = Promise.resolve();
-  private tasksByKey = new Map<string, TaskGraph["tasks"][number]>();
   /** The memory limits this cluster's runs apply. */
   readonly memory: MemorySettings;
   private readonly gpuSettings: GpuSettings;
@@ -148,10 +150,21 @@ export class LocalCluster implements Cluster {
         result: (worker, msg) => this.onResult(worker, msg),
         lost: (worker, reason, lost) => {
           this.taskStream.dropWorker(worker);
-          this.current?.feed({ type: "workerLost", worker, reason, lost, stimulusId: this.current.stimulus("lost") });
+          const { current } = this.turns.lost(worker);
+          for (const run of this.runs.keys())
+            run.feed({
+              type: "workerLost",
+              worker,
+              reason,
+              lost,
+              started: current?.run === run,
+              stimulusId: run.stimulus("lost"),
+            });
         },
-        added: (worker) =>
-          this.current?.feed({ type: "workerAdded", worker, stimulusId: this.current.stimulus("added") }),
+        added: (worker) => {
+          for (const run of this.runs.keys())
+            run.feed({ type: "workerAdded", worker, stimulusId: run.stimulus("added") });
+        },
       },
       gpus,
       processes as WorkerProcesses,
@@ -270,7 +283,7 @@ export class LocalCluster implements Cluster {
 
   /** Workers running a task now. */
   busyWorkers(): string[] {
-    return this.current?.busyWorkers ?? [];
+    return this.turns.busy();
   }
 
   /** Nothing to reach: the workers are this process's. */
@@ -365,94 +378,119 @@ export class LocalCluster implements Cluster {
   }
 
   /**
-   * Runs a graph once the runs before it are done; resolves with the result's handles.
-   * With `persisted`, worker processes keep their copies of the result (see HeldTables.take).
+   * Runs a graph beside any other runs (the workers take their tasks in turn); resolves
+   * with the result's handles. With `persisted`, worker processes keep their copies of
+   * the result (see HeldTables.take).
    */
-  run(graph: TaskGraph, options: RunOptions = {}, persisted = false): Promise<RunResult> {
-    // Runs go one at a time: one submitted behind another (a second workbench tab, a
-    // second pipeline) says so in its progress instead of showing nothing.
-    const behind = this.current !== undefined || this.waiting > 0;
-    if (behind) options.onProgress?.({ group: WAITING_GROUP, done: 0, total: 1 });
-    this.waiting++;
-    const go = async (): Promise<RunResult> => {
-      this.waiting--;
-      if (behind) options.onProgress?.({ group: WAITING_GROUP, done: 1, total: 1 });
-      this.tasksByKey = new Map(graph.tasks.map((t) => [t.key, t]));
-      applyMemory(this.memory);
-      applyGpus(this.gpuSettings, this.gpusInProcess);
-      await this.pool.configure(this.memory, this.gpuSettings.configs);
-      const run: GraphRun = new GraphRun(
-        graph,
-        {
-          workers: () => this.pool.names,
-          execute: (worker, key, inputs) => {
-            this.taskStream.started(worker, key, spillCounters(native().memoryStats()));
-            const steps = this.tasksByKey.get(key)!.steps;
-            if (this.pool.isProcess(worker) || inputs.some(isHeld)) void this.dispatch(run, worker, key, steps, inputs);
-            else this.pool.send(worker, { key, steps, inputs });
-          },
-          release: (refs) => this.pool.release(refs),
-          overMemory: () => native().memoryStats().overLimit,
-          abandon: (worker) => void this.pool.kill(worker),
-          cpuTasks: this.cpuTasks,
-          storedHome: (h) => {
-            const device = this.deviceHomes.get(h);
-            return device !== undefined ? `gpu-${device}` : this.pool.held.storedIn(h);
-          },
+  async run(graph: TaskGraph, options: RunOptions = {}, persisted = false): Promise<RunResult> {
+    let settled!: () => void;
+    const over = new Promise<void>((resolve) => (settled = resolve));
+    this.outstanding.add(over);
+    void over.then(() => this.outstanding.delete(over));
+    const configured = (this.configured ??= this.configure());
+    try {
+      await configured;
+    } catch (e) {
+      if (this.configured === configured) this.configured = undefined; // the next run tries again
+      settled();
+      throw e;
+    }
+    const run: GraphRun = new GraphRun(
+      graph,
+      {
+        workers: () => this.pool.names,
+        execute: (worker, key, inputs) => this.turns.give(worker, { run, key, inputs }),
+        release: (refs) => this.pool.release(refs),
+        overMemory: () => native().memoryStats().overLimit,
+        // Only a worker on this run's task: one whose turn has not come has it taken back.
+        abandon: (worker) => void (this.turns.on(worker)?.run === run && this.pool.kill(worker)),
+        cpuTasks: this.cpuTasks,
+        storedHome: (h) => {
+          const device = this.deviceHomes.get(h);
+          return device !== undefined ? `gpu-${device}` : this.pool.held.storedIn(h);
         },
-        options,
-      );
-      this.current = run;
-      // The next run waits until no task of this one runs (a cancelled run answers at
-      // once, its tasks finish or are ended within the grace period).
-      settled = run.settled.then(() => {
-        native().purgeBroadcastBuilds(); // the run's right sides are let go by now
-        if (this.current === run) this.current = undefined;
-        this.pool.idle(false); // also lets go of worker copies of tables unpersisted since
-        this.releaseWhenIdle();
-      });
-      run.start();
-      // What worker processes hold of the result comes to the engine's store: the caller owns it there.
-      const refs = await takeAll(
-        await run.result,
-        (r) => this.pool.held.take(r, persisted),
-        (r) => this.pool.release(r),
-      );
-      // Outputs a GPU kept (the device tier) come down now, off the JS thread: the
-      // caller reads them here, and a GPU failure after the run cannot lose them.
-      try {
-        await native().tablesToHost(refs);
-      } catch (e) {
-        this.pool.release(refs);
-        throw e;
-      }
-      return { ref: refs[0], refs, skippedLines: run.skippedLines };
-    };
-    let settled: Promise<void> = Promise.resolve();
-    const result = this.queue.then(go, go);
-    this.queue = result.then(
-      () => settled,
-      () => settled,
+      },
+      options,
     );
-    return result;
+    this.runs.set(run, new Map(graph.tasks.map((t) => [t.key, t])));
+    clearTimeout(this.idleTimer);
+    void run.settled.then(() => {
+      this.ended(run);
+      settled();
+    });
+    // A failed run's tasks still waiting for a worker never start.
+    run.result.catch(() => this.withdraw(run));
+    run.start();
+    // What worker processes hold of the result comes to the engine's store: the caller owns it there.
+    const refs = await takeAll(
+      await run.result,
+      (r) => this.pool.held.take(r, persisted),
+      (r) => this.pool.release(r),
+    );
+    // Outputs a GPU kept (the device tier) come down now, off the JS thread: the
+    // caller reads them here, and a GPU failure after the run cannot lose them.
+    try {
+      await native().tablesToHost(refs);
+    } catch (e) {
+      this.pool.release(refs);
+      throw e;
+    }
+    return { ref: refs[0], refs, skippedLines: run.skippedLines };
+  }
+
+  /** Applies this cluster's memory and GPU settings: the process-wide store's, and every worker process's. */
+  private async configure(): Promise<void> {
+    applyMemory(this.memory);
+    applyGpus(this.gpuSettings, this.gpusInProcess);
+    await this.pool.configure(this.memory, this.gpuSettings.configs);
+  }
+
+  /** A run is over and none of its tasks runs: with no other run left, the engine tidies up. */
+  private ended(run: GraphRun): void {
+    this.runs.delete(run);
+    native().purgeBroadcastBuilds(); // the run's right sides are let go by now
+    if (this.runs.size > 0) return;
+    this.configured = undefined; // the next run applies the settings again (another cluster may have since)
+    this.pool.idle(false); // also lets go of worker copies of tables unpersisted since
+    this.releaseWhenIdle();
+  }
+
+  /** Takes back a failed run's tasks that wait for a worker: the run hears they ended without running. */
+  private withdraw(run: GraphRun): void {
+    for (const { worker, turn } of this.turns.withdraw(run))
+      run.feed({
+        type: "taskErred",
+        key: turn.key,
+        worker,
+        error: new BasinError("BASIN_CANCELLED", "the run ended before this task's turn").toJSON(),
+        stimulusId: run.stimulus("withdrawn"),
+      });
+  }
+
+  /** A worker's turn came: the task goes to it. */
+  private startTask(worker: string, { run, key, inputs }: Turn<GraphRun>): void {
+    this.taskStream.started(worker, key, spillCounters(native().memoryStats()));
+    const steps = this.runs.get(run)!.get(key)!.steps;
+    if (this.pool.isProcess(worker) || inputs.some(isHeld)) void this.dispatch(run, worker, key, steps, inputs);
+    else this.pool.send(worker, { key, steps, inputs });
   }
 
   /**
-   * Resolves once no run is queued or running, tasks of cancelled runs included
+   * Resolves once no run is submitted or running, tasks of cancelled runs included
    * (a cancelled run answers at once; its tasks finish or are ended within the grace period).
    *
    * @example
    * ac.abort(); await cluster.idle(); // every worker is free now
    */
   async idle(): Promise<void> {
-    await this.queue;
+    while (this.outstanding.size > 0) await Promise.all(this.outstanding);
   }
 
   async close(): Promise<void> {
     const first = !this.closed;
     this.closed = true;
     this.monitor?.stop();
-    await this.queue;
+    await this.idle();
     clearTimeout(this.idleTimer);
     await this.pool.close();
     if (this.gpusInProcess && first) releaseGpus(this.gpuSettings);
@@ -467,7 +505,7 @@ export class LocalCluster implements Cluster {
   private releaseWhenIdle(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (this.current) return;
+      if (this.runs.size > 0) return;
       native().releaseFreeMemory();
       this.pool.idle(true);
     }, IDLE_RELEASE_MS);
@@ -516,20 +554,22 @@ export class LocalCluster implements Cluster {
   }
 
   private onResult(worker: string, msg: ResultMessage): void {
-    const run = this.current;
-    const task = this.tasksByKey.get(msg.key);
-    if (task)
+    const task = this.turns.on(worker);
+    const steps = task && this.runs.get(task.run)?.get(msg.key);
+    if (steps)
       this.taskStream.finished(
         worker,
         msg.key,
-        task.group,
-        taskKind(task.steps),
+        steps.group,
+        taskKind(steps.steps),
         msg.ok ? msg.ms : undefined,
         // A worker process's own spilling during the task adds to the engine's.
         msg.ok && msg.spill
           ? addSpill(spillCounters(native().memoryStats()), msg.spill)
           : spillCounters(native().memoryStats()),
       );
+    // The worker's next turn starts now; the run then hears how this one went.
+    const run = this.turns.ended(worker)?.run;
     if (!run) return;
     if (msg.ok) {
       run.skippedLines += msg.skippedLines;

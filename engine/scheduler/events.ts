@@ -10,8 +10,10 @@ export type SchedulerEvent =
   /**
    * A worker died. `lost` are the outputs that lived only in its memory (a worker
    * process's own store): the tasks that made them are recomputed from lineage.
+   * `started` false: the run's task given to it had not begun (it waited behind another
+   * run's), so the loss does not count against that task.
    */
-  | { type: "workerLost"; worker: string; reason: string; lost?: Ref[]; stimulusId: string }
+  | { type: "workerLost"; worker: string; reason: string; lost?: Ref[]; started?: boolean; stimulusId: string }
   | { type: "taskFinished"; key: string; worker: string; outputs: Ref[]; nbytes: number; stimulusId: string }
   | { type: "taskErred"; key: string; worker: string; error: SerializedError; stimulusId: string }
   | { type: "cancel"; reason: string; stimulusId: string }

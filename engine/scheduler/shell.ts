@@ -57,10 +57,6 @@ export class GraphRun {
   /** worker → task now running there */
   private readonly running = new Map<string, string>();
 
-  /** Workers running a task of this run now. */
-  get busyWorkers(): string[] {
-    return [...this.running.keys()];
-  }
   private outcome?: { ok: true; refs: Ref[] } | { ok: false; error: BasinError };
   private settle!: { resolve: (r: Ref[]) => void; reject: (e: BasinError) => void };
   private markSettled!: () => void;

@@ -114,7 +114,7 @@ export class SchedulerState {
           t.status = "released"; // a failed run: its inputs can go now
           this.releaseUnread(out, id);
         } else if (t && t.status === "processing") {
-          t.failures++;
+          if (e.started !== false) t.failures++;
           t.worker = undefined;
           if (t.failures >= ALLOWED_FAILURES) {
             t.status = "erred";

@@ -105,7 +105,7 @@ describe("a running pipeline", () => {
     expect(cluster.pool.names.length).toBe(2);
   });
 
-  it("runs concurrent computes one after another, each with its own answer", async () => {
+  it("runs concurrent computes side by side, each with its own answer", async () => {
     const [a, b] = await Promise.all([
       frame().compute({ cluster }),
       readCsv(`${dir}/*.csv`).agg(count().alias("n")).compute({ cluster }),

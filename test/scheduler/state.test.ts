@@ -129,6 +129,16 @@ describe("SchedulerState", () => {
     expect(s.status).toBe("failed");
   });
 
+  it("does not count a worker's loss against a task that had not begun there (it waited behind another run's)", () => {
+    const { s } = started({ tasks: [task("scan-0")], output: "scan-0" }, ["w0"]);
+    for (let i = 1; i <= ALLOWED_FAILURES + 1; i++) {
+      s.handle({ type: "workerLost", worker: `w${i - 1}`, reason: "crashed", started: false, stimulusId: sid() });
+      const out = s.handle({ type: "workerAdded", worker: `w${i}`, stimulusId: sid() });
+      expect(of(out, "execute")).toEqual([expect.objectContaining({ key: "scan-0", worker: `w${i}` })]);
+    }
+    expect(s.status).toBe("running");
+  });
+
   it("fails the run on a task error, releases what it holds, and drops results that arrive later", () => {
     const { s } = started(tree, ["w0", "w1"]);
     s.handle({ type: "taskFinished", key: "scan-0", worker: "w0", outputs: [10], nbytes: 1, stimulusId: sid() });

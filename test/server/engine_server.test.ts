@@ -356,6 +356,39 @@ export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) =>
     await client.call("release", info.id);
   });
 
+  it("sorts and profiles a kept result while a long run is under way: they take turns on the workers instead of waiting for it", async () => {
+    const info = await finished("trips.ts");
+    // 400 tasks of 100 ms on 2 workers: 20 s alone.
+    const slow = `import { bag } from "basin";
+export default bag.fromItems(Array.from({ length: 400 }, (_, i) => i), { partitions: 400 }).map((x: number) => {
+  const end = Date.now() + 100;
+  while (Date.now() < end);
+  return x * 2;
+});
+`;
+    const { runId } = await client.call<{ runId: string }>("run", "slow_tasks.ts", slow);
+    let longOver = false;
+    const long = client
+      .waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId, 60_000)
+      .then((e) => ((longOver = true), e));
+    await client.waitFor((e) => e.type === "progress" && e.runId === runId && e.progress.done > 0, 10_000);
+    const view = await client.call<ResultInfo>("view", info.id, [{ column: "rid", descending: true }], []);
+    const v = await client.call<ColumnProfile>("profile", info.id, "v");
+    expect(longOver, "the view and profile answered before the long run ended").toBe(false);
+    expectSameRows(
+      await allRows(view.id, view.rows),
+      await duckRows("SELECT * FROM t ORDER BY rid DESC"),
+      "view",
+      true,
+    );
+    const [[nulls, min, max]] = await duck.rows("SELECT count(*) - count(v), min(v), max(v) FROM t");
+    expect([v.nulls, v.min, v.max]).toEqual([Number(nulls), Number(min), Number(max)]);
+    await client.call("cancel", runId);
+    const e = await long;
+    expect(e.type === "runFailed" && e.error.code).toBe("BASIN_CANCELLED");
+    for (const id of [info.id, view.id]) await client.call("release", id);
+  });
+
   it("reports the cluster's workers and store", async () => {
     const s = await client.call<{ workers: { name: string }[] }>("cluster");
     expect(s.workers.length).toBe(2);

@@ -1,0 +1,113 @@
+// Runs on one local cluster share its workers: a short run submitted while a long one
+// runs (a result view, a profile, a second tab's pipeline) takes turns with it on each
+// worker and finishes first; cancelling one, or losing a worker under both, leaves
+// the other's answer whole.
+import { afterAll, describe, expect, it } from "vitest";
+import { col, count, fromColumns, LocalCluster, type ProgressEvent } from "../../engine/api/index.js";
+import { native } from "../../engine/native/addon.js";
+
+/** Sums and counts of v by k = i % 7, over `n` rows in `partitions` partitions (many tasks). */
+const frame = (n: number, partitions: number) =>
+  fromColumns(
+    { k: Array.from({ length: n }, (_, i) => i % 7), v: Array.from({ length: n }, (_, i) => i) },
+    { partitions },
+  )
+    .groupBy("k")
+    .agg(col("v").sum().alias("s"), count().alias("n"))
+    .sort("k");
+
+/** The same answer, worked out in JS. */
+function expected(n: number): { k: number; s: number; n: number }[] {
+  const out = Array.from({ length: 7 }, (_, k) => ({ k, s: 0, n: 0 }));
+  for (let i = 0; i < n; i++) {
+    out[i % 7].s += i;
+    out[i % 7].n++;
+  }
+  return out.filter((r) => r.n > 0);
+}
+
+const progressLeft = (events: ProgressEvent[]) => {
+  const last = new Map(events.map((e) => [e.group, e]));
+  return [...last.values()].reduce((left, e) => left + e.total - e.done, 0);
+};
+
+describe("runs on one cluster", () => {
+  const cluster = new LocalCluster({ workers: 1 });
+  afterAll(() => cluster.close());
+
+  it("take turns on a worker: a short run submitted during a long one finishes while the long one still runs", async () => {
+    const longEvents: ProgressEvent[] = [];
+    let short: Promise<unknown> | undefined;
+    let leftWhenShortEnded = -1;
+    const long = frame(400_000, 96).compute({
+      cluster,
+      onProgress: (e) => {
+        longEvents.push(e);
+        // Submitted once the long run is under way.
+        if (!short && e.done > 0)
+          short = frame(1000, 1)
+            .compute({ cluster })
+            .then((t) => {
+              leftWhenShortEnded = progressLeft(longEvents);
+              return t.toRows();
+            });
+      },
+    });
+    const longRows = (await long).toRows();
+    expect(short).toBeDefined();
+    expect(await short).toEqual(expected(1000));
+    expect(longRows).toEqual(expected(400_000));
+    expect(leftWhenShortEnded, "tasks of the long run still to do when the short one answered").toBeGreaterThan(10);
+    await cluster.idle();
+    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  });
+
+  it("a cancelled run leaves the run beside it whole; its tasks that waited for a turn never run", async () => {
+    const ac = new AbortController();
+    let other: Promise<unknown> | undefined;
+    const cancelled = frame(200_000, 64).compute({
+      cluster,
+      signal: ac.signal,
+      onProgress: (e) => {
+        if (other || e.done === 0) return;
+        other = frame(50_000, 8).compute({ cluster });
+        ac.abort("test");
+      },
+    });
+    await expect(cancelled).rejects.toMatchObject({ code: "BASIN_CANCELLED" });
+    expect(other).toBeDefined();
+    expect(((await other) as { toRows(): unknown }).toRows()).toEqual(expected(50_000));
+    await cluster.idle();
+    expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+  });
+});
+
+describe("runs sharing workers that die", () => {
+  it.each(["none", "all"] as const)(
+    "both finish with their answers when every worker is killed mid-run (worker processes: %s)",
+    async (workerProcesses) => {
+      const cluster = new LocalCluster({ workers: 2, workerProcesses });
+      try {
+        let killed = false;
+        const a = frame(100_000, 24).compute({
+          cluster,
+          onProgress: (e) => {
+            if (killed || e.done < 2) return;
+            killed = true;
+            for (const w of cluster.pool.names) void cluster.pool.kill(w);
+          },
+        });
+        const b = frame(30_000, 12).compute({ cluster });
+        const [ta, tb] = await Promise.all([a, b]);
+        expect(killed).toBe(true);
+        expect(ta.toRows()).toEqual(expected(100_000));
+        expect(tb.toRows()).toEqual(expected(30_000));
+        await cluster.idle();
+        expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
+      } finally {
+        await cluster.close();
+      }
+    },
+    60_000,
+  );
+});
