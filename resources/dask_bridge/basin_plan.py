@@ -10,6 +10,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+import basin_csv_location
 import basin_parquet
 import basin_text
 from basin_exprs import evaluate, unsupported_fn
@@ -159,6 +160,14 @@ def read_csv_file(path, opts, file_schema, read, loc):
     # spaces, ISO dates only; a value that does not parse fails the read, or drops its
     # row with onBadLines: "skip".
     out, dropped = {}, np.zeros(len(raw), dtype=bool)
+    names = [x["name"] for x in file_schema]
+
+    def value_at(row, f):
+        # Rows skipped as bad lines would shift the count: then only the data row is named.
+        if opts.get("onBadLines") == "skip":
+            return f"{path}: data row {row + 1}"
+        return basin_csv_location.where(path, opts["delimiter"], opts["header"], row, names.index(f["name"]))
+
     for f in read:
         s = raw[f["name"]].astype("string")
         if f["type"] == "string":
@@ -167,11 +176,11 @@ def read_csv_file(path, opts, file_schema, read, loc):
         try:
             out[f["name"]], bad = basin_text.parse_column(s, f["type"], csv=True)
         except basin_text.OutOfRange as e:
-            raise BridgeError("BASIN_IO", f'{path}: column "{f["name"]}" holds a {f["type"]} {basin_text.RANGE_NOTE} ("{e.args[0]}", data row {e.args[1] + 1}); filter those rows out of the file, read the column as a string (dtypes: {{ {f["name"]}: "string" }}), or run this pipeline on the local cluster', loc)
+            raise BridgeError("BASIN_IO", f'{value_at(e.args[1], f)}: column "{f["name"]}" holds a {f["type"]} {basin_text.RANGE_NOTE} ("{e.args[0]}"); filter those rows out of the file, read the column as a string (dtypes: {{ {f["name"]}: "string" }}), or run this pipeline on the local cluster', loc)
         if bad.any():
             if opts.get("onBadLines") != "skip":
                 i = int(np.argmax(bad))
-                raise BridgeError("BASIN_PARSE", f'{path}: data row {i + 1}: cannot parse "{s.iloc[i][:40]}" as {f["type"]} in column "{f["name"]}" (pass dtypes: {{ {f["name"]}: "string" }} to read it as text, or fix the value)', loc)
+                raise BridgeError("BASIN_PARSE", f'{value_at(i, f)}: cannot parse "{s.iloc[i][:40]}" as {f["type"]} in column "{f["name"]}" (pass dtypes: {{ {f["name"]}: "string" }} to read it as text, or fix the value)', loc)
             dropped |= bad
     frame = pd.DataFrame(out, columns=[f["name"] for f in read])
     return (frame[~dropped] if dropped.any() else frame).reset_index(drop=True)

@@ -22,6 +22,7 @@ import dask  # noqa: E402
 import distributed  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import basin_csv_location  # noqa: E402
 import basin_exprs  # noqa: E402
 import basin_parquet  # noqa: E402
 import basin_plan  # noqa: E402
@@ -32,7 +33,7 @@ from basin_types import BridgeError  # noqa: E402
 
 # The workers need not have the bridge installed: its modules are uploaded on connect
 # (as a worker plugin, so workers that join later get them too).
-MODULES = (basin_types, basin_text, basin_exprs, basin_parquet, basin_plan, basin_wire)
+MODULES = (basin_types, basin_text, basin_csv_location, basin_exprs, basin_parquet, basin_plan, basin_wire)
 
 out_lock = threading.Lock()
 

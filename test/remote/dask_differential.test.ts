@@ -394,6 +394,7 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
   beforeAll(() => {
     csvDir = mkdtempSync(join(tmpdir(), "basin-dask-csv-"));
     writeFileSync(join(csvDir, "padded.csv"), "id,n\n1,3\n2, 4\n3,\n4,5\n");
+    writeFileSync(join(csvDir, "located.csv"), 'id,s,n\n1,"a\nb",2\n\n3,"é",x\n4,"q""z,",5\n');
     writeFileSync(join(csvDir, "dates.csv"), "id,t\n1,2024-03-01T12:00:00\n2,03/04/2024\n3,2024-03-01 00:00:01\n");
     writeFileSync(join(csvDir, "range.csv"), "id,d\n1,2024-02-29\n2,2300-01-01\n3,1600-06-15\n");
   });
@@ -471,6 +472,17 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
       tableRows(await skip.compute({ cluster: fx.local })),
       "skip",
     );
+  });
+
+  it("a value that does not parse is named at the same file:line:column on both (blank lines, quoted newlines, multi-byte text before it)", async () => {
+    const where = (e: BasinError | null) => e?.message.match(/\w+\.csv:\d+:\d+/)?.[0];
+    for (const file of ["located.csv", "padded.csv"]) {
+      const frame = readCsv(join(csvDir, file), { dtypes: { n: "int64" } });
+      const local = await failure(frame.compute({ cluster: fx.local }));
+      const dask = await failure(frame.compute({ cluster: fx.dask }));
+      expect(where(local)).toBe(file === "located.csv" ? "located.csv:5:8" : "padded.csv:3:3");
+      expect(where(dask), dask?.message).toBe(where(local));
+    }
   });
 
   it('a timestamp spelt "03/04/2024" fails both, never read month-first', async () => {
