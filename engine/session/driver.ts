@@ -12,7 +12,7 @@ export interface DriverRequest {
 
 export type DriverReply = ({ ok: true } & PipelinePlans) | { ok: false; error: SerializedError };
 
-/** The driver thread's first message: the engine's modules are loaded. */
+/** The driver thread's first message: the pipeline's modules are read (its first line runs, or its evaluation ended). */
 export interface DriverLoaded {
   loaded: true;
 }
@@ -49,7 +49,7 @@ export function planPipelineResults(path: string, source?: string, signal?: Abor
     let settled = false;
     // Node leaks the open files of modules a thread is still loading when it is
     // terminated (about 4 a run cancelled early, until nothing can run: EMFILE): a thread
-    // that has not loaded the engine yet is terminated once it has.
+    // that has not loaded the pipeline and the engine yet is terminated once it has.
     let loaded = false;
     const settle = (f: () => void) => {
       if (settled) return;

@@ -5,19 +5,24 @@ import { parentPort, workerData } from "node:worker_threads";
 import { BasinError } from "../common/errors.js";
 import type { DriverLoaded, DriverReply, DriverRequest } from "./driver.js";
 import { evaluatePipeline } from "./evaluate_pipeline.js";
-import { API_URL } from "./load_pipeline.js";
+import { PIPELINE_LOADED_HOOK } from "./load_pipeline.js";
 
 const { path, source } = workerData as DriverRequest;
-const evaluated = evaluatePipeline(path, source);
-// The engine's modules are in once the import evaluatePipeline started resolves (the same
-// module): from then on the thread may be terminated without leaking their open files.
-await import(API_URL).catch(() => undefined);
-parentPort!.postMessage({ loaded: true } satisfies DriverLoaded);
+let loaded = false;
+/** From now on the thread may be terminated without leaking the open files of modules still loading. */
+const tellLoaded = () => {
+  if (loaded) return;
+  loaded = true;
+  parentPort!.postMessage({ loaded: true } satisfies DriverLoaded);
+};
+// The compiled pipeline's first line calls it: the engine's modules and the pipeline's are read.
+(globalThis as Record<string, unknown>)[PIPELINE_LOADED_HOOK] = tellLoaded;
 let reply: DriverReply;
 try {
-  const { plan, array, shown } = await evaluated;
+  const { plan, array, shown } = await evaluatePipeline(path, source);
   reply = { ok: true, plan, array, shown };
 } catch (e) {
   reply = { ok: false, error: BasinError.from(e).toJSON() };
 }
+tellLoaded(); // a pipeline that failed to compile or import never ran its first line
 parentPort!.postMessage(reply);

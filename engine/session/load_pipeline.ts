@@ -21,9 +21,15 @@ let orphansRemoved = false;
 /** Each import of a cached module gets its own URL: a pipeline run again is evaluated again. */
 let imports = 0;
 
-/** The engine's public module, as the pipeline's `"basin"` import resolves to it. */
 /** The engine's API module, as pipelines import it ("basin"). */
 export const API_URL = new URL("../api/index.js", import.meta.url).href;
+
+/**
+ * The global function a compiled pipeline calls first, once every module it imports
+ * is read and linked: a driver thread may be terminated from then on (Node leaks the
+ * open files of modules a thread is still loading). Unset outside driver threads.
+ */
+export const PIPELINE_LOADED_HOOK = "__basinPipelineLoaded";
 
 const resolveBasin: Plugin = {
   name: "basin",
@@ -102,7 +108,7 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
   orphansRemoved = true;
   const text = source ?? readFileSync(file, "utf8");
   // The compiled code names the engine's module by its URL: a cache entry is for this engine.
-  const key = [file, API_URL, text];
+  const key = [file, API_URL, PIPELINE_LOADED_HOOK, text];
   let module = cachedPipeline(key);
   // Not cached: esbuild (its module, its service process, the build) starts now, while
   // the engine's modules load on this thread.
@@ -140,6 +146,7 @@ async function compile(file: string, text: string): Promise<{ code: string; inpu
       format: "esm",
       target: "node20",
       sourcemap: "inline",
+      banner: { js: `globalThis.${PIPELINE_LOADED_HOOK}?.();` },
       sourceRoot: "/",
       absWorkingDir: "/",
       plugins: [resolveBasin],
