@@ -2,6 +2,7 @@
 // viewport, sorted and filtered into new results, profiled per column. Views and
 // profiles are ordinary plans over the stored table, so they run on the cluster's
 // workers and never block the server.
+import { engineLower } from "../common/case_map.js";
 import { col, Expr } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
 import { computeParts, computeStored, type ComputeOptions } from "../run/stored.js";
@@ -22,8 +23,7 @@ import { checkWritable, type WriteSummary } from "../io/write.js";
 import { writeStored } from "../run/write_frame.js";
 import type { ProgressEvent } from "../scheduler/shell.js";
 import type { Field } from "../common/types.js";
-import { decodeStrings, native, type Handle, type JsStrings } from "../native/addon.js";
-import type { NativeExpr } from "../graph/kernel_args.js";
+import { native, type Handle } from "../native/addon.js";
 import { toWire } from "./wire.js";
 import { bins2d, countDistinct, profileBasics, profileColumn, type ColumnBasics } from "./profile.js";
 
@@ -280,37 +280,6 @@ export class ResultStore {
     } finally {
       for (const h of refs) native().release(h);
     }
-  }
-}
-
-/**
- * Text lowercased by the engine's own str.lower, which the column is lowercased with
- * (JS's toLowerCase maps letters the engine leaves, so "Ǆemal" matched nothing).
- */
-function engineLower(text: string): string {
-  const addon = native();
-  const input = addon.tableFromJs({
-    rows: 1,
-    names: ["t"],
-    columns: [{ type: "string", values: [text], validity: null }],
-  });
-  try {
-    const lower: NativeExpr = {
-      kind: "fn",
-      name: "str.lower",
-      args: [{ kind: "col", index: 0, type: "string" }],
-      options: {},
-      type: "string",
-    };
-    const out = addon.evalExprs(input, [lower], ["t"]);
-    try {
-      const c = addon.tableToJs(out).columns[0]!;
-      return decodeStrings(c.values as JsStrings, c.validity)[0] ?? text;
-    } finally {
-      addon.release(out);
-    }
-  } finally {
-    addon.release(input);
   }
 }
 

@@ -1,6 +1,7 @@
 // "Copy as code": the table's filters and sort as the Basin pipeline lines that make
 // the same rows — the very calls the engine's view() makes (engine/server/results.ts),
 // so pasting them after the frame in the pipeline gives what the table shows.
+import { engineLower } from "../../engine/common/case_map.js";
 import type { ResultFilter, ResultSort, WireValue } from "../../engine/common/rpc.js";
 
 const OP_METHOD = { eq: "eq", ne: "ne", lt: "lt", le: "le", gt: "gt", ge: "ge" } as const;
@@ -28,7 +29,7 @@ export function filterCode(f: ResultFilter): string {
     case "contains":
     case "startsWith": {
       const s = f.ignoreCase ? `${c}.str.lower()` : c;
-      const text = JSON.stringify(f.ignoreCase ? f.text.toLowerCase() : f.text);
+      const text = JSON.stringify(f.ignoreCase ? engineLower(f.text) : f.text);
       return f.kind === "contains" ? `${s}.str.contains(${text}, { literal: true })` : `${s}.str.startsWith(${text})`;
     }
   }

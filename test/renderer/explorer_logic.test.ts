@@ -24,6 +24,13 @@ describe("copy as code", () => {
     expect(filterCode({ column: "ok", kind: "compare", op: "eq", value: true })).toBe('col("ok").eq(true)');
   });
 
+  it("lowercases a case-insensitive filter's text as the engine's str.lower does, not as JS does", () => {
+    // Ǆ (Latin Extended-B) is outside the engine's table; JS maps İ to "i̇" (two code points).
+    expect(filterCode({ column: "c", kind: "contains", text: "ǄEMAL İZMİR", ignoreCase: true })).toBe(
+      'col("c").str.lower().str.contains("Ǆemal izmir", { literal: true })',
+    );
+  });
+
   it("chains the filters, then the sort; nothing for a plain table", () => {
     expect(viewCode([], undefined)).toBe("");
     expect(viewCode([], { column: "n", descending: false })).toBe('  .sort("n")');
