@@ -383,6 +383,11 @@ export class LocalCluster implements Cluster {
    * the result (see HeldTables.take).
    */
   async run(graph: TaskGraph, options: RunOptions = {}, persisted = false): Promise<RunResult> {
+    if (this.closed)
+      throw new BasinError(
+        "BASIN_PLAN",
+        "this LocalCluster was closed (cluster.close()); create a new one to run on, or leave cluster out to run on the default cluster",
+      );
     let settled!: () => void;
     const over = new Promise<void>((resolve) => (settled = resolve));
     this.outstanding.add(over);

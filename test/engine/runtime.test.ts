@@ -115,6 +115,17 @@ describe("a running pipeline", () => {
   });
 });
 
+describe("a closed cluster", () => {
+  it("refuses a run with BASIN_PLAN saying what to do, instead of waiting forever for workers", async () => {
+    const closed = new LocalCluster({ workers: 1 });
+    await closed.close();
+    await expect(fromColumns({ a: [1, 2] }).compute({ cluster: closed })).rejects.toMatchObject({
+      code: "BASIN_PLAN",
+      message: expect.stringContaining("create a new one"),
+    });
+  });
+});
+
 describe("a script that computes", () => {
   it.each([[[]], [["--max-old-space-size=2048"]]])(
     "exits by itself afterwards (node flags %j): idle workers never keep the process alive",
