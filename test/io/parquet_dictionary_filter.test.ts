@@ -53,6 +53,18 @@ const cases: [string, Expr, string][] = [
   ["few rows kept, then numbers", col("s").eq("Zoo").and(col("n").lt(500)), "s = 'Zoo' AND n < 500"],
   ["strings and numbers in one condition", col("s").eq("b").or(col("n").gt(900)), "s = 'b' OR n > 900"],
   ["every row", col("s").eq("x").or(lit(true)), "true"],
+  // A strict cast's column is decoded too (the process crashed reading it undecoded).
+  ["a strict cast of a number", col("n").cast("float64").gt(500), "n::DOUBLE > 500"],
+  [
+    "a strict cast and a string",
+    col("n").cast("float64").gt(500).and(col("s").ne("b")),
+    "n::DOUBLE > 500 AND s <> 'b'",
+  ],
+  [
+    "a strict cast to string",
+    col("i").cast("string").eq("77").or(col("s").eq("Zoo")),
+    "i::VARCHAR = '77' OR s = 'Zoo'",
+  ],
 ];
 
 it.each(cases)("keeps DuckDB's rows for %s", async (_label, predicate, sql) => {

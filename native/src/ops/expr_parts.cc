@@ -15,10 +15,9 @@ void Conjuncts(const Expr& e, std::vector<const Expr*>* out) {
 
 bool ReadsPerValue(const Expr& e, std::vector<int>* cols) {
   if (e.kind == ExprKind::Col && std::find(cols->begin(), cols->end(), e.index) == cols->end()) cols->push_back(e.index);
-  if (e.kind == ExprKind::Cast && e.strict) return false;
-  for (const auto& a : e.args)
-    if (!ReadsPerValue(a, cols)) return false;
-  return true;
+  bool perValue = !(e.kind == ExprKind::Cast && e.strict);
+  for (const auto& a : e.args) perValue = ReadsPerValue(a, cols) && perValue;  // every argument's columns
+  return perValue;
 }
 
 Expr AllOf(const std::vector<const Expr*>& parts) {

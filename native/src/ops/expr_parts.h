@@ -15,8 +15,9 @@ namespace basin {
 // The conjuncts of `e` (itself when it is not an AND), pointing into it.
 void Conjuncts(const Expr& e, std::vector<const Expr*>* out);
 
-// The columns `e` reads, added to *cols once each; false when its value may depend on
-// more than each row's values (a strict cast can fail on a value no kept row has).
+// The columns `e` reads, every one added to *cols once (callers decode them); false when
+// its value may depend on more than each row's values (a strict cast can fail on a value
+// no kept row has).
 bool ReadsPerValue(const Expr& e, std::vector<int>* cols);
 
 // The conjunction of `parts` (at least one).
