@@ -8,6 +8,7 @@ import { isNumeric, type DType, type Field, type Schema } from "../common/types.
 import { fieldIndex, resolveExpr } from "../plan/resolve.js";
 import type { DataFrame } from "./dataframe.js";
 import { count, Expr, exprNode, type ExprLike } from "./expr.js";
+import { own } from "../common/own.js";
 
 function fail(message: string, loc: SourceLocation | undefined): never {
   throw new BasinError("BASIN_PLAN", message, loc);
@@ -112,7 +113,7 @@ export function renameNode(df: DataFrame, mapping: Record<string, string>, loc: 
     fieldIndex(df.schema, from, loc);
     if (typeof to !== "string" || to === "") fail(`rename() needs a non-empty new name for "${from}"`, loc);
   }
-  const names = df.columns.map((n) => mapping[n] ?? n);
+  const names = df.columns.map((n) => own(mapping, n) ?? n);
   names.forEach((name, i) => {
     if (names.indexOf(name) !== i) {
       const renamed = df.columns[i] !== name ? df.columns[i] : df.columns[names.indexOf(name)];

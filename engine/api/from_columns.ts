@@ -3,6 +3,7 @@ import type { Field } from "../common/types.js";
 import { fitsInt64, isDType, type DType } from "../common/types.js";
 import { DataFrame } from "./dataframe.js";
 import { callerLocation } from "./source_location.js";
+import { own } from "../common/own.js";
 
 /** A value accepted by fromColumns. */
 export type InputValue = number | bigint | string | boolean | Date | null | undefined;
@@ -116,7 +117,7 @@ export function fromColumns(data: Record<string, InputValue[]>, options: FromCol
       );
   }
   const schema: Field[] = entries.map(([name, values]) => {
-    const t = options.types?.[name];
+    const t = own(options.types, name);
     if (t !== undefined && !isDType(t))
       throw new BasinError("BASIN_PLAN", `type "${String(t)}" for "${name}" is not a Basin type`, loc);
     return { name, type: t ?? inferType(name, values, loc) };

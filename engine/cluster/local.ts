@@ -476,8 +476,14 @@ export class LocalCluster implements Cluster {
   private startTask(worker: string, { run, key, inputs }: Turn<GraphRun>): void {
     this.taskStream.started(worker, key, spillCounters(native().memoryStats()));
     const steps = this.runs.get(run)!.get(key)!.steps;
-    if (this.pool.isProcess(worker) || inputs.some(isHeld)) void this.dispatch(run, worker, key, steps, inputs);
-    else this.pool.send(worker, { key, steps, inputs });
+    if (this.pool.isProcess(worker) || inputs.some(isHeld)) return void this.dispatch(run, worker, key, steps, inputs);
+    try {
+      this.pool.send(worker, { key, steps, inputs });
+    } catch (e) {
+      // A task that could not be sent fails as itself; its worker goes on to its next turn.
+      this.turns.ended(worker);
+      run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
+    }
   }
 
   /**

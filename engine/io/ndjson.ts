@@ -8,6 +8,7 @@ import type { DType, Field } from "../common/types.js";
 import { native, type Handle, type JsColumn } from "../native/addon.js";
 import { readAt } from "./read_at.js";
 import { floorMillis } from "../common/civil_text.js";
+import { own } from "../common/own.js";
 
 const NEWLINE = 10;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -230,7 +231,7 @@ export function inferJson(path: string, opts: JsonInferOptions): Field[] {
         const obj = parseLine(text, () => `${path}:${line}`);
         for (const [key, v] of Object.entries(obj)) {
           const k = kindOf(v);
-          if (k === "nested" && !opts.dtypes[key]) throw nestedError(`${path}:${line}`, key);
+          if (k === "nested" && !own(opts.dtypes, key)) throw nestedError(`${path}:${line}`, key);
           let e = kinds.get(key);
           if (!e) kinds.set(key, (e = { kinds: new Set(), dates: true, firstLine: new Map() }));
           if (k === null) continue;
@@ -254,7 +255,7 @@ export function inferJson(path: string, opts: JsonInferOptions): Field[] {
       else {
         const which = [...ks].map((k) => `${KIND_NAMES[k]} (line ${e.firstLine.get(k)})`).join(" and ");
         type =
-          opts.dtypes[name] ??
+          own(opts.dtypes, name) ??
           fail(
             `${path}: key "${name}" holds ${which}; give it one type with dtypes: { ${JSON.stringify(name)}: "string" }`,
           );
@@ -266,7 +267,7 @@ export function inferJson(path: string, opts: JsonInferOptions): Field[] {
           );
         type = e.dates && ks.size > 0 ? "date" : "timestamp";
       }
-      fields.push({ name, type: opts.dtypes[name] ?? type });
+      fields.push({ name, type: own(opts.dtypes, name) ?? type });
     }
     for (const name of [...opts.parseDates, ...Object.keys(opts.dtypes)])
       if (!kinds.has(name))

@@ -11,6 +11,7 @@ import type { Field } from "../common/types.js";
 import { readParquetFooter, type ParquetFooter } from "../io/parquet_footer.js";
 import { numericRange } from "../io/parquet_stats.js";
 import { resolveExpr, scannedFields } from "./resolve.js";
+import { own } from "../common/own.js";
 
 /** What the estimates know of one column: its distinct values (when bounded) and range. */
 interface ColumnFacts {
@@ -192,13 +193,13 @@ export class Estimator {
         let min = Infinity,
           max = -Infinity;
         for (const p of node.partitions)
-          for (const v of p[column] ?? [])
+          for (const v of own(p, column) ?? [])
             if (typeof v === "number") ((min = Math.min(min, v)), (max = Math.max(max, v)));
         if (!(min <= max)) return {};
         return { ...(type === "int64" ? { ndv: max - min + 1 } : {}), min, max };
       }
       case "stored": {
-        const r = node.ranges?.[column];
+        const r = own(node.ranges, column);
         if (!r) return {};
         const integral = node.schema.find((f) => f.name === column)?.type !== "float64";
         return { ...(integral ? { ndv: r.max - r.min + 1 } : {}), min: r.min, max: r.max };

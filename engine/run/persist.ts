@@ -10,6 +10,7 @@ import { parseBytes } from "../memory/bytes.js";
 import { native, type Handle, type JsTable } from "../native/addon.js";
 import type { Field } from "../common/types.js";
 import { disjoint, type Interval } from "../common/intervals.js";
+import { own, setOwn } from "../common/own.js";
 
 export interface PersistOptions extends ComputeOptions {
   /** Partitions of the stored result (default: the cluster's workers, GPU and CPU). */
@@ -184,7 +185,8 @@ async function columnFacts(handles: Handle[], schema: Field[], cluster: Cluster)
         return;
       }
       parts[k] = n === rows[p] ? parts[k]?.concat({ min: lo, max: hi }) : undefined;
-      const r = (ranges[f.name] ??= { min: lo, max: hi });
+      let r = own(ranges, f.name);
+      if (!r) setOwn(ranges, f.name, (r = { min: lo, max: hi }));
       r.min = Math.min(r.min, lo);
       r.max = Math.max(r.max, hi);
     });

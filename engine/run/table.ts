@@ -2,6 +2,7 @@ import type { Field, Schema } from "../common/types.js";
 import { decodeStrings, type JsColumn, type JsStrings, type JsTable } from "../native/addon.js";
 import { concatJsColumns, concatJsTables } from "../io/tables.js";
 import { floorMillis } from "../common/civil_text.js";
+import { setOwn } from "../common/own.js";
 
 /** One cell of a result: int64 is a number when exact, else a bigint; date/timestamp are Dates (UTC). */
 export type Value = number | bigint | string | boolean | Date | null;
@@ -96,7 +97,7 @@ export class Table {
     const cols = this.schema.map((_, c) => this.at(c));
     for (let r = 0; r < this.numRows; r++) {
       const row: Record<string, Value> = {};
-      this.schema.forEach((f, c) => (row[f.name] = cols[c][r]));
+      this.schema.forEach((f, c) => setOwn(row, f.name, cols[c][r]));
       rows.push(row);
     }
     return rows;

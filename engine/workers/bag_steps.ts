@@ -20,6 +20,7 @@ import { columnsTable, convert, lineAt, withFile } from "../io/ndjson.js";
 import { readAt } from "../io/read_at.js";
 import { decodeStrings, native, type Handle, type JsStrings } from "../native/addon.js";
 import { callUser, compileFn } from "./user_fn.js";
+import { own } from "../common/own.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
@@ -253,7 +254,7 @@ export function itemsToTable(items: JsonValue[], schema: Field[], loc: SourceLoc
         loc,
       );
     schema.forEach((f, c) => {
-      const v = (x as Record<string, JsonValue>)[f.name];
+      const v = own(x as Record<string, JsonValue>, f.name);
       if (v === null || v === undefined) return void (values[c][row] = null);
       const cell = convert(v, f.type);
       if (cell === undefined || (f.type === "string" && typeof v !== "string"))

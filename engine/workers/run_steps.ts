@@ -14,6 +14,7 @@ import { decodeItems, encodeItems, itemsToTable, readBagLines, runBagOps } from 
 import { runCall } from "./call_step.js";
 import { runArrayStep } from "./array_steps.js";
 import { GPU_STEP_KINDS } from "../graph/gpu_steps.js";
+import { own } from "../common/own.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -29,7 +30,7 @@ function valuesTable(
   rows: number,
 ): JsTable {
   const cols: JsColumn[] = schema.map((f) => {
-    const v = columns[f.name];
+    const v = own(columns, f.name)!;
     const validity = v.some((x) => x === null) ? Uint8Array.from(v, (x) => (x === null ? 0 : 1)) : null;
     switch (f.type) {
       case "int64":
