@@ -96,4 +96,18 @@ describeExprCases("comparisons with NaN, infinities and -0", cols, types, [
     sql: `SELECT id, a = 'NaN'::DOUBLE, b < 'Infinity'::DOUBLE, 'NaN'::DOUBLE, 'Infinity'::DOUBLE FROM t
           WHERE a = 'NaN'::DOUBLE OR a = '-Infinity'::DOUBLE OR a IS NULL`,
   },
+  {
+    name: "isIn finds NaN and -0 as equality does, in short and hashed lists",
+    basin: (t) =>
+      t.select(
+        "id",
+        col("a").isIn([Number.NaN, 0]).alias("short"),
+        col("a")
+          .isIn([Number.NaN, -0, ...Array.from({ length: 20 }, (_, i) => i + 10)])
+          .alias("hashed"),
+        col("b").isIn([1, 2.5]).alias("none"),
+      ),
+    sql: `SELECT id, a IN ('NaN'::DOUBLE, 0), a IN ('NaN'::DOUBLE, -0.0, ${Array.from({ length: 20 }, (_, i) => i + 10).join(", ")}),
+          b IN (1, 2.5) FROM t`,
+  },
 ]);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/expr_fn.h"
+#include "ops/hash.h"
 
 namespace basin {
 namespace {
@@ -78,9 +79,10 @@ Column IsIn(const Expr& e, const Operand& a, int64_t rows) {
       return Member(a, rows, Members<std::string_view>(list), hasNull, [&](int64_t i) { return a.s(i); });
     }
     case DType::Float64: {
-      std::vector<double> list;
-      for (const auto& v : values) list.push_back(v.num == 0 ? 0.0 : v.num);  // -0 and 0 hash alike
-      return Member(a, rows, Members<double>(list), hasNull, [&](int64_t i) { return a.f64(i) == 0 ? 0.0 : a.f64(i); });
+      // As equality compares doubles: -0 is 0, and NaN is one value equal to itself.
+      std::vector<uint64_t> list;
+      for (const auto& v : values) list.push_back(hash::CanonDouble(v.num));
+      return Member(a, rows, Members<uint64_t>(list), hasNull, [&](int64_t i) { return hash::CanonDouble(a.f64(i)); });
     }
     default: {
       std::vector<int64_t> list;
