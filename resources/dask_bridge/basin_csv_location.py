@@ -7,9 +7,10 @@ locally. Used on the error path alone: lines without a quote are counted, not sc
 QUOTE = ord('"')
 
 
-def locate(path, delimiter, header, row, field):
+def locate(path, delimiter, header, row, field, blank_is_row=False):
     """(line, column) of field `field` (0-based, in file order) of data row `row`
-    (0-based, blank lines not counted, as pandas counts), or None if not found."""
+    (0-based; blank lines are not rows unless `blank_is_row`: a file of one column), or
+    None if not found."""
     sep = delimiter.encode("utf-8")
     if len(sep) != 1:
         return None
@@ -20,8 +21,8 @@ def locate(path, delimiter, header, row, field):
         for raw in f:
             line_no += 1
             if not in_quotes:
-                if raw.strip(b"\r\n") == b"":
-                    continue  # a blank line is no record
+                if raw.strip(b"\r\n") == b"" and not (blank_is_row and record > 0):
+                    continue  # a blank line is no record (nor, ever, before the first)
                 fld = 0
                 if record < target and QUOTE not in raw:
                     record += 1
@@ -42,10 +43,10 @@ def locate(path, delimiter, header, row, field):
     return None
 
 
-def where(path, delimiter, header, row, field):
+def where(path, delimiter, header, row, field, blank_is_row=False):
     """'path:line:column' of the value, or 'path: data row N' where it cannot be placed."""
     try:
-        at = locate(path, delimiter, header, row, field)
+        at = locate(path, delimiter, header, row, field, blank_is_row)
     except OSError:
         at = None
     return f"{path}:{at[0]}:{at[1]}" if at else f"{path}: data row {row + 1}"

@@ -147,6 +147,8 @@ def read_csv_file(path, opts, file_schema, read, loc):
             names=None if opts["header"] else [f["name"] for f in file_schema],
             dtype=str, keep_default_na=False, na_values=opts["nullValues"], usecols=[f["name"] for f in read],
             on_bad_lines="skip" if opts.get("onBadLines") == "skip" else "error", engine="c",
+            # In a file of one column a blank line is a null row, as the local reader reads it.
+            skip_blank_lines=len(file_schema) != 1,
             encoding="latin-1" if opts.get("encoding") == "latin1" else "utf-8",
             encoding_errors="replace" if opts.get("encoding") == "replace" else "strict",
         )
@@ -166,7 +168,7 @@ def read_csv_file(path, opts, file_schema, read, loc):
         # Rows skipped as bad lines would shift the count: then only the data row is named.
         if opts.get("onBadLines") == "skip":
             return f"{path}: data row {row + 1}"
-        return basin_csv_location.where(path, opts["delimiter"], opts["header"], row, names.index(f["name"]))
+        return basin_csv_location.where(path, opts["delimiter"], opts["header"], row, names.index(f["name"]), len(names) == 1)
 
     for f in read:
         s = raw[f["name"]].astype("string")

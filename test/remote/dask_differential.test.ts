@@ -394,6 +394,7 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
   beforeAll(() => {
     csvDir = mkdtempSync(join(tmpdir(), "basin-dask-csv-"));
     writeFileSync(join(csvDir, "padded.csv"), "id,n\n1,3\n2, 4\n3,\n4,5\n");
+    writeFileSync(join(csvDir, "one_column.csv"), "a\n1\n\n3\n\n");
     writeFileSync(join(csvDir, "located.csv"), 'id,s,n\n1,"a\nb",2\n\n3,"é",x\n4,"q""z,",5\n');
     writeFileSync(join(csvDir, "dates.csv"), "id,t\n1,2024-03-01T12:00:00\n2,03/04/2024\n3,2024-03-01 00:00:01\n");
     writeFileSync(join(csvDir, "range.csv"), "id,d\n1,2024-02-29\n2,2300-01-01\n3,1600-06-15\n");
@@ -472,6 +473,13 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
       tableRows(await skip.compute({ cluster: fx.local })),
       "skip",
     );
+  });
+
+  it("a blank line in a file of one column is a null row on both", async () => {
+    const frame = readCsv(join(csvDir, "one_column.csv"));
+    const local = tableRows(await frame.compute({ cluster: fx.local }));
+    expect(local).toEqual([[1], [null], [3], [null]]);
+    expectSameRows(tableRows(await frame.compute({ cluster: fx.dask })), local, "one column", true);
   });
 
   it("a value that does not parse is named at the same file:line:column on both (blank lines, quoted newlines, multi-byte text before it)", async () => {

@@ -971,12 +971,17 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
 
   int64_t rows = 0, skipped = 0;
   RowInfo info;
-  const char* p = SkipBlank(body, e);
+  // A blank line is skipped, except in a file of one column, where it is that column's
+  // empty value (DuckDB reads it so, and it is how a null is written there). Blank lines
+  // before the file's first row are skipped either way.
+  const bool blankIsRow = ncols == 1;
+  auto nextRow = [&](const char* q) { return blankIsRow ? q : SkipBlank(q, e); };
+  const char* p = start == 0 ? SkipBlank(body, e) : nextRow(body);
   while (p < e) {
     const char* rowStart = p;
     const char* next = ParseRowFast(p, e, delim, fields.data(), ncols, &info);
     if (!next) next = ParseRow(p, e, delim, fields.data(), ncols, &info);
-    p = SkipBlank(next, e);
+    p = nextRow(next);
     if (skipHeader) {
       skipHeader = false;
       continue;
@@ -989,7 +994,7 @@ CsvScanResult CsvScan(const std::string& path, int64_t start, int64_t end, const
         // DuckDB's ignore_errors does), instead of losing the rest of the file.
         if (info.unclosed) {
           const char* nl = static_cast<const char*>(std::memchr(info.unclosed, '\n', size_t(e - info.unclosed)));
-          p = SkipBlank(nl ? nl + 1 : e, e);
+          p = nextRow(nl ? nl + 1 : e);
         }
         continue;
       }
