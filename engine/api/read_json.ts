@@ -23,7 +23,8 @@ export interface ReadJsonOptions {
  * integers → int64, other numbers → float64, booleans, strings; keys that are only
  * null → string. A nested object or array is an error naming the file, line and key
  * unless `dtypes` reads that key as a string (its JSON text). Keys that first appear
- * after the sample are not read: raise `sampleRows` to include them.
+ * after the sample are not read: raise `sampleRows` to include them, or name them in
+ * `dtypes` (a key it names is read whether the sample has it or not).
  *
  * @example
  * const events = readJson("logs/*.ndjson", { parseDates: ["at"] });
@@ -73,6 +74,20 @@ export function readJson(paths: string | string[], options: ReadJsonOptions = {}
       }
     }
   }
+  // An empty file among others adds no keys; with no key in any file there is nothing to read.
+  if (fileSchema.length === 0)
+    throw new BasinError(
+      "BASIN_PARSE",
+      `${files.length === 1 ? files[0] : `none of the ${files.length} files (${files[0]}, …)`}: no JSON objects with keys in the first ${sampleRows} lines; is the file empty? (name the keys with dtypes to read an empty file as no rows)`,
+      loc,
+    );
+  for (const name of opts.parseDates)
+    if (!fileSchema.some((f) => f.name === name))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `parseDates names key "${name}", which no file has in its first ${sampleRows} lines (the keys are: ${fileSchema.map((f) => f.name).join(", ")}); if it first appears later, raise sampleRows or read it with dtypes: { ${JSON.stringify(name)}: "timestamp" }`,
+        loc,
+      );
   return new DataFrame({
     kind: "scanFile",
     format: "json",

@@ -269,13 +269,9 @@ export function inferJson(path: string, opts: JsonInferOptions): Field[] {
       }
       fields.push({ name, type: own(opts.dtypes, name) ?? type });
     }
-    for (const name of [...opts.parseDates, ...Object.keys(opts.dtypes)])
-      if (!kinds.has(name))
-        fail(
-          `${path}: no key "${name}" in the first ${seen} lines; the keys are: ${[...kinds.keys()].join(", ") || "(none)"}`,
-        );
-    if (fields.length === 0)
-      fail(`${path}: no JSON objects with keys in the first ${opts.sampleRows} lines; is the file empty?`);
+    // A key dtypes names and the sample lacks is read with that type, null where a line
+    // lacks it: it may first appear later, or only in other files.
+    for (const [name, type] of Object.entries(opts.dtypes)) if (!kinds.has(name)) fields.push({ name, type });
     return fields;
   });
 }

@@ -101,6 +101,23 @@ describe("readJson (newline-delimited)", () => {
     await expectDuck(df, `SELECT id, name, x FROM read_json_auto('${out}/a-*.ndjson')`, "ragged keys");
   });
 
+  it("reads a key dtypes names though the sample lacks it (it comes later, or in another file); parseDates of no file's key says how to read it", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => JSON.stringify(i === 25 ? { id: i, late: "x" } : { id: i }));
+    writeFileSync(join(out, "late-1.ndjson"), `${lines.join("\n")}\n`);
+    writeFileSync(join(out, "late-2.ndjson"), "");
+    const glob = `${out}/late-*.ndjson`;
+    const df = readJson(glob, { sampleRows: 10, dtypes: { late: "string" } });
+    expect(df.schema).toEqual([
+      { name: "id", type: "int64" },
+      { name: "late", type: "string" },
+    ]);
+    await expectDuck(df, `SELECT id, late FROM read_json_auto('${glob}')`, "late key");
+    expect(readJson(glob, { sampleRows: 10 }).schema.map((f) => f.name)).toEqual(["id"]);
+    expect(() => readJson(glob, { sampleRows: 10, parseDates: ["late"] })).toThrow(
+      /parseDates names key "late", which no file has in its first 10 lines .*raise sampleRows/,
+    );
+  });
+
   it("reads integers beyond 2^53 exactly, as DuckDB does; one int64 cannot hold is BASIN_PARSE at its line", async () => {
     // JSON.parse rounds 9007199254740993 to ...992, and 456E72 wrapped to 0 in int64.
     const exact = ["9007199254740993", "-9223372036854775808", "1.2e18", "12345678901234567", "9223372036854775807"];
