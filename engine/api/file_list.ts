@@ -67,15 +67,22 @@ const COMPRESSED: readonly { name: string; magic: number[]; tool: string }[] = [
   { name: "zip", magic: [0x50, 0x4b, 0x03, 0x04], tool: "unzip" },
 ];
 
+/** Leading bytes of the binary formats Basin has a reader of its own for. */
+const BINARY: readonly { what: string; magic: number[]; reader: string }[] = [
+  { what: "a Parquet file", magic: [...Buffer.from("PAR1")], reader: "readParquet" },
+  { what: "an Arrow IPC file", magic: [...Buffer.from("ARROW1")], reader: "readArrow" },
+  { what: "a NumPy .npy file", magic: [0x93, ...Buffer.from("NUMPY")], reader: "readNpy" },
+];
+
 /**
- * Refuses a compressed file given to a text reader (CSV, NDJSON): its bytes would
- * otherwise read as invalid UTF-8, or as garbage under another encoding. BASIN_IO
- * naming the file, the compression and how to decompress it.
+ * Refuses a compressed or binary file given to a text reader (CSV, NDJSON): its bytes
+ * would otherwise read as invalid UTF-8, or as garbage under another encoding. BASIN_IO
+ * naming the file, the compression and how to decompress it, or the reader to use.
  *
  * @example
- * refuseCompressed(files, "readCsv", loc)
+ * refuseNonText(files, "readCsv", loc)
  */
-export function refuseCompressed(files: readonly string[], fn: string, loc: SourceLocation | undefined): void {
+export function refuseNonText(files: readonly string[], fn: string, loc: SourceLocation | undefined): void {
   const head = Buffer.alloc(6);
   for (const file of files) {
     let n = 0;
@@ -85,13 +92,16 @@ export function refuseCompressed(files: readonly string[], fn: string, loc: Sour
     } finally {
       closeSync(fd);
     }
-    const c = COMPRESSED.find((k) => k.magic.length <= n && k.magic.every((b, i) => head[i] === b));
+    const starts = (magic: number[]) => magic.length <= n && magic.every((b, i) => head[i] === b);
+    const c = COMPRESSED.find((k) => starts(k.magic));
     if (c)
       throw new BasinError(
         "BASIN_IO",
         `${file} is ${c.name}-compressed; ${fn}() reads uncompressed text: decompress it first (${c.tool} ${file})`,
         loc,
       );
+    const b = BINARY.find((k) => starts(k.magic));
+    if (b) throw new BasinError("BASIN_IO", `${file} is ${b.what}, not text; read it with ${b.reader}()`, loc);
   }
 }
 

@@ -3,7 +3,7 @@ import type { CsvSourceOptions } from "../common/plan.js";
 import { DTYPES, isDType, type DType, type Field } from "../common/types.js";
 import { native } from "../native/addon.js";
 import { DataFrame } from "./dataframe.js";
-import { expandPaths, refuseCompressed } from "./file_list.js";
+import { expandPaths, refuseNonText } from "./file_list.js";
 import { callerLocation } from "./source_location.js";
 
 export interface ReadCsvOptions {
@@ -98,7 +98,7 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
     (typeof options.dtypes !== "object" || options.dtypes === null || Array.isArray(options.dtypes))
   )
     throw plan(`dtypes must map column names to types, like { id: "int64" }; got ${JSON.stringify(options.dtypes)}`);
-  refuseCompressed(files, "readCsv", loc);
+  refuseNonText(files, "readCsv", loc);
   const csv = { delimiter: opts.delimiter, header: opts.header, nullValues: opts.nullValues, encoding: opts.encoding };
   let inferred: { names: string[]; types: DType[]; seen: boolean[] };
   try {

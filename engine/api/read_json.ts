@@ -2,7 +2,7 @@ import { BasinError } from "../common/errors.js";
 import { DTYPES, isDType, isNumeric, type DType, type Field } from "../common/types.js";
 import { inferJson } from "../io/ndjson.js";
 import { DataFrame } from "./dataframe.js";
-import { expandPaths, refuseCompressed } from "./file_list.js";
+import { expandPaths, refuseNonText } from "./file_list.js";
 import { parseBlocksize } from "./read_csv.js";
 import { callerLocation } from "./source_location.js";
 
@@ -32,7 +32,7 @@ export interface ReadJsonOptions {
 export function readJson(paths: string | string[], options: ReadJsonOptions = {}): DataFrame {
   const loc = callerLocation();
   const files = expandPaths(paths, "readJson", "ndjson", loc);
-  refuseCompressed(files, "readJson", loc);
+  refuseNonText(files, "readJson", loc);
   const blocksize = parseBlocksize(options.blocksize ?? "64MiB", loc);
   const sampleRows = options.sampleRows ?? 1000;
   if (!Number.isInteger(sampleRows) || sampleRows < 1)

@@ -213,6 +213,26 @@ describe("readCsv", () => {
     expect(e.detail).toContain(`${zst} is zstd-compressed; readJson()`);
   });
 
+  it("a Parquet, Arrow or .npy file given to a text reader: BASIN_IO naming the reader to use, not a UTF-8 error", async () => {
+    const pq = join(dir, "data.parquet");
+    await fromColumns({ a: [1, 2] }).writeParquet(pq);
+    const arrow = join(dir, "data.arrow");
+    await fromColumns({ a: [1, 2] }).writeArrow(arrow);
+    const npy = join(dir, "data.npy");
+    writeFileSync(npy, Buffer.concat([Buffer.from([0x93]), Buffer.from("NUMPY\x01\x00")]));
+    for (const [file, what, reader] of [
+      [pq, "a Parquet file", "readParquet"],
+      [arrow, "an Arrow IPC file", "readArrow"],
+      [npy, "a NumPy .npy file", "readNpy"],
+    ]) {
+      const e = thrown(() => readCsv(file));
+      expect(e.code).toBe("BASIN_IO");
+      expect(e.detail).toBe(`${file} is ${what}, not text; read it with ${reader}()`);
+      expectHere(e);
+      expect(thrown(() => readJson(file)).detail).toContain(`read it with ${reader}()`);
+    }
+  });
+
   it("an empty file among others: BASIN_PARSE saying it is empty; a folder with a trailing slash suggests one glob", () => {
     const folder = join(dir, "mixed-empty");
     mkdirSync(folder, { recursive: true });
