@@ -16,17 +16,25 @@ import { ExprDt } from "./expr_dt.js";
 import { ExprStr } from "./expr_str.js";
 import { callerLocation } from "./source_location.js";
 
-/** Anything an expression method accepts as an operand: another expression or a plain value. */
-export type ExprLike = Expr | Scalar;
+/**
+ * Anything an expression method accepts as an operand: another expression or a plain
+ * value; a JS Date is a timestamp (its UTC time, as results give timestamps back).
+ */
+export type ExprLike = Expr | Scalar | Date;
 
 function toNode(v: ExprLike): ExprNode {
   if (v instanceof Expr) return v.node;
   // NaN and ±Infinity are float64 values like any other (NaN equals NaN and sorts above every number).
   if (v === null || typeof v === "number" || typeof v === "string" || typeof v === "boolean")
     return { kind: "lit", value: v };
+  if (v instanceof Date) {
+    if (Number.isNaN(v.getTime()))
+      throw new BasinError("BASIN_PLAN", "an Invalid Date given as a value; pass a valid Date", callerLocation());
+    return { kind: "lit", value: v.toISOString().slice(0, 23).replace("T", " "), type: "timestamp" };
+  }
   throw new BasinError(
     "BASIN_PLAN",
-    `expected an expression or a number/string/bool/null, got ${typeof v}`,
+    `expected an expression or a number, string, boolean, Date or null, got ${Array.isArray(v) ? "an array" : typeof v}`,
     callerLocation(),
   );
 }
@@ -493,7 +501,7 @@ export function col(name: string): Expr {
  * @example
  * df.withColumns({ one: lit(1), since: lit("2024-03-01 08:00:00.5", "timestamp") })
  */
-export function lit(value: Scalar, type?: DType): Expr {
+export function lit(value: Scalar | Date, type?: DType): Expr {
   const node = toNode(value);
   return new Expr(type && node.kind === "lit" ? { ...node, type } : node);
 }

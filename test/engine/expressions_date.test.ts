@@ -1,6 +1,6 @@
 // Date and timestamp functions (dt.*) and strptime parsing against DuckDB, on dates
 // and timestamps before and after 1970 (floor division), with nulls.
-import { col } from "../../engine/api/index.js";
+import { col, lit } from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { describeExprCases } from "../helpers/expr_cases.js";
 
@@ -57,6 +57,19 @@ const types = {
 } as const;
 
 describeExprCases("date and timestamp functions", cols, types, [
+  {
+    name: "a JS Date is a timestamp value: compared with timestamps, and a literal",
+    basin: (t) =>
+      t.filter(col("ts").ge(new Date(Date.UTC(2000, 0, 1, 12, 30, 0, 250)))).select(
+        "id",
+        col("ts2")
+          .lt(new Date(Date.UTC(2010, 5, 1)))
+          .alias("before"),
+        lit(new Date(0)).alias("epoch"),
+      ),
+    sql: `SELECT id, ts2 < TIMESTAMP '2010-06-01', TIMESTAMP '1970-01-01' FROM t
+          WHERE ts >= TIMESTAMP '2000-01-01 12:30:00.25'`,
+  },
   {
     name: "calendar parts of dates",
     basin: (t) =>

@@ -37,6 +37,17 @@ describe("type errors when the pipeline is written", () => {
     expect(e.detail).toMatch(/dt\.year\(\) needs a date or timestamp column, but col\("s"\) is string/);
   });
 
+  it("a value that is no scalar (an array, an object, an Invalid Date) names what it got, at the call", () => {
+    const arr = thrown(() => col("fare").gt([1, 2] as unknown as number)); // @arr
+    expect(arr.code).toBe("BASIN_PLAN");
+    expect(arr.detail).toBe("expected an expression or a number, string, boolean, Date or null, got an array");
+    expect(arr.location).toBe(loc("arr", "gt("));
+    expect(thrown(() => col("fare").gt({} as unknown as number)).detail).toMatch(/got object$/);
+    expect(thrown(() => col("d").ge(new Date("no date"))).detail).toBe(
+      "an Invalid Date given as a value; pass a valid Date",
+    );
+  });
+
   it("math on a string column", () => {
     const e = thrown(() => frame().select(col("s").sqrt()));
     expect(e.detail).toMatch(/sqrt\(\) needs a number, but col\("s"\) is string/);
