@@ -392,7 +392,11 @@ export class LocalCluster implements Cluster {
     const over = new Promise<void>((resolve) => (settled = resolve));
     this.outstanding.add(over);
     void over.then(() => this.outstanding.delete(over));
-    const configured = (this.configured ??= this.configure());
+    // The process-wide limits at every run's start (another cluster's run may have set its
+    // own meanwhile); the worker processes, this cluster's alone, once while runs overlap.
+    applyMemory(this.memory);
+    applyGpus(this.gpuSettings, this.gpusInProcess);
+    const configured = (this.configured ??= this.pool.configure(this.memory, this.gpuSettings.configs));
     try {
       await configured;
     } catch (e) {
@@ -443,19 +447,12 @@ export class LocalCluster implements Cluster {
     return { ref: refs[0], refs, skippedLines: run.skippedLines };
   }
 
-  /** Applies this cluster's memory and GPU settings: the process-wide store's, and every worker process's. */
-  private async configure(): Promise<void> {
-    applyMemory(this.memory);
-    applyGpus(this.gpuSettings, this.gpusInProcess);
-    await this.pool.configure(this.memory, this.gpuSettings.configs);
-  }
-
   /** A run is over and none of its tasks runs: with no other run left, the engine tidies up. */
   private ended(run: GraphRun): void {
     this.runs.delete(run);
     native().purgeBroadcastBuilds(); // the run's right sides are let go by now
     if (this.runs.size > 0) return;
-    this.configured = undefined; // the next run applies the settings again (another cluster may have since)
+    this.configured = undefined; // the next run sends the worker processes their settings again
     this.pool.idle(false); // also lets go of worker copies of tables unpersisted since
     this.releaseWhenIdle();
   }
@@ -560,6 +557,7 @@ export class LocalCluster implements Cluster {
     } catch (e) {
       if (this.pool.incarnation(worker) !== who) return;
       this.pool.releaseInWorker(worker, transient);
+      this.turns.ended(worker); // the task never reached the worker: its next turn starts
       run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
     }
   }

@@ -3,7 +3,7 @@
 // worker and finishes first; cancelling one, or losing a worker under both, leaves
 // the other's answer whole.
 import { afterAll, describe, expect, it } from "vitest";
-import { col, count, fromColumns, LocalCluster, type ProgressEvent } from "../../engine/api/index.js";
+import { bag, col, count, fromColumns, LocalCluster, type ProgressEvent } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
 
 /** Sums and counts of v by k = i % 7, over `n` rows in `partitions` partitions (many tasks). */
@@ -110,4 +110,53 @@ describe("runs sharing workers that die", () => {
     },
     60_000,
   );
+});
+
+describe("a task whose inputs cannot be placed in its worker process", () => {
+  it("fails its run, and gives the worker back: the next run answers (a stored frame let go while read)", async () => {
+    const cluster = new LocalCluster({ workers: 2, workerProcesses: "all" });
+    try {
+      const kept = await frame(50_000, 1).persist({ cluster, partitions: 8 });
+      const over = kept.agg(col("s").sum().alias("s")).compute({ cluster });
+      await kept.unpersist();
+      await over.then(
+        (t) => expect(t.numRows).toBe(1),
+        (e: unknown) => expect(e).toMatchObject({ code: "BASIN_HANDLE" }),
+      );
+      const next = await fromColumns({ a: [1, 2, 3, 4] }, { partitions: 4 })
+        .agg(col("a").sum().alias("s"))
+        .compute({ cluster });
+      expect(next.toRows()).toEqual([{ s: 10 }]);
+      await cluster.idle();
+      expect(cluster.busyWorkers()).toEqual([]);
+    } finally {
+      await cluster.close();
+    }
+  }, 30_000);
+});
+
+describe("runs of two clusters in one process", () => {
+  it("each run applies its own cluster's memory limit, though a run of that cluster is still under way", async () => {
+    const a = new LocalCluster({ workers: 1, memoryLimit: "16MB" });
+    const b = new LocalCluster({ workers: 1, memoryLimit: "4GB" });
+    try {
+      const long = bag
+        .fromItems([1], { partitions: 1 })
+        .map((x: number) => {
+          const end = Date.now() + 1500;
+          while (Date.now() < end);
+          return x;
+        })
+        .compute({ cluster: a });
+      await new Promise((r) => setTimeout(r, 200));
+      await fromColumns({ x: [1] }).compute({ cluster: b });
+      expect(native().memoryStats().hostLimit).toBe(4e9);
+      await frame(1000, 2).compute({ cluster: a }); // beside a's long run
+      expect(native().memoryStats().hostLimit).toBe(16e6);
+      await long;
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });
