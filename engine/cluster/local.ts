@@ -88,6 +88,8 @@ export class LocalCluster implements Cluster {
   private configured?: Promise<void>;
   /** Which run's task each worker runs, and those waiting for it. */
   private readonly turns = new WorkerTurns<GraphRun>((worker, turn) => this.startTask(worker, turn));
+  /** Where the next offer of a freed worker starts among the runs (each gets the first offer in turn). */
+  private nextOffer = 0;
   private idleTimer?: ReturnType<typeof setTimeout>;
   /** The memory limits this cluster's runs apply. */
   readonly memory: MemorySettings;
@@ -410,6 +412,7 @@ export class LocalCluster implements Cluster {
         workers: () => this.pool.names,
         execute: (worker, key, inputs) => this.turns.give(worker, { run, key, inputs }),
         release: (refs) => this.pool.release(refs),
+        taken: () => this.turns.busy(),
         overMemory: () => native().memoryStats().overLimit,
         // Only a worker on this run's task: one whose turn has not come has it taken back.
         abandon: (worker) => void (this.turns.on(worker)?.run === run && this.pool.kill(worker)),
@@ -471,6 +474,10 @@ export class LocalCluster implements Cluster {
 
   /** A worker's turn came: the task goes to it. */
   private startTask(worker: string, { run, key, inputs }: Turn<GraphRun>): void {
+    // The other runs see the worker taken (they give it nothing until it is free); this
+    // one, that it is its own (it may have seen it taken while its task waited there).
+    for (const r of this.runs.keys())
+      r.feed({ type: r === run ? "workerAdded" : "workerTaken", worker, stimulusId: r.stimulus("turn") });
     this.taskStream.started(worker, key, spillCounters(native().memoryStats()));
     const steps = this.runs.get(run)!.get(key)!.steps;
     if (this.pool.isProcess(worker) || inputs.some(isHeld)) return void this.dispatch(run, worker, key, steps, inputs);
@@ -478,9 +485,27 @@ export class LocalCluster implements Cluster {
       this.pool.send(worker, { key, steps, inputs });
     } catch (e) {
       // A task that could not be sent fails as itself; its worker goes on to its next turn.
-      this.turns.ended(worker);
+      this.endTurn(worker);
       run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
     }
+  }
+
+  /**
+   * Ends the worker's turn: its next waiting task starts, or, with none, the other runs
+   * are offered the worker in turn until one gives it a task (the run whose task ended
+   * hears of it last, by its result, so a long run does not keep a worker from the rest).
+   * Returns the run whose task it was.
+   */
+  private endTurn(worker: string): GraphRun | undefined {
+    const ended = this.turns.ended(worker)?.run;
+    const runs = [...this.runs.keys()];
+    for (let i = 0; i < runs.length && !this.turns.on(worker); i++) {
+      const r = runs[(this.nextOffer + i) % runs.length];
+      if (r === ended) continue;
+      r.feed({ type: "workerAdded", worker, stimulusId: r.stimulus("free") });
+      if (this.turns.on(worker)) this.nextOffer = (this.nextOffer + i + 1) % runs.length;
+    }
+    return ended;
   }
 
   /**
@@ -557,7 +582,7 @@ export class LocalCluster implements Cluster {
     } catch (e) {
       if (this.pool.incarnation(worker) !== who) return;
       this.pool.releaseInWorker(worker, transient);
-      this.turns.ended(worker); // the task never reached the worker: its next turn starts
+      this.endTurn(worker); // the task never reached the worker: its next turn starts
       run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
     }
   }
@@ -577,8 +602,8 @@ export class LocalCluster implements Cluster {
           ? addSpill(spillCounters(native().memoryStats()), msg.spill)
           : spillCounters(native().memoryStats()),
       );
-    // The worker's next turn starts now; the run then hears how this one went.
-    const run = this.turns.ended(worker)?.run;
+    // The worker's next turn starts now, or the other runs are offered it; the run then hears how this one went.
+    const run = this.endTurn(worker);
     if (!run) return;
     if (msg.ok) {
       run.skippedLines += msg.skippedLines;

@@ -1,10 +1,10 @@
-// Runs on one local cluster share its workers. Each run's scheduler state gives tasks
-// to workers as if it had them alone; a worker runs one task at a time, so a task given
-// to a worker busy with another run's task waits here, and each worker takes the tasks
-// waiting for it in the order they came. Runs thus take turns on every worker: a short
-// run (a result view, a profile) starts as each worker ends the task it is on, not
-// after a long run ends, and no worker ever runs two tasks at once (the lowering's
-// memory budget per task holds).
+// Runs on one local cluster share its workers, one task at a time on each (the
+// lowering's memory budget per task holds). Each run's scheduler state sees a worker
+// that another run's task holds as taken, and a freed worker is offered to the other
+// runs first (local.ts): runs take turns, so a short run (a result view, a profile)
+// starts as soon as any worker ends its task, not after a long run ends. A task given
+// to a worker that is busy all the same (a run assigned it before hearing it was taken)
+// waits here, and each worker takes the tasks waiting for it in the order they came.
 import type { Ref } from "../scheduler/events.js";
 
 /** A task of run `run` given to a worker. */

@@ -6,7 +6,10 @@ export type Ref = number;
 /** What happened, fed into the state machine. `stimulusId` ties instructions to their cause. */
 export type SchedulerEvent =
   | { type: "start"; stimulusId: string }
+  /** A worker joined, or is free for this run again (another run's task there ended). */
   | { type: "workerAdded"; worker: string; stimulusId: string }
+  /** Another run's task runs on the worker now: it is not free for this run until workerAdded says so. */
+  | { type: "workerTaken"; worker: string; stimulusId: string }
   /**
    * A worker died. `lost` are the outputs that lived only in its memory (a worker
    * process's own store): the tasks that made them are recomputed from lineage.

@@ -19,6 +19,8 @@ export interface Executor {
   execute(worker: string, key: string, inputs: Ref[]): void;
   /** Lets data go that no task reads any more. */
   release(refs: readonly Ref[]): void;
+  /** Workers another run's task holds now (a cluster's runs share its workers): not free for this run yet. */
+  taken?(): string[];
   /** Whether memory is over its limit even after spilling (the run then holds back root tasks). */
   overMemory?(): boolean;
   /** Ends a worker whose task ran on past the grace period of a failed run (the cluster replaces it). */
@@ -87,6 +89,8 @@ export class GraphRun {
   start(): void {
     for (const w of this.executor.workers())
       this.feed({ type: "workerAdded", worker: w, stimulusId: this.stimulus("add") });
+    for (const w of this.executor.taken?.() ?? [])
+      this.feed({ type: "workerTaken", worker: w, stimulusId: this.stimulus("taken") });
     this.feed({ type: "start", stimulusId: this.stimulus("start") });
     if (this.options.signal?.aborted)
       this.feed({ type: "cancel", reason: "aborted before start", stimulusId: this.stimulus("cancel") });

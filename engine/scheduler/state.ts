@@ -45,6 +45,8 @@ export class SchedulerState {
   private readonly ready = new Set<string>();
   private readonly idle = new Set<string>();
   private readonly busy = new Map<string, string>(); // worker → task
+  /** Workers another run's task holds now (runs share a cluster's workers). */
+  private readonly taken = new Set<string>();
   private readonly groups = new Map<string, { done: number; total: number }>();
   private started = false;
   /** Memory is over its limit: no new root tasks start while others run (no root-task overproduction). */
@@ -103,10 +105,16 @@ export class SchedulerState {
         for (const t of this.tasks.values()) if (t.waitingOn === 0) this.markReady(t);
         break;
       case "workerAdded":
+        this.taken.delete(e.worker);
         if (!this.busy.has(e.worker)) this.idle.add(e.worker);
+        break;
+      case "workerTaken":
+        this.taken.add(e.worker);
+        this.idle.delete(e.worker);
         break;
       case "workerLost": {
         this.idle.delete(e.worker);
+        this.taken.delete(e.worker);
         const key = this.busy.get(e.worker);
         this.busy.delete(e.worker);
         const t = key ? this.tasks.get(key) : undefined;
@@ -244,7 +252,7 @@ export class SchedulerState {
 
   private freeWorker(worker: string): void {
     this.busy.delete(worker);
-    this.idle.add(worker);
+    if (!this.taken.has(worker)) this.idle.add(worker);
   }
 
   private release(out: Instruction[], t: TaskState, id: string): void {
@@ -283,7 +291,7 @@ export class SchedulerState {
       let best: TaskState | undefined;
       const holdRoots = this.overMemory && this.busy.size > 0;
       const gpuIdle = [...this.idle].some(isGpuWorker);
-      const gpuAny = gpuIdle || [...this.busy.keys()].some(isGpuWorker);
+      const gpuAny = gpuIdle || [...this.busy.keys(), ...this.taken].some(isGpuWorker);
       for (const k of this.ready) {
         const t = this.tasks.get(k)!;
         if (holdRoots && t.deps.length === 0) continue;

@@ -62,6 +62,29 @@ describe("runs on one cluster", () => {
     expect(native().storeStats()).toMatchObject({ handles: 0, buffers: 0 });
   });
 
+  it("give a free worker to a run whose first choice is busy with another run's long task", async () => {
+    const two = new LocalCluster({ workers: 2 });
+    try {
+      const spin = bag
+        .fromItems([1], { partitions: 1 })
+        .map((x: number) => {
+          const end = Date.now() + 4000;
+          while (Date.now() < end);
+          return x;
+        })
+        .compute({ cluster: two });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(two.busyWorkers()).toHaveLength(1);
+      const t0 = performance.now();
+      expect((await frame(1000, 1).compute({ cluster: two })).toRows()).toEqual(expected(1000));
+      // Far less than the 4 s task it would have waited behind on the busy worker.
+      expect(performance.now() - t0).toBeLessThan(2000);
+      await spin;
+    } finally {
+      await two.close();
+    }
+  });
+
   it("a cancelled run leaves the run beside it whole; its tasks that waited for a turn never run", async () => {
     const ac = new AbortController();
     let other: Promise<unknown> | undefined;

@@ -129,6 +129,20 @@ describe("SchedulerState", () => {
     expect(s.status).toBe("failed");
   });
 
+  it("gives nothing to a worker another run holds until it is free again, even after its own task there ends", () => {
+    const s = new SchedulerState(tree);
+    for (const w of ["w0", "w1"]) s.handle({ type: "workerAdded", worker: w, stimulusId: sid() });
+    s.handle({ type: "workerTaken", worker: "w1", stimulusId: sid() });
+    let out = s.handle({ type: "start", stimulusId: sid() });
+    expect(of(out, "execute").map((x) => x.worker)).toEqual(["w0"]);
+    // Its task on w0 ends while another run's task has begun there: w0 stays taken.
+    s.handle({ type: "workerTaken", worker: "w0", stimulusId: sid() });
+    out = s.handle({ type: "taskFinished", key: "scan-0", worker: "w0", outputs: [1], nbytes: 1, stimulusId: sid() });
+    expect(of(out, "execute")).toEqual([]);
+    out = s.handle({ type: "workerAdded", worker: "w1", stimulusId: sid() });
+    expect(of(out, "execute")).toEqual([expect.objectContaining({ key: "scan-1", worker: "w1" })]);
+  });
+
   it("does not count a worker's loss against a task that had not begun there (it waited behind another run's)", () => {
     const { s } = started({ tasks: [task("scan-0")], output: "scan-0" }, ["w0"]);
     for (let i = 1; i <= ALLOWED_FAILURES + 1; i++) {
