@@ -26,6 +26,17 @@ function expected(n: number): { k: number; s: number; n: number }[] {
   return out.filter((r) => r.n > 0);
 }
 
+/** A run of one task that keeps its worker busy for `ms`. */
+const spinning = (ms: number, cluster: LocalCluster) =>
+  bag
+    .fromItems([ms], { partitions: 1 })
+    .map((wait: number) => {
+      const end = Date.now() + wait;
+      while (Date.now() < end);
+      return wait;
+    })
+    .compute({ cluster });
+
 const progressLeft = (events: ProgressEvent[]) => {
   const last = new Map(events.map((e) => [e.group, e]));
   return [...last.values()].reduce((left, e) => left + e.total - e.done, 0);
@@ -65,14 +76,7 @@ describe("runs on one cluster", () => {
   it("give a free worker to a run whose first choice is busy with another run's long task", async () => {
     const two = new LocalCluster({ workers: 2 });
     try {
-      const spin = bag
-        .fromItems([1], { partitions: 1 })
-        .map((x: number) => {
-          const end = Date.now() + 4000;
-          while (Date.now() < end);
-          return x;
-        })
-        .compute({ cluster: two });
+      const spin = spinning(4000, two);
       await new Promise((r) => setTimeout(r, 300));
       expect(two.busyWorkers()).toHaveLength(1);
       const t0 = performance.now();
@@ -163,14 +167,7 @@ describe("runs of two clusters in one process", () => {
     const a = new LocalCluster({ workers: 1, memoryLimit: "16MB" });
     const b = new LocalCluster({ workers: 1, memoryLimit: "4GB" });
     try {
-      const long = bag
-        .fromItems([1], { partitions: 1 })
-        .map((x: number) => {
-          const end = Date.now() + 1500;
-          while (Date.now() < end);
-          return x;
-        })
-        .compute({ cluster: a });
+      const long = spinning(1500, a);
       await new Promise((r) => setTimeout(r, 200));
       await fromColumns({ x: [1] }).compute({ cluster: b });
       expect(native().memoryStats().hostLimit).toBe(4e9);
