@@ -396,14 +396,15 @@ export class LocalCluster implements Cluster {
     void over.then(() => this.outstanding.delete(over));
     // The process-wide limits at every run's start (another cluster's run may have set its
     // own meanwhile); the worker processes, this cluster's alone, once while runs overlap.
-    applyMemory(this.memory);
-    applyGpus(this.gpuSettings, this.gpusInProcess);
-    const configured = (this.configured ??= this.pool.configure(this.memory, this.gpuSettings.configs));
+    let configured: Promise<void> | undefined;
     try {
+      applyMemory(this.memory);
+      applyGpus(this.gpuSettings, this.gpusInProcess);
+      configured = this.configured ??= this.pool.configure(this.memory, this.gpuSettings.configs);
       await configured;
     } catch (e) {
-      if (this.configured === configured) this.configured = undefined; // the next run tries again
-      settled();
+      if (configured && this.configured === configured) this.configured = undefined; // the next run tries again
+      settled(); // a run refused before it started is over
       throw e;
     }
     const run: GraphRun = new GraphRun(
