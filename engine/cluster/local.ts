@@ -84,7 +84,7 @@ export class LocalCluster implements Cluster {
   private readonly runs = new Map<GraphRun, Map<string, TaskGraph["tasks"][number]>>();
   /** Runs submitted and not settled, started or not: idle() waits for them. */
   private readonly outstanding = new Set<Promise<void>>();
-  /** The settings every run applies, applied once while runs overlap. */
+  /** The worker processes' settings, sent once (a replacement process gets them as it starts). */
   private configured?: Promise<void>;
   /** Which run's task each worker runs, and those waiting for it. */
   private readonly turns = new WorkerTurns<GraphRun>((worker, turn) => this.startTask(worker, turn));
@@ -395,7 +395,7 @@ export class LocalCluster implements Cluster {
     this.outstanding.add(over);
     void over.then(() => this.outstanding.delete(over));
     // The process-wide limits at every run's start (another cluster's run may have set its
-    // own meanwhile); the worker processes, this cluster's alone, once while runs overlap.
+    // own meanwhile); the worker processes, this cluster's alone, once.
     let configured: Promise<void> | undefined;
     try {
       applyMemory(this.memory);
@@ -456,7 +456,6 @@ export class LocalCluster implements Cluster {
     this.runs.delete(run);
     native().purgeBroadcastBuilds(); // the run's right sides are let go by now
     if (this.runs.size > 0) return;
-    this.configured = undefined; // the next run sends the worker processes their settings again
     this.pool.idle(false); // also lets go of worker copies of tables unpersisted since
     this.releaseWhenIdle();
   }

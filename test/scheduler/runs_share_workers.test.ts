@@ -162,6 +162,28 @@ describe("a task whose inputs cannot be placed in its worker process", () => {
   }, 30_000);
 });
 
+describe("a task that cannot be sent to its worker", () => {
+  it("fails its run as itself and frees the worker: the next run answers (fault injected into the pool's send)", async () => {
+    const cluster = new LocalCluster({ workers: 1 });
+    try {
+      const send = cluster.pool.send.bind(cluster.pool);
+      let faults = 1;
+      cluster.pool.send = (worker, msg) => {
+        if (faults-- > 0) throw new DOMException("could not be cloned", "DataCloneError");
+        send(worker, msg);
+      };
+      await expect(frame(1000, 2).compute({ cluster })).rejects.toMatchObject({
+        message: expect.stringContaining("could not be cloned"),
+      });
+      expect((await frame(1000, 2).compute({ cluster })).toRows()).toEqual(expected(1000));
+      await cluster.idle();
+      expect(cluster.busyWorkers()).toEqual([]);
+    } finally {
+      await cluster.close();
+    }
+  });
+});
+
 describe("runs of two clusters in one process", () => {
   it("each run applies its own cluster's memory limit, though a run of that cluster is still under way", async () => {
     const a = new LocalCluster({ workers: 1, memoryLimit: "16MB" });
