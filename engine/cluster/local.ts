@@ -587,7 +587,33 @@ export class LocalCluster implements Cluster {
     }
   }
 
+  /**
+   * A task's result. A run's output task on a worker process ends only once its outputs
+   * are in the engine's store: until then the process holds the only copy, and its death
+   * then is the task's (run again on another worker) rather than a result lost after the run.
+   */
   private onResult(worker: string, msg: ResultMessage): void {
+    const task = this.turns.on(worker);
+    if (!msg.ok || task?.run.graph.output !== msg.key || !msg.outputs.some(isHeld)) return this.taskEnded(worker, msg);
+    const who = this.pool.incarnation(worker);
+    // The worker lost meanwhile: the run heard of it (the task runs again); what arrived goes.
+    const lost = (): boolean => {
+      if (this.pool.incarnation(worker) === who) return false;
+      this.pool.release(msg.outputs);
+      return true;
+    };
+    void Promise.all(msg.outputs.map((r) => this.pool.held.toHost(r))).then(
+      () => lost() || this.taskEnded(worker, msg),
+      (e: unknown) => {
+        if (lost()) return;
+        this.pool.release(msg.outputs);
+        this.taskEnded(worker, { key: msg.key, ok: false, error: BasinError.from(e).toJSON() });
+      },
+    );
+  }
+
+  /** A task is over on its worker: its span ends, its worker's next turn starts, its run hears how it went. */
+  private taskEnded(worker: string, msg: ResultMessage): void {
     const task = this.turns.on(worker);
     const steps = task && this.runs.get(task.run)?.get(msg.key);
     if (steps)

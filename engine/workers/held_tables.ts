@@ -74,6 +74,11 @@ export class HeldTables {
     return n;
   }
 
+  /** The worker process holding `ref`'s table, if one does. */
+  holder(ref: Ref): string | undefined {
+    return this.tables.get(ref)?.worker;
+  }
+
   /**
    * The table in the engine's store: the ref itself for a store handle, else a copy
    * made once and kept until the ref is released (the caller must not release it).

@@ -140,6 +140,34 @@ describe("worker processes", () => {
     }
   });
 
+  it("killed while the result is taken from it: the output task runs again elsewhere, same answer", async () => {
+    const expected = await duck.rows(SQL);
+    const held = cluster.pool.held;
+    const toHost = held.toHost.bind(held);
+    for (const how of ["compute", "persist"]) {
+      let victim: string | undefined;
+      // Fault injection: the worker holding the output dies as the engine asks it for a table.
+      held.toHost = (ref) => {
+        if (!victim && held.holder(ref)) {
+          victim = held.holder(ref)!;
+          void cluster.pool.kill(victim);
+        }
+        return toHost(ref);
+      };
+      try {
+        const stored = how === "persist" ? await pipeline().persist({ cluster, partitions: 3 }) : undefined;
+        const t = await (stored ?? pipeline()).compute({ cluster });
+        stored?.unpersist();
+        expect(victim, `${how}: a worker was killed as the result was taken`).toBeDefined();
+        expectSameRows(tableRows(t), expected, `${how}: killed while the result was taken`, true);
+      } finally {
+        delete (held as { toHost?: unknown }).toHost;
+      }
+      expect(cluster.pool.names.length).toBe(2);
+    }
+    await expectNothingLeft();
+  });
+
   it("write one file through the engine's file sink: the write tasks run in the engine's process", async () => {
     for (const format of ["csv", "parquet"] as const) {
       const out = join(dir, "..", `out-${process.pid}.${format}`);
