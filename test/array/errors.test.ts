@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { array, BasinError } from "../../engine/api/index.js";
+import { encodeNpy } from "../../engine/io/npy.js";
 import { thrown } from "../helpers/errors.js";
 
 const THIS = "test/array/errors.test.ts";
@@ -164,6 +165,28 @@ describe("array errors", () => {
     expect(bad.code).toBe("BASIN_PARSE");
     expect(bad.detail).toContain("bad.npy");
     expect(bad.location).toMatch(new RegExp(`^${THIS}:${lineOf('array.readNpy(join(dir, "bad.npy"))')}:`));
+  });
+
+  it("an int64 .npy value past 2^53 is BASIN_PLAN naming the file and element, not a rounded answer; dtype float64 accepts rounding", async () => {
+    const path = join(dir, "big.npy");
+    const values = new BigInt64Array([1n, 2n ** 60n + 1n, -3n]);
+    writeFileSync(path, encodeNpy({ data: values, shape: [3], dtype: "int64" }));
+    const e = thrown(() => array.readNpy(path));
+    expect(e.code).toBe("BASIN_PLAN");
+    expect(e.detail).toContain(`${path}: element 1 is 1152921504606846977, past ±2^53`);
+    expect(e.detail).toContain('give dtype "float64"');
+    expect(e.location).toMatch(new RegExp(`^${THIS}:${lineOf("array.readNpy(path)")}:`));
+    const rounded = await array.readNpy(path, { dtype: "float64" }).compute();
+    expect([...(rounded.data as Float64Array)]).toEqual([1, 2 ** 60, -3]);
+    // In range, int64 stays exact.
+    writeFileSync(
+      path,
+      encodeNpy({ data: new BigInt64Array([2n ** 53n - 1n, -(2n ** 53n - 1n)]), shape: [2], dtype: "int64" }),
+    );
+    expect([...((await array.readNpy(path).compute()).data as BigInt64Array)]).toEqual([
+      2n ** 53n - 1n,
+      -(2n ** 53n - 1n),
+    ]);
   });
 
   it("an array result larger than memory is BASIN_OOM before anything runs; reducing it is fine", async () => {

@@ -168,6 +168,26 @@ function asDType(values: Float64Array, dtype: ArrayDType, loc: SourceLocation | 
 }
 
 /**
+ * int64 values as the float64 arrays compute them: an integer dtype must hold each
+ * exactly (within ±2^53) rather than round silently; a float dtype accepts rounding.
+ */
+function bigIntsAsDoubles(data: BigInt64Array, dtype: ArrayDType, loc: SourceLocation | undefined): Float64Array {
+  const out = new Float64Array(data.length);
+  const exact = dtype === "int64" || dtype === "int32";
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    out[i] = Number(v);
+    if (exact && (out[i]! > Number.MAX_SAFE_INTEGER || out[i]! < Number.MIN_SAFE_INTEGER))
+      throw new BasinError(
+        "BASIN_PLAN",
+        `element ${i} is ${v}, past ±2^53: Basin's ${dtype} arrays compute in float64, exact only within ±2^53; give dtype "float64" to accept rounding`,
+        loc,
+      );
+  }
+  return out;
+}
+
+/**
  * An array of the caller's values, C order.
  *
  * @example
@@ -185,7 +205,7 @@ export function fromTypedArray(data: TypedInput, o: CreateOptions & { shape?: nu
   const dtype = checkDType(o.dtype ?? dtypeOf(data), loc);
   const values =
     data instanceof BigInt64Array
-      ? Float64Array.from(data, (v) => Number(v))
+      ? bigIntsAsDoubles(data, dtype, loc)
       : Float64Array.from(data as globalThis.ArrayLike<number>);
   asDType(values, dtype, loc);
   return new NDArray({ kind: "data", values, shape, chunks: normalizeChunks(shape, o.chunks, loc), dtype, loc });

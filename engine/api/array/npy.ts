@@ -1,5 +1,6 @@
 // .npy files in and out of arrays.
 import { readFileSync, writeFileSync } from "node:fs";
+import type { ArrayDType } from "../../common/array_plan.js";
 import { BasinError } from "../../common/errors.js";
 import { decodeNpy, encodeNpy } from "../../io/npy.js";
 import type { ComputeOptions } from "../../run/stored.js";
@@ -9,12 +10,13 @@ import { fromTypedArray } from "./create.js";
 import type { ChunksSpec } from "./shape.js";
 
 /**
- * An array from a .npy file (read when called; chunked as given).
+ * An array from a .npy file (read when called; chunked as given; `dtype` converts, as
+ * NumPy's astype: int64 values past ±2^53 need "float64", which rounds them).
  *
  * @example
  * const x = array.readNpy("x.npy", { chunks: 1000 });
  */
-export function readNpy(path: string, o: { chunks?: ChunksSpec } = {}): NDArray {
+export function readNpy(path: string, o: { chunks?: ChunksSpec; dtype?: ArrayDType } = {}): NDArray {
   const loc = callerLocation();
   let bytes: Uint8Array;
   try {
@@ -28,7 +30,12 @@ export function readNpy(path: string, o: { chunks?: ChunksSpec } = {}): NDArray 
   } catch (e) {
     throw BasinError.from(e, loc);
   }
-  return fromTypedArray(a.data, { shape: a.shape, dtype: a.dtype, chunks: o.chunks });
+  try {
+    return fromTypedArray(a.data, { shape: a.shape, dtype: o.dtype ?? a.dtype, chunks: o.chunks });
+  } catch (e) {
+    const err = BasinError.from(e, loc);
+    throw new BasinError(err.code, `${path}: ${err.detail}`, loc);
+  }
 }
 
 /**
