@@ -3,6 +3,7 @@
 // workers take their tasks in turn (worker_turns.ts).
 import { availableParallelism } from "node:os";
 import { BasinError } from "../common/errors.js";
+import { unpersistedError } from "../common/unpersisted.js";
 import type { ClusterStatus, GpuMemoryStatus } from "../common/rpc.js";
 import type { Plan } from "../common/plan.js";
 import type { TaskGraph } from "../graph/tasks.js";
@@ -557,11 +558,6 @@ export class LocalCluster implements Cluster {
     const who = this.pool.incarnation(worker);
     const isProcess = this.pool.isProcess(worker);
     const transient: number[] = [];
-    const track = (p: Placed) => {
-      if (p.transient) transient.push(p.handle);
-      return p.handle;
-    };
-    const place = async (ref: Ref) => track(await this.pool.held.place(ref, worker, isProcess));
     try {
       if (isProcess && steps.some(writesToSink)) {
         // The file sink is this process's: the task runs here, on the engine's thread.
@@ -569,14 +565,23 @@ export class LocalCluster implements Cluster {
         if (this.pool.incarnation(worker) === who) this.onResult(worker, runAsWorker({ key, steps, inputs: local }));
         return;
       }
-      const handles = await Promise.all(inputs.map(place));
-      const placedSteps = isProcess
-        ? await Promise.all(
-            steps.map(async (s) =>
-              s.kind === "stored" ? { ...s, handle: track(await this.pool.held.placeStored(s.handle, worker)) } : s,
-            ),
-          )
-        : steps;
+      // Every placement settles before the task goes or fails: one that fails (its holder
+      // died) must not leave the copies the others make in the worker unreleased.
+      const stored = isProcess ? steps.filter((s): s is Step & { kind: "stored" } => s.kind === "stored") : [];
+      const settled = await Promise.allSettled([
+        ...inputs.map((r) => this.pool.held.place(r, worker, isProcess)),
+        ...stored.map((s) => this.placeStored(s, worker)),
+      ]);
+      const placed = settled.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
+      for (const p of placed) if (p.transient) transient.push(p.handle);
+      const failed = settled.find((p): p is PromiseRejectedResult => p.status === "rejected");
+      if (failed) throw failed.reason;
+      const handles = placed.slice(0, inputs.length).map((p) => p.handle);
+      const storedHandles = new Map<Step, Handle>(stored.map((s, i) => [s, placed[inputs.length + i]!.handle]));
+      const placedSteps = steps.map((s) => {
+        const handle = storedHandles.get(s);
+        return handle === undefined ? s : { ...s, handle };
+      });
       if (this.pool.incarnation(worker) !== who) return;
       this.pool.send(worker, { key, steps: placedSteps, inputs: handles, transient });
     } catch (e) {
@@ -584,6 +589,16 @@ export class LocalCluster implements Cluster {
       this.pool.releaseInWorker(worker, transient);
       this.endTurn(worker); // the task never reached the worker: its next turn starts
       run.feed({ type: "taskErred", key, worker, error: BasinError.from(e).toJSON(), stimulusId: run.stimulus("err") });
+    }
+  }
+
+  /** A persisted partition into a worker process; one unpersist() let go meanwhile fails as such, where it was persisted. */
+  private async placeStored(step: Step & { kind: "stored" }, worker: string): Promise<Placed> {
+    try {
+      return await this.pool.held.placeStored(step.handle, worker);
+    } catch (e) {
+      if (!native().tableExists(step.handle)) throw unpersistedError(step.loc);
+      throw e;
     }
   }
 

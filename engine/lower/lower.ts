@@ -5,6 +5,8 @@ import { statSync } from "node:fs";
 import { BasinError } from "../common/errors.js";
 import { HOLISTIC_AGGS } from "../common/expr.js";
 import type { PlanNode } from "../common/plan.js";
+import { unpersistedError } from "../common/unpersisted.js";
+import { native } from "../native/addon.js";
 import type { NativeAgg, NativeExpr } from "../graph/kernel_args.js";
 import { csvBlocks } from "./csv_blocks.js";
 import { fileScanSteps } from "../io/scan_steps.js";
@@ -186,6 +188,7 @@ class GraphBuilder {
           node.raw ? c : append(c, { kind: "bagToTable", schema: node.schema, loc: node.loc }),
         );
       case "stored":
+        if (!node.handles.every((h) => native().tableExists(h))) throw unpersistedError(node.loc);
         this.keys.set(node, node.clustered?.map((c) => [c]) ?? NOT_KEYED);
         return node.handles.map((handle) => ({ deps: [], steps: [{ kind: "stored", handle, loc: node.loc }] }));
       case "filter": {

@@ -15,6 +15,7 @@ import { runCall } from "./call_step.js";
 import { runArrayStep } from "./array_steps.js";
 import { GPU_STEP_KINDS } from "../graph/gpu_steps.js";
 import { own } from "../common/own.js";
+import { unpersistedError } from "../common/unpersisted.js";
 
 export interface StepsResult {
   outputs: Handle[];
@@ -164,6 +165,7 @@ function runPinned(steps: Step[], inputs: Handle[], gpu: number | undefined): St
           replace([addon.tableFromJs(valuesTable(step.schema, step.columns, step.rows))]);
           break;
         case "stored":
+          if (!addon.tableExists(step.handle)) throw unpersistedError(); // unpersist() came while the run waited
           addon.retain(step.handle);
           replace([step.handle]);
           break;

@@ -168,6 +168,36 @@ describe("worker processes", () => {
     await expectNothingLeft();
   });
 
+  it("a holder killed while a task's inputs move in: the copies that did arrive leave the worker too", async () => {
+    const three = new LocalCluster({ workers: 3, workerProcesses: "all" });
+    try {
+      const held = three.pool.held;
+      const place = held.place.bind(held);
+      let killedAt: number | undefined;
+      // Fault injection: the first move out of another process kills its holder; moves
+      // asked for in the next second land late, after that one has failed.
+      held.place = async (ref, worker, isProcess) => {
+        const holder = held.holder(ref);
+        if (killedAt === undefined && holder && holder !== worker) {
+          killedAt = performance.now();
+          void three.pool.kill(holder);
+        } else if (killedAt !== undefined && performance.now() - killedAt < 1000)
+          await new Promise((r) => setTimeout(r, 150));
+        return place(ref, worker, isProcess);
+      };
+      const t = await pipeline().compute({ cluster: three });
+      expect(killedAt, "a holder was killed as inputs moved").toBeDefined();
+      expectSameRows(tableRows(t), await duck.rows(SQL), "holder killed during a move", true);
+      await three.idle();
+      expect(held.size).toBe(0);
+      const stores = await three.pool.processStats(10_000);
+      expect(Object.keys(stores).length).toBe(3);
+      for (const [w, s] of Object.entries(stores)) expect(s.store.handles, `tables left in ${w}`).toBe(0);
+    } finally {
+      await three.close();
+    }
+  });
+
   it("write one file through the engine's file sink: the write tasks run in the engine's process", async () => {
     for (const format of ["csv", "parquet"] as const) {
       const out = join(dir, "..", `out-${process.pid}.${format}`);

@@ -3,8 +3,9 @@
 // worker and finishes first; cancelling one, or losing a worker under both, leaves
 // the other's answer whole.
 import { afterAll, describe, expect, it } from "vitest";
-import { bag, col, count, fromColumns, LocalCluster, type ProgressEvent } from "../../engine/api/index.js";
+import { col, count, fromColumns, LocalCluster, type ProgressEvent } from "../../engine/api/index.js";
 import { native } from "../../engine/native/addon.js";
+import { spinning } from "../helpers/spinning.js";
 
 /** Sums and counts of v by k = i % 7, over `n` rows in `partitions` partitions (many tasks). */
 const frame = (n: number, partitions: number) =>
@@ -25,17 +26,6 @@ function expected(n: number): { k: number; s: number; n: number }[] {
   }
   return out.filter((r) => r.n > 0);
 }
-
-/** A run of one task that keeps its worker busy for `ms`. */
-const spinning = (ms: number, cluster: LocalCluster) =>
-  bag
-    .fromItems([ms], { partitions: 1 })
-    .map((wait: number) => {
-      const end = Date.now() + wait;
-      while (Date.now() < end);
-      return wait;
-    })
-    .compute({ cluster });
 
 const progressLeft = (events: ProgressEvent[]) => {
   const last = new Map(events.map((e) => [e.group, e]));
@@ -148,7 +138,10 @@ describe("a task whose inputs cannot be placed in its worker process", () => {
       await kept.unpersist();
       await over.then(
         (t) => expect(t.numRows).toBe(1),
-        (e: unknown) => expect(e).toMatchObject({ code: "BASIN_HANDLE" }),
+        (e: unknown) => {
+          expect(e).toMatchObject({ code: "BASIN_PLAN" });
+          expect((e as Error).message).toContain("let go by unpersist() before the run read them");
+        },
       );
       const next = await fromColumns({ a: [1, 2, 3, 4] }, { partitions: 4 })
         .agg(col("a").sum().alias("s"))
