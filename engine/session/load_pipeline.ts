@@ -11,6 +11,7 @@ import { dirname, extname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { stackLocation } from "../api/source_location.js";
+import { thrownValue } from "../common/thrown_value.js";
 import { BasinError } from "../common/errors.js";
 import { removeOrphans } from "../memory/orphans.js";
 import { cachedPipeline, cachePipeline } from "./pipeline_cache.js";
@@ -68,7 +69,13 @@ function importLocation(text: string, name: string, file: string): string | unde
  */
 function pipelineError(e: unknown, file: string, text?: string): BasinError {
   if (e instanceof BasinError) return e;
-  const err = e instanceof Error ? e : new Error(String(e));
+  if (!(e instanceof Error))
+    return new BasinError(
+      "BASIN_PIPELINE",
+      `the pipeline's own code threw ${thrownValue(e)}, which is not an Error and so names no line; throw new Error(...) to see where it comes from`,
+      shown(file),
+    );
+  const err = e;
   // A missing named import fails when the module links, before any line runs: it has
   // no stack, so the import is found in the text.
   const message = err.message.replaceAll(API_URL, "basin");

@@ -3,6 +3,7 @@
 // outer variables beyond the ones passed with `with`, which become its parameters.
 import type { FnSpec } from "../common/bag.js";
 import { BasinError, type SourceLocation } from "../common/errors.js";
+import { thrownValue } from "../common/thrown_value.js";
 
 type UserFn = (...args: unknown[]) => unknown;
 
@@ -45,7 +46,7 @@ export function callUser(
   try {
     return f(...args);
   } catch (e) {
-    const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    const msg = e instanceof Error ? `${e.name}: ${e.message}` : thrownValue(e);
     throw new BasinError("BASIN_FUNCTION", `${what} function ${JSON.stringify(spec.name)} threw ${msg}`, loc);
   }
 }

@@ -357,6 +357,29 @@ export default readCsvv("good.csv").filter(col("v").gt(0));
     expect(m).toContain("does not provide an export named 'readCsvv'");
     expect(m).toContain("'basin'");
   });
+
+  it("(j2) a thrown value that is not an Error is shown as written, and how to get its line", async () => {
+    const cases: [string, string, string][] = [
+      ["string.ts", `throw "boom";\n`, `threw "boom", which is not an Error`],
+      [
+        "object.ts",
+        `await Promise.reject({ why: "no" });\nexport default 1;\n`,
+        `threw {"why":"no"}, which is not an Error`,
+      ],
+      ["null.ts", `throw null;\n`, "threw null, which is not an Error"],
+      [
+        "map.ts",
+        `import { bag } from "basin";\nexport default bag.fromItems([1, 2]).map((x: number) => { if (x > 1) throw { bad: x }; return x; });\n`,
+        `threw {"bad":2}`,
+      ],
+    ];
+    for (const [file, source, says] of cases) {
+      const e = expectOneError(await run(file, source), file === "map.ts" ? "BASIN_FUNCTION" : "BASIN_PIPELINE");
+      expect(e, file).toContain(says);
+      expect(e, file).not.toContain("[object Object]");
+      if (file !== "map.ts") expect(e, file).toContain("throw new Error(...) to see where it comes from");
+    }
+  });
 });
 
 describe("basin serve: a busy port", () => {
