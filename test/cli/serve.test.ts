@@ -35,6 +35,43 @@ describe("basin serve", () => {
     }
   });
 
+  it("a pipeline that fills the JavaScript heap fails its run with BASIN_PIPELINE; the server lives on", async () => {
+    const dir = makeTempDir();
+    writeText(dir, "p.ts", 'import { fromColumns } from "basin";\nexport default fromColumns({ a: [1, 2] });\n');
+    writeText(
+      dir,
+      "oom.ts",
+      'import { fromColumns } from "basin";\nconst xs: number[][] = [];\nfor (;;) xs.push(new Array(1e6).fill(1.5));\nexport default fromColumns({ a: [1] });\n',
+    );
+    // A small heap (the driver thread's follows the process's) fills in a second. Node ends
+    // the thread, not the process, when the heap fills in steps under 16 MB (its allowance
+    // past the limit); one larger allocation past it still ends the process.
+    const child = spawn(process.execPath, ["--max-old-space-size=192", BASIN_BIN, "serve", dir, "--port", "0"], {
+      cwd: "/",
+      env: { ...process.env, BASIN_WORKERS: "1" },
+    });
+    let died = false;
+    child.once("exit", () => (died = true));
+    try {
+      const { url } = await printedUrl(child, 20_000);
+      const client = await RpcClient.connect(`ws://${url.host}/?token=${url.searchParams.get("token")}`, url.origin);
+      const runToEnd = async (file: string) => {
+        const { runId } = await client.call<{ runId: string }>("run", file);
+        return client.waitFor((e) => (e.type === "runFinished" || e.type === "runFailed") && e.runId === runId, 30_000);
+      };
+      const oom = await runToEnd("oom.ts");
+      expect(oom.type === "runFailed" && oom.error.code).toBe("BASIN_PIPELINE");
+      expect(oom.type === "runFailed" && oom.error.message).toContain("ran out of JavaScript memory");
+      const next = await runToEnd("p.ts");
+      expect(next.type === "runFinished" && next.result.rows).toBe(2);
+      expect(died, "the server process is alive").toBe(false);
+      client.close();
+    } finally {
+      child.kill("SIGKILL");
+      removeDir(dir);
+    }
+  }, 60_000);
+
   it("refuses a folder that does not exist, a file, a bad port, and flags of other commands", async () => {
     const dir = makeTempDir();
     try {
