@@ -18,12 +18,24 @@ import { callerLocation } from "./source_location.js";
 
 /**
  * Anything an expression method accepts as an operand: another expression or a plain
- * value; a JS Date is a timestamp (its UTC time, as results give timestamps back).
+ * value; a JS Date is a timestamp (its UTC time, as results give timestamps back); a
+ * BigInt is an int64, exact past 2^53 (results give such values back as BigInts).
  */
-export type ExprLike = Expr | Scalar | Date;
+export type ExprLike = Expr | Scalar | Date | bigint;
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 function toNode(v: ExprLike): ExprNode {
   if (v instanceof Expr) return v.node;
+  if (typeof v === "bigint") {
+    if (v < INT64_MIN || v > INT64_MAX)
+      throw new BasinError("BASIN_PLAN", `${v}n is outside int64 (−2^63 … 2^63 − 1)`, callerLocation());
+    // Past 2^53 a number would round: the digits, read as an int64.
+    return Number.isSafeInteger(Number(v))
+      ? { kind: "lit", value: Number(v), type: "int64" }
+      : { kind: "lit", value: v.toString(), type: "int64" };
+  }
   // NaN and ±Infinity are float64 values like any other (NaN equals NaN and sorts above every number).
   if (v === null || typeof v === "number" || typeof v === "string" || typeof v === "boolean")
     return { kind: "lit", value: v };
@@ -34,7 +46,7 @@ function toNode(v: ExprLike): ExprNode {
   }
   throw new BasinError(
     "BASIN_PLAN",
-    `expected an expression or a number, string, boolean, Date or null, got ${Array.isArray(v) ? "an array" : typeof v}`,
+    `expected an expression or a number, BigInt, string, boolean, Date or null, got ${Array.isArray(v) ? "an array" : typeof v}`,
     callerLocation(),
   );
 }

@@ -3,7 +3,7 @@
 // profiles are ordinary plans over the stored table, so they run on the cluster's
 // workers and never block the server.
 import { engineLower } from "../common/case_map.js";
-import { col, Expr } from "../api/expr.js";
+import { col, Expr, type ExprLike } from "../api/expr.js";
 import { DataFrame } from "../api/dataframe.js";
 import { computeParts, computeStored, type ComputeOptions } from "../run/stored.js";
 import { withResident } from "../memory/resident.js";
@@ -12,12 +12,14 @@ import type {
   Bins2d,
   Bins2dView,
   ColumnProfile,
+  CompareOp,
   ExportFormat,
   Page,
   ResultFilter,
   ResultInfo,
   ResultSample,
   ResultSort,
+  WireValue,
 } from "../common/rpc.js";
 import { checkWritable, type WriteSummary } from "../io/write.js";
 import { writeStored } from "../run/write_frame.js";
@@ -283,6 +285,39 @@ export class ResultStore {
   }
 }
 
+/**
+ * A filter's value as the column compares with it: an int64 past 2^53 comes as its
+ * digits (a BigInt here, exact), NaN and ±Infinity of a float64 as their names.
+ */
+function filterValue(field: Field, v: WireValue): ExprLike {
+  if (typeof v !== "string") return v;
+  if (field.type === "int64") {
+    if (!/^-?\d+$/.test(v)) fail(`"${v}" is not an integer for the int64 column "${field.name}"`);
+    return BigInt(v);
+  }
+  if (field.type === "float64") {
+    const special = SPECIAL_FLOATS.get(v);
+    if (special === undefined) fail(`"${v}" is not a number for the float64 column "${field.name}"`);
+    return special;
+  }
+  return v;
+}
+
+const SPECIAL_FLOATS = new Map([
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+]);
+
+const COMPARE_OPS: readonly CompareOp[] = ["eq", "ne", "lt", "le", "gt", "ge"];
+
+/** `c op v`, by the Expr method of the comparison's own name. */
+function compare(c: Expr, op: CompareOp, v: ExprLike, column: string): Expr {
+  if (!COMPARE_OPS.includes(op))
+    fail(`unknown comparison "${String(op)}" in a filter on "${column}"; use ${COMPARE_OPS.join(", ")}`);
+  return c[op](v);
+}
+
 function filterExpr(df: DataFrame, f: ResultFilter): Expr {
   const field = df.schema.find((x) => x.name === f.column) ?? fail(`no column "${f.column}" to filter on`);
   const c = col(f.column);
@@ -291,8 +326,8 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
       return c.isNull();
     case "range": {
       if (f.min === undefined && f.max === undefined) fail(`a range filter on "${f.column}" needs min or max`);
-      const lo = f.min === undefined || f.min === null ? null : c.ge(f.min);
-      const hi = f.max === undefined || f.max === null ? null : c.le(f.max);
+      const lo = f.min === undefined || f.min === null ? null : c.ge(filterValue(field, f.min));
+      const hi = f.max === undefined || f.max === null ? null : c.le(filterValue(field, f.max));
       return lo && hi ? lo.and(hi) : (lo ?? hi)!;
     }
     case "notNull":
@@ -300,34 +335,7 @@ function filterExpr(df: DataFrame, f: ResultFilter): Expr {
     case "compare":
       if (f.value === null || f.value === undefined)
         fail(`a comparison filter on "${f.column}" needs a value; use isNull / notNull for nulls`);
-      // An int64 past 2^53, as its digits: equality on the column's text is exact.
-      if (field.type === "int64" && typeof f.value === "string") {
-        if (!/^-?\d+$/.test(f.value)) fail(`"${f.value}" is not an integer for the int64 column "${f.column}"`);
-        const text = BigInt(f.value).toString();
-        if (f.op === "eq") return c.cast("string").eq(text);
-        if (f.op === "ne") return c.cast("string").ne(text);
-        fail(
-          `"${f.column}": < and > with an integer past 2^53 (${f.value}) are not exact here; use = or !=, or filter in the pipeline`,
-        );
-      }
-      switch (f.op) {
-        case "eq":
-          return c.eq(f.value);
-        case "ne":
-          return c.ne(f.value);
-        case "lt":
-          return c.lt(f.value);
-        case "le":
-          return c.le(f.value);
-        case "gt":
-          return c.gt(f.value);
-        case "ge":
-          return c.ge(f.value);
-        default:
-          return fail(
-            `unknown comparison "${String(f.op)}" in a filter on "${f.column}"; use eq, ne, lt, le, gt or ge`,
-          );
-      }
+      return compare(c, f.op, filterValue(field, f.value), f.column);
     case "contains":
     case "startsWith": {
       if (field.type !== "string") fail(`"${f.column}" is ${field.type}; a text filter needs a string column`);

@@ -8,6 +8,11 @@ import type { CompareOp, ResultFilter, WireValue } from "../../engine/common/rpc
 
 function value(text: string, type: DType): WireValue {
   const t = text.trim();
+  if (type === "float64") {
+    // The table shows them so: NaN and ±Infinity go by name (JSON has no such numbers).
+    const special = /^([+-]?)(nan|inf|infinity)$/i.exec(t);
+    if (special) return special[2]!.toLowerCase() === "nan" ? "NaN" : `${special[1] === "-" ? "-" : ""}Infinity`;
+  }
   if (type === "int64" || type === "float64") {
     const n = Number(t);
     if (t === "" || !Number.isFinite(n)) throw new Error(`"${t}" is not a number`);

@@ -42,3 +42,22 @@ export function formatMs(ms: number): string {
 export function toTsv(rows: WireValue[][]): string {
   return rows.map((r) => r.map((v) => (v === null ? "" : String(v).replace(/[\t\n]/g, " "))).join("\t")).join("\n");
 }
+
+/**
+ * A computed statistic (mean, median, std) for the card: 6 significant digits, never
+ * padded with zeros that look exact; very large or small ones in exponent form.
+ *
+ * @example
+ * formatStat(0.000145) // "0.000145"
+ */
+export function formatStat(v: WireValue | undefined): string {
+  if (v === undefined) return "…";
+  if (typeof v === "number" && !Number.isInteger(v)) {
+    const a = Math.abs(v);
+    if (a >= 1e6) return v.toPrecision(6);
+    if (a < 1e-4) return String(Number(v.toPrecision(6)));
+    return v.toLocaleString("en-US", { maximumSignificantDigits: 6 });
+  }
+  if (typeof v === "number") return Math.abs(v) < 1e15 ? v.toLocaleString("en-US") : String(v);
+  return formatCell(v);
+}

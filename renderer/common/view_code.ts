@@ -3,16 +3,25 @@
 // so pasting them after the frame in the pipeline gives what the table shows.
 import { engineLower } from "../../engine/common/case_map.js";
 import type { ResultFilter, ResultSort, WireValue } from "../../engine/common/rpc.js";
+import type { DType, Field } from "../../engine/common/types.js";
 
 const OP_METHOD = { eq: "eq", ne: "ne", lt: "lt", le: "le", gt: "gt", ge: "ge" } as const;
 
-/** A value as TypeScript source: numbers and booleans as they are, text quoted. */
-function literal(v: WireValue): string {
-  return typeof v === "string" ? JSON.stringify(v) : String(v);
+/**
+ * A value as TypeScript source: numbers and booleans as they are, text quoted; of a
+ * number column, digits past 2^53 as a BigInt and NaN / ±Infinity by name (the
+ * filter row sends those as text).
+ */
+function literalOf(v: WireValue, type: DType | undefined): string {
+  if (typeof v !== "string") return String(v);
+  if (type === "int64" && /^-?\d+$/.test(v)) return `${BigInt(v)}n`;
+  if (type === "float64" && /^(NaN|-?Infinity)$/.test(v)) return v;
+  return JSON.stringify(v);
 }
 
-/** One filter as a Basin expression over `col(...)`. */
-export function filterCode(f: ResultFilter): string {
+/** One filter as a Basin expression over `col(...)`; `type` is the column's. */
+export function filterCode(f: ResultFilter, type?: DType): string {
+  const literal = (v: WireValue) => literalOf(v, type);
   const c = `col(${JSON.stringify(f.column)})`;
   switch (f.kind) {
     case "isNull":
@@ -44,8 +53,12 @@ export function filterCode(f: ResultFilter): string {
  * viewCode([{ column: "fare", kind: "compare", op: "gt", value: 54.5 }], { column: "fare", descending: true })
  * // '  .filter(col("fare").gt(54.5))\n  .sort("fare", { descending: true })'
  */
-export function viewCode(filters: readonly ResultFilter[], sort: ResultSort | undefined): string {
-  const lines = filters.map((f) => `  .filter(${filterCode(f)})`);
+export function viewCode(
+  filters: readonly ResultFilter[],
+  sort: ResultSort | undefined,
+  schema: readonly Field[] = [],
+): string {
+  const lines = filters.map((f) => `  .filter(${filterCode(f, schema.find((x) => x.name === f.column)?.type)})`);
   if (sort) lines.push(`  .sort(${JSON.stringify(sort.column)}${sort.descending ? ", { descending: true }" : ""})`);
   return lines.join("\n");
 }

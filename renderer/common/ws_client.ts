@@ -24,7 +24,16 @@ export interface WsClientOptions {
   createSocket?: (url: string) => SocketLike;
   /** First reconnect delay; doubles up to 2 s. Default 100 ms. */
   reconnectMs?: number;
+  /**
+   * Whether a server answers HTTP where the socket was refused (default: a GET of its
+   * /favicon.ico). One that does refuses this page's token: it was restarted.
+   */
+  serverAnswers?: () => Promise<boolean>;
 }
+
+/** Why a page stops reconnecting: the server there refuses its socket. */
+export const TOKEN_REFUSED =
+  "basin serve was restarted (or another server took its port): it refuses this page's token. Open the URL it printed at start; your files are safe, and unsaved editor changes stay in this page until you leave it";
 
 const OPEN = 1;
 
@@ -40,6 +49,8 @@ export class WsEngineClient extends RpcClient {
   private readonly queued: string[] = [];
   private delay: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Sockets refused in a row by a server that answers HTTP (see checkRefused). */
+  private refusals = 0;
 
   constructor(private readonly options: WsClientOptions) {
     super();
@@ -67,7 +78,10 @@ export class WsEngineClient extends RpcClient {
     const make = this.options.createSocket ?? ((url: string) => new WebSocket(url) as unknown as SocketLike);
     const ws = make(this.options.url);
     this.socket = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
+      this.refusals = 0;
       this.delay = this.options.reconnectMs ?? 100;
       this.setState("open");
       for (const text of this.queued.splice(0)) ws.send(text);
@@ -93,6 +107,30 @@ export class WsEngineClient extends RpcClient {
       this.setState("closed");
       this.timer = setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 2000);
+      if (!opened) void this.checkRefused();
     };
   }
+
+  /**
+   * A socket that never opened. Where the server answers HTTP twice in a row (the first
+   * time it may just have come back), it refuses this page, and retrying cannot help.
+   */
+  private async checkRefused(): Promise<void> {
+    const answers = this.options.serverAnswers ?? (() => httpAnswers(this.options.url));
+    const up = await answers().catch(() => false);
+    if (this.closedByUser || this.state === "open") return;
+    this.refusals = up ? this.refusals + 1 : 0;
+    if (this.refusals < 2) return;
+    this.closedByUser = true;
+    clearTimeout(this.timer);
+    this.setState("crashed", TOKEN_REFUSED);
+  }
+}
+
+/** Whether the HTTP server behind a ws:// address answers. */
+async function httpAnswers(wsUrl: string): Promise<boolean> {
+  const http = new URL(wsUrl);
+  http.protocol = http.protocol === "wss:" ? "https:" : "http:";
+  const res = await fetch(new URL("/favicon.ico", http), { cache: "no-store" });
+  return res.status < 500;
 }

@@ -1,7 +1,7 @@
 // The workbench: explorer, editor tabs, run bar, and the bottom panel (results,
 // plot, problems, output, cluster). Talks to the engine only through EngineClient.
 // Its state lives in hooks by concern (state/): App composes them and lays out the panels.
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { ResultInfo, SessionRun } from "../../engine/common/rpc.js";
 import type { BottomTab } from "../common/layout.js";
 import { resultLabel } from "../common/result_tabs.js";
@@ -120,6 +120,7 @@ export function App({ client }: { client: WorkbenchClient }) {
   onEdit.current = dropEdited;
   const profiles = useProfiles(client, shown?.kind === "bag" ? undefined : shown);
   const [revealColumn, setRevealColumn] = useState<{ name: string; seq: number } | undefined>();
+  const revealInTable = useCallback((name: string) => setRevealColumn((r) => ({ name, seq: (r?.seq ?? 0) + 1 })), []);
   const typeProblems = useTypeProblems(opened);
   const allProblems = useMemo(() => [...problems, ...typeProblems], [problems, typeProblems]);
   const connection = useConnection(client, { refresh, log, forgetResults, failRun });
@@ -328,7 +329,7 @@ export function App({ client }: { client: WorkbenchClient }) {
                             result={shown}
                             profiles={profiles.byColumn}
                             counting={profiles.counting}
-                            onPick={(name) => setRevealColumn((r) => ({ name, seq: (r?.seq ?? 0) + 1 }))}
+                            onPick={revealInTable}
                           />
                         </ErrorBoundary>
                       )}

@@ -9,7 +9,8 @@ import "uplot/dist/uPlot.min.css";
 import type { Bins2dView, EngineClient, ResultInfo, WireValue } from "../../engine/common/rpc.js";
 import { plotSeries, type PlotData, type PlotKind } from "../common/plot_data.js";
 import { binnable, binsFor, drawBinned } from "./binned_scatter.js";
-import { axisSize, axisStyle, timeLabel, type PlotHost } from "./plot_axes.js";
+import { binEdgeSeconds, timeLabel, timeTicks } from "../common/time_labels.js";
+import { axisSize, axisStyle, type PlotHost } from "./plot_axes.js";
 
 export type { PlotKind, PlotHost };
 /** Rows a line/scatter/bar plot draws at most: a uniform sample of a larger result. */
@@ -95,13 +96,16 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
           return setNote(`${yCol} has no histogram (no values, or not numeric)`);
         }
         const yType = type(yCol);
+        const xType = yType === "date" || yType === "timestamp" ? yType : "float64";
+        // Dates and timestamps on a time axis, in seconds.
+        const at = (e: number) => (xType === "float64" ? e : binEdgeSeconds(e, xType));
         data = {
           // Each bar at its bin's centre, on the column's own axis (dates as dates).
-          xs: h.edges.slice(0, -1).map((e, i) => (e + h.edges[i + 1]!) / 2),
+          xs: h.edges.slice(0, -1).map((e, i) => (at(e) + at(h.edges[i + 1]!)) / 2),
           ys: h.counts,
           xTitle: yCol,
           yTitle: "count",
-          xType: yType === "date" || yType === "timestamp" ? yType : "float64",
+          xType,
           note: `histogram of ${yCol}: all ${p.rows.toLocaleString("en-US")} rows`,
         };
       } else {
@@ -117,24 +121,27 @@ export function PlotPanel(props: { client: EngineClient; result: ResultInfo | un
       setNote(data.note);
       clear();
       const cats = data.categories;
+      const onTime = !cats && (data.xType === "date" || data.xType === "timestamp");
       const xValues = (_u: uPlot, splits: number[]) =>
-        splits.map((v) =>
-          cats
-            ? Number.isInteger(v)
-              ? (cats[v] ?? "")
-              : ""
-            : data.xType === "date" || data.xType === "timestamp"
-              ? timeLabel(v, data.xType)
-              : v.toLocaleString("en-US", { maximumFractionDigits: 6 }),
-        );
+        onTime
+          ? timeTicks(splits, data.xType)
+          : splits.map((v) =>
+              cats
+                ? Number.isInteger(v)
+                  ? (cats[v] ?? "")
+                  : ""
+                : v.toLocaleString("en-US", { maximumFractionDigits: 6 }),
+            );
       const bars = kind === "bar" || kind === "histogram";
       const common = axisStyle(props.dark);
       const opts: uPlot.Options = {
         width: el.clientWidth || 600,
         height: Math.max(140, (el.clientHeight || 300) - 34),
+        // Time axes tick at whole days, hours, minutes of UTC, as the labels are written.
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         scales: {
           x: {
-            time: false,
+            time: onTime,
             ...(cats ? { range: [-0.5, Math.max(0.5, cats.length - 0.5)] as uPlot.Range.MinMax } : {}),
           },
           // Bars count from 0: a y axis starting at the lowest bar makes it look empty.

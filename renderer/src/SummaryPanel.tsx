@@ -3,20 +3,13 @@
 // dates) or its top values (strings, bools). Every number comes from the engine's
 // profile plans over the whole result, run on the workers; a card says what is still
 // being computed. Clicking a column's name shows it in the table.
+import { memo } from "react";
 import type { ColumnProfile, ResultInfo, WireValue } from "../../engine/common/rpc.js";
-import { formatCell } from "../common/format.js";
+import { formatCell, formatStat } from "../common/format.js";
+import { binEdgeSeconds, timeLabel } from "../common/time_labels.js";
 import type { ProfileState } from "./state/use_profiles.js";
 
 const count = (n: number) => n.toLocaleString("en-US");
-
-/** A computed statistic (mean, median, std) for the card: 6 significant digits, never padded with zeros that look exact. */
-function stat(v: WireValue | undefined): string {
-  if (v === undefined) return "…";
-  if (typeof v === "number" && !Number.isInteger(v))
-    return Math.abs(v) >= 1e6 ? v.toPrecision(6) : Number(v.toPrecision(6)).toLocaleString("en-US");
-  if (typeof v === "number") return Math.abs(v) < 1e15 ? v.toLocaleString("en-US") : String(v);
-  return formatCell(v);
-}
 
 /** A value of the column itself (min, max): as the grid shows it, every digit. */
 function exact(v: WireValue | undefined): string {
@@ -31,12 +24,11 @@ function Bars({ profile }: { profile: ColumnProfile }) {
   const W = 220,
     H = 40;
   const w = W / h.counts.length;
-  // Dates bin as days, timestamps as µs since the epoch.
   const edge = (x: number) =>
     profile.type === "date"
-      ? new Date(Math.round(x) * 86_400_000).toISOString().slice(0, 10)
+      ? timeLabel(Math.round(x) * 86_400, "date")
       : profile.type === "timestamp"
-        ? new Date(x / 1000).toISOString().slice(0, 19).replace("T", " ")
+        ? timeLabel(binEdgeSeconds(x, "timestamp"), "timestamp")
         : Number(x.toPrecision(4)).toLocaleString("en-US");
   return (
     <svg className="summary-hist" width={W} height={H} viewBox={`0 0 ${W} ${H}`} data-testid="summary-histogram">
@@ -69,7 +61,8 @@ function TopValues({ profile }: { profile: ColumnProfile }) {
   );
 }
 
-function Card(props: {
+/** A column's card; memoised: profiles arrive in batches, and only the cards they change render again. */
+const Card = memo(function Card(props: {
   name: string;
   type: string;
   profile: ProfileState;
@@ -84,9 +77,9 @@ function Card(props: {
         ["distinct", p.distinct !== undefined ? count(p.distinct) : props.counting ? "counting…" : "…"],
         ["min", exact(p.min)],
         ["max", exact(p.max)],
-        ...(p.mean !== undefined ? ([["mean", stat(p.mean)]] as [string, string][]) : []),
-        ...(p.median !== undefined ? ([["median", stat(p.median)]] as [string, string][]) : []),
-        ...(p.std !== undefined ? ([["std", stat(p.std)]] as [string, string][]) : []),
+        ...(p.mean !== undefined ? ([["mean", formatStat(p.mean)]] as [string, string][]) : []),
+        ...(p.median !== undefined ? ([["median", formatStat(p.median)]] as [string, string][]) : []),
+        ...(p.std !== undefined ? ([["std", formatStat(p.std)]] as [string, string][]) : []),
       ]
     : [];
   return (
@@ -122,7 +115,7 @@ function Card(props: {
       )}
     </div>
   );
-}
+});
 
 export function SummaryPanel(props: {
   result: ResultInfo;

@@ -23,7 +23,7 @@ export function ViewCodeButton(props: {
         /* a filter the table refused is not part of the view */
       }
     }
-    return viewCode(parsed, props.sort);
+    return viewCode(parsed, props.sort, props.schema);
   };
   const onClick = async () => {
     if (shown !== undefined) return setShown(undefined);
@@ -43,10 +43,19 @@ export function ViewCodeButton(props: {
         Copy as code
       </button>
       {shown !== undefined && (
-        <div className="view-code-pop" role="dialog" aria-label="the view as code">
+        <div
+          className="view-code-pop"
+          role="dialog"
+          aria-label="the view as code"
+          onKeyDown={(e) => {
+            if (e.key !== "Escape") return;
+            e.stopPropagation();
+            setShown(undefined);
+          }}
+        >
           <div className="muted">Copied. Chain these after the frame in your pipeline (col comes from "basin"):</div>
           <pre data-testid="view-code">{shown}</pre>
-          <button className="btn small" onClick={() => setShown(undefined)}>
+          <button className="btn small" onClick={() => setShown(undefined)} autoFocus>
             Close
           </button>
         </div>

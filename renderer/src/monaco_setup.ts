@@ -16,8 +16,39 @@ window.MonacoEnvironment = {
   },
 };
 
-/** What pipelines see of Node without @types/node: they read settings from the environment. */
-const PIPELINE_GLOBALS = `declare var process: { env: Record<string, string | undefined>; cwd(): string };\n`;
+/**
+ * What pipelines see of Node without @types/node (they run in Node): settings from the
+ * environment, process.exit, console and the timers.
+ */
+const PIPELINE_GLOBALS = `
+declare var process: {
+  env: Record<string, string | undefined>;
+  argv: string[];
+  platform: string;
+  cwd(): string;
+  exit(code?: number): never;
+};
+interface Console {
+  log(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+  table(data: unknown, columns?: string[]): void;
+  time(label?: string): void;
+  timeEnd(label?: string): void;
+}
+declare var console: Console;
+interface Timeout { ref(): this; unref(): this; hasRef(): boolean; }
+declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): Timeout;
+declare function clearTimeout(timeout: Timeout | undefined): void;
+declare function setInterval<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): Timeout;
+declare function clearInterval(timeout: Timeout | undefined): void;
+declare function setImmediate<A extends unknown[]>(callback: (...args: A) => void, ...args: A): unknown;
+declare function queueMicrotask(callback: () => void): void;
+declare function structuredClone<T>(value: T): T;
+declare var performance: { now(): number };
+`;
 
 let typings: Promise<void> | undefined;
 

@@ -1,9 +1,10 @@
-// What the plots share: fonts, axes sized to their labels, time labels, and the host
-// element that keeps the chart (the tests and the PNG export read it).
+// What the plots share: fonts, axes sized to their labels, and the host element that
+// keeps the chart (the tests and the PNG export read it). Time labels: time_labels.ts.
 import type uPlot from "uplot";
 import type { Bins2d } from "../../engine/common/rpc.js";
 import type { DType } from "../../engine/common/types.js";
 import type { PlotData } from "../common/plot_data.js";
+import { timeLabel } from "../common/time_labels.js";
 import { textWidth } from "./text_width.js";
 
 export const FONT = "11px system-ui, sans-serif";
@@ -27,12 +28,6 @@ export function axisSize(vertical: boolean) {
     const widest = Math.max(0, ...(values ?? []).map((v) => textWidth(String(v ?? ""), FONT, 7)));
     return Math.ceil(widest) + TICK_OFFSET + TITLE_GAP;
   };
-}
-
-/** A date or timestamp axis value (seconds since the epoch) as text. */
-export function timeLabel(seconds: number, type: DType): string {
-  const iso = new Date(seconds * 1000).toISOString();
-  return type === "date" ? iso.slice(0, 10) : iso.slice(0, 19).replace("T", " ");
 }
 
 /** An axis's tick labels: times for dates and timestamps, else numbers. */

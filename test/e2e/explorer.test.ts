@@ -73,7 +73,8 @@ afterAll(async () => {
 
 const card = (column: string) => page.locator(`[data-summary-column="${column}"]`);
 const statText = (column: string, stat: string) => card(column).locator(`[data-stat="${stat}"] dd`).textContent();
-const fmt = (v: number) => Number(v.toPrecision(6)).toLocaleString("en-US");
+/** A statistic as the summary writes it: 6 significant digits (these are all within 1e-4 … 1e6). */
+const fmt = (v: number) => v.toLocaleString("en-US", { maximumSignificantDigits: 6 });
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -22,6 +22,14 @@ describe("copy as code", () => {
       'col("say \\"hi\\"").str.contains("a\\\\b", { literal: true })',
     );
     expect(filterCode({ column: "ok", kind: "compare", op: "eq", value: true })).toBe('col("ok").eq(true)');
+    // Digits past 2^53 of an int64 as a BigInt; NaN and ±Infinity of a float64 by name; text stays text.
+    expect(filterCode({ column: "big", kind: "compare", op: "eq", value: "9223372036854775807" }, "int64")).toBe(
+      'col("big").eq(9223372036854775807n)',
+    );
+    expect(filterCode({ column: "f", kind: "range", min: "-Infinity", max: 0 }, "float64")).toBe(
+      'col("f").ge(-Infinity).and(col("f").le(0))',
+    );
+    expect(filterCode({ column: "s", kind: "compare", op: "eq", value: "123" }, "string")).toBe('col("s").eq("123")');
   });
 
   it("lowercases a case-insensitive filter's text as the engine's str.lower does, not as JS does", () => {

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { parseFilter } from "../../renderer/common/filter_syntax.js";
 import { plotSeries } from "../../renderer/common/plot_data.js";
-import { formatBytes, formatCell, formatMs, toTsv } from "../../renderer/common/format.js";
+import { formatBytes, formatCell, formatMs, formatStat, toTsv } from "../../renderer/common/format.js";
+import { binEdgeSeconds, timeTicks } from "../../renderer/common/time_labels.js";
 import { DEFAULT_LAYOUT, parseLayout } from "../../renderer/common/layout.js";
 import { parseLocation, workspaceFileOf } from "../../renderer/common/location.js";
 import { blocksFor, PageCache } from "../../renderer/common/page_cache.js";
@@ -102,12 +103,40 @@ describe("scroll scaling", () => {
   });
 });
 
+describe("summary statistics and time labels", () => {
+  it("show a statistic to 6 significant digits however small, never rounded to 0 or 1", () => {
+    expect(formatStat(0.000145)).toBe("0.000145");
+    expect(formatStat(0.999501)).toBe("0.999501");
+    expect(formatStat(8.16497e-7)).toBe("8.16497e-7");
+    expect(formatStat(-3.3333333333e-5)).toBe("-0.0000333333");
+    expect(formatStat(1234.56789)).toBe("1,234.57");
+    expect(formatStat(12345678.9)).toBe("1.23457e+7");
+    expect(formatStat(42)).toBe("42");
+    expect(formatStat(undefined)).toBe("…");
+  });
+
+  it("put date and timestamp histogram edges on the time axis in seconds, labelled as precisely as the ticks are", () => {
+    expect(binEdgeSeconds(19723, "date")).toBe(Date.UTC(2024, 0, 1) / 1000);
+    expect(binEdgeSeconds(Date.UTC(2024, 0, 1, 12) * 1000, "timestamp")).toBe(Date.UTC(2024, 0, 1, 12) / 1000);
+    const day = (d: number, h = 0, m = 0, s = 0) => Date.UTC(2024, 0, d, h, m, s) / 1000;
+    expect(timeTicks([day(1), day(2)], "timestamp")).toEqual(["2024-01-01", "2024-01-02"]);
+    expect(timeTicks([day(1, 6), day(1, 12, 30)], "timestamp")).toEqual(["2024-01-01 06:00", "2024-01-01 12:30"]);
+    expect(timeTicks([day(1, 6, 0, 5)], "timestamp")).toEqual(["2024-01-01 06:00:05"]);
+    expect(timeTicks([day(3)], "date")).toEqual(["2024-01-03"]);
+  });
+});
+
 describe("filter row syntax", () => {
   it("reads ranges, strict and loose comparisons, !=, between, text matches and null / not null per type", () => {
     expect(parseFilter("fare", "float64", "5..10")).toEqual({ column: "fare", kind: "range", min: 5, max: 10 });
     // An int64 past 2^53 keeps its digits (as text); a smaller one is a number.
     expect(parseFilter("big", "int64", "= 9007199254740993")).toMatchObject({ value: "9007199254740993" });
     expect(parseFilter("big", "int64", "= 42")).toMatchObject({ value: 42 });
+    // NaN and ±Infinity, as the table shows them, go by name (JSON has no such numbers).
+    expect(parseFilter("f", "float64", "NaN")).toMatchObject({ kind: "compare", op: "eq", value: "NaN" });
+    expect(parseFilter("f", "float64", "= -inf")).toMatchObject({ value: "-Infinity" });
+    expect(parseFilter("f", "float64", "< Infinity")).toMatchObject({ op: "lt", value: "Infinity" });
+    expect(() => parseFilter("n", "int64", "NaN")).toThrow(/"NaN" is not a number/);
     expect(parseFilter("fare", "float64", " 5.. ")).toEqual({ column: "fare", kind: "range", min: 5 });
     expect(parseFilter("fare", "float64", "..-2.5")).toEqual({ column: "fare", kind: "range", max: -2.5 });
     expect(parseFilter("fare", "float64", "between 5 and 10")).toEqual({

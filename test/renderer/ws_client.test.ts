@@ -10,7 +10,12 @@ import { LocalCluster } from "../../engine/api/index.js";
 import { BasinError } from "../../engine/common/errors.js";
 import type { EngineEvent } from "../../engine/common/rpc.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
-import { WsEngineClient, type ConnectionState, type SocketLike } from "../../renderer/common/ws_client.js";
+import {
+  TOKEN_REFUSED,
+  WsEngineClient,
+  type ConnectionState,
+  type SocketLike,
+} from "../../renderer/common/ws_client.js";
 
 let dir: string;
 let cluster: LocalCluster;
@@ -130,5 +135,29 @@ describe("WsEngineClient", () => {
       await own.close();
     }
     await expect(client.workspace()).rejects.toThrow(/connection to the engine is closed/);
+  });
+
+  it("stops reconnecting, saying to open the new URL, when basin serve comes back with another token", async () => {
+    const own = new LocalCluster({ workers: 1 });
+    let s = await serve({ root: dir, cluster: own });
+    const port = s.port;
+    const client = new WsEngineClient({
+      url: `ws://127.0.0.1:${port}/?token=${s.token}`,
+      createSocket: (url) => new WebSocket(url, { origin: `http://127.0.0.1:${port}` }) as unknown as SocketLike,
+      reconnectMs: 50,
+    });
+    try {
+      await state(client, "open");
+      await s.close();
+      await state(client, "closed");
+      s = await serve({ root: dir, cluster: own, port }); // a fresh token
+      await state(client, "crashed");
+      expect(client.crashMessage).toBe(TOKEN_REFUSED);
+      expect(client.crashMessage).toContain("Open the URL it printed");
+    } finally {
+      client.close();
+      await s.close();
+      await own.close();
+    }
   });
 });

@@ -6,11 +6,13 @@ import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalCluster } from "../../engine/api/index.js";
-import type { ColumnProfile, EngineEvent, Page, ResultInfo } from "../../engine/common/rpc.js";
+import type { ColumnProfile, EngineEvent, Page, ResultFilter, ResultInfo } from "../../engine/common/rpc.js";
 import { serve, type RunningServer } from "../../engine/server/http_server.js";
 import { makeTrips, TRIPS_SQL_COLUMNS, writeTripsCsv } from "../helpers/data.js";
 import { Duck, expectSameRows } from "../helpers/oracle.js";
 import { RpcClient } from "../helpers/rpc_client.js";
+import { filterCode } from "../../renderer/common/view_code.js";
+import type { DType } from "../../engine/common/types.js";
 
 const ROWS = 2000;
 let dir: string;
@@ -423,23 +425,48 @@ describe("what the workbench's issue 20 fixes need of the server", () => {
     await client.call("release", info.id);
   });
 
-  it("filters an int64 column on a value past 2^53 exactly (=, !=), and says < is not exact there", async () => {
-    const info = await finished(
-      "trips.ts",
-      `import { fromColumns } from "basin";\nexport default fromColumns({ id: [1, 2, 3], big: [9007199254740992n, 9007199254740993n, 9223372036854775807n] });\n`,
-    );
-    const ids = async (filter: object) => {
+  it("filters an int64 column on a value past 2^53 exactly (=, !=, <, ranges), and a float64 one on NaN and ±Infinity", async () => {
+    /**
+     * The ids a view of `frame`'s result keeps under `filter`; "Copy as code" of the
+     * filter, pasted after the frame in a pipeline, keeps the same rows.
+     */
+    const keeps = (frame: string, type: DType) => async (filter: ResultFilter) => {
+      const info = await finished("trips.ts", `import { fromColumns } from "basin";\nexport default ${frame};\n`);
       const v = await client.call<ResultInfo>("view", info.id, [{ column: "id", descending: false }], [filter]);
-      const rows = await allRows(v.id, v.rows);
-      await client.call("release", v.id);
-      return rows.map((r) => r[0]);
+      const ids = (await allRows(v.id, v.rows)).map((r) => r[0]);
+      const code = filterCode(filter, type);
+      const pasted = await finished(
+        "trips.ts",
+        `import { fromColumns, col } from "basin";\nexport default ${frame}.filter(${code}).sort("id");\n`,
+      );
+      expect(
+        (await allRows(pasted.id, pasted.rows)).map((r) => r[0]),
+        code,
+      ).toEqual(ids);
+      for (const id of [v.id, info.id, pasted.id]) await client.call("release", id);
+      return ids;
     };
+    const big = "fromColumns({ id: [1, 2, 3], big: [9007199254740992n, 9007199254740993n, 9223372036854775807n] })";
+    const ids = keeps(big, "int64");
     expect(await ids({ column: "big", kind: "compare", op: "eq", value: "9007199254740993" })).toEqual([2]);
     expect(await ids({ column: "big", kind: "compare", op: "ne", value: "9007199254740993" })).toEqual([1, 3]);
+    expect(await ids({ column: "big", kind: "compare", op: "lt", value: "9007199254740993" })).toEqual([1]);
+    expect(await ids({ column: "big", kind: "compare", op: "ge", value: "9007199254740993" })).toEqual([2, 3]);
+    expect(await ids({ column: "big", kind: "range", min: 1, max: "9007199254740993" })).toEqual([1, 2]);
+    expect(await ids({ column: "big", kind: "range", min: "9007199254740993", max: "9223372036854775807" })).toEqual([
+      2, 3,
+    ]);
+    const info = await finished("trips.ts", `import { fromColumns } from "basin";\nexport default ${big};\n`);
     await expect(
-      client.call("view", info.id, [], [{ column: "big", kind: "compare", op: "lt", value: "9007199254740993" }]),
-    ).rejects.toThrow(/are not exact here; use = or !=/);
+      client.call("view", info.id, [], [{ column: "big", kind: "compare", op: "lt", value: "12x" }]),
+    ).rejects.toThrow(/"12x" is not an integer for the int64 column "big"/);
     await client.call("release", info.id);
+
+    const fids = keeps("fromColumns({ id: [1, 2, 3, 4, 5], f: [NaN, 1.5, Infinity, -Infinity, null] })", "float64");
+    expect(await fids({ column: "f", kind: "compare", op: "eq", value: "NaN" })).toEqual([1]);
+    expect(await fids({ column: "f", kind: "compare", op: "eq", value: "Infinity" })).toEqual([3]);
+    expect(await fids({ column: "f", kind: "compare", op: "lt", value: "Infinity" })).toEqual([2, 4]);
+    expect(await fids({ column: "f", kind: "compare", op: "eq", value: "-Infinity" })).toEqual([4]);
   });
 
   it("a case-insensitive text filter finds every exact substring, letters the engine does not lowercase included", async () => {

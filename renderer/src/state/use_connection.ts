@@ -6,6 +6,9 @@ import { useEffect, useState } from "react";
 import type { ConnectionState, WorkbenchClient } from "../../common/rpc_client.js";
 import type { Log } from "./use_log.js";
 
+/** How long a dropped connection may stay down before the page says so (ms). */
+const CONNECTION_LOST_MS = 4000;
+
 /** What a change of the connection updates. */
 export interface ConnectionDeps {
   refresh: () => Promise<void>;
@@ -29,16 +32,40 @@ export function useConnection(
 
   useEffect(() => {
     setConnection(client.state); // it may have opened before this subscription
-    return client.onConnection((s) => {
+    // A dropped connection is retried; one still down after a while is told, and a run
+    // the page was following is given up (the engine says how it ended, if it comes back).
+    let lost: ReturnType<typeof setTimeout> | undefined;
+    let told = false;
+    const off = client.onConnection((s) => {
       setConnection(s);
-      if (s === "open") void refresh();
+      if (s === "open") {
+        if (told) log("info", "the connection to the engine is back");
+        clearTimeout(lost);
+        lost = undefined;
+        told = false;
+        void refresh();
+      }
+      if (s === "closed" && lost === undefined)
+        lost = setTimeout(() => {
+          told = true;
+          failRun();
+          log(
+            "error",
+            "lost the connection to the engine: basin serve is not answering (stopped, or its machine is busy); reconnecting by itself — start it again if it stopped",
+          );
+        }, CONNECTION_LOST_MS);
       if (s === "crashed") {
+        clearTimeout(lost);
         // The engine process is gone, and its results with it.
         forgetResults();
         failRun();
         log("error", client.crashMessage ?? "the engine process stopped");
       }
     });
+    return () => {
+      clearTimeout(lost);
+      off();
+    };
   }, [client, refresh]);
 
   return connection;

@@ -15,6 +15,8 @@ export interface Profiles {
 
 /** How long the first page has to itself before profiling starts (ms). */
 const FIRST_PAGE_HEAD_START = 50;
+/** How often profiles that arrived are shown (ms). */
+const PROFILE_BATCH_MS = 100;
 
 /**
  * @example
@@ -29,24 +31,40 @@ export function useProfiles(client: EngineClient, result: ResultInfo | undefined
     setByColumn({});
     setCounting(new Set());
     if (!result || !enabled || result.kind === "bag") return;
+    // Profiles arrive about a millisecond apart: shown in batches, so that a result of
+    // hundreds of columns is not hundreds of renders of every card (the page stalled).
+    let pending: Record<string, ProfileState> = {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const flush = () => {
+      timer = undefined;
+      const next = pending;
+      pending = {};
+      if (!stale) setByColumn((p) => ({ ...p, ...next }));
+    };
+    const put = (column: string, state: ProfileState) => {
+      pending[column] = state;
+      timer ??= setTimeout(flush, PROFILE_BATCH_MS);
+    };
     void (async () => {
       await new Promise((r) => setTimeout(r, FIRST_PAGE_HEAD_START));
+      if (stale) return;
+      setByColumn(Object.fromEntries(result.schema.map((f) => [f.name, "loading" as const])));
       const done: ColumnProfile[] = [];
       for (const f of result.schema) {
         if (stale) return;
-        setByColumn((p) => ({ ...p, [f.name]: "loading" }));
         try {
           const prof = await client.profile(result.id, f.name);
           if (stale) return;
           done.push(prof);
-          setByColumn((p) => ({ ...p, [f.name]: prof }));
+          put(f.name, prof);
         } catch {
           // This column has no profile; the others still get theirs (a released result
           // fails each at once, and a newer run marks this loop stale).
-          if (!stale) setByColumn((p) => ({ ...p, [f.name]: undefined }));
-          continue;
+          put(f.name, undefined);
         }
       }
+      clearTimeout(timer);
+      flush();
       const left = done.filter((p) => p.distinct === undefined).map((p) => p.column);
       setCounting(new Set(left));
       for (const column of left) {
@@ -67,6 +85,7 @@ export function useProfiles(client: EngineClient, result: ResultInfo | undefined
     })();
     return () => {
       stale = true;
+      clearTimeout(timer);
     };
   }, [client, result, enabled]);
   return { byColumn, counting };

@@ -64,7 +64,18 @@ export function useRun(
 ): Run {
   const [run, setRun] = useState<RunState | undefined>();
   const runRef = useRef<RunState | undefined>(undefined);
-  runRef.current = run;
+  /**
+   * The run for the next render and, at once, for the handlers before it: an engine's
+   * events can come faster than renders (runStarted and runFinished of a short run
+   * together, while the page is busy), and a handler reading the last render's run
+   * would take this page's result for another's and let it go.
+   */
+  const put = useCallback((next: RunState | undefined) => {
+    runRef.current = next;
+    setRun(next);
+  }, []);
+  /** The run changed by `f`, if there is one. */
+  const change = useCallback((f: (r: RunState) => RunState) => runRef.current && put(f(runRef.current)), [put]);
   const [problems, setProblems] = useState<Problem[]>([]);
 
   const clearMarkers = () => {
@@ -84,17 +95,15 @@ export function useRun(
       return;
     clearMarkers();
     setProblems([]);
-    const state: RunState = { runId: undefined, file: path, startedAt: Date.now(), status: "starting", progress: {} };
-    setRun(state);
-    runRef.current = state;
+    put({ runId: undefined, file: path, startedAt: Date.now(), status: "starting", progress: {} });
     try {
       const { runId } = await client.run(path, o.model.getValue());
-      setRun((r) => (r && r.runId === undefined ? { ...r, runId } : r));
+      change((r) => (r.runId === undefined ? { ...r, runId } : r));
     } catch (e) {
-      setRun((r) => r && { ...r, status: "failed", elapsedMs: Date.now() - r.startedAt });
+      change((r) => ({ ...r, status: "failed", elapsedMs: Date.now() - r.startedAt }));
       log("error", (e as Error).message);
     }
-  }, [client, activeFile, log]);
+  }, [client, activeFile, log, put, change]);
 
   const stop = () => {
     const id = runRef.current?.runId;
@@ -147,34 +156,36 @@ export function useRun(
   showFailureRef.current = showFailure;
 
   /** The session's run as the engine remembers it, after a reload. */
-  const restoreRun = useCallback((r: SessionRun | undefined) => {
-    if (!r) return;
-    const cur = runRef.current;
-    if (cur?.runId === r.runId && cur.status !== "running" && cur.status !== "starting") return;
-    if (cur && cur.runId !== r.runId && cur.runId !== undefined) return; // this page started another since
-    const state: RunState = {
-      runId: r.runId,
-      file: r.file,
-      startedAt: Date.now() - r.elapsedMs,
-      status: r.status,
-      progress: Object.fromEntries(r.progress.map((p) => [p.group, p])),
-      ...(r.status === "running" ? {} : { elapsedMs: r.elapsedMs }),
-      ...(r.tasks !== undefined ? { tasks: r.tasks } : {}),
-    };
-    runRef.current = state;
-    setRun(state);
-    if (r.status === "failed" && r.error) {
-      const error = r.error;
-      // Once its file is open again (the workspace reopens the tabs at start).
-      setTimeout(() => showFailureRef.current(error, r.file), 500);
-    }
-  }, []);
+  const restoreRun = useCallback(
+    (r: SessionRun | undefined) => {
+      if (!r) return;
+      const cur = runRef.current;
+      if (cur?.runId === r.runId && cur.status !== "running" && cur.status !== "starting") return;
+      if (cur && cur.runId !== r.runId && cur.runId !== undefined) return; // this page started another since
+      const state: RunState = {
+        runId: r.runId,
+        file: r.file,
+        startedAt: Date.now() - r.elapsedMs,
+        status: r.status,
+        progress: Object.fromEntries(r.progress.map((p) => [p.group, p])),
+        ...(r.status === "running" ? {} : { elapsedMs: r.elapsedMs }),
+        ...(r.tasks !== undefined ? { tasks: r.tasks } : {}),
+      };
+      put(state);
+      if (r.status === "failed" && r.error) {
+        const error = r.error;
+        // Once its file is open again (the workspace reopens the tabs at start).
+        setTimeout(() => showFailureRef.current(error, r.file), 500);
+      }
+    },
+    [put],
+  );
 
   const failRun = useCallback(() => {
     const cur = runRef.current;
     if (cur && (cur.status === "running" || cur.status === "starting"))
-      setRun({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt });
-  }, []);
+      put({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt });
+  }, [put]);
 
   useEffect(
     () =>
@@ -183,19 +194,18 @@ export function useRun(
         switch (e.type) {
           case "runStarted":
             if (cur && (cur.runId === undefined || cur.runId === e.runId))
-              setRun({ ...cur, runId: e.runId, status: "running" });
+              put({ ...cur, runId: e.runId, status: "running" });
             log("info", `run ${e.runId}: ${e.file}`);
             break;
           case "progress":
-            if (cur?.runId === e.runId)
-              setRun((r) => r && { ...r, progress: { ...r.progress, [e.progress.group]: e.progress } });
+            if (cur?.runId === e.runId) put({ ...cur, progress: { ...cur.progress, [e.progress.group]: e.progress } });
             break;
           case "runFinished":
             if (cur && cur.runId !== e.runId) {
               for (const r of [e.result, ...(e.shown ?? [])]) void client.release(r.id).catch(() => {});
               break;
             }
-            setRun((r) => r && { ...r, status: "done", elapsedMs: e.elapsedMs, tasks: e.tasks });
+            change((r) => ({ ...r, status: "done", elapsedMs: e.elapsedMs, tasks: e.tasks }));
             replaceResults([e.result, ...(e.shown ?? [])]);
             setExported(undefined);
             log(
@@ -207,7 +217,7 @@ export function useRun(
           case "runFailed": {
             if (cur && cur.runId !== e.runId) break;
             const cancelled = e.error.code === "BASIN_CANCELLED";
-            setRun((r) => r && { ...r, status: cancelled ? "cancelled" : "failed", elapsedMs: e.elapsedMs });
+            change((r) => ({ ...r, status: cancelled ? "cancelled" : "failed", elapsedMs: e.elapsedMs }));
             log(
               cancelled ? "info" : "error",
               `run ${e.runId} ${cancelled ? "stopped" : "failed"}: ${e.error.location ? `${e.error.location}: ` : ""}${e.error.message}`,
@@ -222,7 +232,7 @@ export function useRun(
             break;
         }
       }),
-    [client, log, replaceResults, update],
+    [client, log, replaceResults, update, put, change],
   );
 
   // A problem is dropped once its line is edited (it may be fixed; the next run says).
