@@ -513,7 +513,7 @@ export function col(name: string): Expr {
  * @example
  * df.withColumns({ one: lit(1), since: lit("2024-03-01 08:00:00.5", "timestamp") })
  */
-export function lit(value: Scalar | Date, type?: DType): Expr {
+export function lit(value: Scalar | Date | bigint, type?: DType): Expr {
   const node = toNode(value);
   return new Expr(type && node.kind === "lit" ? { ...node, type } : node);
 }

@@ -34,4 +34,26 @@ describe("int64 edges from JS", () => {
     expect(t.column("a")).toEqual([1e19 + 1, 1e19 - 2]);
     expect(t.column("b")).toEqual([1e19, 1e19]);
   });
+
+  it("compares and computes with BigInt values exactly past 2^53; one past int64 is BASIN_PLAN", async () => {
+    const big = [9007199254740992n, 9007199254740993n, 9223372036854775807n, -9223372036854775808n, 5n];
+    const df = fromColumns({ x: big });
+    const t = await df
+      .filter(col("x").gt(9007199254740992n).or(col("x").eq(-9223372036854775808n)))
+      .select(
+        col("x"),
+        col("x").sub(1n).alias("less"),
+        lit(9007199254740993n).alias("l"),
+        col("x").lt(6n).alias("small"),
+      )
+      .compute();
+    expect(t.toRows()).toEqual([
+      { x: 9007199254740993n, less: 9007199254740992n, l: 9007199254740993n, small: false },
+      { x: 9223372036854775807n, less: 9223372036854775806n, l: 9007199254740993n, small: false },
+      { x: -9223372036854775808n, less: 9223372036854775807n, l: 9007199254740993n, small: true }, // wraps, as documented
+    ]);
+    const e = thrown(() => col("x").eq(2n ** 63n));
+    expect(e.code).toBe("BASIN_PLAN");
+    expect(e.detail).toContain("9223372036854775808n is outside int64");
+  });
 });
