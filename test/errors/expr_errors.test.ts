@@ -40,7 +40,7 @@ describe("type errors when the pipeline is written", () => {
   it("a value that is no scalar (an array, an object, an Invalid Date) names what it got, at the call", () => {
     const arr = thrown(() => col("fare").gt([1, 2] as unknown as number)); // @arr
     expect(arr.code).toBe("BASIN_PLAN");
-    expect(arr.detail).toBe("expected an expression or a number, string, boolean, Date or null, got an array");
+    expect(arr.detail).toBe("expected an expression or a number, BigInt, string, boolean, Date or null, got an array");
     expect(arr.location).toBe(loc("arr", "gt("));
     expect(thrown(() => col("fare").gt({} as unknown as number)).detail).toMatch(/got object$/);
     expect(thrown(() => col("d").ge(new Date("no date"))).detail).toBe(
