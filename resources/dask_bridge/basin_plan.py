@@ -304,6 +304,10 @@ def one_agg(a, i, g, whole, nan_aware=True):
         r = nan_agg_groups(a, i, g, whole, nan)
         if r is not None:
             return r
+    if op in ("sum", "mean") and str(whole[f"a{i}"].dtype) == "Float64":
+        r = inf_sum_groups(op, whole[f"a{i}"], g)
+        if r is not None:
+            return r
     s = g[f"a{i}"] if g is not None else whole[f"a{i}"]
     single = g is None
     n = s.count()
@@ -326,6 +330,48 @@ def one_agg(a, i, g, whole, nan_aware=True):
     if op in ("mean", "median", "quantile", "std", "var"):
         return as_float(r.astype("object").where(r.notna(), np.nan).astype("float64"), (n < (2 if op in ("std", "var") else 1)).to_numpy())
     return r
+
+
+def infinities(s):
+    """Where a Float64 series holds +inf, and where -inf."""
+    v = s.to_numpy(dtype="float64", na_value=0.0)
+    return v == np.inf, v == -np.inf
+
+
+def with_infinities(r, pos, neg):
+    """Sums `r` over a group's finite values (null where there were none), with the group's
+    infinities added back: +inf, -inf, or NaN for both, as the local engine's plain sum gives.
+    pandas' grouped sum is Kahan-compensated, and makes inf + 3 NaN; so infinities are
+    counted apart (`pos`, `neg`: how many per group) and never enter it."""
+    null = r.isna().to_numpy()
+    data = r.astype("object").where(~null, np.nan).to_numpy(dtype="float64")
+    inf = (np.asarray(pos) > 0) | (np.asarray(neg) > 0)
+    with np.errstate(invalid="ignore"):
+        data = np.where(inf & null, 0.0, data) + np.where(np.asarray(pos) > 0, np.inf, 0.0) + np.where(np.asarray(neg) > 0, -np.inf, 0.0)
+    null = null & ~inf
+    return pd.Series(pd.arrays.FloatingArray(np.where(null, 0.0, data), null), index=r.index)
+
+
+def inf_sum_groups(op, src, g):
+    """one_agg's sum or mean of a Float64 input holding an infinity (None when it holds none)."""
+    pos, neg = infinities(src)
+    if not (pos.any() or neg.any()):
+        return None
+    finite = src.mask(pos | neg)
+    if g is None:
+        total, n = pd.Series([finite.sum(min_count=1)], dtype="object"), np.array([src.count()])
+        r = with_infinities(total, [pos.sum()], [neg.sum()])
+    else:
+        index = g.size().index
+        by = lambda v: pd.Series(v, index=src.index).groupby(g.grouper)
+        total = by(finite).sum(min_count=1).reindex(index)
+        n = by(src).count().reindex(index).to_numpy(dtype="int64")
+        r = with_infinities(total, by(pos).sum().reindex(index).to_numpy(), by(neg).sum().reindex(index).to_numpy())
+    if op == "sum":
+        return r
+    with np.errstate(all="ignore"):
+        v = r.to_numpy(dtype="float64", na_value=np.nan) / np.maximum(n, 1)
+    return pd.Series(pd.arrays.FloatingArray(np.where(n > 0, v, 0.0), n == 0), index=r.index)
 
 
 def nan_agg_groups(a, i, g, whole, nan):
@@ -392,7 +438,12 @@ def partial_states(df, nkeys, aggs):
         nan = nan_values(df[f"a{i}"]) if a.get("arg") and a["op"] != "count" else None
         if nan is not None:
             nan_cols[f"x{i}"] = nan.astype("int64")
-            nan_cols[f"a{i}"] = df[f"a{i}"].mask(nan)
+            drop = nan
+            if a["op"] in ("sum", "mean"):  # p{i}, q{i}: how many are +inf, -inf (with_infinities)
+                pos, neg = infinities(df[f"a{i}"])
+                nan_cols[f"p{i}"], nan_cols[f"q{i}"] = pos.astype("int64"), neg.astype("int64")
+                drop = nan | pos | neg
+            nan_cols[f"a{i}"] = df[f"a{i}"].mask(drop)
     if nan_cols:
         df = df.assign(**nan_cols)
     g = grouping(df, nkeys)
@@ -412,11 +463,12 @@ def partial_states(df, nkeys, aggs):
         if g is None:
             n = pd.Series([n])
             v = None if v is None else pd.Series([v], dtype=df[f"a{i}"].dtype)
-        if f"x{i}" in df.columns:
-            x = g[f"x{i}"].sum() if g is not None else pd.Series([int(df[f"x{i}"].sum())])
-            x = x.reindex(index).to_numpy(dtype="int64") if g is not None else x.to_numpy(dtype="int64")
-            frame[f"x{i}"] = x
-            n = n + (pd.Series(x, index=index) if g is not None else pd.Series(x))
+        for c in (f"x{i}", f"p{i}", f"q{i}"):
+            if c in df.columns:
+                x = g[c].sum() if g is not None else pd.Series([int(df[c].sum())])
+                x = x.reindex(index).to_numpy(dtype="int64") if g is not None else x.to_numpy(dtype="int64")
+                frame[c] = x
+                n = n + (pd.Series(x, index=index) if g is not None else pd.Series(x))
         frame[f"n{i}"] = n.reindex(index).to_numpy(dtype="int64") if g is not None else n.to_numpy(dtype="int64")
         if v is not None:
             frame[f"v{i}"] = (v.reindex(index) if g is not None else v).reset_index(drop=True)
@@ -446,6 +498,10 @@ def combine_states(df, nkeys, aggs, schema):
         else:
             n, r = n.reindex(index), r.reindex(index)
         counts = n.to_numpy(dtype="int64")
+        if f"p{i}" in df.columns:
+            inf = [part(c).sum() for c in (f"p{i}", f"q{i}")]
+            inf = [(x.reindex(index) if g is not None else pd.Series([x])).to_numpy(dtype="int64") for x in inf]
+            r = with_infinities(r, *inf)
         if op == "mean":
             with np.errstate(all="ignore"):
                 v = r.astype("object").where(r.notna(), np.nan).to_numpy(dtype="float64") / np.maximum(counts, 1)

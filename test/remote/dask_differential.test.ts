@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BasinError, col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
-import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
 import { daskFixture } from "./dask_procs.js";
 
 const ROWS = 2000;
@@ -509,5 +509,64 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
     expect(dask?.code).toBe("BASIN_IO");
     expect(dask?.message).toMatch(/column "d" holds a date outside 1677-09-22 … 2262-04-11.*"2300-01-01"/);
     expect(dask?.message).not.toMatch(/cannot cast/);
+  });
+});
+
+// Values at the edges of each type, where pandas' own answers differ from the local engine's.
+describe("Dask: edge values give the local engine's answers", () => {
+  let duck: Duck;
+  beforeAll(async () => {
+    duck = await Duck.open();
+  });
+  afterAll(() => duck?.close());
+
+  /** The frame's rows on Dask, checked against the local engine's (in order when `ordered`). */
+  const same = async (frame: DataFrame, label: string, ordered = false): Promise<unknown[][]> => {
+    const expected = await frame.compute({ cluster: fx.local });
+    const actual = await frame.compute({ cluster: fx.dask });
+    expect(actual.schema).toEqual(expected.schema);
+    expectSameRows(tableRows(actual), tableRows(expected), label, ordered);
+    return tableRows(actual);
+  };
+
+  it("grouped sums and means over ±Infinity are ±Infinity, or NaN with both (not pandas' Kahan NaN)", async () => {
+    const k = [1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7];
+    const f = [Infinity, 0, 3, Infinity, -Infinity, -Infinity, 1, Infinity, NaN, Infinity, null, -Infinity, 2, null];
+    const t = fromColumns({ k, f }, { partitions: [5, 9], types: { k: "int64", f: "float64" } });
+    const want = [
+      [1, Infinity, Infinity],
+      [2, NaN, NaN],
+      [3, -Infinity, -Infinity],
+      [4, NaN, NaN],
+      [5, Infinity, Infinity],
+      [6, -Infinity, -Infinity],
+      [7, 2, 2],
+    ];
+    // Partial states (sum and mean only), and whole groups (with a median beside them).
+    const partial = t.groupBy("k").agg(col("f").sum().alias("s"), col("f").mean().alias("m")).sort("k");
+    expectSameRows(await same(partial, "partial sums", true), want, "partial sums", true);
+    const whole = t
+      .groupBy("k")
+      .agg(col("f").sum().alias("s"), col("f").mean().alias("m"), col("f").median().alias("md"))
+      .sort("k");
+    expectSameRows(
+      (await same(whole, "whole groups", true)).map((r) => r.slice(0, 3)),
+      want,
+      "whole groups",
+      true,
+    );
+    // One group, no keys, across partitions.
+    await same(t.filter(col("k").eq(1)).select(col("f").sum().alias("s"), col("f").mean().alias("m")), "reduction");
+    const sql = (v: number | null) =>
+      v === null ? "NULL" : Number.isNaN(v) ? "'NaN'::DOUBLE" : Number.isFinite(v) ? `${v}::DOUBLE` : `'${v}'::DOUBLE`;
+    const duckRows = await duck.rows(
+      `SELECT k, sum(f), avg(f) FROM (VALUES ${k.map((x, i) => `(${x}, ${sql(f[i]!)})`).join(",")}) t(k, f) GROUP BY k ORDER BY k`,
+    );
+    expectSameRows(
+      duckRows.map((r) => r.map(Number)),
+      want,
+      "DuckDB",
+      true,
+    );
   });
 });
