@@ -202,6 +202,32 @@ def filter_partition(df, predicate):
     return df[keep].reset_index(drop=True)
 
 
+def order_codes(col):
+    """Each value's dense rank (int64) in the local engine's order, computed on the exact
+    values (Series.rank on a nullable Float64 column calls values within ~1e-8 of each other
+    ties, and a float64 on the way would round int64 past 2^53): NaN above every number and
+    equal to NaN, -0.0 equal to 0.0 (float_order.h), strings by their bytes (code points).
+    A null's rank is 0; the null flag places it."""
+    dt = str(col.dtype)
+    nan = None
+    if dt == "Float64":
+        v = col.to_numpy(dtype="float64", na_value=0.0)
+        nan = np.isnan(v)
+        v = np.where(nan, 0.0, v) + 0.0  # -0.0 + 0.0 is 0.0
+    elif dt in ("Int64", "boolean"):
+        v = col.to_numpy(dtype="int64", na_value=0)
+    elif col.dtype.kind == "M":
+        v = col.to_numpy(dtype="datetime64[ns]").view("int64")
+    elif col.dtype.kind in "iufb":
+        v = col.to_numpy()
+    else:
+        v = col.to_numpy(dtype=object, na_value="")
+    rank = np.unique(v, return_inverse=True)[1].astype("int64").reshape(-1)
+    if nan is not None and nan.any():
+        rank[nan] = rank.max(initial=0) + 1
+    return rank
+
+
 def sort_frame(df, keys, limit):
     """A stable sort by the keys, each with its direction and null placement."""
     if len(df) == 0:
@@ -211,11 +237,8 @@ def sort_frame(df, keys, limit):
         col = df.iloc[:, k["index"]]
         nulls = col.isna().to_numpy()
         by[f"n{i}"] = np.where(nulls, 0 if k["nullsFirst"] else 1, 1 if k["nullsFirst"] else 0)
-        nan = nan_values(col)
-        rank = col.mask(nan).rank(method="dense").to_numpy(dtype="float64", na_value=0.0) if nan is not None else col.rank(method="dense").to_numpy(dtype="float64", na_value=0.0)
-        if nan is not None and nan.any():  # NaN orders above every number (float_order.h)
-            rank[nan] = np.nanmax(rank, initial=0.0) + 1
-        by[f"v{i}"] = np.nan_to_num(-rank if k["descending"] else rank)
+        rank = order_codes(col)
+        by[f"v{i}"] = -rank if k["descending"] else rank
     order = np.lexsort([by[c] for c in reversed(list(by))])
     out = df.iloc[order].reset_index(drop=True)
     return out if limit is None else out.head(limit)

@@ -569,4 +569,23 @@ describe("Dask: edge values give the local engine's answers", () => {
       true,
     );
   });
+
+  it("sorts order values exactly: close floats beside a null, NaN, -0, and int64 past 2^53", async () => {
+    const close = fromColumns({ r: [0, 1, 2, 3], f: [3e-20, 1e-20, 2e-20, null] }, { types: { r: "int64" } });
+    const rows = await same(close.sort("f"), "close floats", true);
+    expect(rows.map((r) => r[0])).toEqual([1, 2, 0, 3]);
+    const f = [3e-20, 1e-20, 2e-20, null, NaN, -0, 0, -Infinity, Infinity, NaN, 1 + 2 ** -52, 1, null, -1e-300];
+    const floats = fromColumns(
+      { r: f.map((_, i) => i), f },
+      { partitions: [4, 10], types: { r: "int64", f: "float64" } },
+    );
+    await same(floats.sort("f"), "floats", true);
+    await same(floats.sort(["f", "r"], { descending: [true, false], nullsFirst: [true, false] }), "floats desc", true);
+    await same(floats.sort("f", { descending: true }).head(6), "floats top-n", true);
+    const big = [9007199254740993n, 9007199254740992n, -9223372036854775808n, 9223372036854775807n, 9007199254740994n];
+    const ints = fromColumns({ r: big.map((_, i) => i), i: big }, { types: { r: "int64", i: "int64" } });
+    const asc = await same(ints.sort("i"), "int64", true);
+    expect(asc.map((r) => r[0])).toEqual([2, 1, 0, 4, 3]);
+    await same(ints.sort("i", { descending: true }), "int64 desc", true);
+  });
 });
