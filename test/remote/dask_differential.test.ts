@@ -588,4 +588,16 @@ describe("Dask: edge values give the local engine's answers", () => {
     expect(asc.map((r) => r[0])).toEqual([2, 1, 0, 4, 3]);
     await same(ints.sort("i", { descending: true }), "int64 desc", true);
   });
+
+  it("int64 values past 2^53 beside a null stay exact", async () => {
+    const t = fromColumns(
+      { i: [1n, null, 9007199254740993n, -9223372036854775807n], k: [1, 1, 2, 2] },
+      { partitions: [3, 1], types: { i: "int64", k: "int64" } },
+    );
+    const rows = await same(t, "values", true);
+    expect(rows.map((r) => r[0])).toEqual([1, null, 9007199254740993n, -9223372036854775807n]);
+    await same(t.filter(col("i").gt(col("k"))), "filter");
+    await same(t.select(col("i").fillNull(col("k")).alias("f")), "fillNull", true);
+    await same(t.groupBy("k").agg(col("i").max().alias("mx"), col("i").first().alias("f")), "grouped");
+  });
 });
