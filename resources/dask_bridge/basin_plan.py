@@ -276,14 +276,31 @@ def aggregate_inputs(df, keys, aggs):
     return out.reset_index(drop=True)
 
 
-def corr(frame):
-    both = frame.dropna().astype("float64")
-    if len(both) < 2:
-        return None
-    x, y = both.iloc[:, 0], both.iloc[:, 1]
-    if x.std(ddof=0) == 0 or y.std(ddof=0) == 0:
-        return None
-    return float(np.corrcoef(x, y)[0, 1])
+def corr_groups(x, y, ids, groups):
+    """Pearson's r per group (`ids`: each row's group, 0..groups-1) as the local engine computes
+    it (native/src/ops/groupby.cc: ComputeCoMoments, CorrFinal): over the rows where both are
+    not null, shifted sums from the group's first pair; null with no pairs, NaN (0 / 0) with
+    one pair or no spread on either side, NaN from a NaN or an infinity."""
+    both = (x.notna() & y.notna()).to_numpy()
+    xv = x.to_numpy(dtype="float64", na_value=np.nan)[both]
+    yv = y.to_numpy(dtype="float64", na_value=np.nan)[both]
+    ids = np.asarray(ids, dtype=np.int64)[both]
+    sums = lambda w: np.bincount(ids, weights=w, minlength=groups)  # in row order, as locally
+    n = np.bincount(ids, minlength=groups).astype("float64")
+    kx, ky = np.zeros(groups), np.zeros(groups)
+    seen, first = np.unique(ids, return_index=True)
+    kx[seen], ky[seen] = xv[first], yv[first]
+    with np.errstate(all="ignore"):
+        dx, dy = xv - kx[ids], yv - ky[ids]
+        sx, sy = sums(dx), sums(dy)
+        m2x, m2y = sums(dx * dx) - sx * sx / n, sums(dy * dy) - sy * sy / n
+        cxy = sums(dx * dy) - sx * sy / n
+        m2x, m2y = np.where(m2x < 0, 0.0, m2x), np.where(m2y < 0, 0.0, m2y)  # NonNegative: NaN stays
+        sdx = np.where(n > 1, np.sqrt(m2x / n), 0.0)
+        sdy = np.where(n > 1, np.sqrt(m2y / n), 0.0)
+        r = (cxy / n) / (sdx * sdy)
+    none = n == 0
+    return pd.arrays.FloatingArray(np.where(none, 0.0, r), none)
 
 
 def as_float(s, nulls):
@@ -336,9 +353,9 @@ def one_agg(a, i, g, whole, nan_aware=True):
     n = s.count()
     n = pd.Series([n]) if single else n
     if op == "corr":
-        cols = [f"a{i}", f"b{i}"]
-        vals = [corr(whole[cols])] if single else g[cols].apply(corr)
-        return pd.Series(pd.array(list(vals), dtype="Float64"), index=n.index)
+        # Row groups by the grouper's codes, in its result order (that of n).
+        ids = np.zeros(len(whole), dtype=np.int64) if single else g.grouper.group_info[0]
+        return pd.Series(corr_groups(whole[f"a{i}"], whole[f"b{i}"], ids, len(n)), index=n.index)
     call = {
         "count": lambda: s.count(), "nunique": lambda: s.nunique(dropna=True),
         "sum": lambda: s.sum(min_count=1), "min": lambda: s.min(), "max": lambda: s.max(),

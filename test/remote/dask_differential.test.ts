@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasinError, col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { BasinError, col, corr, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
 import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
 import { daskFixture } from "./dask_procs.js";
@@ -599,5 +599,41 @@ describe("Dask: edge values give the local engine's answers", () => {
     await same(t.filter(col("i").gt(col("k"))), "filter");
     await same(t.select(col("i").fillNull(col("k")).alias("f")), "fillNull", true);
     await same(t.groupBy("k").agg(col("i").max().alias("mx"), col("i").first().alias("f")), "grouped");
+  });
+
+  it("grouped corr where no group has two rows is NaN per group (not a failed run)", async () => {
+    const t = fromColumns({ k: [1, 2, 3], x: [1, 2, 3], y: [2, 4, 7] });
+    const rows = await same(t.groupBy("k").agg(corr("x", "y").alias("c")).sort("k"), "one row each", true);
+    expect(rows).toEqual([
+      [1, NaN],
+      [2, NaN],
+      [3, NaN],
+    ]);
+  });
+
+  it("corr is NaN for one pair or no spread, null with no pairs, as locally and in DuckDB", async () => {
+    const k = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 5, 6, 6, 7, 7, null, null, 8, 8, 8];
+    const x = [1, 1, 2, 3, 1, null, null, null, 1, 2, 4, 1, NaN, 1, Infinity, 2, 5, 0.1, 0.2, 0.3];
+    const y = [2, 4, 7, 7, 3, 4, 1, 2, 1, 3, 2, 2, 3, 1, 2, 1, 3, 10, 30, 20];
+    const t = fromColumns({ k, x, y }, { partitions: [7, 0, 13], types: { k: "int64", x: "float64", y: "float64" } });
+    const grouped = t.groupBy("k").agg(corr("x", "y").alias("c"), count().alias("n")).sort("k");
+    const rows = await same(grouped, "grouped", true);
+    expect(rows.slice(0, 4).map((r) => r[1])).toEqual([NaN, NaN, NaN, null]);
+    await same(t.groupBy("k", "y").agg(corr("x", "y").alias("c")), "two keys");
+    await same(t.filter(col("k").eq(3)).select(corr("x", "y").alias("c")), "reduction over one pair");
+    await same(t.filter(col("k").eq(4)).select(corr("x", "y").alias("c")), "reduction over no pairs");
+    await same(t.select(corr("x", "y").alias("c")), "reduction");
+    const sql = (v: number | null) => (v === null ? "NULL" : Number.isFinite(v) ? `${v}::DOUBLE` : `'${v}'::DOUBLE`);
+    const values = k.map((g, i) => `(${g ?? "NULL"}, ${sql(x[i]!)}, ${sql(y[i]!)})`).join(",");
+    const duckRows = await duck.rows(
+      `SELECT k, corr(x, y), count(*) FROM (VALUES ${values}) t(k, x, y) WHERE k IS NULL OR k NOT IN (6, 7) GROUP BY k ORDER BY k NULLS LAST`,
+    );
+    // DuckDB fails a corr over NaN or an infinity (groups 6 and 7) as out of range.
+    expectSameRows(
+      rows.filter((r) => r[0] !== 6 && r[0] !== 7),
+      duckRows.map((r) => [r[0] === null ? null : Number(r[0]), r[1], Number(r[2])]),
+      "DuckDB",
+      true,
+    );
   });
 });
