@@ -601,6 +601,31 @@ describe("Dask: edge values give the local engine's answers", () => {
     await same(t.groupBy("k").agg(col("i").max().alias("mx"), col("i").first().alias("f")), "grouped");
   });
 
+  it("str.strip strips ASCII whitespace only, as locally (not U+00A0, U+2003, U+0085, U+001C..U+001F)", async () => {
+    const strs = [
+      "\u00a0a\u2003",
+      " \t\nb\v\f\r ",
+      "\u0085c\u1680",
+      "\u001fd\u001c",
+      "\u3000 e \u3000",
+      "",
+      null,
+      "  ",
+    ];
+    const t = fromColumns({ i: strs.map((_, i) => i), s: strs }, { types: { i: "int64", s: "string" } });
+    const rows = await same(t.select("i", col("s").str.strip().alias("t")), "strip", true);
+    expect(rows.map((r) => r[1])).toEqual([
+      "\u00a0a\u2003",
+      "b",
+      "\u0085c\u1680",
+      "\u001fd\u001c",
+      "\u3000 e \u3000",
+      "",
+      null,
+      "",
+    ]);
+  });
+
   it("grouped corr where no group has two rows is NaN per group (not a failed run)", async () => {
     const t = fromColumns({ k: [1, 2, 3], x: [1, 2, 3], y: [2, 4, 7] });
     const rows = await same(t.groupBy("k").agg(corr("x", "y").alias("c")).sort("k"), "one row each", true);
