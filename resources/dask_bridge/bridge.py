@@ -11,11 +11,17 @@ Needs only the standard library, dask, distributed and pandas (the cluster's Pyt
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
 import time
 from concurrent.futures import CancelledError
 import traceback
+
+# Ctrl+C reaches the whole foreground process group, this bridge too: the engine handles it
+# (it cancels the run, then closes the bridge), so the bridge must not die of it mid-run.
+# Set before the slow imports below. The bridge ends when its stdin closes.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
