@@ -422,16 +422,18 @@ def nan_agg_groups(a, i, g, whole, nan):
     plain = one_agg(a, i, g, whole.assign(**{f"a{i}": src.mask(nan)}), nan_aware=False)
     if op == "count":
         return None
-    keys = pd.Series(0, index=whole.index) if g is None else None
-    groups = (keys.groupby(keys).indices if g is None else g.indices)
+    # Each row's group by the grouper's codes, in its result order (plain's): a key of
+    # several columns with a null cannot be looked up in plain's index (KeyError).
+    ids = np.zeros(len(whole), dtype=np.int64) if g is None else np.asarray(g.grouper.group_info[0], dtype=np.int64)
     res = [None if x is pd.NA or x is None else x for x in plain.astype("object")]
     vals = src.to_numpy(dtype="float64", na_value=np.nan)
     valid = src.notna().to_numpy()
-    for pos, (key, rows) in enumerate(groups.items()):
-        rows = np.sort(rows)
-        v = vals[rows][valid[rows]]
-        if np.isnan(v).any() or (op in ("median", "quantile") and np.isinf(v).any()):
-            res[pos if g is None else plain.index.get_loc(key)] = nan_agg(op, v, a.get("q"))
+    odd = valid & (np.isnan(vals) | (np.isinf(vals) if op in ("median", "quantile") else False))
+    order = np.argsort(ids, kind="stable")  # rows of each group together, in row order
+    starts = np.searchsorted(ids[order], np.arange(len(res) + 1))
+    for pos in np.unique(ids[odd]):
+        rows = order[starts[pos]:starts[pos + 1]]
+        res[pos] = nan_agg(op, vals[rows][valid[rows]], a.get("q"))
     if op == "nunique":
         return pd.Series(pd.array(res, dtype="Int64"), index=plain.index)
     mask = np.array([x is None for x in res], dtype=bool)

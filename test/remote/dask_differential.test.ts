@@ -570,6 +570,32 @@ describe("Dask: edge values give the local engine's answers", () => {
     );
   });
 
+  it("NaN and ±Infinity in groups of two keys, one of them null, aggregate as locally (no KeyError)", async () => {
+    const t = fromColumns(
+      {
+        a: [1, null, 1, null, 2, 2, null, 1],
+        b: ["x", null, "x", null, null, null, null, "y"],
+        f: [NaN, 1, 2, Infinity, 3, -Infinity, NaN, 4],
+      },
+      { partitions: [3, 5], types: { a: "int64", b: "string", f: "float64" } },
+    );
+    await same(
+      t
+        .groupBy("a", "b")
+        .agg(
+          col("f").median().alias("md"),
+          col("f").quantile(0.25).alias("q"),
+          col("f").sum().alias("s"),
+          col("f").mean().alias("m"),
+          col("f").first().alias("fi"),
+          col("f").last().alias("la"),
+          col("f").nUnique().alias("u"),
+          col("f").max().alias("mx"),
+        ),
+      "two keys",
+    );
+  });
+
   it("sorts order values exactly: close floats beside a null, NaN, -0, and int64 past 2^53", async () => {
     const close = fromColumns({ r: [0, 1, 2, 3], f: [3e-20, 1e-20, 2e-20, null] }, { types: { r: "int64" } });
     const rows = await same(close.sort("f"), "close floats", true);
