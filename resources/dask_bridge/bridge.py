@@ -184,7 +184,7 @@ class Bridge:
     def workers_now(self, client, fut):
         """How many workers the scheduler has, asked with a bounded wait."""
         try:
-            ident = client.sync(client.scheduler.identity, callback_timeout=SCHEDULER_ANSWER_S)
+            threads = client.sync(client.scheduler.ncores, callback_timeout=SCHEDULER_ANSWER_S)  # {worker: threads}
         except TimeoutError:
             fut.release()  # sent without waiting for the scheduler
             raise BridgeError(
@@ -202,7 +202,7 @@ class Bridge:
                 f"lost the Dask scheduler at {self.where()} during the run (it stopped, or the connection to it "
                 "dropped); nothing was written; check that the scheduler is running and run the pipeline again",
             )
-        return len(ident.get("workers", {}))
+        return len(threads)
 
     def status(self):
         info = self.connect().scheduler_info()
