@@ -266,6 +266,9 @@ def cast(s, frm, to, strict=True, label=""):
     raise BridgeError("BASIN_INTERNAL", f"cast from {frm} to {to}")
 
 
+ASCII_SPACE = " \t\n\r\v\f"
+
+
 def fn(e, args, df):
     name, o, t = e["name"], e.get("options") or {}, e["type"]
     a = args[0] if args else None
@@ -274,7 +277,9 @@ def fn(e, args, df):
     if name in ("str.lower", "str.upper"):
         return basin_text.case_map(a, name == "str.upper")
     if name == "str.strip":
-        return a.str.strip()
+        # ASCII whitespace only, as the local engine strips (native/src/ops/expr_fn.h IsSpace):
+        # Python's default also strips U+00A0, U+2003, U+0085, U+001C-U+001F and more.
+        return a.str.strip(ASCII_SPACE)
     if name == "str.contains":
         return basin_text.contains(a, o["pattern"], o.get("literal", False))
     if name == "str.startsWith":

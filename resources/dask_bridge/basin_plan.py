@@ -202,6 +202,32 @@ def filter_partition(df, predicate):
     return df[keep].reset_index(drop=True)
 
 
+def order_codes(col):
+    """Each value's dense rank (int64) in the local engine's order, computed on the exact
+    values (Series.rank on a nullable Float64 column calls values within ~1e-8 of each other
+    ties, and a float64 on the way would round int64 past 2^53): NaN above every number and
+    equal to NaN, -0.0 equal to 0.0 (float_order.h), strings by their bytes (code points).
+    A null's rank is 0; the null flag places it."""
+    dt = str(col.dtype)
+    nan = None
+    if dt == "Float64":
+        v = col.to_numpy(dtype="float64", na_value=0.0)
+        nan = np.isnan(v)
+        v = np.where(nan, 0.0, v) + 0.0  # -0.0 + 0.0 is 0.0
+    elif dt in ("Int64", "boolean"):
+        v = col.to_numpy(dtype="int64", na_value=0)
+    elif col.dtype.kind == "M":
+        v = col.to_numpy(dtype="datetime64[ns]").view("int64")
+    elif col.dtype.kind in "iufb":
+        v = col.to_numpy()
+    else:
+        v = col.to_numpy(dtype=object, na_value="")
+    rank = np.unique(v, return_inverse=True)[1].astype("int64").reshape(-1)
+    if nan is not None and nan.any():
+        rank[nan] = rank.max(initial=0) + 1
+    return rank
+
+
 def sort_frame(df, keys, limit):
     """A stable sort by the keys, each with its direction and null placement."""
     if len(df) == 0:
@@ -211,11 +237,8 @@ def sort_frame(df, keys, limit):
         col = df.iloc[:, k["index"]]
         nulls = col.isna().to_numpy()
         by[f"n{i}"] = np.where(nulls, 0 if k["nullsFirst"] else 1, 1 if k["nullsFirst"] else 0)
-        nan = nan_values(col)
-        rank = col.mask(nan).rank(method="dense").to_numpy(dtype="float64", na_value=0.0) if nan is not None else col.rank(method="dense").to_numpy(dtype="float64", na_value=0.0)
-        if nan is not None and nan.any():  # NaN orders above every number (float_order.h)
-            rank[nan] = np.nanmax(rank, initial=0.0) + 1
-        by[f"v{i}"] = np.nan_to_num(-rank if k["descending"] else rank)
+        rank = order_codes(col)
+        by[f"v{i}"] = -rank if k["descending"] else rank
     order = np.lexsort([by[c] for c in reversed(list(by))])
     out = df.iloc[order].reset_index(drop=True)
     return out if limit is None else out.head(limit)
@@ -253,14 +276,31 @@ def aggregate_inputs(df, keys, aggs):
     return out.reset_index(drop=True)
 
 
-def corr(frame):
-    both = frame.dropna().astype("float64")
-    if len(both) < 2:
-        return None
-    x, y = both.iloc[:, 0], both.iloc[:, 1]
-    if x.std(ddof=0) == 0 or y.std(ddof=0) == 0:
-        return None
-    return float(np.corrcoef(x, y)[0, 1])
+def corr_groups(x, y, ids, groups):
+    """Pearson's r per group (`ids`: each row's group, 0..groups-1) as the local engine computes
+    it (native/src/ops/groupby.cc: ComputeCoMoments, CorrFinal): over the rows where both are
+    not null, shifted sums from the group's first pair; null with no pairs, NaN (0 / 0) with
+    one pair or no spread on either side, NaN from a NaN or an infinity."""
+    both = (x.notna() & y.notna()).to_numpy()
+    xv = x.to_numpy(dtype="float64", na_value=np.nan)[both]
+    yv = y.to_numpy(dtype="float64", na_value=np.nan)[both]
+    ids = np.asarray(ids, dtype=np.int64)[both]
+    sums = lambda w: np.bincount(ids, weights=w, minlength=groups)  # in row order, as locally
+    n = np.bincount(ids, minlength=groups).astype("float64")
+    kx, ky = np.zeros(groups), np.zeros(groups)
+    seen, first = np.unique(ids, return_index=True)
+    kx[seen], ky[seen] = xv[first], yv[first]
+    with np.errstate(all="ignore"):
+        dx, dy = xv - kx[ids], yv - ky[ids]
+        sx, sy = sums(dx), sums(dy)
+        m2x, m2y = sums(dx * dx) - sx * sx / n, sums(dy * dy) - sy * sy / n
+        cxy = sums(dx * dy) - sx * sy / n
+        m2x, m2y = np.where(m2x < 0, 0.0, m2x), np.where(m2y < 0, 0.0, m2y)  # NonNegative: NaN stays
+        sdx = np.where(n > 1, np.sqrt(m2x / n), 0.0)
+        sdy = np.where(n > 1, np.sqrt(m2y / n), 0.0)
+        r = (cxy / n) / (sdx * sdy)
+    none = n == 0
+    return pd.arrays.FloatingArray(np.where(none, 0.0, r), none)
 
 
 def as_float(s, nulls):
@@ -304,14 +344,18 @@ def one_agg(a, i, g, whole, nan_aware=True):
         r = nan_agg_groups(a, i, g, whole, nan)
         if r is not None:
             return r
+    if op in ("sum", "mean") and str(whole[f"a{i}"].dtype) == "Float64":
+        r = inf_sum_groups(op, whole[f"a{i}"], g)
+        if r is not None:
+            return r
     s = g[f"a{i}"] if g is not None else whole[f"a{i}"]
     single = g is None
     n = s.count()
     n = pd.Series([n]) if single else n
     if op == "corr":
-        cols = [f"a{i}", f"b{i}"]
-        vals = [corr(whole[cols])] if single else g[cols].apply(corr)
-        return pd.Series(pd.array(list(vals), dtype="Float64"), index=n.index)
+        # Row groups by the grouper's codes, in its result order (that of n).
+        ids = np.zeros(len(whole), dtype=np.int64) if single else g.grouper.group_info[0]
+        return pd.Series(corr_groups(whole[f"a{i}"], whole[f"b{i}"], ids, len(n)), index=n.index)
     call = {
         "count": lambda: s.count(), "nunique": lambda: s.nunique(dropna=True),
         "sum": lambda: s.sum(min_count=1), "min": lambda: s.min(), "max": lambda: s.max(),
@@ -328,6 +372,48 @@ def one_agg(a, i, g, whole, nan_aware=True):
     return r
 
 
+def infinities(s):
+    """Where a Float64 series holds +inf, and where -inf."""
+    v = s.to_numpy(dtype="float64", na_value=0.0)
+    return v == np.inf, v == -np.inf
+
+
+def with_infinities(r, pos, neg):
+    """Sums `r` over a group's finite values (null where there were none), with the group's
+    infinities added back: +inf, -inf, or NaN for both, as the local engine's plain sum gives.
+    pandas' grouped sum is Kahan-compensated, and makes inf + 3 NaN; so infinities are
+    counted apart (`pos`, `neg`: how many per group) and never enter it."""
+    null = r.isna().to_numpy()
+    data = r.astype("object").where(~null, np.nan).to_numpy(dtype="float64")
+    inf = (np.asarray(pos) > 0) | (np.asarray(neg) > 0)
+    with np.errstate(invalid="ignore"):
+        data = np.where(inf & null, 0.0, data) + np.where(np.asarray(pos) > 0, np.inf, 0.0) + np.where(np.asarray(neg) > 0, -np.inf, 0.0)
+    null = null & ~inf
+    return pd.Series(pd.arrays.FloatingArray(np.where(null, 0.0, data), null), index=r.index)
+
+
+def inf_sum_groups(op, src, g):
+    """one_agg's sum or mean of a Float64 input holding an infinity (None when it holds none)."""
+    pos, neg = infinities(src)
+    if not (pos.any() or neg.any()):
+        return None
+    finite = src.mask(pos | neg)
+    if g is None:
+        total, n = pd.Series([finite.sum(min_count=1)], dtype="object"), np.array([src.count()])
+        r = with_infinities(total, [pos.sum()], [neg.sum()])
+    else:
+        index = g.size().index
+        by = lambda v: pd.Series(v, index=src.index).groupby(g.grouper)
+        total = by(finite).sum(min_count=1).reindex(index)
+        n = by(src).count().reindex(index).to_numpy(dtype="int64")
+        r = with_infinities(total, by(pos).sum().reindex(index).to_numpy(), by(neg).sum().reindex(index).to_numpy())
+    if op == "sum":
+        return r
+    with np.errstate(all="ignore"):
+        v = r.to_numpy(dtype="float64", na_value=np.nan) / np.maximum(n, 1)
+    return pd.Series(pd.arrays.FloatingArray(np.where(n > 0, v, 0.0), n == 0), index=r.index)
+
+
 def nan_agg_groups(a, i, g, whole, nan):
     """one_agg for a float64 input holding NaN (or an infinity, for median and quantile, which
     interpolate as quantile.h does): nan_agg on the groups that hold one, pandas on the others."""
@@ -336,16 +422,18 @@ def nan_agg_groups(a, i, g, whole, nan):
     plain = one_agg(a, i, g, whole.assign(**{f"a{i}": src.mask(nan)}), nan_aware=False)
     if op == "count":
         return None
-    keys = pd.Series(0, index=whole.index) if g is None else None
-    groups = (keys.groupby(keys).indices if g is None else g.indices)
+    # Each row's group by the grouper's codes, in its result order (plain's): a key of
+    # several columns with a null cannot be looked up in plain's index (KeyError).
+    ids = np.zeros(len(whole), dtype=np.int64) if g is None else np.asarray(g.grouper.group_info[0], dtype=np.int64)
     res = [None if x is pd.NA or x is None else x for x in plain.astype("object")]
     vals = src.to_numpy(dtype="float64", na_value=np.nan)
     valid = src.notna().to_numpy()
-    for pos, (key, rows) in enumerate(groups.items()):
-        rows = np.sort(rows)
-        v = vals[rows][valid[rows]]
-        if np.isnan(v).any() or (op in ("median", "quantile") and np.isinf(v).any()):
-            res[pos if g is None else plain.index.get_loc(key)] = nan_agg(op, v, a.get("q"))
+    odd = valid & (np.isnan(vals) | (np.isinf(vals) if op in ("median", "quantile") else False))
+    order = np.argsort(ids, kind="stable")  # rows of each group together, in row order
+    starts = np.searchsorted(ids[order], np.arange(len(res) + 1))
+    for pos in np.unique(ids[odd]):
+        rows = order[starts[pos]:starts[pos + 1]]
+        res[pos] = nan_agg(op, vals[rows][valid[rows]], a.get("q"))
     if op == "nunique":
         return pd.Series(pd.array(res, dtype="Int64"), index=plain.index)
     mask = np.array([x is None for x in res], dtype=bool)
@@ -392,7 +480,12 @@ def partial_states(df, nkeys, aggs):
         nan = nan_values(df[f"a{i}"]) if a.get("arg") and a["op"] != "count" else None
         if nan is not None:
             nan_cols[f"x{i}"] = nan.astype("int64")
-            nan_cols[f"a{i}"] = df[f"a{i}"].mask(nan)
+            drop = nan
+            if a["op"] in ("sum", "mean"):  # p{i}, q{i}: how many are +inf, -inf (with_infinities)
+                pos, neg = infinities(df[f"a{i}"])
+                nan_cols[f"p{i}"], nan_cols[f"q{i}"] = pos.astype("int64"), neg.astype("int64")
+                drop = nan | pos | neg
+            nan_cols[f"a{i}"] = df[f"a{i}"].mask(drop)
     if nan_cols:
         df = df.assign(**nan_cols)
     g = grouping(df, nkeys)
@@ -412,11 +505,12 @@ def partial_states(df, nkeys, aggs):
         if g is None:
             n = pd.Series([n])
             v = None if v is None else pd.Series([v], dtype=df[f"a{i}"].dtype)
-        if f"x{i}" in df.columns:
-            x = g[f"x{i}"].sum() if g is not None else pd.Series([int(df[f"x{i}"].sum())])
-            x = x.reindex(index).to_numpy(dtype="int64") if g is not None else x.to_numpy(dtype="int64")
-            frame[f"x{i}"] = x
-            n = n + (pd.Series(x, index=index) if g is not None else pd.Series(x))
+        for c in (f"x{i}", f"p{i}", f"q{i}"):
+            if c in df.columns:
+                x = g[c].sum() if g is not None else pd.Series([int(df[c].sum())])
+                x = x.reindex(index).to_numpy(dtype="int64") if g is not None else x.to_numpy(dtype="int64")
+                frame[c] = x
+                n = n + (pd.Series(x, index=index) if g is not None else pd.Series(x))
         frame[f"n{i}"] = n.reindex(index).to_numpy(dtype="int64") if g is not None else n.to_numpy(dtype="int64")
         if v is not None:
             frame[f"v{i}"] = (v.reindex(index) if g is not None else v).reset_index(drop=True)
@@ -446,6 +540,10 @@ def combine_states(df, nkeys, aggs, schema):
         else:
             n, r = n.reindex(index), r.reindex(index)
         counts = n.to_numpy(dtype="int64")
+        if f"p{i}" in df.columns:
+            inf = [part(c).sum() for c in (f"p{i}", f"q{i}")]
+            inf = [(x.reindex(index) if g is not None else pd.Series([x])).to_numpy(dtype="int64") for x in inf]
+            r = with_infinities(r, *inf)
         if op == "mean":
             with np.errstate(all="ignore"):
                 v = r.astype("object").where(r.notna(), np.nan).to_numpy(dtype="float64") / np.maximum(counts, 1)

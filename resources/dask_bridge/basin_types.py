@@ -70,6 +70,12 @@ def from_plan_values(values, t, index=None):
         mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
         data = np.fromiter((0.0 if v is None else float(v) for v in values), dtype=np.float64, count=len(values))
         return pd.Series(pd.arrays.FloatingArray(data, mask), index=index)
+    if t == "int64":
+        # Exact int64s: values past 2^53 come as decimal strings, which pd.array cannot
+        # take beside a None ("cannot safely cast non-equivalent object to int64").
+        mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+        data = np.array([0 if v is None else int(v) for v in values], dtype=np.int64).reshape(-1)
+        return pd.Series(pd.arrays.IntegerArray(data, mask), index=index)
     return pd.Series(pd.array(list(values), dtype=PANDAS_DTYPES[t]), index=index)
 
 

@@ -11,10 +11,17 @@ Needs only the standard library, dask, distributed and pandas (the cluster's Pyt
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
+import time
 from concurrent.futures import CancelledError
 import traceback
+
+# Ctrl+C reaches the whole foreground process group, this bridge too: the engine handles it
+# (it cancels the run, then closes the bridge), so the bridge must not die of it mid-run.
+# Set before the slow imports below. The bridge ends when its stdin closes.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,6 +43,13 @@ from basin_types import BridgeError  # noqa: E402
 MODULES = (basin_types, basin_text, basin_csv_location, basin_exprs, basin_parquet, basin_plan, basin_wire)
 
 out_lock = threading.Lock()
+
+# A run waits for its result in steps of WATCH_EVERY_S, checking the scheduler between them:
+# it fails once the scheduler has had no workers for NO_WORKERS_GRACE_S (the tasks would wait
+# forever), or when the scheduler does not answer that check within SCHEDULER_ANSWER_S.
+WATCH_EVERY_S = 1.0
+NO_WORKERS_GRACE_S = 10.0
+SCHEDULER_ANSWER_S = 10.0
 
 
 def dumps(msg):
@@ -119,7 +133,7 @@ class Bridge:
             fut = client.compute(ddf)
             self.futures[rid] = fut
         try:
-            df = fut.result()
+            df = self.wait(fut, client)
         except (CancelledError, distributed.client.CancelledError):
             if rid in self.cancelled:
                 raise BridgeError("BASIN_CANCELLED", "the run was cancelled")
@@ -141,6 +155,54 @@ class Bridge:
             send_line(head + table + "}")
             parts += 1
         return {"parts": parts}
+
+    def wait(self, fut, client):
+        """The run's result, once its tasks are done; fails (BridgeError) when the scheduler
+        is left without workers or stops answering, rather than waiting forever."""
+        alone_since = None
+        while True:
+            try:
+                client.sync(distributed.client._wait, [fut], timeout=WATCH_EVERY_S)  # not the result: a large one takes longer to fetch
+                break
+            except TimeoutError:
+                pass
+            workers = self.workers_now(client, fut)
+            if workers > 0:
+                alone_since = None
+                continue
+            alone_since = alone_since or time.monotonic()
+            if time.monotonic() - alone_since >= NO_WORKERS_GRACE_S:
+                fut.release()
+                raise BridgeError(
+                    "BASIN_WORKER",
+                    f"the Dask scheduler at {self.where()} has had no workers for {NO_WORKERS_GRACE_S:g} s, so the run "
+                    "cannot go on (its workers stopped, or none ever joined); nothing was written; start workers "
+                    f"(dask worker {self.args.scheduler}), or check that they can reach the scheduler, and run the pipeline again",
+                )
+        return fut.result()
+
+    def workers_now(self, client, fut):
+        """How many workers the scheduler has, asked with a bounded wait."""
+        try:
+            threads = client.sync(client.scheduler.ncores, callback_timeout=SCHEDULER_ANSWER_S)  # {worker: threads}
+        except TimeoutError:
+            fut.release()  # sent without waiting for the scheduler
+            raise BridgeError(
+                "BASIN_IO",
+                f"the Dask scheduler at {self.where()} stopped answering during the run (no reply within "
+                f"{SCHEDULER_ANSWER_S:g} s); nothing was written; check that the scheduler is running and not "
+                "stopped or overloaded, and run the pipeline again",
+            )
+        except OSError:
+            if fut.done():
+                return 1  # the result came; fut.result() reports it
+            fut.release()
+            raise BridgeError(
+                "BASIN_IO",
+                f"lost the Dask scheduler at {self.where()} during the run (it stopped, or the connection to it "
+                "dropped); nothing was written; check that the scheduler is running and run the pipeline again",
+            )
+        return len(threads)
 
     def status(self):
         info = self.connect().scheduler_info()

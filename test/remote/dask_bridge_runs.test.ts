@@ -1,7 +1,8 @@
 // The engine ↔ Dask bridge around a run: a result comes back in parts (a large one
 // used to be one JSON line past the longest string JavaScript holds), a cancel that
 // arrives while the bridge is still connecting stops the run, a scheduler that dies
-// mid-run is reported as lost (BASIN_IO naming it, not as the user's cancel), and a
+// mid-run is reported as lost (BASIN_IO naming it, not as the user's cancel), a run left
+// without workers or on a frozen scheduler fails in bounded time instead of hanging, and a
 // Python that exits at once is reported with what it printed, not as a crash.
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -89,6 +90,77 @@ describe("Dask bridge runs", () => {
       await own.stop();
     }
   });
+
+  /** Waits (bounded: 20 s) until the cluster's workers run the job. */
+  async function untilProcessing(cluster: DaskCluster): Promise<void> {
+    for (let i = 0; i < 400 && (await cluster.status()).processing === 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+  }
+
+  it("a run on a scheduler with no workers fails after the grace period, naming the scheduler (not a hang)", async () => {
+    const own = await startDask(0);
+    const cluster = new DaskCluster(own.address, { python: PYTHON });
+    try {
+      const started = Date.now();
+      const err = (await fromColumns({ a: [1, 2, 3] })
+        .agg(col("a").sum().alias("s"))
+        .compute({ cluster })
+        .catch((e: unknown) => e)) as BasinError;
+      expect(err).toBeInstanceOf(BasinError);
+      expect(err.code, err.message).toBe("BASIN_WORKER");
+      expect(err.message).toContain(`the Dask scheduler at ${own.address} has had no workers for 10 s`);
+      expect(err.message).toContain("start workers");
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      await cluster.close();
+      await own.stop();
+    }
+  }, 60_000);
+
+  it("a run whose workers are all killed mid-run fails after the grace period (not a hang)", async () => {
+    const own = await startDask(2);
+    const cluster = new DaskCluster(own.address, { python: PYTHON });
+    try {
+      await cluster.connect();
+      const running = slowFrame()
+        .compute({ cluster })
+        .catch((e: unknown) => e);
+      await untilProcessing(cluster);
+      const killed = Date.now();
+      for (const w of own.workers) w.kill("SIGKILL");
+      const err = (await running) as BasinError;
+      expect(err).toBeInstanceOf(BasinError);
+      expect(err.code, err.message).toBe("BASIN_WORKER");
+      expect(err.message).toContain(`the Dask scheduler at ${own.address} has had no workers`);
+      expect(Date.now() - killed).toBeLessThan(30_000);
+    } finally {
+      await cluster.close();
+      await own.stop();
+    }
+  }, 60_000);
+
+  it("a scheduler that freezes mid-run (SIGSTOP) is BASIN_IO saying it stopped answering (not a hang)", async () => {
+    const own = await startDask(1);
+    const cluster = new DaskCluster(own.address, { python: PYTHON });
+    try {
+      await cluster.connect();
+      const running = slowFrame()
+        .compute({ cluster })
+        .catch((e: unknown) => e);
+      await untilProcessing(cluster);
+      const stopped = Date.now();
+      own.scheduler.kill("SIGSTOP");
+      const err = (await running) as BasinError;
+      expect(err).toBeInstanceOf(BasinError);
+      expect(err.code, err.message).toBe("BASIN_IO");
+      expect(err.message).toContain(`the Dask scheduler at ${own.address} stopped answering during the run`);
+      expect(Date.now() - stopped).toBeLessThan(30_000);
+    } finally {
+      own.scheduler.kill("SIGCONT");
+      await cluster.close();
+      await own.stop();
+    }
+  }, 60_000);
 
   it("a Python that exits at once is BASIN_WORKER with what it printed, and the process lives on", async () => {
     const script = join(dir, "no-env.sh");

@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasinError, col, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
+import { BasinError, col, corr, count, fromColumns, readCsv, type DataFrame } from "../../engine/api/index.js";
 import { makeTrips, writeTripsCsv, type Trips } from "../helpers/data.js";
-import { expectSameRows, tableRows } from "../helpers/oracle.js";
+import { Duck, expectSameRows, tableRows } from "../helpers/oracle.js";
 import { daskFixture } from "./dask_procs.js";
 
 const ROWS = 2000;
@@ -509,5 +509,182 @@ describe("Dask: CSV values parse as the local reader parses them", () => {
     expect(dask?.code).toBe("BASIN_IO");
     expect(dask?.message).toMatch(/column "d" holds a date outside 1677-09-22 … 2262-04-11.*"2300-01-01"/);
     expect(dask?.message).not.toMatch(/cannot cast/);
+  });
+});
+
+// Values at the edges of each type, where pandas' own answers differ from the local engine's.
+describe("Dask: edge values give the local engine's answers", () => {
+  let duck: Duck;
+  beforeAll(async () => {
+    duck = await Duck.open();
+  });
+  afterAll(() => duck?.close());
+
+  /** The frame's rows on Dask, checked against the local engine's (in order when `ordered`). */
+  const same = async (frame: DataFrame, label: string, ordered = false): Promise<unknown[][]> => {
+    const expected = await frame.compute({ cluster: fx.local });
+    const actual = await frame.compute({ cluster: fx.dask });
+    expect(actual.schema).toEqual(expected.schema);
+    expectSameRows(tableRows(actual), tableRows(expected), label, ordered);
+    return tableRows(actual);
+  };
+
+  it("grouped sums and means over ±Infinity are ±Infinity, or NaN with both (not pandas' Kahan NaN)", async () => {
+    const k = [1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7];
+    const f = [Infinity, 0, 3, Infinity, -Infinity, -Infinity, 1, Infinity, NaN, Infinity, null, -Infinity, 2, null];
+    const t = fromColumns({ k, f }, { partitions: [5, 9], types: { k: "int64", f: "float64" } });
+    const want = [
+      [1, Infinity, Infinity],
+      [2, NaN, NaN],
+      [3, -Infinity, -Infinity],
+      [4, NaN, NaN],
+      [5, Infinity, Infinity],
+      [6, -Infinity, -Infinity],
+      [7, 2, 2],
+    ];
+    // Partial states (sum and mean only), and whole groups (with a median beside them).
+    const partial = t.groupBy("k").agg(col("f").sum().alias("s"), col("f").mean().alias("m")).sort("k");
+    expectSameRows(await same(partial, "partial sums", true), want, "partial sums", true);
+    const whole = t
+      .groupBy("k")
+      .agg(col("f").sum().alias("s"), col("f").mean().alias("m"), col("f").median().alias("md"))
+      .sort("k");
+    expectSameRows(
+      (await same(whole, "whole groups", true)).map((r) => r.slice(0, 3)),
+      want,
+      "whole groups",
+      true,
+    );
+    // One group, no keys, across partitions.
+    await same(t.filter(col("k").eq(1)).select(col("f").sum().alias("s"), col("f").mean().alias("m")), "reduction");
+    const sql = (v: number | null) =>
+      v === null ? "NULL" : Number.isNaN(v) ? "'NaN'::DOUBLE" : Number.isFinite(v) ? `${v}::DOUBLE` : `'${v}'::DOUBLE`;
+    const duckRows = await duck.rows(
+      `SELECT k, sum(f), avg(f) FROM (VALUES ${k.map((x, i) => `(${x}, ${sql(f[i]!)})`).join(",")}) t(k, f) GROUP BY k ORDER BY k`,
+    );
+    expectSameRows(
+      duckRows.map((r) => r.map(Number)),
+      want,
+      "DuckDB",
+      true,
+    );
+  });
+
+  it("NaN and ±Infinity in groups of two keys, one of them null, aggregate as locally (no KeyError)", async () => {
+    const t = fromColumns(
+      {
+        a: [1, null, 1, null, 2, 2, null, 1],
+        b: ["x", null, "x", null, null, null, null, "y"],
+        f: [NaN, 1, 2, Infinity, 3, -Infinity, NaN, 4],
+      },
+      { partitions: [3, 5], types: { a: "int64", b: "string", f: "float64" } },
+    );
+    await same(
+      t
+        .groupBy("a", "b")
+        .agg(
+          col("f").median().alias("md"),
+          col("f").quantile(0.25).alias("q"),
+          col("f").sum().alias("s"),
+          col("f").mean().alias("m"),
+          col("f").first().alias("fi"),
+          col("f").last().alias("la"),
+          col("f").nUnique().alias("u"),
+          col("f").max().alias("mx"),
+        ),
+      "two keys",
+    );
+  });
+
+  it("sorts order values exactly: close floats beside a null, NaN, -0, and int64 past 2^53", async () => {
+    const close = fromColumns({ r: [0, 1, 2, 3], f: [3e-20, 1e-20, 2e-20, null] }, { types: { r: "int64" } });
+    const rows = await same(close.sort("f"), "close floats", true);
+    expect(rows.map((r) => r[0])).toEqual([1, 2, 0, 3]);
+    const f = [3e-20, 1e-20, 2e-20, null, NaN, -0, 0, -Infinity, Infinity, NaN, 1 + 2 ** -52, 1, null, -1e-300];
+    const floats = fromColumns(
+      { r: f.map((_, i) => i), f },
+      { partitions: [4, 10], types: { r: "int64", f: "float64" } },
+    );
+    await same(floats.sort("f"), "floats", true);
+    await same(floats.sort(["f", "r"], { descending: [true, false], nullsFirst: [true, false] }), "floats desc", true);
+    await same(floats.sort("f", { descending: true }).head(6), "floats top-n", true);
+    const big = [9007199254740993n, 9007199254740992n, -9223372036854775808n, 9223372036854775807n, 9007199254740994n];
+    const ints = fromColumns({ r: big.map((_, i) => i), i: big }, { types: { r: "int64", i: "int64" } });
+    const asc = await same(ints.sort("i"), "int64", true);
+    expect(asc.map((r) => r[0])).toEqual([2, 1, 0, 4, 3]);
+    await same(ints.sort("i", { descending: true }), "int64 desc", true);
+  });
+
+  it("int64 values past 2^53 beside a null stay exact", async () => {
+    const t = fromColumns(
+      { i: [1n, null, 9007199254740993n, -9223372036854775807n], k: [1, 1, 2, 2] },
+      { partitions: [3, 1], types: { i: "int64", k: "int64" } },
+    );
+    const rows = await same(t, "values", true);
+    expect(rows.map((r) => r[0])).toEqual([1, null, 9007199254740993n, -9223372036854775807n]);
+    await same(t.filter(col("i").gt(col("k"))), "filter");
+    await same(t.select(col("i").fillNull(col("k")).alias("f")), "fillNull", true);
+    await same(t.groupBy("k").agg(col("i").max().alias("mx"), col("i").first().alias("f")), "grouped");
+  });
+
+  it("str.strip strips ASCII whitespace only, as locally (not U+00A0, U+2003, U+0085, U+001C..U+001F)", async () => {
+    const strs = [
+      "\u00a0a\u2003",
+      " \t\nb\v\f\r ",
+      "\u0085c\u1680",
+      "\u001fd\u001c",
+      "\u3000 e \u3000",
+      "",
+      null,
+      "  ",
+    ];
+    const t = fromColumns({ i: strs.map((_, i) => i), s: strs }, { types: { i: "int64", s: "string" } });
+    const rows = await same(t.select("i", col("s").str.strip().alias("t")), "strip", true);
+    expect(rows.map((r) => r[1])).toEqual([
+      "\u00a0a\u2003",
+      "b",
+      "\u0085c\u1680",
+      "\u001fd\u001c",
+      "\u3000 e \u3000",
+      "",
+      null,
+      "",
+    ]);
+  });
+
+  it("grouped corr where no group has two rows is NaN per group (not a failed run)", async () => {
+    const t = fromColumns({ k: [1, 2, 3], x: [1, 2, 3], y: [2, 4, 7] });
+    const rows = await same(t.groupBy("k").agg(corr("x", "y").alias("c")).sort("k"), "one row each", true);
+    expect(rows).toEqual([
+      [1, NaN],
+      [2, NaN],
+      [3, NaN],
+    ]);
+  });
+
+  it("corr is NaN for one pair or no spread, null with no pairs, as locally and in DuckDB", async () => {
+    const k = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 5, 6, 6, 7, 7, null, null, 8, 8, 8];
+    const x = [1, 1, 2, 3, 1, null, null, null, 1, 2, 4, 1, NaN, 1, Infinity, 2, 5, 0.1, 0.2, 0.3];
+    const y = [2, 4, 7, 7, 3, 4, 1, 2, 1, 3, 2, 2, 3, 1, 2, 1, 3, 10, 30, 20];
+    const t = fromColumns({ k, x, y }, { partitions: [7, 0, 13], types: { k: "int64", x: "float64", y: "float64" } });
+    const grouped = t.groupBy("k").agg(corr("x", "y").alias("c"), count().alias("n")).sort("k");
+    const rows = await same(grouped, "grouped", true);
+    expect(rows.slice(0, 4).map((r) => r[1])).toEqual([NaN, NaN, NaN, null]);
+    await same(t.groupBy("k", "y").agg(corr("x", "y").alias("c")), "two keys");
+    await same(t.filter(col("k").eq(3)).select(corr("x", "y").alias("c")), "reduction over one pair");
+    await same(t.filter(col("k").eq(4)).select(corr("x", "y").alias("c")), "reduction over no pairs");
+    await same(t.select(corr("x", "y").alias("c")), "reduction");
+    const sql = (v: number | null) => (v === null ? "NULL" : Number.isFinite(v) ? `${v}::DOUBLE` : `'${v}'::DOUBLE`);
+    const values = k.map((g, i) => `(${g ?? "NULL"}, ${sql(x[i]!)}, ${sql(y[i]!)})`).join(",");
+    const duckRows = await duck.rows(
+      `SELECT k, corr(x, y), count(*) FROM (VALUES ${values}) t(k, x, y) WHERE k IS NULL OR k NOT IN (6, 7) GROUP BY k ORDER BY k NULLS LAST`,
+    );
+    // DuckDB fails a corr over NaN or an infinity (groups 6 and 7) as out of range.
+    expectSameRows(
+      rows.filter((r) => r[0] !== 6 && r[0] !== 7),
+      duckRows.map((r) => [r[0] === null ? null : Number(r[0]), r[1], Number(r[2])]),
+      "DuckDB",
+      true,
+    );
   });
 });

@@ -2,13 +2,15 @@
 // Dask backend's failures: an operation it cannot translate fails before anything is
 // submitted, naming it and its source line; a task's cast error keeps its code; an
 // unreachable scheduler fails within the connect timeout; a worker killed mid-run
-// does not change the result (Dask recomputes its tasks).
+// does not change the result (Dask recomputes its tasks); Ctrl+C during `basin run
+// --cluster` cancels the run and exits 130 (the bridge is not reported as a broken Python).
+import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BasinError, col, DaskCluster, fromColumns, type DataFrame } from "../../engine/api/index.js";
 import { seededRandom } from "../../engine/common/random.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
-import { makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { BASIN_BIN, errorLines, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
 import { daskFixture, freePort, PYTHON } from "./dask_procs.js";
 
 const fx = daskFixture(2);
@@ -194,4 +196,64 @@ export default readCsv("data.csv").groupBy("city").agg(col("v").sum().alias("s")
       removeDir(dir);
     }
   });
+
+  // SIGINT is Ctrl+C (the bridge ignores it; basin cancels the run); SIGTERM, a stop from the
+  // system, ends the bridge too, and the run is still reported as cancelled.
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "%s to the process group cancels the run on Dask and exits 130",
+    async (sig) => {
+      const dir = makeTempDir();
+      try {
+        // Work that keeps the Dask workers busy for seconds (regex replacements over 1.6M strings).
+        writeText(
+          dir,
+          "slow.ts",
+          `import { fromColumns, col, count, lit } from "basin";
+const n = 100_000;
+export default fromColumns({ s: Array.from({ length: n }, (_, i) => "abcabd-" + (i % 1000) + "-éé-abcabcabc-" + i) }, { partitions: 4 })
+  .withColumns({ j: lit(1) })
+  .join(fromColumns({ j: Array(16).fill(1), r: Array.from({ length: 16 }, (_, i) => i) }), { on: "j" })
+  .withColumns({ t: col("s").str.replace("(a|b|c)+", "$1-", { all: true }) })
+  .groupBy("r")
+  .agg(count().alias("n"), col("t").max().alias("m"));
+`,
+        );
+        // Its own process group, as a shell gives a foreground job: Ctrl+C reaches basin and the bridge.
+        const child = spawn(process.execPath, [BASIN_BIN, "run", "slow.ts", "--cluster", fx.procs.address], {
+          cwd: dir,
+          env: { ...process.env, BASIN_PYTHON: PYTHON, NO_COLOR: "1" },
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+          child.once("exit", (code, signal) => resolve({ code, signal })),
+        );
+        try {
+          // Once the workers run its tasks (bounded: 30 s).
+          for (let i = 0; i < 300 && (await fx.dask.status()).processing === 0; i++)
+            await new Promise((r) => setTimeout(r, 100));
+          expect((await fx.dask.status()).processing, stderr).toBeGreaterThan(0);
+          process.kill(-child.pid!, sig);
+          const guard = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 20_000);
+          const r = await exit;
+          clearTimeout(guard);
+          expect(r.code, stderr).toBe(130);
+          expect(stderr).not.toMatch(/KeyboardInterrupt|check that this Python|BASIN_WORKER/);
+          expect(errorLines(stderr)).toEqual([expect.stringMatching(/^error \[BASIN_CANCELLED\]/)]);
+          // The cancelled tasks leave the workers.
+          let busy = 1;
+          for (let i = 0; i < 100 && busy > 0; i++, await new Promise((r) => setTimeout(r, 100)))
+            busy = (await fx.dask.status()).processing;
+          expect(busy).toBe(0);
+        } finally {
+          if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
+        }
+      } finally {
+        removeDir(dir);
+      }
+    },
+    60_000,
+  );
 });

@@ -185,7 +185,11 @@ export class DaskCluster implements Cluster {
   async runPlan(plan: Plan, options: { optimize?: OptimizeOptions; signal?: AbortSignal } = {}): Promise<Handle> {
     const wire = bridgePlan(optimize(plan.root, options.optimize));
     const id = this.nextId;
-    const onAbort = () => void this.request({ op: "cancel", target: id }).catch(() => {});
+    // Only to a bridge that runs: a cancel must not start a fresh one (the run's bridge may
+    // have ended of the same Ctrl+C or stop signal).
+    const onAbort = () => {
+      if (this.proc) void this.request({ op: "cancel", target: id }).catch(() => {});
+    };
     options.signal?.throwIfAborted();
     options.signal?.addEventListener("abort", onAbort, { once: true });
     // The result arrives in parts (row ranges, in order), each put in the store as it comes.
@@ -196,6 +200,11 @@ export class DaskCluster implements Cluster {
       if (parts.length === 1) return parts.pop()!;
       if (parts.length === 0) throw new BasinError("BASIN_INTERNAL", "the Dask bridge sent no result");
       return addon.concat(parts);
+    } catch (e) {
+      // Cancelled: however the bridge answered, or ended (a stop signal reaches it too).
+      if (options.signal?.aborted && !(e instanceof BasinError && e.code === "BASIN_CANCELLED"))
+        throw new BasinError("BASIN_CANCELLED", `the run was cancelled (${String(options.signal.reason)})`);
+      throw e;
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       for (const h of parts) addon.release(h);
@@ -265,17 +274,22 @@ export class DaskCluster implements Cluster {
     proc.stderr.setEncoding("utf8");
     proc.stderr.on("data", (s: string) => (this.stderrTail = (this.stderrTail + s).slice(-4000)));
     createInterface({ input: proc.stdout }).on("line", (line) => this.onLine(line));
-    const fail = (why: string) => {
+    const fail = (why: string, bySignal = false) => {
+      const printed = this.stderrTail ? `:\n${this.stderrTail.trim().split("\n").slice(-6).join("\n")}` : "";
+      // Ended by a signal (a stop signal to the process group, a kill, the close below after
+      // its grace): not a Python without dask, so no such hint.
       this.exited = new BasinError(
         "BASIN_WORKER",
-        `the Dask bridge (${python}) ${why}${this.stderrTail ? `:\n${this.stderrTail.trim().split("\n").slice(-6).join("\n")}` : ""}; check that this Python has dask, distributed and pandas (set BASIN_PYTHON to choose another)`,
+        bySignal
+          ? `the Dask bridge (${python}) ${why}${printed}; the run on it stopped`
+          : `the Dask bridge (${python}) ${why}${printed}; check that this Python has dask, distributed and pandas (set BASIN_PYTHON to choose another)`,
       );
       if (this.proc === proc) this.proc = undefined;
       for (const p of this.pending.values()) p.reject(this.exited);
       this.pending.clear();
     };
     proc.on("error", (e) => fail(`could not start (${e.message})`));
-    proc.on("exit", (code, signal) => fail(`exited (${signal ?? `code ${code}`})`));
+    proc.on("exit", (code, signal) => (signal ? fail(`was ended by ${signal}`, true) : fail(`exited (code ${code})`)));
     return proc;
   }
 
