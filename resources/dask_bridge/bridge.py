@@ -46,9 +46,11 @@ out_lock = threading.Lock()
 
 # A run waits for its result in steps of WATCH_EVERY_S, checking the scheduler between them:
 # it fails once the scheduler has had no workers for NO_WORKERS_GRACE_S (the tasks would wait
-# forever), or when the scheduler does not answer that check within SCHEDULER_ANSWER_S.
+# forever), or when the scheduler does not answer that check within SCHEDULER_ANSWER_S. The
+# grace is a minute by default: an adaptive cluster (dask-jobqueue, Kubernetes) may start
+# workers only once work arrives; BASIN_DASK_NO_WORKERS_S sets it.
 WATCH_EVERY_S = 1.0
-NO_WORKERS_GRACE_S = 10.0
+NO_WORKERS_GRACE_S = float(os.environ.get("BASIN_DASK_NO_WORKERS_S", "60"))
 SCHEDULER_ANSWER_S = 10.0
 
 

@@ -12,6 +12,8 @@ import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
 import { daskFixture, PYTHON, startDask } from "./dask_procs.js";
 
+// The bridges these tests start give up on a scheduler without workers after 10 s (default 60 s).
+process.env.BASIN_DASK_NO_WORKERS_S = "10";
 const fx = daskFixture(2);
 const dir = makeTempDir("basin-bridge-runs-");
 afterAll(() => removeDir(dir));
