@@ -91,10 +91,13 @@ class Bridge:
                 for module in MODULES:
                     self.client.upload_file(module.__file__)
             except (OSError, TimeoutError) as e:
-                waited = f" within {self.args.timeout:g} s" if isinstance(e, TimeoutError) or "Timed out" in str(e) else ""
+                # distributed's own text names the address it dialled: a tunnel's local end
+                # means nothing to the user, so it reads as the scheduler they named.
+                said = str(e).replace(self.args.scheduler, self.where())
+                waited = f" within {self.args.timeout:g} s" if isinstance(e, TimeoutError) or "Timed out" in said else ""
                 raise BridgeError(
                     "BASIN_IO",
-                    f"cannot reach the Dask scheduler at {self.where()}{waited} ({e}); "
+                    f"cannot reach the Dask scheduler at {self.where()}{waited} ({said}); "
                     "check the address, that the scheduler is running (dask scheduler), and any tunnel or firewall on the way",
                 )
             return self.client

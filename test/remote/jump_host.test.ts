@@ -141,8 +141,11 @@ describe("SSH through a jump host", () => {
     );
     expect(err.message).toMatch(
       new RegExp(
-        `^jump host ${user}@127\\.0\\.0\\.1:${closed} \\(on the way to .*\\): cannot connect to ${user}@127\\.0\\.0\\.1:${closed}: .*ECONNREFUSED`,
+        `^jump host ${user}@127\\.0\\.0\\.1:${closed} \\(on the way to .*\\): profile "bastion": cannot connect to ${user}@127\\.0\\.0\\.1:${closed}: .*ECONNREFUSED`,
       ),
+    );
+    expect(err.message).toContain(
+      `nothing accepts connections at 127.0.0.1:${closed}: check the profile's host and port`,
     );
     expect(ms).toBeLessThan(3000);
   });
@@ -158,9 +161,10 @@ describe("SSH through a jump host", () => {
       );
       expect(err.message).toMatch(
         new RegExp(
-          `^jump host ${user}@127\\.0\\.0\\.1:${port} .*: cannot connect to .*: Timed out while waiting for handshake`,
+          `^jump host ${user}@127\\.0\\.0\\.1:${port} .*: profile "bastion": cannot connect to .*: Timed out while waiting for handshake`,
         ),
       );
+      expect(err.message).toContain("took the connection but did not answer as an SSH server");
       expect(ms).toBeGreaterThanOrEqual(1400);
       expect(ms).toBeLessThan(3000);
       console.info(`silent jump host refused after ${ms} ms (timeout 1500 ms)`);

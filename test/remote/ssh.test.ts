@@ -64,7 +64,7 @@ describe("SSH sessions", () => {
 
   it("refuses a key the host does not authorize", async () => {
     const err = await refused(SshSession.connect({ ...profile, keyPath: join(sshd.dir, "other_key") }));
-    expect(err.message).toMatch(/cannot connect to .*127\.0\.0\.1.*check the key/);
+    expect(err.message).toMatch(/profile ".*": cannot connect to .*127\.0\.0\.1.*check the user \(".*"\), the key/);
   });
 
   it("a passphrase-protected key, a .pub file or no key and no agent: BASIN_IO saying what to do", async () => {

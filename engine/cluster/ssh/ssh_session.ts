@@ -74,11 +74,16 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
       }
       const hint =
         e.level !== "client-authentication"
-          ? ""
+          ? networkHint(e, hop, timeoutMs)
           : !hop.keyPath && !process.env.SSH_AUTH_SOCK
             ? `; the profile has no keyPath and no ssh-agent is running here (SSH_AUTH_SOCK is not set): give the profile a keyPath, or start an agent and ssh-add the key`
-            : `; check the key (${hop.keyPath ?? "ssh-agent"}) and that it is in the host's authorized_keys`;
-      reject(new BasinError("BASIN_IO", `${role}cannot connect to ${sshAddress(hop)}: ${e.message}${hint}`));
+            : `; check the user ("${hop.user}"), the key (${hop.keyPath ?? "ssh-agent"}) and that the key is in that user's authorized_keys on the host`;
+      reject(
+        new BasinError(
+          "BASIN_IO",
+          `${role}profile "${hop.name}": cannot connect to ${sshAddress(hop)}: ${e.message}${hint}`,
+        ),
+      );
     });
     let privateKey: Buffer | undefined;
     if (hop.keyPath) {
@@ -113,6 +118,19 @@ function connectHop(hop: SshProfile, sock: Duplex | undefined, timeoutMs: number
       unusable(e);
     }
   });
+}
+
+/** What a connection that failed before any login likely means, and what to check. */
+function networkHint(e: Error & { code?: string }, hop: SshProfile, timeoutMs: number): string {
+  const at = `${hop.host}:${hop.port ?? 22}`;
+  const check = `check the profile's host and port (try ssh -p ${hop.port ?? 22} ${hop.user}@${hop.host})`;
+  if (e.code === "ECONNREFUSED") return `; nothing accepts connections at ${at}: ${check}, and that sshd runs there`;
+  if (e.code === "ENOTFOUND" || e.code === "EAI_AGAIN") return `; the name ${hop.host} does not resolve here: ${check}`;
+  if (e.code === "EHOSTUNREACH" || e.code === "ENETUNREACH" || e.code === "ETIMEDOUT")
+    return `; ${at} cannot be reached from here (network, VPN or firewall): ${check}`;
+  if (/handshake/i.test(e.message))
+    return `; ${at} took the connection but did not answer as an SSH server within ${(timeoutMs / 1000).toFixed(0)} s (a wrong port, a firewall that drops it, or a very busy host): ${check}`;
+  return "";
 }
 
 /** Why the key at `keyPath` cannot be used, and what to do (a BASIN_IO error: the user's key, not Basin). */
