@@ -210,7 +210,9 @@ class Bridge:
         return len(threads)
 
     def status(self):
-        info = self.connect().scheduler_info()
+        client = self.connect()
+        self.ask(client._update_scheduler_info)  # scheduler_info() asks it, unbounded
+        info = client._scheduler_identity
         workers = []
         for addr, w in info["workers"].items():
             m = w.get("metrics", {})
@@ -219,8 +221,19 @@ class Bridge:
                 "memory": m.get("memory", 0), "memoryLimit": w.get("memory_limit", 0),
                 "tasks": m.get("executing", 0) + m.get("ready", 0),
             })
-        load = self.client.run_on_scheduler(scheduler_load)
+        load = self.ask(client._run_on_scheduler, scheduler_load)
         return {"scheduler": info.get("address"), "dashboard": self.client.dashboard_link, "workers": workers, **load}
+
+    def ask(self, fn, *args):
+        """The scheduler's answer to `fn`, or a BridgeError once it has not answered within SCHEDULER_ANSWER_S."""
+        try:
+            return self.client.sync(fn, *args, callback_timeout=SCHEDULER_ANSWER_S)
+        except TimeoutError:
+            raise BridgeError(
+                "BASIN_IO",
+                f"the Dask scheduler at {self.where()} did not answer within {SCHEDULER_ANSWER_S:g} s; check that it "
+                "is running and not stopped or overloaded",
+            )
 
     def retire(self, req):
         names = set(req.get("names", []))

@@ -157,6 +157,12 @@ describe("Dask bridge runs", () => {
       expect(err.code, err.message).toBe("BASIN_IO");
       expect(err.message).toContain(`the Dask scheduler at ${own.address} stopped answering during the run`);
       expect(Date.now() - stopped).toBeLessThan(30_000);
+      // The dashboard's status asks it too: an answer in bounded time, not a hang.
+      const asked = Date.now();
+      const status = (await cluster.status().catch((e: unknown) => e)) as BasinError;
+      expect(status).toMatchObject({ code: "BASIN_IO" });
+      expect(status.message).toContain(`the Dask scheduler at ${own.address} did not answer within 10 s`);
+      expect(Date.now() - asked).toBeLessThan(20_000);
     } finally {
       own.scheduler.kill("SIGCONT");
       await cluster.close();
