@@ -609,7 +609,8 @@ export class LocalCluster implements Cluster {
    */
   private onResult(worker: string, msg: ResultMessage): void {
     const task = this.turns.on(worker);
-    if (!msg.ok || task?.run.graph.output !== msg.key || !msg.outputs.some(isHeld)) return this.taskEnded(worker, msg);
+    const move = msg.ok && task?.run.graph.output === msg.key && task.run.state.status === "running";
+    if (!move || !msg.outputs.some(isHeld)) return this.taskEnded(worker, msg); // a stale result moves nothing
     const who = this.pool.incarnation(worker);
     // The worker lost meanwhile: the run heard of it (the task runs again); what arrived goes.
     const lost = (): boolean => {

@@ -120,6 +120,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     if (!hostOk(req)) return refuse(res, 421, "Basin: this server answers only to 127.0.0.1 and localhost");
     const url = new URL(req.url ?? "/", origin);
     if (req.method !== "GET") return refuse(res, 405, "Basin: only GET is served here");
+    // Whether a page's token is this server's: a page whose socket is refused asks, to
+    // tell a restarted server (a new token: open its URL) from one that is only slow.
+    if (url.pathname === "/token") {
+      res.writeHead(sameToken(url.searchParams.get("token"), token) ? 204 : 403, { "cache-control": "no-store" });
+      return res.end();
+    }
     if (url.pathname === "/favicon.ico") {
       res.writeHead(204, { "cache-control": "max-age=86400" });
       return res.end();

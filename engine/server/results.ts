@@ -293,7 +293,10 @@ function filterValue(field: Field, v: WireValue): ExprLike {
   if (typeof v !== "string") return v;
   if (field.type === "int64") {
     if (!/^-?\d+$/.test(v)) fail(`"${v}" is not an integer for the int64 column "${field.name}"`);
-    return BigInt(v);
+    const n = BigInt(v);
+    if (n < -(2n ** 63n) || n >= 2n ** 63n)
+      fail(`${v} is outside what the int64 column "${field.name}" can hold (−2^63 … 2^63 − 1)`);
+    return n;
   }
   if (field.type === "float64") {
     const special = SPECIAL_FLOATS.get(v);

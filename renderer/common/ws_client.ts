@@ -25,10 +25,11 @@ export interface WsClientOptions {
   /** First reconnect delay; doubles up to 2 s. Default 100 ms. */
   reconnectMs?: number;
   /**
-   * Whether a server answers HTTP where the socket was refused (default: a GET of its
-   * /favicon.ico). One that does refuses this page's token: it was restarted.
+   * Whether the server refuses this page's token, asked when a socket did not open
+   * (default: the server's /token answer, 403 for another token). Unreachable or slow
+   * is not refused: the page goes on reconnecting.
    */
-  serverAnswers?: () => Promise<boolean>;
+  tokenRefused?: () => Promise<boolean>;
 }
 
 /** Why a page stops reconnecting: the server there refuses its socket. */
@@ -49,8 +50,6 @@ export class WsEngineClient extends RpcClient {
   private readonly queued: string[] = [];
   private delay: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** Sockets refused in a row by a server that answers HTTP (see checkRefused). */
-  private refusals = 0;
 
   constructor(private readonly options: WsClientOptions) {
     super();
@@ -81,7 +80,6 @@ export class WsEngineClient extends RpcClient {
     let opened = false;
     ws.onopen = () => {
       opened = true;
-      this.refusals = 0;
       this.delay = this.options.reconnectMs ?? 100;
       this.setState("open");
       for (const text of this.queued.splice(0)) ws.send(text);
@@ -111,26 +109,22 @@ export class WsEngineClient extends RpcClient {
     };
   }
 
-  /**
-   * A socket that never opened. Where the server answers HTTP twice in a row (the first
-   * time it may just have come back), it refuses this page, and retrying cannot help.
-   */
+  /** A socket that never opened: a server that refuses this page's token was restarted, and retrying cannot help. */
   private async checkRefused(): Promise<void> {
-    const answers = this.options.serverAnswers ?? (() => httpAnswers(this.options.url));
-    const up = await answers().catch(() => false);
-    if (this.closedByUser || this.state === "open") return;
-    this.refusals = up ? this.refusals + 1 : 0;
-    if (this.refusals < 2) return;
+    const refused = this.options.tokenRefused ?? (() => serverRefusesToken(this.options.url));
+    if (!(await refused().catch(() => false)) || this.closedByUser || this.state === "open") return;
     this.closedByUser = true;
     clearTimeout(this.timer);
+    this.socket?.close();
     this.setState("crashed", TOKEN_REFUSED);
   }
 }
 
-/** Whether the HTTP server behind a ws:// address answers. */
-async function httpAnswers(wsUrl: string): Promise<boolean> {
-  const http = new URL(wsUrl);
-  http.protocol = http.protocol === "wss:" ? "https:" : "http:";
-  const res = await fetch(new URL("/favicon.ico", http), { cache: "no-store" });
-  return res.status < 500;
+/** Whether the server behind a ws:// address says its token is not the address's. */
+async function serverRefusesToken(wsUrl: string): Promise<boolean> {
+  const ws = new URL(wsUrl);
+  const check = new URL("/token", `${ws.protocol === "wss:" ? "https:" : "http:"}//${ws.host}`);
+  check.searchParams.set("token", ws.searchParams.get("token") ?? "");
+  const res = await fetch(check, { cache: "no-store" });
+  return res.status === 403;
 }

@@ -12,6 +12,8 @@ export interface RunState {
   progress: Record<string, RunProgress>;
   elapsedMs?: number;
   tasks?: number;
+  /** Failed here because the engine could not be reached: what the engine says on reconnecting replaces it. */
+  givenUp?: boolean;
 }
 
 export function RunBar(props: {

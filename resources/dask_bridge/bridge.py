@@ -9,6 +9,7 @@ A run's result comes first, as lines {"id", "part": table} in row order, then it
 Needs only the standard library, dask, distributed and pandas (the cluster's Python).
 """
 import argparse
+import asyncio
 import json
 import os
 import signal
@@ -169,7 +170,7 @@ class Bridge:
             try:
                 client.sync(distributed.client._wait, [fut], timeout=WATCH_EVERY_S)  # not the result: a large one takes longer to fetch
                 break
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from Python 3.11 on, two before
                 pass
             workers = self.workers_now(client, fut)
             if workers > 0:
@@ -190,7 +191,7 @@ class Bridge:
         """How many workers the scheduler has, asked with a bounded wait."""
         try:
             threads = client.sync(client.scheduler.ncores, callback_timeout=SCHEDULER_ANSWER_S)  # {worker: threads}
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):
             fut.release()  # sent without waiting for the scheduler
             raise BridgeError(
                 "BASIN_IO",
@@ -228,7 +229,7 @@ class Bridge:
         """The scheduler's answer to `fn`, or a BridgeError once it has not answered within SCHEDULER_ANSWER_S."""
         try:
             return self.client.sync(fn, *args, callback_timeout=SCHEDULER_ANSWER_S)
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):
             raise BridgeError(
                 "BASIN_IO",
                 f"the Dask scheduler at {self.where()} did not answer within {SCHEDULER_ANSWER_S:g} s; check that it "

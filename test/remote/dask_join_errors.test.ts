@@ -117,6 +117,26 @@ describe("Dask failures", () => {
     }
   });
 
+  it("a BASIN_DASK_NO_WORKERS_S that is no positive number is BASIN_PLAN naming it, not a broken Python", () => {
+    const before = process.env.BASIN_DASK_NO_WORKERS_S;
+    try {
+      for (const bad of ["1m", "0", "-5", ""]) {
+        process.env.BASIN_DASK_NO_WORKERS_S = bad;
+        expect(() => new DaskCluster("tcp://127.0.0.1:8786"), bad).toThrow(
+          expect.objectContaining({
+            code: "BASIN_PLAN",
+            message: expect.stringContaining("BASIN_DASK_NO_WORKERS_S must be a positive number of seconds"),
+          }),
+        );
+      }
+      process.env.BASIN_DASK_NO_WORKERS_S = "90";
+      expect(() => new DaskCluster("tcp://127.0.0.1:8786")).not.toThrow();
+    } finally {
+      if (before === undefined) delete process.env.BASIN_DASK_NO_WORKERS_S;
+      else process.env.BASIN_DASK_NO_WORKERS_S = before;
+    }
+  });
+
   it("a bad address is refused at once: no scheme, no port, a path after it, tls:// or ucx://", () => {
     for (const bad of ["127.0.0.1:8786", "tcp://127.0.0.1", "tcp://127.0.0.1:8786/extra", "tcp://h:99999"])
       expect(() => new DaskCluster(bad), bad).toThrow(

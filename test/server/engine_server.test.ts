@@ -460,6 +460,9 @@ describe("what the workbench's issue 20 fixes need of the server", () => {
     await expect(
       client.call("view", info.id, [], [{ column: "big", kind: "compare", op: "lt", value: "12x" }]),
     ).rejects.toThrow(/"12x" is not an integer for the int64 column "big"/);
+    await expect(
+      client.call("view", info.id, [], [{ column: "big", kind: "compare", op: "lt", value: "9223372036854775808" }]),
+    ).rejects.toThrow(/9223372036854775808 is outside what the int64 column "big" can hold/);
     await client.call("release", info.id);
 
     const fids = keeps("fromColumns({ id: [1, 2, 3, 4, 5], f: [NaN, 1.5, Infinity, -Infinity, null] })", "float64");

@@ -105,6 +105,7 @@ export class DaskCluster implements Cluster {
 
   constructor(address: string, options: DaskClusterOptions = {}) {
     checkSchedulerAddress(address);
+    checkNoWorkersGrace(process.env.BASIN_DASK_NO_WORKERS_S);
     this.address = address;
     this.options = { ...options };
   }
@@ -333,4 +334,13 @@ export class DaskCluster implements Cluster {
       proc.stdin.write(`${bridgeJson({ id, ...body })}\n`);
     });
   }
+}
+
+/** BASIN_DASK_NO_WORKERS_S, read by the bridge: a positive number of seconds, checked here where a mistake can be said. */
+function checkNoWorkersGrace(value: string | undefined): void {
+  if (value === undefined || (value.trim() !== "" && Number(value) > 0)) return;
+  throw new BasinError(
+    "BASIN_PLAN",
+    `BASIN_DASK_NO_WORKERS_S must be a positive number of seconds (how long a run waits on a scheduler without workers), got ${JSON.stringify(value)}; unset it for the default of 60`,
+  );
 }

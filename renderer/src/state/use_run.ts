@@ -28,7 +28,7 @@ export interface Run {
   stop: () => void;
   /** Opens the Problems tab and puts the cursor on the problem's line. */
   showProblem: (p: Problem) => void;
-  /** Fails a run still going: the engine process stopped. */
+  /** Fails a run still going: the engine stopped, or cannot be reached (the session's run, once back, replaces it). */
   failRun: () => void;
   /** Shows the session's run (going or finished) after a reload. */
   restoreRun: (run: SessionRun | undefined) => void;
@@ -160,7 +160,7 @@ export function useRun(
     (r: SessionRun | undefined) => {
       if (!r) return;
       const cur = runRef.current;
-      if (cur?.runId === r.runId && cur.status !== "running" && cur.status !== "starting") return;
+      if (cur?.runId === r.runId && cur.status !== "running" && cur.status !== "starting" && !cur.givenUp) return;
       if (cur && cur.runId !== r.runId && cur.runId !== undefined) return; // this page started another since
       const state: RunState = {
         runId: r.runId,
@@ -184,7 +184,7 @@ export function useRun(
   const failRun = useCallback(() => {
     const cur = runRef.current;
     if (cur && (cur.status === "running" || cur.status === "starting"))
-      put({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt });
+      put({ ...cur, status: "failed", elapsedMs: Date.now() - cur.startedAt, givenUp: true });
   }, [put]);
 
   useEffect(
