@@ -1,11 +1,10 @@
 // `basin run file.ts` on a local or Dask cluster: runs the pipeline through
 // session/run_pipeline.ts with a progress bar and Ctrl+C, then prints or writes
 // each result: the default export to stdout or --output, each show() frame after it.
-import { writeFileSync } from "node:fs";
 import type { Cluster } from "../cluster/cluster.js";
 import { defaultCluster } from "../cluster/default.js";
 import { BasinError } from "../common/errors.js";
-import { encodeNpy } from "../io/npy.js";
+import { writeNpyFile } from "../api/array/npy.js";
 import { checkWritable, folderFormat, jsChunks, outputFormat, writeFile, type OutputFormat } from "../io/write.js";
 import type { OptimizeOptions } from "../plan/passes/pass.js";
 import { explainPlan } from "../run/explain.js";
@@ -163,14 +162,10 @@ async function emit(
   }
 }
 
-function emitArray(r: ArrayResult, output: string | undefined, secs: string): void {
+async function emitArray(r: ArrayResult, output: string | undefined, secs: string): Promise<void> {
   process.stderr.write(`computed in ${secs} s\n`);
   if (!output) return void process.stdout.write(`${formatArray(r)}\n`);
-  try {
-    writeFileSync(output, encodeNpy(r));
-  } catch (e) {
-    throw new BasinError("BASIN_IO", `cannot write ${output}: ${(e as Error).message}`);
-  }
+  await writeNpyFile(r, output);
   process.stderr.write(`wrote an array of shape (${r.shape.join(", ")}) to ${output}\n`);
 }
 

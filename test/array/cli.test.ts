@@ -1,10 +1,11 @@
 // `basin run p.ts --output r.npy` when the default export is an array: the file
 // NumPy reads back equals NumPy's own answer; without --output a preview prints.
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeNpy } from "../../engine/io/npy.js";
-import { makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
+import { BASIN_BIN, makeTempDir, removeDir, runBasin, writeText } from "../helpers/cli.js";
 import { expectSameArray, numpy } from "../helpers/numpy.js";
 
 let dir: string;
@@ -24,6 +25,27 @@ beforeAll(() => {
 afterAll(() => removeDir(dir));
 
 describe("basin run with an array pipeline", () => {
+  it("a .npy write that fails midway (the file size limit, as a full disk) keeps the old file and leaves no part", async () => {
+    writeText(dir, "big_array.ts", 'import { array } from "basin";\nexport default array.arange(1000000).mul(2);\n');
+    writeFileSync(join(dir, "kept.npy"), "OLD");
+    // 8 MB of data past a 1 MB limit: the write fails with EFBIG.
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(
+        "bash",
+        [
+          "-c",
+          `ulimit -f 1000; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BASIN_BIN)} run big_array.ts --output kept.npy`,
+        ],
+        { cwd: dir, env: { ...process.env, NO_COLOR: "1" } },
+        (err, _out, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+      ),
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/error \[BASIN_IO\]: cannot write .*kept\.npy: EFBIG/);
+    expect(readFileSync(join(dir, "kept.npy"), "utf8")).toBe("OLD");
+    expect(readdirSync(dir).filter((n) => n.includes("kept.npy."))).toEqual([]);
+  });
+
   it("writes .npy that matches NumPy", async () => {
     const r = await runBasin(["run", "seed.ts", "--workers", "2", "--output", "r.npy"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);

@@ -2,7 +2,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { ArrayDType } from "../../common/array_plan.js";
 import { BasinError } from "../../common/errors.js";
-import { decodeNpy, encodeNpy } from "../../io/npy.js";
+import { decodeNpy, encodeNpy, type NpyArray } from "../../io/npy.js";
+import { writeThroughTemp } from "../../io/write.js";
+import type { SourceLocation } from "../../common/errors.js";
 import type { ComputeOptions } from "../../run/stored.js";
 import { callerLocation } from "../source_location.js";
 import { NDArray } from "./ndarray.js";
@@ -46,10 +48,17 @@ export function readNpy(path: string, o: { chunks?: ChunksSpec; dtype?: ArrayDTy
  */
 export async function writeNpy(x: NDArray, path: string, options: ComputeOptions = {}): Promise<void> {
   const loc = callerLocation();
-  const r = await x.compute(options);
-  try {
-    writeFileSync(path, encodeNpy(r));
-  } catch (e) {
-    throw new BasinError("BASIN_IO", `cannot write ${path}: ${(e as Error).message}`, loc);
-  }
+  await writeNpyFile(await x.compute(options), path, loc);
+}
+
+/**
+ * A computed array as a .npy file at `path`, through a temp file renamed over it: a
+ * failed write (a full disk) keeps the old file, and leaves no half-written one.
+ *
+ * @example
+ * await writeNpyFile(await x.compute(), "out.npy");
+ */
+export async function writeNpyFile(r: NpyArray, path: string, loc?: SourceLocation): Promise<void> {
+  const bytes = encodeNpy(r);
+  await writeThroughTemp(path, loc, async (tmp) => writeFileSync(tmp, bytes, { flag: "wx" }));
 }
