@@ -48,6 +48,14 @@ function inferType(name: string, values: InputValue[], loc: string | undefined):
   );
 }
 
+/** A Date's time in ms; an Invalid Date is the user's mistake, said so. */
+function validTime(v: Date, name: string, loc: string | undefined): number {
+  const ms = v.getTime();
+  if (Number.isNaN(ms))
+    throw new BasinError("BASIN_PLAN", `column "${name}" holds an Invalid Date; give valid Dates or null`, loc);
+  return ms;
+}
+
 /** Converts a value to its JSON-safe plan form: dates as epoch days / microseconds. */
 function toCell(v: InputValue, type: DType, name: string, loc: string | undefined): Cell {
   if (v === null || v === undefined) return null;
@@ -73,10 +81,14 @@ function toCell(v: InputValue, type: DType, name: string, loc: string | undefine
       return typeof v === "boolean" ? v : bad();
     case "string":
       return typeof v === "string" ? v : bad();
-    case "timestamp":
-      return v instanceof Date ? v.getTime() * 1000 : bad();
+    case "timestamp": {
+      if (!(v instanceof Date)) return bad();
+      const us = BigInt(validTime(v, name, loc)) * 1000n;
+      // Past 2^53 µs (about 2255 on) a product of doubles would round: the exact digits travel as text.
+      return Number.isSafeInteger(Number(us)) ? Number(us) : us.toString();
+    }
     case "date":
-      return v instanceof Date ? Math.floor(v.getTime() / 86_400_000) : bad();
+      return v instanceof Date ? Math.floor(validTime(v, name, loc) / 86_400_000) : bad();
   }
 }
 

@@ -130,7 +130,7 @@ export async function loadPipeline(path: string, source?: string): Promise<unkno
     module = cachePipeline(key, code, inputs) ?? undefined;
     if (!module) return importTemp(code, file, text);
   }
-  return defaultExport(await importModule(`${pathToFileURL(module).href}?${++imports}`, file, text), file);
+  return defaultExport(await importModule(`${pathToFileURL(module).href}?${++imports}`, file, text), file, text);
 }
 
 const LOADERS: Record<string, Loader> = { ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "jsx", ".tsx": "tsx" };
@@ -182,7 +182,7 @@ async function importTemp(code: string, file: string, text: string): Promise<unk
   const out = join(tmp, "pipeline.mjs");
   try {
     writeFileSync(out, code);
-    return defaultExport(await importModule(pathToFileURL(out).href, file, text), file);
+    return await defaultExport(await importModule(pathToFileURL(out).href, file, text), file, text);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -190,14 +190,39 @@ async function importTemp(code: string, file: string, text: string): Promise<unk
 
 async function importModule(url: string, file: string, text: string): Promise<{ default?: unknown }> {
   try {
-    return (await import(url)) as { default?: unknown };
+    return (await settles(import(url), file)) as { default?: unknown };
   } catch (e) {
     throw pipelineError(e, file, text);
   }
 }
 
-function defaultExport(mod: { default?: unknown }, file: string): unknown {
+/** The default export; one that is a Promise is awaited here, so its rejection is the pipeline's own error too. */
+async function defaultExport(mod: { default?: unknown }, file: string, text: string): Promise<unknown> {
   if (!("default" in mod) || mod.default === undefined)
     throw new BasinError("BASIN_PLAN", `${shown(file)} has no default export; end it with \`export default <frame>\``);
-  return mod.default;
+  try {
+    return await settles(Promise.resolve(mod.default), file);
+  } catch (e) {
+    throw pipelineError(e, file, text);
+  }
+}
+
+/**
+ * `p`, or, when the process has nothing left to do while it waits (a Promise the
+ * pipeline never settles: Node would exit with code 13, saying nothing), the error
+ * saying so. A process that serves goes on waiting: the run can be stopped.
+ */
+function settles<T>(p: Promise<T>, file: string): Promise<T> {
+  let idle: (() => void) | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    idle = () =>
+      reject(
+        new BasinError(
+          "BASIN_PIPELINE",
+          `${shown(file)}: the pipeline waits on a Promise that never settles (its default export, or a top-level await) and nothing is left that could settle it; resolve it, or await something that ends`,
+        ),
+      );
+    process.once("beforeExit", idle);
+  });
+  return Promise.race([p, stuck]).finally(() => process.off("beforeExit", idle!));
 }

@@ -35,6 +35,16 @@ describe("int64 edges from JS", () => {
     expect(t.column("b")).toEqual([1e19, 1e19]);
   });
 
+  it("keeps timestamps far from 1970 to the microsecond, and refuses an Invalid Date as BASIN_PLAN naming the column", async () => {
+    const far = [new Date("9999-12-31T23:59:59.999Z"), new Date("0001-01-01T00:00:00.001Z"), new Date(0)];
+    const t = await fromColumns({ d: far }).select(col("d").cast("string").alias("s")).compute();
+    // Not 23:59:59.999008, as a product of doubles made it.
+    expect(t.column("s")).toEqual(["9999-12-31 23:59:59.999", "0001-01-01 00:00:00.001", "1970-01-01 00:00:00"]);
+    const e = thrown(() => fromColumns({ when: [new Date(0), new Date("garbage")] }));
+    expect(e.code).toBe("BASIN_PLAN");
+    expect(e.detail).toContain('column "when" holds an Invalid Date');
+  });
+
   it("compares and computes with BigInt values exactly past 2^53; one past int64 is BASIN_PLAN", async () => {
     const big = [9007199254740992n, 9007199254740993n, 9223372036854775807n, -9223372036854775808n, 5n];
     const df = fromColumns({ x: big });

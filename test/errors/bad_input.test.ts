@@ -358,6 +358,23 @@ export default readCsvv("good.csv").filter(col("v").gt(0));
     expect(m).toContain("'basin'");
   });
 
+  it("(j3) a default export that rejects is BASIN_PIPELINE at its line; one that never settles says so, not exit 13", async () => {
+    const rej = `export default Promise.reject(new Error("boom"));\n`;
+    const r = expectOneError(await run("rejects.ts", rej), "BASIN_PIPELINE");
+    expect(r).toContain(`rejects.ts:${at(rej, "new Error")}`);
+    expect(r).toContain("Error: boom");
+    for (const [file, source] of [
+      ["never.ts", `export default new Promise(() => {});\n`],
+      [
+        "never_await.ts",
+        `import { fromColumns } from "basin";\nawait new Promise(() => {});\nexport default fromColumns({ a: [1] });\n`,
+      ],
+    ]) {
+      const e = expectOneError(await run(file, source), "BASIN_PIPELINE");
+      expect(e, file).toContain(`${file}: the pipeline waits on a Promise that never settles`);
+    }
+  });
+
   it("(j2) a thrown value that is not an Error is shown as written, and how to get its line", async () => {
     const cases: [string, string, string][] = [
       ["string.ts", `throw "boom";\n`, `threw "boom", which is not an Error`],
