@@ -19,6 +19,7 @@ import { collectResults } from "../run/take.js";
 import { generateDemoData } from "./demo_data.js";
 import { formatInfo, machineInfo } from "./info.js";
 import { runFile } from "./run_file.js";
+import { cancelledExitCode } from "./stop_signals.js";
 // Clusters, SSH, the server and the runner load only when a command uses them: a
 // plain `basin run` starts without ssh2, ws or the HTTP server (about 70 ms).
 
@@ -280,8 +281,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const err = BasinError.from(e);
     process.stderr.write(`error [${err.code}]: ${err.message}\n`);
-    // Ctrl+C: the shell's convention for "ended by SIGINT".
-    if (err.code === "BASIN_CANCELLED") return 130;
+    // Ctrl+C (130), a stop from the system (143): the shell's convention for "ended by a signal".
+    if (err.code === "BASIN_CANCELLED") return cancelledExitCode();
     if (err.code === "BASIN_INTERNAL" && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     return 1;
   } finally {

@@ -16,7 +16,7 @@ import { native } from "../native/addon.js";
 import { formatArray } from "./format_array.js";
 import { formatTable, MAX_PRINTED_ROWS } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
-import { STOP_SIGNALS } from "./stop_signals.js";
+import { noteStop, STOP_SIGNALS } from "./stop_signals.js";
 
 export interface RunFileOptions {
   output?: string;
@@ -49,7 +49,10 @@ export async function runFile(file: string, opts: RunFileOptions): Promise<void>
   // its partial output removed, as for any cancellation. Only once the pipeline's code
   // has run (it runs on this thread): until then a signal ends the process at once, even
   // when that code never returns (a handler would wait for it forever).
-  const onSigint = () => ac.abort("interrupted");
+  const onSigint = (signal: NodeJS.Signals) => {
+    noteStop(signal);
+    ac.abort("interrupted");
+  };
   let listening = false;
   const listen = () => {
     if (listening) return;

@@ -12,7 +12,7 @@ import type { SshProfile } from "../cluster/profiles.js";
 import { RemoteEngine } from "../cluster/remote/remote_engine.js";
 import { formatTable, MAX_PRINTED_ROWS, type PrintableTable } from "./format_table.js";
 import { ProgressBar } from "./progress.js";
-import { STOP_SIGNALS } from "./stop_signals.js";
+import { noteStop, STOP_SIGNALS } from "./stop_signals.js";
 
 /** A wire cell as the CLI prints local values (timestamps as Dates when exact to the millisecond). */
 function fromWire(type: DType, v: WireValue): Value {
@@ -71,7 +71,10 @@ export async function runRemote(
   const engine = await RemoteEngine.connect(profile, { reconnect: false });
   const bar = new ProgressBar(process.stderr);
   const ac = new AbortController();
-  const onSigint = () => ac.abort("interrupted");
+  const onSigint = (signal: NodeJS.Signals) => {
+    noteStop(signal);
+    ac.abort("interrupted");
+  };
   for (const sig of STOP_SIGNALS) process.once(sig, onSigint);
   try {
     process.stderr.write(

@@ -339,8 +339,8 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
   if (cause) throw cause;
 }
 
-/** The file a symbolic link leads to (through every link on the way), or `path` itself. */
-function linkTarget(path: string): string {
+/** The file or folder a symbolic link leads to (through every link on the way), or `path` itself. */
+export function linkTarget(path: string): string {
   for (let hops = 0; hops < 40; hops++) {
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (!st?.isSymbolicLink()) return path;

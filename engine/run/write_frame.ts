@@ -15,6 +15,7 @@ import { native, type Handle } from "../native/addon.js";
 import {
   checkParquetOptions,
   checkWritable,
+  linkTarget,
   pathStat,
   storeChunks,
   tempBeside,
@@ -206,7 +207,8 @@ async function writeFolder(
   cluster: Cluster | undefined,
   onProgress?: (e: ProgressEvent) => void,
 ): Promise<WriteSummary> {
-  const dir = path.replace(/[/\\]+$/, "") || path;
+  // Onto a link: the folder it points to is replaced, and the link stays (as for files).
+  const dir = linkTarget(path.replace(/[/\\]+$/, "") || path);
   checkWritable(dir, loc, true);
   const existing = statSync(dir, { throwIfNoEntry: false });
   if (existing && !existing.isDirectory())

@@ -123,11 +123,14 @@ export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) =>
     expect(readdirSync(dir).filter((n) => n.includes(".partial-"))).toEqual([]);
   });
 
-  it("SIGTERM or SIGHUP while a new --output is written cancels like Ctrl+C: nothing written, no temp file", async () => {
+  it("SIGTERM or SIGHUP while a new --output is written cancels like Ctrl+C (exit 128 + the signal): nothing written, no temp file", async () => {
     writeText(dir, "big2.ts", BIG);
-    for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    for (const [signal, code] of [
+      ["SIGTERM", 143],
+      ["SIGHUP", 129],
+    ] as const) {
       const r = await interrupt(["big2.ts", "--output", "fresh.csv"], writing("fresh.csv"), 0, signal);
-      expect(r.code, r.stderr).toBe(130);
+      expect(r.code, r.stderr).toBe(code);
       expect(errorLines(r.stderr)).toEqual([
         expect.stringMatching(/^error \[BASIN_CANCELLED\]: .*nothing was written/),
       ]);
@@ -161,5 +164,21 @@ export default bag.fromItems([1, 2, 3, 4], { partitions: 2 }).map((x: number) =>
     expect(r.code, r.stderr).toBe(0);
     expect(lstatSync(join(dir, "link.csv")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(dir, "real", "target.csv"), "utf8")).toBe("a\n1\n2\n");
+  });
+
+  it("--output onto a symbolic link to a folder of parts replaces the folder it points to and keeps the link", async () => {
+    mkdirSync(join(dir, "real", "parts"), { recursive: true });
+    writeFileSync(join(dir, "real", "parts", "part-00000.csv"), "old\n");
+    writeFileSync(join(dir, "real", "parts", "part-00001.csv"), "old\n");
+    symlinkSync(join("real", "parts"), join(dir, "parts_link.csv"));
+    const r = await runBasin(["run", "small.ts", "--output", "parts_link.csv/"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(join(dir, "parts_link.csv")).isSymbolicLink()).toBe(true);
+    const parts = readdirSync(join(dir, "real", "parts")).sort();
+    expect(parts.length).toBeGreaterThan(0);
+    const text = parts.map((f) => readFileSync(join(dir, "real", "parts", f), "utf8")).join("");
+    expect(text).not.toContain("old");
+    expect(text.split("\n").filter((l) => /^\d+$/.test(l))).toEqual(["1", "2"]);
+    expect(readdirSync(join(dir, "real")).filter((n) => n.startsWith(".parts."))).toEqual([]);
   });
 });

@@ -220,7 +220,7 @@ export default readCsv("data.csv").groupBy("city").agg(col("v").sum().alias("s")
   // SIGINT is Ctrl+C (the bridge ignores it; basin cancels the run); SIGTERM, a stop from the
   // system, ends the bridge too, and the run is still reported as cancelled.
   it.each(["SIGINT", "SIGTERM"] as const)(
-    "%s to the process group cancels the run on Dask and exits 130",
+    "%s to the process group cancels the run on Dask and exits 128 + the signal",
     async (sig) => {
       const dir = makeTempDir();
       try {
@@ -259,7 +259,7 @@ export default fromColumns({ s: Array.from({ length: n }, (_, i) => "abcabd-" + 
           const guard = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 20_000);
           const r = await exit;
           clearTimeout(guard);
-          expect(r.code, stderr).toBe(130);
+          expect(r.code, stderr).toBe(sig === "SIGINT" ? 130 : 143);
           expect(stderr).not.toMatch(/KeyboardInterrupt|check that this Python|BASIN_WORKER/);
           expect(errorLines(stderr)).toEqual([expect.stringMatching(/^error \[BASIN_CANCELLED\]/)]);
           // The cancelled tasks leave the workers.
