@@ -339,10 +339,19 @@ async function writeParquetFile(src: ChunkSource, ws: WriteStream, o: WriteParqu
   if (cause) throw cause;
 }
 
+/** What is at `path` itself (a link, not what it leads to), or undefined where nothing can be (a part of it is a file: checkWritable says so). */
+function pathLstat(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The file or folder a symbolic link leads to (through every link on the way), or `path` itself. */
 export function linkTarget(path: string): string {
   for (let hops = 0; hops < 40; hops++) {
-    const st = lstatSync(path, { throwIfNoEntry: false });
+    const st = pathLstat(path);
     if (!st?.isSymbolicLink()) return path;
     path = resolve(dirname(path), readlinkSync(path));
   }
