@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BasinError, col, count, DaskCluster, fromColumns, lit } from "../../engine/api/index.js";
 import { expectSameRows, tableRows } from "../helpers/oracle.js";
 import { makeTempDir, removeDir } from "../helpers/cli.js";
-import { daskFixture, PYTHON, startDask } from "./dask_procs.js";
+import { daskFixture, PYTHON, startDask, type DaskProcs } from "./dask_procs.js";
 
 // The bridges these tests start give up on a scheduler without workers after 10 s (default 60 s).
 process.env.BASIN_DASK_NO_WORKERS_S = "10";
@@ -119,8 +119,18 @@ describe("Dask bridge runs", () => {
     }
   }, 60_000);
 
-  it("a run whose workers are all killed mid-run fails after the grace period (not a hang)", async () => {
-    const own = await startDask(2);
+  /**
+   * On a Dask cluster of its own with `workers`, a slow run under way when `fault` strikes:
+   * the run's error, how long after the fault it came, and the cluster for more checks.
+   * `after` undoes what the fault did before the cluster goes.
+   */
+  async function faultMidRun(
+    workers: number,
+    fault: (own: DaskProcs) => void,
+    check: (r: { err: BasinError; ms: number; own: DaskProcs; cluster: DaskCluster }) => Promise<void>,
+    after: (own: DaskProcs) => void = () => {},
+  ): Promise<void> {
+    const own = await startDask(workers);
     const cluster = new DaskCluster(own.address, { python: PYTHON });
     try {
       await cluster.connect();
@@ -128,46 +138,47 @@ describe("Dask bridge runs", () => {
         .compute({ cluster })
         .catch((e: unknown) => e);
       await untilProcessing(cluster);
-      const killed = Date.now();
-      for (const w of own.workers) w.kill("SIGKILL");
+      const at = Date.now();
+      fault(own);
       const err = (await running) as BasinError;
       expect(err).toBeInstanceOf(BasinError);
-      expect(err.code, err.message).toBe("BASIN_WORKER");
-      expect(err.message).toContain(`the Dask scheduler at ${own.address} has had no workers`);
-      expect(Date.now() - killed).toBeLessThan(30_000);
+      await check({ err, ms: Date.now() - at, own, cluster });
     } finally {
+      after(own);
       await cluster.close();
       await own.stop();
     }
+  }
+
+  it("a run whose workers are all killed mid-run fails after the grace period (not a hang)", async () => {
+    await faultMidRun(
+      2,
+      (own) => own.workers.forEach((w) => w.kill("SIGKILL")),
+      async ({ err, ms, own }) => {
+        expect(err.code, err.message).toBe("BASIN_WORKER");
+        expect(err.message).toContain(`the Dask scheduler at ${own.address} has had no workers`);
+        expect(ms).toBeLessThan(30_000);
+      },
+    );
   }, 60_000);
 
   it("a scheduler that freezes mid-run (SIGSTOP) is BASIN_IO saying it stopped answering (not a hang)", async () => {
-    const own = await startDask(1);
-    const cluster = new DaskCluster(own.address, { python: PYTHON });
-    try {
-      await cluster.connect();
-      const running = slowFrame()
-        .compute({ cluster })
-        .catch((e: unknown) => e);
-      await untilProcessing(cluster);
-      const stopped = Date.now();
-      own.scheduler.kill("SIGSTOP");
-      const err = (await running) as BasinError;
-      expect(err).toBeInstanceOf(BasinError);
-      expect(err.code, err.message).toBe("BASIN_IO");
-      expect(err.message).toContain(`the Dask scheduler at ${own.address} stopped answering during the run`);
-      expect(Date.now() - stopped).toBeLessThan(30_000);
-      // The dashboard's status asks it too: an answer in bounded time, not a hang.
-      const asked = Date.now();
-      const status = (await cluster.status().catch((e: unknown) => e)) as BasinError;
-      expect(status).toMatchObject({ code: "BASIN_IO" });
-      expect(status.message).toContain(`the Dask scheduler at ${own.address} did not answer within 10 s`);
-      expect(Date.now() - asked).toBeLessThan(20_000);
-    } finally {
-      own.scheduler.kill("SIGCONT");
-      await cluster.close();
-      await own.stop();
-    }
+    await faultMidRun(
+      1,
+      (own) => own.scheduler.kill("SIGSTOP"),
+      async ({ err, ms, own, cluster }) => {
+        expect(err.code, err.message).toBe("BASIN_IO");
+        expect(err.message).toContain(`the Dask scheduler at ${own.address} stopped answering during the run`);
+        expect(ms).toBeLessThan(30_000);
+        // The dashboard's status asks it too: an answer in bounded time, not a hang.
+        const asked = Date.now();
+        const status = (await cluster.status().catch((e: unknown) => e)) as BasinError;
+        expect(status).toMatchObject({ code: "BASIN_IO" });
+        expect(status.message).toContain(`the Dask scheduler at ${own.address} did not answer within 10 s`);
+        expect(Date.now() - asked).toBeLessThan(20_000);
+      },
+      (own) => own.scheduler.kill("SIGCONT"),
+    );
   }, 60_000);
 
   it("a Python that exits at once is BASIN_WORKER with what it printed, and the process lives on", async () => {
